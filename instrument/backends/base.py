@@ -1,0 +1,103 @@
+"""The build/run interface both backends implement, and the process runner they share."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import BuildError
+
+
+@dataclass
+class RunResult:
+    returncode: int
+    stdout: str
+    stderr: str
+    wall_s: float
+    timed_out: bool = False
+
+    def describe_failure(self) -> str:
+        if self.timed_out:
+            return f"timed out after {self.wall_s:.1f}s (whole process group killed)"
+        if self.returncode < 0:
+            try:
+                name = signal.Signals(-self.returncode).name
+            except ValueError:
+                name = f"signal {-self.returncode}"
+            return f"crashed with {name}"
+        return f"exited with status {self.returncode}"
+
+
+@dataclass
+class BuildRequest:
+    sources: list[Path]
+    output: Path
+    include_dirs: list[Path] = field(default_factory=list)
+    defines: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    opt: str = "-O2"
+
+
+def run_process(cmd: list[str], timeout: float | None = None, env: dict | None = None,
+                cwd: str | Path | None = None, stdin: str | None = None,
+                passthrough: bool = False) -> RunResult:
+    """Run cmd in its own process group; on timeout kill the whole group.
+
+    passthrough=True lets the program's stdout/stderr go straight to ours."""
+    t0 = time.monotonic()
+    full_env = None if env is None else {**os.environ, **env}
+    out_pipe = None if passthrough else subprocess.PIPE
+    proc = subprocess.Popen(cmd, stdout=out_pipe, stderr=out_pipe,
+                            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                            cwd=cwd, env=full_env, start_new_session=True,
+                            text=True, errors="replace")
+    try:
+        out, err = proc.communicate(input=stdin, timeout=timeout)
+        return RunResult(proc.returncode, out or "", err or "", time.monotonic() - t0)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        out, err = proc.communicate()
+        return RunResult(-signal.SIGKILL, out or "", err or "", time.monotonic() - t0, True)
+    except BaseException:
+        _kill_group(proc)
+        raise
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class Backend:
+    """Build sources into an executable, and run it."""
+
+    name = "?"
+
+    def available(self) -> tuple[bool, str]:
+        """(usable, reason when not)."""
+        raise NotImplementedError
+
+    def build(self, req: BuildRequest) -> Path:
+        raise NotImplementedError
+
+    def run(self, exe: Path, args=(), env: dict | None = None, timeout: float | None = 300,
+            stdin: str | None = None, cwd: str | Path | None = None,
+            passthrough: bool = False) -> RunResult:
+        return run_process([str(exe), *map(str, args)], timeout=timeout, env=env, cwd=cwd,
+                           stdin=stdin, passthrough=passthrough)
+
+    def _compile(self, cmd: list[str], req: BuildRequest, timeout: float = 600) -> Path:
+        req.output.parent.mkdir(parents=True, exist_ok=True)
+        res = run_process(cmd, timeout=timeout)
+        if res.returncode != 0:
+            lines = [ln for ln in (res.stderr + res.stdout).splitlines() if ln.strip()]
+            first = next((ln for ln in lines if "error" in ln), lines[0] if lines else "")
+            detail = "\n".join(lines[:20])
+            raise BuildError(f"build failed ({self.name} backend): {first}",
+                             hint=f"compiler said:\n{detail}\ncommand: {' '.join(cmd)}")
+        return req.output

@@ -1,0 +1,47 @@
+"""The cpu backend: the host C++ compiler builds against cudaemu; threads run as fibers."""
+from __future__ import annotations
+
+import platform
+from pathlib import Path
+
+from runtime import include_dir
+
+from ..errors import ToolchainMissing
+from ..toolchain import host_cxx
+from .base import Backend, BuildRequest, RunResult
+
+# exit codes the emulation header uses for faults it detects
+FAULT_CODES = {86: "barrier divergence", 87: "deadlock", 88: "emulation fault"}
+
+
+class CpuBackend(Backend):
+    name = "cpu"
+    needs_lowering = True
+
+    def available(self) -> tuple[bool, str]:
+        if host_cxx() is None:
+            return False, "no host C++ compiler (g++ or clang++) found"
+        if platform.machine() not in ("x86_64", "AMD64"):
+            return False, f"the fiber switch supports x86-64 only, not {platform.machine()}"
+        return True, ""
+
+    def compile_command(self, req: BuildRequest) -> list[str]:
+        cxx = host_cxx()
+        if cxx is None:
+            raise ToolchainMissing("the cpu backend needs g++ or clang++", hint="install g++")
+        emu = include_dir() / "cudaemu"
+        cmd = [cxx, req.opt, "-std=c++17", "-g", "-w", "-fno-omit-frame-pointer",
+               "-include", str(emu / "cudaemu.h"), "-isystem", str(emu / "shim"),
+               f"-I{include_dir()}"]
+        cmd += [f"-I{d}" for d in req.include_dirs] + [f"-D{d}" for d in req.defines]
+        cmd += list(req.flags)
+        cmd += ["-x", "c++", *map(str, req.sources), "-x", "none", "-o", str(req.output), "-lm"]
+        return cmd
+
+    def build(self, req: BuildRequest) -> Path:
+        return self._compile(self.compile_command(req), req)
+
+    @staticmethod
+    def fault_of(result: RunResult) -> str | None:
+        """The emulator fault that stopped a run, if any (its message is on stderr)."""
+        return FAULT_CODES.get(result.returncode)

@@ -1,0 +1,44 @@
+"""The gpu backend: nvcc builds, a real NVIDIA device runs."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import ToolchainMissing
+from ..toolchain import gpu_usable, nvcc_path
+from .base import Backend, BuildRequest
+
+
+class GpuBackend(Backend):
+    name = "gpu"
+
+    def __init__(self, arch: str | None = None):
+        self.arch = arch
+
+    def available(self) -> tuple[bool, str]:
+        if nvcc_path() is None:
+            return False, "nvcc not found (set CUDA_HOME or put nvcc on PATH)"
+        if not gpu_usable():
+            return False, "no CUDA device answers (nvidia-smi lists none)"
+        return True, ""
+
+    def compile_command(self, req: BuildRequest, compile_only: bool = False) -> list[str]:
+        nvcc = nvcc_path()
+        if nvcc is None:
+            raise ToolchainMissing("the gpu backend needs nvcc, which was not found",
+                                   hint="install the CUDA toolkit or use --backend cpu")
+        arch = self.arch or ("native" if gpu_usable() else None)
+        cmd = [str(nvcc), req.opt, "-std=c++17", "-lineinfo"]
+        if arch:
+            cmd.append(f"-arch={arch}")
+        cmd += [f"-I{d}" for d in req.include_dirs] + [f"-D{d}" for d in req.defines]
+        cmd += list(req.flags)
+        if compile_only:
+            return cmd + ["-c", *map(str, req.sources), "-o", str(req.output)]
+        return cmd + [*map(str, req.sources), "-o", str(req.output)]
+
+    def build(self, req: BuildRequest) -> Path:
+        return self._compile(self.compile_command(req), req)
+
+    def compile_object(self, req: BuildRequest) -> Path:
+        """nvcc -c: checks that instrumented code compiles, even with no device here."""
+        return self._compile(self.compile_command(req, compile_only=True), req)

@@ -1,0 +1,79 @@
+"""Lower what a host C++ compiler cannot parse, for the cpu backend.
+
+Adds edits to a plan:
+- `k<<<g, b, shm, s>>>(args)` becomes
+  `::cudaemu::launch("k", __FILE__, __LINE__, g, b, shm, s, [](auto... a) { k(a...); }, args)`:
+  the arguments are evaluated once on the host; every thread gets copies.
+- `__shared__ T x[N];` inside a function becomes a reference to storage that
+  all threads of the current block share; `extern __shared__ T x[];` becomes a
+  pointer to the launch's dynamic shared memory.
+Everything else (`__global__`, `__device__`, `__constant__` ...) is handled
+by the emulation header, runtime/include/cudaemu/cudaemu.h.
+"""
+from __future__ import annotations
+
+from .errors import UnsupportedConstruct
+from .query import Program
+from .rewrite import EditPlan
+
+
+def lower_for_cpu(prog: Program, plan: EditPlan) -> None:
+    _lower_launches(prog, plan)
+    _lower_shared(prog, plan)
+
+
+def _lower_launches(prog: Program, plan: EditPlan) -> None:
+    unit = prog.unit
+    for ls in prog.launches:
+        src = unit.source(ls.span.file)
+        m = unit.macro_at(ls.config)
+        if m is not None:
+            raise UnsupportedConstruct(
+                f"{ls.config.where()}: kernel launch inside an expansion of macro '{m.name}' "
+                f"cannot be lowered for the cpu backend",
+                hint="write the <<<...>>> launch outside the macro, or use --backend gpu")
+        cfg = [src.text(a.start, a.end) for a in ls.config_args]
+        if len(cfg) < 2:
+            raise UnsupportedConstruct(f"{ls.config.where()}: launch configuration needs at least "
+                                       f"grid and block dimensions")
+        cfg += ["0"] * (4 - len(cfg))
+        callee = src.text(ls.callee.start, ls.callee.end)
+        opening = src.token_at_or_after(ls.config.end)
+        if opening is None or opening.spelling != "(":
+            raise UnsupportedConstruct(f"{ls.span.where()}: cannot find the argument list of "
+                                       f"the launch of '{ls.kernel}'")
+        head = (f'::cudaemu::launch("{ls.kernel}", __FILE__, __LINE__, ({cfg[0]}), ({cfg[1]}), '
+                f'({cfg[2]}), ({cfg[3]}), [](auto... cudaemu_arg_) {{ {callee}(cudaemu_arg_...); }}')
+        head_span = type(ls.span)(ls.span.file, ls.span.start, ls.config.end, ls.span.line, ls.span.col)
+        plan.replace(head_span, head, f"cpu launch of {ls.kernel}", allow_macro=True)
+        paren = type(ls.span)(ls.span.file, opening.offset, opening.end, ls.span.line, ls.span.col)
+        plan.replace(paren, ", " if ls.args else "", f"cpu launch arguments of {ls.kernel}",
+                     allow_macro=True)
+
+
+def _lower_shared(prog: Program, plan: EditPlan) -> None:
+    by_stmt: dict = {}
+    for sd in prog.shared:
+        if not sd.function or sd.stmt is None:
+            raise UnsupportedConstruct(
+                f"{sd.span.where()}: __shared__ variable '{sd.name}' at file scope is not "
+                f"supported on the cpu backend", hint="declare it inside the kernel")
+        m = prog.unit.macro_at(sd.stmt)
+        if m is not None and not m.name.startswith("__"):
+            raise UnsupportedConstruct(
+                f"{sd.span.where()}: __shared__ declaration of '{sd.name}' inside an expansion of "
+                f"macro '{m.name}' cannot be lowered for the cpu backend",
+                hint="write the declaration outside the macro")
+        by_stmt.setdefault(sd.stmt, []).append(sd)
+    for stmt, decls in by_stmt.items():
+        parts = []
+        for sd in decls:
+            key = f"cudaemu_shared_key_{sd.name}_{sd.span.line}_{sd.span.col}"
+            if sd.is_extern:
+                elem = sd.elem_type or sd.type
+                parts.append(f"{elem} *{sd.name} = ::cudaemu::dynamic_shared<{elem}>();")
+            else:
+                parts.append(f"static char {key}; auto &{sd.name} = "
+                             f"::cudaemu::block_shared<{sd.type}>(&{key});")
+        plan.replace(stmt, " ".join(parts), f"cpu lowering of __shared__ {decls[0].name}",
+                     allow_macro=True)

@@ -1,0 +1,63 @@
+"""Write instrumented files to a new directory, all or nothing, never over the user's sources."""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from .errors import UserError
+
+
+def common_root(paths) -> Path:
+    return Path(os.path.commonpath([str(Path(p).resolve().parent) for p in paths]))
+
+
+def write_tree(out_dir: str | Path, files: dict[str, bytes], root: str | Path,
+               protected=()) -> dict[str, Path]:
+    """Write `files` (original absolute path -> new bytes) under out_dir, mirroring
+    their layout below `root`. The directory appears complete or not at all.
+    Returns original path -> written path."""
+    out = Path(out_dir).resolve()
+    root = Path(root).resolve()
+    protected = {Path(p).resolve() for p in protected} | {Path(p).resolve() for p in files}
+    targets = {}
+    for src in files:
+        rel = Path(src).resolve().relative_to(root)
+        dst = out / rel
+        if dst in protected:
+            raise UserError(f"refusing to write {dst}: it is one of your source files",
+                            hint="choose an output directory with -o that is not the source directory")
+        targets[src] = dst
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        for src, data in files.items():
+            d = tmp / targets[src].relative_to(out)
+            d.parent.mkdir(parents=True, exist_ok=True)
+            d.write_bytes(data)
+        if out.exists():
+            old = out.with_name(f".{out.name}.old.{os.getpid()}")
+            out.rename(old)
+            tmp.rename(out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            tmp.rename(out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return targets
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write a report file so that readers never see half of it."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,214 @@
+"""Parse CUDA translation units with libclang.
+
+Decision (see README "How parsing works"): we always parse against our own
+declarations header (runtime/include/cudaparse), never the toolkit's headers.
+The libclang wheel ships no clang resource headers, so the toolkit's headers
+cannot be consumed as clang expects, and a parse that depends on which CUDA
+version a machine has would give different syntax trees (and different
+instrumentation) on a laptop, in CI and on a GPU host.  Programs are compiled
+by nvcc or the cpu backend, never against the declarations header.
+"""
+from __future__ import annotations
+
+import bisect
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from clang import cindex
+
+from runtime import include_dir
+
+from .errors import ParseError
+from .toolchain import gcc_include_dir
+
+CK = cindex.CursorKind
+
+
+@dataclass(frozen=True)
+class Span:
+    """A byte range [start, end) in one file, with its 1-based start line/column."""
+
+    file: str
+    start: int
+    end: int
+    line: int
+    col: int
+
+    def where(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class Token:
+    offset: int
+    end: int
+    spelling: str
+    kind: str  # 'PUNCTUATION', 'KEYWORD', 'IDENTIFIER', 'LITERAL', 'COMMENT'
+
+
+@dataclass
+class SourceFile:
+    """The bytes of one user file, with line starts and a token index."""
+
+    path: str
+    data: bytes
+    tokens: list[Token] = field(default_factory=list)
+    _line_starts: list[int] = field(default_factory=list)
+    _token_offsets: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        starts = [0]
+        for i, b in enumerate(self.data):
+            if b == 0x0A:
+                starts.append(i + 1)
+        self._line_starts = starts
+
+    def set_tokens(self, tokens: list[Token]) -> None:
+        self.tokens = tokens
+        self._token_offsets = [t.offset for t in tokens]
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        i = bisect.bisect_right(self._line_starts, offset) - 1
+        return i + 1, offset - self._line_starts[i] + 1
+
+    def line_start(self, line: int) -> int:
+        return self._line_starts[line - 1]
+
+    def text(self, start: int, end: int) -> str:
+        return self.data[start:end].decode("utf-8", errors="replace")
+
+    def token_at_or_after(self, offset: int) -> Token | None:
+        i = bisect.bisect_left(self._token_offsets, offset)
+        return self.tokens[i] if i < len(self.tokens) else None
+
+    def token_before(self, offset: int) -> Token | None:
+        i = bisect.bisect_left(self._token_offsets, offset) - 1
+        return self.tokens[i] if i >= 0 else None
+
+    def tokens_in(self, start: int, end: int) -> list[Token]:
+        lo = bisect.bisect_left(self._token_offsets, start)
+        hi = bisect.bisect_left(self._token_offsets, end)
+        return self.tokens[lo:hi]
+
+
+@dataclass(frozen=True)
+class MacroExpansion:
+    name: str
+    span: Span
+
+
+@dataclass
+class ParsedUnit:
+    """A parsed translation unit: the libclang TU plus the user's files."""
+
+    main: str
+    tu: cindex.TranslationUnit
+    files: dict[str, SourceFile]
+    user_roots: tuple[str, ...]
+    macro_expansions: dict[str, list[MacroExpansion]]
+    warnings: list[str]
+
+    def is_user_file(self, path: str | None) -> bool:
+        if not path:
+            return False
+        return path in self.files or any(path.startswith(r) for r in self.user_roots)
+
+    def source(self, path: str) -> SourceFile:
+        if path not in self.files:
+            self.files[path] = _load_file(self.tu, path)
+        return self.files[path]
+
+    def span_of(self, cursor: cindex.Cursor) -> Span | None:
+        ext = cursor.extent
+        f = ext.start.file
+        if f is None or ext.end.file is None or f.name != ext.end.file.name:
+            return None
+        return Span(f.name, ext.start.offset, ext.end.offset, ext.start.line, ext.start.column)
+
+    def macro_at(self, span: Span) -> MacroExpansion | None:
+        """The macro expansion that a span touches, if any."""
+        for m in self.macro_expansions.get(span.file, ()):
+            if m.span.start < span.end and span.start < m.span.end:
+                return m
+            if m.span.start == span.start == span.end:
+                return m
+        return None
+
+
+def parse_args(include_dirs=(), defines=(), std: str = "c++17") -> list[str]:
+    inc = include_dir() / "cudaparse"
+    args = [
+        "-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib",
+        f"-std={std}", "-Wno-unknown-cuda-version", "-ferror-limit=50",
+        "-include", str(inc / "cuda_decls.h"),
+        "-isystem", str(inc / "shim"),
+    ]
+    gi = gcc_include_dir()
+    if gi is not None:
+        args += ["-isystem", str(gi)]
+    for d in include_dirs:
+        args += ["-I", str(d)]
+    for d in defines:
+        args += [f"-D{d}"]
+    return args
+
+
+@functools.lru_cache(maxsize=1)
+def _index() -> cindex.Index:
+    return cindex.Index.create()
+
+
+def parse_file(path: str | Path, include_dirs=(), defines=(), user_roots=()) -> ParsedUnit:
+    """Parse one .cu file; raise ParseError naming file:line:col on any error."""
+    p = Path(path)
+    if not p.is_file():
+        raise ParseError(f"{path}: no such file")
+    main = str(p.resolve())
+    roots = tuple(str(Path(r).resolve()) + "/" for r in (user_roots or (p.resolve().parent,)))
+    opts = (cindex.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
+            | cindex.TranslationUnit.PARSE_INCOMPLETE)
+    try:
+        tu = _index().parse(main, args=parse_args(include_dirs, defines), options=opts)
+    except cindex.TranslationUnitLoadError as exc:
+        raise ParseError(f"{path}: libclang could not load the file ({exc})") from None
+    errors = [d for d in tu.diagnostics if d.severity >= cindex.Diagnostic.Error]
+    if errors:
+        d = errors[0]
+        loc = d.location
+        where = f"{loc.file.name if loc.file else path}:{loc.line}:{loc.column}"
+        more = f" (and {len(errors) - 1} more errors)" if len(errors) > 1 else ""
+        raise ParseError(f"{where}: error: {d.spelling}{more}",
+                         hint="fix the source so that it compiles with nvcc, or pass -I/-D options it needs")
+    warnings = [f"{d.location.file.name}:{d.location.line}:{d.location.column}: {d.spelling}"
+                for d in tu.diagnostics
+                if d.severity == cindex.Diagnostic.Warning and d.location.file
+                and any(d.location.file.name.startswith(r) for r in roots)]
+    unit = ParsedUnit(main=main, tu=tu, files={}, user_roots=roots, macro_expansions={},
+                      warnings=warnings)
+    unit.files[main] = _load_file(tu, main)
+    for c in tu.cursor.get_children():
+        if c.kind == CK.MACRO_INSTANTIATION:
+            f = c.location.file
+            if f is not None and unit.is_user_file(f.name):
+                sp = unit.span_of(c)
+                if sp is not None:
+                    unit.macro_expansions.setdefault(f.name, []).append(MacroExpansion(c.spelling, sp))
+    return unit
+
+
+def _load_file(tu: cindex.TranslationUnit, path: str) -> SourceFile:
+    data = Path(path).read_bytes()
+    sf = SourceFile(path, data)
+    f = tu.get_file(path)
+    rng = cindex.SourceRange.from_locations(
+        cindex.SourceLocation.from_offset(tu, f, 0),
+        cindex.SourceLocation.from_offset(tu, f, len(data)))
+    toks = []
+    for t in tu.get_tokens(extent=rng):
+        if t.kind == cindex.TokenKind.COMMENT:
+            continue
+        ext = t.extent
+        toks.append(Token(ext.start.offset, ext.end.offset, t.spelling, t.kind.name))
+    sf.set_tokens(toks)
+    return sf

@@ -1,0 +1,88 @@
+"""parse -> plan edits -> apply -> write -> build: the path every tool takes to an executable."""
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .backends.base import Backend, BuildRequest
+from .lower_cpu import lower_for_cpu
+from .output import write_tree
+from .parse import ParsedUnit, parse_file
+from .query import Program, query
+from .rewrite import EditPlan, apply
+
+# a planner adds a tool's edits for one translation unit
+Planner = Callable[[Program, EditPlan], None]
+
+
+@dataclass
+class BuiltProgram:
+    exe: Path
+    work_dir: Path
+    programs: list[Program]
+    warnings: list[str] = field(default_factory=list)
+
+
+def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planner] = (),
+                       include_dirs=(), defines=(), lower_cpu: bool = False):
+    """Parse every source, apply the planners (and the cpu lowering), and write every
+    user file the sources include to out_dir, mirroring their layout.
+
+    Returns (new source paths, include dirs mapped into out_dir, programs, warnings)."""
+    sources = [Path(s).resolve() for s in sources]
+    incs = [Path(d).resolve() for d in include_dirs]
+    roots = sorted({s.parent for s in sources} | set(incs))
+    programs: list[Program] = []
+    outputs: dict[str, bytes] = {}
+    warnings: list[str] = []
+    for src in sources:
+        unit: ParsedUnit = parse_file(src, include_dirs=incs, defines=defines, user_roots=roots)
+        prog = query(unit)
+        plan = EditPlan(unit)
+        for planner in planners:
+            planner(prog, plan)
+        if lower_cpu:
+            lower_for_cpu(prog, plan)
+        warnings += unit.warnings + plan.warnings
+        programs.append(prog)
+        touched = {str(src)} | {inc.include.name for inc in unit.tu.get_includes()
+                                if unit.is_user_file(inc.include.name)}
+        for path in sorted(touched):
+            edits = [e for e in plan.edits if e.file == path]
+            data = unit.source(path).data if path in unit.files else Path(path).read_bytes()
+            new = apply(data, edits, path, plan.preludes.get(path)) if (edits or path in plan.preludes) \
+                else data
+            if path in outputs and outputs[path] != new:
+                # a header included by several sources must get the same edits from each
+                if not edits:
+                    continue
+            outputs.setdefault(path, new)
+    root = Path(os.path.commonpath([str(Path(p).parent) for p in outputs] + [str(r) for r in roots]))
+    written = write_tree(out_dir, outputs, root)
+    new_sources = [written[str(s)] for s in sources]
+    mapped_incs = [Path(out_dir) / d.relative_to(root) for d in incs] + incs
+    return new_sources, mapped_incs, programs, warnings
+
+
+def build(sources: list[Path], backend: Backend, work_dir: Path, planners: list[Planner] = (),
+          include_dirs=(), defines=(), flags=(), exe_name: str = "prog",
+          opt: str = "-O2") -> BuiltProgram:
+    work_dir = Path(work_dir)
+    src_dir = work_dir / "src"
+    lower = getattr(backend, "needs_lowering", False)
+    if not planners and not lower:
+        new_sources = [Path(s).resolve() for s in sources]
+        incs, programs, warnings = [Path(d).resolve() for d in include_dirs], [], []
+    else:
+        new_sources, incs, programs, warnings = instrument_sources(
+            sources, src_dir, planners, include_dirs, defines, lower_cpu=lower)
+    exe = work_dir / exe_name
+    backend.build(BuildRequest(new_sources, exe, incs, list(defines), list(flags), opt=opt))
+    return BuiltProgram(exe, work_dir, programs, warnings)
+
+
+def clean(work_dir: Path) -> None:
+    shutil.rmtree(work_dir, ignore_errors=True)

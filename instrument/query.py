@@ -1,0 +1,531 @@
+"""The query layer: what a CUDA translation unit contains, with exact source spans.
+
+`query(unit)` walks the libclang tree once and returns a `Program`: kernels and
+device functions (with the device functions reachable from kernels), launch
+sites, memory accesses (read / write / read-modify-write, with their memory
+space), `__shared__` declarations, atomics, barriers, branches and loops.
+Planners in hirace/ and cltestcheck/ read these records; nothing here edits.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from clang import cindex
+
+from .parse import ParsedUnit, Span
+
+CK = cindex.CursorKind
+TK = cindex.TypeKind
+
+ATOMIC_OPS = ("atomicAdd", "atomicSub", "atomicExch", "atomicMin", "atomicMax", "atomicInc",
+              "atomicDec", "atomicCAS", "atomicAnd", "atomicOr", "atomicXor")
+BARRIERS = {"__syncthreads": "block", "__syncthreads_count": "block", "__syncthreads_and": "block",
+            "__syncthreads_or": "block", "__syncwarp": "warp"}
+_CASTS = (CK.UNEXPOSED_EXPR, CK.PAREN_EXPR, CK.CSTYLE_CAST_EXPR, CK.CXX_STATIC_CAST_EXPR,
+          CK.CXX_REINTERPRET_CAST_EXPR, CK.CXX_CONST_CAST_EXPR, CK.CXX_FUNCTIONAL_CAST_EXPR)
+
+
+def atomic_parts(name: str) -> tuple[str, str] | None:
+    """'atomicAdd_block' -> ('atomicAdd', 'block'); None when not an atomic."""
+    for op in ATOMIC_OPS:
+        if name == op:
+            return op, "device"
+        if name.startswith(op + "_") and name[len(op) + 1:] in ("block", "system"):
+            return op, name[len(op) + 1:]
+    return None
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str
+    kind: str  # 'global' | 'device' | 'host_device'
+    span: Span
+    body: Span
+    params: tuple[str, ...]
+    is_template: bool
+
+
+@dataclass(frozen=True)
+class LaunchSite:
+    kernel: str
+    span: Span            # the whole call `k<<<...>>>(...)`
+    callee: Span          # `k` (or `k<T>`)
+    config: Span          # `<<<...>>>`
+    config_args: tuple[Span, ...]
+    args: tuple[Span, ...]
+    function: str         # enclosing function
+
+
+@dataclass(frozen=True)
+class Access:
+    span: Span
+    kind: str             # 'read' | 'write' | 'rmw'
+    space: str            # 'shared' | 'global' | 'constant' | 'pointer' (decided at run time)
+    base: str             # root variable name ('' when none)
+    function: str
+    type: str             # element type spelling
+    size: int             # element size in bytes (-1 unknown)
+    text: str
+
+
+@dataclass(frozen=True)
+class SharedDecl:
+    name: str
+    span: Span
+    type: str
+    is_extern: bool
+    function: str         # '' at file scope
+    stmt: Span | None = None   # the whole declaration statement (with ';'), inside functions
+    elem_type: str = ""        # element type of an (extern) array
+
+
+@dataclass(frozen=True)
+class GlobalVar:
+    name: str
+    span: Span
+    type: str
+    space: str            # 'device' | 'constant' | 'managed'
+
+
+@dataclass(frozen=True)
+class AtomicCall:
+    name: str             # as written, e.g. 'atomicAdd_block'
+    op: str               # 'atomicAdd'
+    scope: str            # 'device' | 'block' | 'system'
+    span: Span
+    address: Span | None  # the first argument
+    function: str
+
+
+@dataclass(frozen=True)
+class Barrier:
+    name: str
+    scope: str            # 'block' | 'warp'
+    span: Span
+    function: str
+
+
+@dataclass(frozen=True)
+class Branch:
+    kind: str             # 'if' | 'switch' | 'case' | 'default' | 'conditional' | '&&' | '||'
+    span: Span
+    cond: Span | None
+    arms: tuple[Span | None, ...]   # if: (then, else-or-None); ?: (true, false); &&/||: (lhs, rhs)
+    function: str
+
+
+@dataclass(frozen=True)
+class Loop:
+    kind: str             # 'for' | 'while' | 'do' | 'range-for'
+    span: Span
+    cond: Span | None
+    body: Span
+    function: str
+
+
+@dataclass
+class Program:
+    unit: ParsedUnit
+    functions: dict[str, Function] = field(default_factory=dict)
+    launches: list[LaunchSite] = field(default_factory=list)
+    accesses: list[Access] = field(default_factory=list)
+    shared: list[SharedDecl] = field(default_factory=list)
+    globals: list[GlobalVar] = field(default_factory=list)
+    atomics: list[AtomicCall] = field(default_factory=list)
+    barriers: list[Barrier] = field(default_factory=list)
+    branches: list[Branch] = field(default_factory=list)
+    loops: list[Loop] = field(default_factory=list)
+    calls: dict[str, set[str]] = field(default_factory=dict)
+
+    @property
+    def kernels(self) -> list[Function]:
+        return [f for f in self.functions.values() if f.kind == "global"]
+
+    def device_reachable(self) -> set[str]:
+        """Kernels plus every device function a kernel calls, directly or not."""
+        seen = {k.name for k in self.kernels}
+        todo = list(seen)
+        while todo:
+            for callee in self.calls.get(todo.pop(), ()):
+                if callee in self.functions and callee not in seen:
+                    seen.add(callee)
+                    todo.append(callee)
+        return seen
+
+
+def _attr_kind(cursor: cindex.Cursor) -> str | None:
+    kinds = {c.kind for c in cursor.get_children()}
+    if CK.CUDAGLOBAL_ATTR in kinds:
+        return "global"
+    if CK.CUDADEVICE_ATTR in kinds:
+        return "host_device" if CK.CUDAHOST_ATTR in kinds else "device"
+    return None
+
+
+def _strip(c: cindex.Cursor) -> cindex.Cursor:
+    while c.kind in _CASTS:
+        kids = list(c.get_children())
+        kids = [k for k in kids if k.kind != CK.TYPE_REF]
+        if len(kids) != 1:
+            break
+        c = kids[0]
+    return c
+
+
+class _Walker:
+    def __init__(self, unit: ParsedUnit, prog: Program):
+        self.u = unit
+        self.p = prog
+
+    # -- tokens --------------------------------------------------------------
+    def _src(self, span: Span):
+        return self.u.source(span.file)
+
+    def _binop(self, c: cindex.Cursor) -> str:
+        kids = list(c.get_children())
+        sp = self.u.span_of(kids[0]) if kids else None
+        if sp is None:
+            return ""
+        t = self._src(sp).token_at_or_after(sp.end)
+        return t.spelling if t else ""
+
+    def _unop(self, c: cindex.Cursor) -> tuple[str, bool]:
+        """(operator, is_prefix)."""
+        sp = self.u.span_of(c)
+        if sp is None:
+            return "", True
+        src = self._src(sp)
+        first = src.token_at_or_after(sp.start)
+        if first and first.spelling in ("++", "--", "*", "&", "-", "+", "!", "~"):
+            return first.spelling, True
+        last = src.token_before(sp.end)
+        return (last.spelling if last else ""), False
+
+    def _member_arrow(self, c: cindex.Cursor) -> bool:
+        loc = c.location
+        if loc.file is None:
+            return False
+        t = self.u.source(loc.file.name).token_before(loc.offset)
+        return bool(t and t.spelling == "->")
+
+    # -- walking -------------------------------------------------------------
+    def run(self) -> None:
+        for c in self.u.tu.cursor.get_children():
+            f = c.location.file
+            if f is None or not self.u.is_user_file(f.name):
+                continue
+            self._top(c)
+
+    def _top(self, c: cindex.Cursor) -> None:
+        if c.kind in (CK.NAMESPACE, CK.UNEXPOSED_DECL, CK.LINKAGE_SPEC):
+            for k in c.get_children():
+                self._top(k)
+            return
+        if c.kind == CK.VAR_DECL:
+            self._global_var(c)
+            return
+        if c.kind in (CK.FUNCTION_DECL, CK.FUNCTION_TEMPLATE, CK.CXX_METHOD) and c.is_definition():
+            self._function(c)
+            return
+        if c.kind in (CK.STRUCT_DECL, CK.CLASS_DECL, CK.CLASS_TEMPLATE):
+            for k in c.get_children():
+                if k.kind in (CK.CXX_METHOD, CK.FUNCTION_TEMPLATE) and k.is_definition():
+                    self._function(k)
+
+    def _global_var(self, c: cindex.Cursor) -> None:
+        kinds = {k.kind for k in c.get_children()}
+        sp = self.u.span_of(c)
+        if sp is None:
+            return
+        if CK.CUDASHARED_ATTR in kinds:
+            self.p.shared.append(SharedDecl(c.spelling, sp, c.type.spelling,
+                                            c.storage_class == cindex.StorageClass.EXTERN, ""))
+        elif CK.CUDACONSTANT_ATTR in kinds:
+            self.p.globals.append(GlobalVar(c.spelling, sp, c.type.spelling, "constant"))
+        elif CK.CUDADEVICE_ATTR in kinds:
+            self.p.globals.append(GlobalVar(c.spelling, sp, c.type.spelling, "device"))
+
+    def _function(self, c: cindex.Cursor) -> None:
+        kind = _attr_kind(c) or "host"
+        body = next((k for k in c.get_children() if k.kind == CK.COMPOUND_STMT), None)
+        sp, bsp = self.u.span_of(c), (self.u.span_of(body) if body is not None else None)
+        if sp is None or bsp is None:
+            return
+        name = c.spelling
+        if kind != "host":
+            params = tuple(a.spelling for a in c.get_children() if a.kind == CK.PARM_DECL)
+            self.p.functions[name] = Function(name, kind, sp, bsp, params,
+                                              c.kind == CK.FUNCTION_TEMPLATE)
+        self.fn = name
+        self.device = kind != "host"
+        self.p.calls.setdefault(name, set())
+        self._stmt(body, None)
+
+    def _stmt(self, c: cindex.Cursor, parent: cindex.Cursor | None) -> None:
+        """Visit c (whose syntactic parent is `parent`) and its subtree."""
+        k = c.kind
+        sp = self.u.span_of(c)
+        if k == CK.CALL_EXPR:
+            self._call(c, sp)
+        if self.device and sp is not None:
+            if k == CK.VAR_DECL:
+                kinds = {x.kind for x in c.get_children()}
+                if CK.CUDASHARED_ATTR in kinds:
+                    stmt = self.u.span_of(parent) if parent is not None and \
+                        parent.kind == CK.DECL_STMT else None
+                    t = c.type
+                    elem = t.element_type.spelling if t.kind in (
+                        TK.CONSTANTARRAY, TK.INCOMPLETEARRAY, TK.DEPENDENTSIZEDARRAY) else ""
+                    self.p.shared.append(SharedDecl(c.spelling, sp, t.spelling,
+                                                    c.storage_class == cindex.StorageClass.EXTERN,
+                                                    self.fn, stmt, elem))
+            elif k in (CK.ARRAY_SUBSCRIPT_EXPR, CK.UNARY_OPERATOR, CK.MEMBER_REF_EXPR):
+                self._maybe_access(c, parent, sp)
+            if k == CK.IF_STMT:
+                self._if(c, sp)
+            elif k == CK.SWITCH_STMT:
+                kids = list(c.get_children())
+                self.p.branches.append(Branch("switch", sp, self.u.span_of(kids[0]), (), self.fn))
+            elif k in (CK.CASE_STMT, CK.DEFAULT_STMT):
+                kids = list(c.get_children())
+                body = self.u.span_of(kids[-1]) if kids else None
+                cond = self.u.span_of(kids[0]) if k == CK.CASE_STMT and kids else None
+                self.p.branches.append(Branch("case" if k == CK.CASE_STMT else "default", sp,
+                                              cond, (body,), self.fn))
+            elif k == CK.CONDITIONAL_OPERATOR:
+                kids = list(c.get_children())
+                if len(kids) == 3:
+                    self.p.branches.append(Branch("conditional", sp, self.u.span_of(kids[0]),
+                                                  (self.u.span_of(kids[1]), self.u.span_of(kids[2])),
+                                                  self.fn))
+            elif k == CK.BINARY_OPERATOR:
+                op = self._binop(c)
+                if op in ("&&", "||"):
+                    kids = list(c.get_children())
+                    self.p.branches.append(Branch(op, sp, None, (self.u.span_of(kids[0]),
+                                                                 self.u.span_of(kids[1])), self.fn))
+            elif k in (CK.FOR_STMT, CK.WHILE_STMT, CK.DO_STMT, CK.CXX_FOR_RANGE_STMT):
+                self._loop(c, sp)
+        for child in c.get_children():
+            self._stmt(child, c)
+
+    # -- calls, launches, atomics, barriers ----------------------------------
+    def _call(self, c: cindex.Cursor, sp: Span | None) -> None:
+        name = c.spelling
+        kids = list(c.get_children())
+        if name == "__cudaPushCallConfiguration":
+            return
+        cfg = next((k for k in kids[1:2] if k.kind == CK.CALL_EXPR
+                    and k.spelling == "__cudaPushCallConfiguration"), None)
+        if cfg is not None and sp is not None:
+            csp = self.u.span_of(cfg)
+            cargs = tuple(s for s in (self.u.span_of(a) for a in cfg.get_children()
+                                      if a.kind != CK.UNEXPOSED_EXPR or a.spelling != cfg.spelling)
+                          if s is not None)
+            cargs = tuple(a for a in cargs if a.start > csp.start)
+            args = tuple(s for s in (self.u.span_of(a) for a in kids[2:]) if s is not None)
+            callee = self.u.span_of(kids[0])
+            self.p.launches.append(LaunchSite(name, sp, callee, csp, cargs, args, self.fn))
+            self.p.calls.setdefault(self.fn, set()).add(name)
+            return
+        self.p.calls.setdefault(self.fn, set()).add(name)
+        if not self.device or sp is None:
+            return
+        if name in BARRIERS:
+            self.p.barriers.append(Barrier(name, BARRIERS[name], sp, self.fn))
+            return
+        parts = atomic_parts(name)
+        if parts:
+            addr = self.u.span_of(kids[1]) if len(kids) > 1 else None
+            self.p.atomics.append(AtomicCall(name, parts[0], parts[1], sp, addr, self.fn))
+
+    # -- memory accesses -----------------------------------------------------
+    def _is_deref(self, c: cindex.Cursor) -> bool:
+        if c.kind == CK.ARRAY_SUBSCRIPT_EXPR:
+            return c.type.get_canonical().kind not in (TK.CONSTANTARRAY, TK.INCOMPLETEARRAY,
+                                                       TK.VARIABLEARRAY, TK.DEPENDENTSIZEDARRAY)
+        if c.kind == CK.UNARY_OPERATOR:
+            op, prefix = self._unop(c)
+            return op == "*" and prefix
+        if c.kind == CK.MEMBER_REF_EXPR:
+            if self._member_arrow(c):
+                return True
+            base = next(iter(c.get_children()), None)
+            return base is not None and self._is_deref(_strip(base))
+        return False
+
+    def _root(self, c: cindex.Cursor) -> cindex.Cursor | None:
+        """The variable an lvalue chain starts from (a[i].f -> a)."""
+        seen = 0
+        while c is not None and seen < 64:
+            seen += 1
+            c = _strip(c)
+            if c.kind == CK.DECL_REF_EXPR:
+                return c.referenced
+            if c.kind == CK.CXX_THIS_EXPR:
+                return None
+            kids = [k for k in c.get_children() if k.kind != CK.TYPE_REF]
+            if not kids:
+                return None
+            if c.kind == CK.ARRAY_SUBSCRIPT_EXPR:
+                # base is whichever operand has pointer/array type (i[a] is legal)
+                c = next((k for k in kids if _strip(k).type.get_canonical().kind in
+                          (TK.POINTER, TK.CONSTANTARRAY, TK.INCOMPLETEARRAY)), kids[0])
+            elif c.kind == CK.BINARY_OPERATOR:  # pointer arithmetic p + i
+                c = next((k for k in kids if k.type.get_canonical().kind == TK.POINTER), kids[0])
+            else:
+                c = kids[0]
+        return None
+
+    def _space(self, root: cindex.Cursor | None) -> str:
+        if root is None:
+            return "pointer"
+        kinds = {k.kind for k in root.get_children()}
+        if CK.CUDASHARED_ATTR in kinds:
+            return "shared"
+        if CK.CUDACONSTANT_ATTR in kinds:
+            return "constant"
+        if CK.CUDADEVICE_ATTR in kinds and root.kind == CK.VAR_DECL:
+            return "global"
+        if root.kind == CK.VAR_DECL and root.type.get_canonical().kind in (TK.CONSTANTARRAY,):
+            return "local"
+        return "pointer"
+
+    def _maybe_access(self, c: cindex.Cursor, parent: cindex.Cursor | None, sp: Span) -> None:
+        if not self._is_deref(c):
+            return
+        # a deref that is the base of `.member` is represented by the member access
+        if parent is not None and parent.kind == CK.MEMBER_REF_EXPR and not self._member_arrow(parent):
+            return
+        ctype = c.type.get_canonical()
+        if ctype.kind in (TK.CONSTANTARRAY, TK.INCOMPLETEARRAY, TK.FUNCTIONPROTO):
+            return
+        use = self._use(c)
+        if use is None:
+            return
+        root = self._root(c)
+        space = self._space(root)
+        if space == "local":
+            return
+        self.p.accesses.append(Access(sp, use, space, root.spelling if root is not None else "",
+                                      self.fn, c.type.spelling, ctype.get_size(),
+                                      self.u.source(sp.file).text(sp.start, sp.end)))
+
+    def _use(self, c: cindex.Cursor) -> str | None:
+        """How the lvalue c is used: 'read', 'write', 'rmw', or None (address only)."""
+        parents = self._parents(c)
+        child = c
+        for p in parents:
+            if p.kind == CK.PAREN_EXPR:
+                child = p
+                continue
+            if p.kind == CK.UNEXPOSED_EXPR:
+                return "read"   # an implicit cast of an lvalue: lvalue-to-rvalue
+            if p.kind in (CK.CSTYLE_CAST_EXPR, CK.CXX_STATIC_CAST_EXPR, CK.CXX_FUNCTIONAL_CAST_EXPR):
+                return "read"
+            if p.kind == CK.BINARY_OPERATOR:
+                first = next(iter(p.get_children()))
+                if first == child and self._binop(p) == "=":
+                    return "write"
+                if self._binop(p) == ",":
+                    return None
+                return "read"
+            if p.kind == CK.COMPOUND_ASSIGNMENT_OPERATOR:
+                first = next(iter(p.get_children()))
+                return "rmw" if first == child else "read"
+            if p.kind == CK.UNARY_OPERATOR:
+                op, _ = self._unop(p)
+                if op in ("++", "--"):
+                    return "rmw"
+                if op == "&":
+                    return None
+                return "read"
+            if p.kind == CK.CXX_UNARY_EXPR:  # sizeof / alignof: unevaluated
+                return None
+            if p.kind == CK.RETURN_STMT:
+                return "read"
+            if p.kind == CK.VAR_DECL:
+                return None if p.type.kind in (TK.LVALUEREFERENCE, TK.RVALUEREFERENCE) else "read"
+            if p.kind in (CK.CALL_EXPR, CK.MEMBER_REF_EXPR, CK.INIT_LIST_EXPR):
+                return None if p.kind != CK.INIT_LIST_EXPR else "read"
+            return "read"
+        return None
+
+    def _parents(self, c: cindex.Cursor) -> list[cindex.Cursor]:
+        return self._parent_chain.get(c.hash, [])
+
+    # -- control flow --------------------------------------------------------
+    def _if(self, c: cindex.Cursor, sp: Span) -> None:
+        kids = list(c.get_children())
+        src = self._src(sp)
+        then_i = len(kids) - 1
+        if len(kids) >= 3:
+            tsp = self.u.span_of(kids[-2])
+            nxt = src.token_at_or_after(tsp.end) if tsp else None
+            if nxt is not None and nxt.spelling == "else":
+                then_i = len(kids) - 2
+        then = self.u.span_of(kids[then_i])
+        els = self.u.span_of(kids[then_i + 1]) if then_i + 1 < len(kids) else None
+        cond = self.u.span_of(kids[then_i - 1]) if then_i >= 1 else None
+        self.p.branches.append(Branch("if", sp, cond, (then, els), self.fn))
+
+    def _loop(self, c: cindex.Cursor, sp: Span) -> None:
+        kids = [k for k in c.get_children()]
+        kind = {CK.FOR_STMT: "for", CK.WHILE_STMT: "while", CK.DO_STMT: "do",
+                CK.CXX_FOR_RANGE_STMT: "range-for"}[c.kind]
+        src = self._src(sp)
+        cond = None
+        if kind == "do":
+            body, cond = self.u.span_of(kids[0]), self.u.span_of(kids[-1])
+        elif kind == "while":
+            body, cond = self.u.span_of(kids[-1]), self.u.span_of(kids[-2])
+        elif kind == "range-for":
+            body = self.u.span_of(kids[-1])
+        else:
+            body = self.u.span_of(kids[-1])
+            semis, depth = [], 0
+            for t in src.tokens_in(sp.start, body.start):
+                if t.spelling == "(":
+                    depth += 1
+                elif t.spelling == ")":
+                    depth -= 1
+                elif t.spelling == ";" and depth == 1:
+                    semis.append(t.offset)
+            if len(semis) == 2:
+                for k in kids[:-1]:
+                    ksp = self.u.span_of(k)
+                    if ksp is not None and semis[0] < ksp.start < semis[1]:
+                        cond = ksp
+        self.p.loops.append(Loop(kind, sp, cond, body, self.fn))
+
+
+def _record_parents(walker: _Walker, unit: ParsedUnit) -> None:
+    """Map each expression cursor (by hash) to its chain of ancestors, nearest first."""
+    chains: dict[int, list[cindex.Cursor]] = {}
+
+    def visit(c: cindex.Cursor, stack: list[cindex.Cursor]) -> None:
+        if stack:
+            chains[c.hash] = stack[::-1][:8]
+        stack.append(c)
+        for k in c.get_children():
+            visit(k, stack)
+        stack.pop()
+
+    for top in unit.tu.cursor.get_children():
+        f = top.location.file
+        if f is not None and unit.is_user_file(f.name):
+            visit(top, [])
+    walker._parent_chain = chains
+
+
+def query(unit: ParsedUnit) -> Program:
+    """Everything the planners need to know about `unit`, in source order."""
+    prog = Program(unit)
+    w = _Walker(unit, prog)
+    _record_parents(w, unit)
+    w.fn, w.device = "", False
+    w.run()
+    for lst in (prog.launches, prog.accesses, prog.atomics, prog.barriers, prog.branches,
+                prog.loops, prog.shared):
+        lst.sort(key=lambda r: (r.span.file, r.span.start, -r.span.end))
+    return prog

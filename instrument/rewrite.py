@@ -1,0 +1,135 @@
+"""Apply planned text edits to source files in one pass.
+
+An `EditPlan` collects edit *groups* (a wrap is one group of two insertions);
+a group that touches a macro expansion is dropped whole with a warning that
+names the site, unless the planner says it expands the macro on purpose.
+`apply()` refuses overlapping edits with a RewriteConflict, and emits `#line`
+directives so that compiler messages and reports about instrumented code
+point at the user's original file and line.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .errors import RewriteConflict
+from .parse import ParsedUnit, Span
+
+
+@dataclass(frozen=True)
+class Edit:
+    file: str
+    start: int
+    end: int          # == start for an insertion
+    text: str
+    origin: str       # what planned it, for messages: "hirace read a[i] at k.cu:4:5"
+    order: tuple = ()  # tie-break among insertions at one offset (smaller first)
+
+    @property
+    def is_insertion(self) -> bool:
+        return self.start == self.end
+
+
+@dataclass
+class EditPlan:
+    unit: ParsedUnit | None = None
+    edits: list[Edit] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    preludes: dict[str, list[str]] = field(default_factory=dict)
+
+    def _add_group(self, group: list[Edit], site: Span, allow_macro: bool) -> bool:
+        if self.unit is not None and not allow_macro:
+            m = self.unit.macro_at(site)
+            if m is not None:
+                self.warnings.append(f"{site.where()}: not instrumented: {group[0].origin} lies in "
+                                     f"an expansion of macro '{m.name}' (write it without the macro "
+                                     f"to have it checked)")
+                return False
+        self.edits.extend(group)
+        return True
+
+    def replace(self, span: Span, text: str, origin: str, allow_macro: bool = False) -> bool:
+        return self._add_group([Edit(span.file, span.start, span.end, text, origin)], span, allow_macro)
+
+    def insert(self, span: Span, offset: int, text: str, origin: str, order: tuple = (),
+               allow_macro: bool = False) -> bool:
+        return self._add_group([Edit(span.file, offset, offset, text, origin, order)], span,
+                               allow_macro)
+
+    def wrap(self, span: Span, before: str, after: str, origin: str,
+             allow_macro: bool = False) -> bool:
+        """Surround span: nested wraps compose (outer opens first, inner closes first)."""
+        length = span.end - span.start
+        return self._add_group([
+            Edit(span.file, span.start, span.start, before, origin, (1, -length)),
+            Edit(span.file, span.end, span.end, after, origin, (0, length)),
+        ], span, allow_macro)
+
+    def add_prelude(self, file: str, text: str) -> None:
+        """Text placed before the file's first line (includes, declarations)."""
+        self.preludes.setdefault(file, []).append(text)
+
+    def files(self) -> set[str]:
+        return {e.file for e in self.edits} | set(self.preludes)
+
+
+def apply(data: bytes, edits: list[Edit], path: str, prelude: list[str] | None = None,
+          line_directives: bool = True) -> bytes:
+    """Return `data` with `edits` applied; refuse overlaps; keep line mapping."""
+    # Insertions sort before a replacement starting at the same offset; an
+    # insertion strictly inside a replaced range is a conflict.
+    ordered = sorted(edits, key=lambda e: (e.start, 0 if e.is_insertion else 1, e.order, e.end))
+    reps = [e for e in ordered if not e.is_insertion]
+    for a, b in zip(reps, reps[1:]):
+        if b.start < a.end:
+            raise RewriteConflict(f"{path}: overlapping edits: {a.origin} and {b.origin}")
+    for e in ordered:
+        if e.is_insertion:
+            for r in reps:
+                if r.start < e.start < r.end:
+                    raise RewriteConflict(f"{path}: edit inside a replaced range: {e.origin} "
+                                          f"within {r.origin}")
+        if e.end > len(data) or e.start < 0:
+            raise RewriteConflict(f"{path}: edit outside the file: {e.origin}")
+    out = bytearray()
+    quoted = path.replace("\\", "\\\\").replace('"', '\\"')
+    if prelude:
+        for p in prelude:
+            out += p.encode()
+            if not p.endswith("\n"):
+                out += b"\n"
+        if line_directives:
+            out += f'#line 1 "{quoted}"\n'.encode()
+    pos = 0
+    line = 1
+    for e in ordered:
+        if e.start < pos:   # insertion at the end of an already applied replacement
+            if not (e.is_insertion and e.start == pos):
+                raise RewriteConflict(f"{path}: overlapping edits at offset {e.start}: {e.origin}")
+        chunk = data[pos:e.start]
+        out += chunk
+        line += chunk.count(b"\n")
+        text = e.text.encode()
+        replaced = data[e.start:e.end]
+        line += replaced.count(b"\n")
+        out += text
+        if b"\n" in text:
+            at_line_start = e.start == 0 or data[e.start - 1:e.start] == b"\n"
+            if not (e.is_insertion and at_line_start and text.endswith(b"\n")):
+                raise RewriteConflict(f"{path}: multi-line edit in mid-line: {e.origin}")
+            if line_directives:
+                out += f'#line {line} "{quoted}"\n'.encode()
+        elif b"\n" in replaced and line_directives:
+            # a replacement swallowed lines: resynchronise after the current line
+            out += b"\n" + f'#line {line} "{quoted}"\n'.encode()
+        pos = max(pos, e.end)
+    out += data[pos:]
+    return bytes(out)
+
+
+def apply_plan(plan: EditPlan, sources: dict[str, bytes]) -> dict[str, bytes]:
+    """Apply a plan to each file it touches; `sources` maps path -> original bytes."""
+    result = {}
+    for path in sorted(plan.files()):
+        edits = [e for e in plan.edits if e.file == path]
+        result[path] = apply(sources[path], edits, path, plan.preludes.get(path))
+    return result

@@ -1,0 +1,55 @@
+"""Find the compilers and devices on this machine (results cached per process)."""
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+
+@functools.lru_cache(maxsize=None)
+def nvcc_path() -> Path | None:
+    """nvcc from PATH, else from $CUDA_HOME/bin or /usr/local/cuda/bin."""
+    found = shutil.which("nvcc")
+    if found:
+        return Path(found)
+    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if root and (Path(root) / "bin" / "nvcc").is_file():
+            return Path(root) / "bin" / "nvcc"
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def host_cxx() -> str | None:
+    """The host C++ compiler: $CXX, else g++, else clang++."""
+    for cand in (os.environ.get("CXX"), "g++", "clang++"):
+        if cand and shutil.which(cand):
+            return cand
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def gcc_include_dir() -> Path | None:
+    """gcc's own include directory (stddef.h, stdarg.h) for libclang, which ships none."""
+    for cc in ("gcc", "cc"):
+        if shutil.which(cc):
+            out = subprocess.run([cc, "-print-file-name=include"], capture_output=True, text=True)
+            p = Path(out.stdout.strip())
+            if out.returncode == 0 and (p / "stddef.h").is_file():
+                return p
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def gpu_usable() -> bool:
+    """True when nvcc exists and a CUDA device answers (nvidia-smi lists one)."""
+    if os.environ.get("CUDA_VISIBLE_DEVICES", None) in ("", "-1"):
+        return False
+    if nvcc_path() is None or shutil.which("nvidia-smi") is None:
+        return False
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return out.returncode == 0 and "GPU" in out.stdout

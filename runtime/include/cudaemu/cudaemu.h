@@ -1,0 +1,586 @@
+// cudaemu: run CUDA programs on the CPU (the cpu backend).
+//
+// The instrument/ engine lowers what a host compiler cannot parse (launches,
+// __shared__ locals, extern __shared__); this header supplies the rest:
+// the built-ins, the runtime API subset, and the execution model.
+//
+// Execution model: every CUDA thread is a fiber. A block's fibers run
+// interleaved on one OS thread, switching only at barriers, warp collectives
+// and (when a seed asks for it) at instrumented memory accesses; blocks run
+// one after another in the order CUDAEMU_BLOCK_ORDER gives. Barrier
+// divergence and deadlock stop the program with a report and exit code 86/87.
+//
+// Environment: CUDAEMU_BLOCK_ORDER=asc|desc|random|<comma list of linear ids>,
+// CUDAEMU_SEED=<n> (seeded block order and thread switches), CUDAEMU_SWITCH=<p>
+// (switch probability at instrumented accesses, default 0.25 when seeded),
+// CUDAEMU_STACK_KB (fiber stack, default 64), CUDAEMU_EXITED_ARRIVE=1 (count
+// exited threads as arrived at __syncthreads, as hardware happens to do).
+#ifndef CUDAEMU_CUDAEMU_H
+#define CUDAEMU_CUDAEMU_H
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define CUDAEMU 1
+#ifndef __CUDACC__
+#define __CUDACC__ 1
+#endif
+#define __global__
+#define __device__
+#define __host__
+#define __constant__
+#define __managed__
+#define __launch_bounds__(...)
+#define __forceinline__ inline __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __align__(n) __attribute__((aligned(n)))
+// __shared__ is lowered by the instrument/ engine; one that is left means a
+// construct the engine could not lower (for example inside a macro).
+#define __shared__ static_assert(false, "cudaemu: a __shared__ declaration was not lowered (is it inside a macro?)");
+
+// ------------------------------------------------------------------ vector types
+#define CUDAEMU_VEC(T, N)                                                                   \
+  struct N##1 { T x; };                                                                   \
+  struct N##2 { T x, y; };                                                                \
+  struct N##3 { T x, y, z; };                                                             \
+  struct __attribute__((aligned(sizeof(T) * 4 > 16 ? 16 : sizeof(T) * 4))) N##4 { T x, y, z, w; }; \
+  inline N##1 make_##N##1(T x) { return N##1{x}; }                                         \
+  inline N##2 make_##N##2(T x, T y) { return N##2{x, y}; }                                 \
+  inline N##3 make_##N##3(T x, T y, T z) { return N##3{x, y, z}; }                        \
+  inline N##4 make_##N##4(T x, T y, T z, T w) { return N##4{x, y, z, w}; }
+CUDAEMU_VEC(signed char, char)
+CUDAEMU_VEC(unsigned char, uchar)
+CUDAEMU_VEC(short, short)
+CUDAEMU_VEC(unsigned short, ushort)
+CUDAEMU_VEC(int, int)
+CUDAEMU_VEC(unsigned int, uint)
+CUDAEMU_VEC(long, long)
+CUDAEMU_VEC(unsigned long, ulong)
+CUDAEMU_VEC(long long, longlong)
+CUDAEMU_VEC(unsigned long long, ulonglong)
+CUDAEMU_VEC(float, float)
+CUDAEMU_VEC(double, double)
+#undef CUDAEMU_VEC
+
+struct dim3 {
+  unsigned int x, y, z;
+  constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+  constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+  constexpr operator uint3() const { return uint3{x, y, z}; }
+};
+
+// ------------------------------------------------------------------ runtime API types
+enum cudaError {
+  cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2,
+  cudaErrorInvalidConfiguration = 9, cudaErrorInvalidSymbol = 13, cudaErrorNoDevice = 100,
+  cudaErrorInvalidDevice = 101, cudaErrorLaunchFailure = 719, cudaErrorUnknown = 999
+};
+typedef enum cudaError cudaError_t;
+enum cudaMemcpyKind { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
+                      cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4 };
+enum cudaFuncCache { cudaFuncCachePreferNone, cudaFuncCachePreferShared, cudaFuncCachePreferL1,
+                     cudaFuncCachePreferEqual };
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+                         cudaFuncAttributePreferredSharedMemoryCarveout = 9 };
+enum cudaSharedMemConfig { cudaSharedMemBankSizeDefault, cudaSharedMemBankSizeFourByte,
+                           cudaSharedMemBankSizeEightByte };
+enum cudaLimit { cudaLimitStackSize = 0, cudaLimitPrintfFifoSize = 1, cudaLimitMallocHeapSize = 2 };
+struct CUstream_st { int id; };
+struct CUevent_st { std::chrono::steady_clock::time_point t; };
+typedef CUstream_st *cudaStream_t;
+typedef CUevent_st *cudaEvent_t;
+#define cudaStreamNonBlocking 0x01
+#define cudaStreamDefault 0x00
+#define cudaEventDefault 0x00
+#define cudaEventBlockingSync 0x01
+#define cudaEventDisableTiming 0x02
+#define cudaHostAllocDefault 0x00
+#define cudaMemAttachGlobal 0x01
+
+struct cudaDeviceProp {
+  char name[256];
+  size_t totalGlobalMem, sharedMemPerBlock, sharedMemPerMultiprocessor, totalConstMem, memPitch;
+  int regsPerBlock, warpSize, maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], clockRate;
+  int major, minor, multiProcessorCount, maxThreadsPerMultiProcessor, memoryClockRate,
+      memoryBusWidth, l2CacheSize, concurrentKernels, ECCEnabled, unifiedAddressing,
+      managedMemory, cooperativeLaunch, maxBlocksPerMultiProcessor;
+};
+
+static constexpr int warpSize = 32;
+
+namespace cudaemu {
+
+enum : int { kExitDivergence = 86, kExitDeadlock = 87, kExitFault = 88 };
+
+namespace detail {
+
+// ---------------------------------------------------------------- fiber switch
+#if defined(__x86_64__)
+extern "C" void cudaemu_switch_ctx(void **save_sp, void *to_sp);
+asm(R"(
+.text
+.weak cudaemu_switch_ctx
+.type cudaemu_switch_ctx, @function
+cudaemu_switch_ctx:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+.size cudaemu_switch_ctx, .-cudaemu_switch_ctx
+)");
+#else
+#error "cudaemu: the cpu backend's fiber switch is written for x86-64 only"
+#endif
+
+enum FiberState : unsigned char { kRunnable, kAtBarrier, kAtWarp, kDone };
+
+struct Fiber {
+  void *sp = nullptr;
+  uint3 tid{0, 0, 0};
+  unsigned linear = 0;
+  FiberState state = kRunnable;
+  const char *wait_file = "";
+  int wait_line = 0;
+};
+
+struct SharedSlot { const void *key; void *ptr; };
+
+struct Launch {
+  const char *name, *file;
+  int line;
+  dim3 grid, block;
+  size_t shm;
+  void (*body)(void *);
+  void *env;
+};
+
+struct Warp {
+  unsigned arrived = 0, need = 0, gen = 0;
+  const char *file = "";
+  int line = 0;
+  unsigned long long slots[2][32];
+};
+
+struct Block {
+  uint3 bid{0, 0, 0};
+  unsigned nthreads = 0, live = 0, arrived = 0, exited = 0;
+  unsigned gen = 0;
+  int pred_count = 0, result = 0;
+  const char *bar_file = nullptr;
+  int bar_line = 0;
+  bool bar_mismatch = false;
+  std::vector<SharedSlot> shared;
+  void *dyn = nullptr;
+  std::vector<Warp> warps;
+};
+
+struct Rng {  // splitmix64: small, seedable, reproducible
+  unsigned long long s;
+  unsigned long long next() {
+    unsigned long long z = (s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  double uniform() { return (next() >> 11) * (1.0 / 9007199254740992.0); }
+};
+
+struct Config {
+  bool loaded = false, seeded = false, exited_arrive = false;
+  unsigned long long seed = 0;
+  double switch_p = 0.0;
+  size_t stack_bytes = 64 * 1024;
+  const char *order = "asc";
+};
+
+inline Config g_cfg;
+inline Fiber *g_cur = nullptr;
+inline Block *g_block = nullptr;
+inline Launch *g_launch = nullptr;
+inline std::vector<Fiber> g_fibers;
+inline std::vector<char *> g_stacks;
+inline void *g_sched_sp = nullptr;
+inline Rng g_rng{0};
+inline cudaError_t g_last_error = cudaSuccess;
+inline unsigned long long g_launch_count = 0;
+
+inline const Config &config() {
+  if (!g_cfg.loaded) {
+    g_cfg.loaded = true;
+    if (const char *s = std::getenv("CUDAEMU_SEED"); s && *s) {
+      g_cfg.seeded = true;
+      g_cfg.seed = std::strtoull(s, nullptr, 10);
+      g_cfg.switch_p = 0.25;
+    }
+    if (const char *s = std::getenv("CUDAEMU_SWITCH"); s && *s) g_cfg.switch_p = std::atof(s);
+    if (const char *s = std::getenv("CUDAEMU_STACK_KB"); s && *s)
+      g_cfg.stack_bytes = std::max<size_t>(16, std::strtoull(s, nullptr, 10)) * 1024;
+    if (const char *s = std::getenv("CUDAEMU_BLOCK_ORDER"); s && *s) g_cfg.order = s;
+    if (const char *s = std::getenv("CUDAEMU_EXITED_ARRIVE"); s && *s == '1') g_cfg.exited_arrive = true;
+    g_rng.s = g_cfg.seed * 0x2545F4914F6CDD1Dull + 1;
+  }
+  return g_cfg;
+}
+
+[[noreturn]] inline void fault(int code, const char *what) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "cudaemu: %s\n", what);
+  std::fflush(stderr);
+  std::_Exit(code);
+}
+
+inline void describe_waiters(char *buf, size_t n) {
+  size_t used = 0;
+  int shown = 0;
+  for (auto &f : g_fibers) {
+    if (used + 160 > n || shown >= 8) break;
+    const char *st = f.state == kAtBarrier ? "waits at __syncthreads" :
+                     f.state == kAtWarp ? "waits at a warp collective" :
+                     f.state == kDone ? "exited" : "is runnable";
+    if (f.state == kRunnable) continue;
+    if (f.state == kDone && shown > 3) continue;
+    used += std::snprintf(buf + used, n - used, "\n  thread (%u,%u,%u) %s%s%s:%d", f.tid.x, f.tid.y,
+                          f.tid.z, st, f.state == kDone ? "" : " at ", f.state == kDone ? "" : f.wait_file,
+                          f.state == kDone ? 0 : f.wait_line);
+    if (f.state == kDone) used -= 2;  // drop ":0"
+    ++shown;
+  }
+}
+
+[[noreturn]] inline void barrier_fault(int code, const char *kind) {
+  char msg[4096];
+  int k = std::snprintf(msg, sizeof msg, "%s in kernel '%s' (launched at %s:%d), block (%u,%u,%u):", kind,
+                        g_launch->name, g_launch->file, g_launch->line, g_block->bid.x, g_block->bid.y,
+                        g_block->bid.z);
+  describe_waiters(msg + k, sizeof msg - k);
+  fault(code, msg);
+}
+
+// Pick the next runnable fiber after the current one and switch to it; when
+// none is runnable, go back to the scheduler (which reports the deadlock).
+inline void switch_away(bool random_pick) {
+  Fiber *self = g_cur;
+  size_t n = g_fibers.size();
+  size_t start = self ? size_t(self - g_fibers.data()) : 0;
+  Fiber *next = nullptr;
+  if (random_pick) {
+    size_t r = g_rng.next() % n;
+    for (size_t i = 0; i < n && !next; ++i) {
+      Fiber &f = g_fibers[(r + i) % n];
+      if (f.state == kRunnable) next = &f;
+    }
+  } else {
+    for (size_t i = 1; i <= n && !next; ++i) {
+      Fiber &f = g_fibers[(start + i) % n];
+      if (f.state == kRunnable) next = &f;
+    }
+  }
+  if (next == self) return;
+  void **save = self ? &self->sp : &g_sched_sp;
+  void *to = next ? next->sp : g_sched_sp;
+  g_cur = next;
+  cudaemu_switch_ctx(save, to);
+}
+
+inline void block_release() {
+  Block &b = *g_block;
+  b.result = b.pred_count;
+  b.pred_count = 0;
+  b.arrived = 0;
+  b.bar_file = nullptr;
+  b.bar_mismatch = false;
+  ++b.gen;
+  for (auto &f : g_fibers)
+    if (f.state == kAtBarrier) f.state = kRunnable;
+}
+
+inline bool block_barrier_complete() {
+  Block &b = *g_block;
+  if (b.arrived == 0 || b.arrived != b.live) return false;
+  if (b.bar_mismatch) barrier_fault(kExitDivergence, "barrier divergence (threads wait at different barriers)");
+  if (b.exited && !config().exited_arrive)
+    barrier_fault(kExitDivergence, "barrier divergence (some threads exited while others wait at a barrier)");
+  return true;
+}
+
+inline void warp_check_release(Warp &w);
+
+inline void fiber_main() {
+  Fiber *self = g_cur;
+  g_launch->body(g_launch->env);
+  self = g_cur;
+  self->state = kDone;
+  Block &b = *g_block;
+  --b.live;
+  ++b.exited;
+  // a lane leaving may complete a warp collective its peers wait in
+  Warp &w = b.warps[self->linear / 32];
+  w.need &= ~(1u << (self->linear % 32));
+  warp_check_release(w);
+  if (block_barrier_complete()) block_release();
+  switch_away(false);
+  fault(kExitFault, "internal error: a finished fiber was resumed");
+}
+
+inline void wait_block_barrier(const char *file, int line, int pred) {
+  Block &b = *g_block;
+  Fiber *self = g_cur;
+  self->state = kAtBarrier;
+  self->wait_file = file;
+  self->wait_line = line;
+  if (b.bar_file == nullptr) {
+    b.bar_file = file;
+    b.bar_line = line;
+  } else if (b.bar_line != line || std::strcmp(b.bar_file, file) != 0) {
+    b.bar_mismatch = true;
+  }
+  ++b.arrived;
+  b.pred_count += pred != 0;
+  if (block_barrier_complete()) {
+    block_release();
+    return;
+  }
+  switch_away(config().seeded);
+  if (self->state != kRunnable) fault(kExitFault, "internal error: fiber resumed while waiting");
+}
+
+inline void warp_check_release(Warp &w) {
+  if (w.need == 0 || (w.arrived & w.need) != w.need) return;
+  w.arrived = 0;
+  w.need = 0;
+  ++w.gen;
+  size_t base = size_t(&w - g_block->warps.data()) * 32;
+  for (size_t i = base; i < base + 32 && i < g_fibers.size(); ++i)
+    if (g_fibers[i].state == kAtWarp) g_fibers[i].state = kRunnable;
+}
+
+inline unsigned lane_live_mask(unsigned warp) {
+  unsigned m = 0;
+  size_t base = size_t(warp) * 32;
+  for (size_t i = 0; i < 32 && base + i < g_fibers.size(); ++i)
+    if (g_fibers[base + i].state != kDone) m |= 1u << i;
+  return m;
+}
+
+// All lanes of `mask` (that exist and have not exited) meet; returns the
+// collective's slot array, in which each lane stored `value`.
+inline const unsigned long long *warp_meet(unsigned mask, unsigned long long value, const char *file,
+                                           int line) {
+  Fiber *self = g_cur;
+  unsigned lane = self->linear % 32;
+  Warp &w = g_block->warps[self->linear / 32];
+  unsigned gen = w.gen;
+  const unsigned long long *slots = w.slots[gen & 1];
+  w.slots[gen & 1][lane] = value;
+  if (w.arrived == 0) {
+    w.need = (mask | (1u << lane)) & lane_live_mask(self->linear / 32);
+    w.file = file;
+    w.line = line;
+  }
+  w.arrived |= 1u << lane;
+  self->wait_file = file;
+  self->wait_line = line;
+  if ((w.arrived & w.need) == w.need) {
+    warp_check_release(w);
+    return slots;
+  }
+  self->state = kAtWarp;
+  switch_away(config().seeded);
+  return slots;
+}
+
+inline std::vector<unsigned> block_order(unsigned nblocks) {
+  std::vector<unsigned> order(nblocks);
+  for (unsigned i = 0; i < nblocks; ++i) order[i] = i;
+  const char *o = config().order;
+  if (std::strcmp(o, "desc") == 0) {
+    std::reverse(order.begin(), order.end());
+  } else if (std::strcmp(o, "random") == 0) {
+    Rng r{config().seed * 31 + g_launch_count};
+    for (unsigned i = nblocks; i > 1; --i) std::swap(order[i - 1], order[r.next() % i]);
+  } else if (std::strcmp(o, "asc") != 0) {
+    // explicit list of linear block ids: those named run first, in that order
+    std::vector<unsigned> listed;
+    std::vector<char> seen(nblocks, 0);
+    const char *p = o;
+    while (*p) {
+      char *end;
+      unsigned long v = std::strtoul(p, &end, 10);
+      if (end == p) fault(kExitFault, "CUDAEMU_BLOCK_ORDER must be asc, desc, random or a comma list of ids");
+      if (v < nblocks && !seen[v]) { listed.push_back(unsigned(v)); seen[v] = 1; }
+      p = *end == ',' ? end + 1 : end;
+    }
+    for (unsigned i = 0; i < nblocks; ++i) if (!seen[i]) listed.push_back(i);
+    order = listed;
+  }
+  return order;
+}
+
+inline char *stack_for(size_t i) {
+  while (g_stacks.size() <= i) {
+    size_t page = size_t(sysconf(_SC_PAGESIZE));
+    size_t total = config().stack_bytes + page;
+    void *m = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) fault(kExitFault, "out of memory for fiber stacks (lower CUDAEMU_STACK_KB)");
+    mprotect(m, page, PROT_NONE);  // guard page: an overflow faults instead of corrupting
+    g_stacks.push_back(static_cast<char *>(m) + total);
+  }
+  return g_stacks[i];
+}
+
+inline void run_block(Launch &L, uint3 bid) {
+  Block b;
+  b.bid = bid;
+  b.nthreads = L.block.x * L.block.y * L.block.z;
+  b.live = b.nthreads;
+  b.warps.assign((b.nthreads + 31) / 32, Warp{});
+  if (L.shm) {
+    b.dyn = std::aligned_alloc(64, (L.shm + 63) / 64 * 64);
+    std::memset(b.dyn, 0, L.shm);
+  }
+  g_block = &b;
+  g_fibers.assign(b.nthreads, Fiber{});
+  unsigned i = 0;
+  for (unsigned z = 0; z < L.block.z; ++z)
+    for (unsigned y = 0; y < L.block.y; ++y)
+      for (unsigned x = 0; x < L.block.x; ++x, ++i) {
+        Fiber &f = g_fibers[i];
+        f.tid = uint3{x, y, z};
+        f.linear = i;
+        void **sp = reinterpret_cast<void **>(reinterpret_cast<uintptr_t>(stack_for(i)) & ~uintptr_t(15));
+        *--sp = nullptr;                                         // keeps the ABI's 16-byte alignment
+        *--sp = reinterpret_cast<void *>(&fiber_main);           // where the first switch "returns"
+        for (int r = 0; r < 6; ++r) *--sp = nullptr;             // rbp rbx r12-r15
+        f.sp = sp;
+      }
+  g_cur = nullptr;
+  switch_away(config().seeded);  // runs fibers until every one is done or blocked
+  if (b.live != 0) barrier_fault(kExitDeadlock, "deadlock (every live thread is blocked)");
+  for (auto &s : b.shared) std::free(s.ptr);
+  std::free(b.dyn);
+  g_block = nullptr;
+}
+
+inline void run_grid(Launch &L) {
+  config();
+  g_launch = &L;
+  unsigned nblocks = L.grid.x * L.grid.y * L.grid.z;
+  for (unsigned lin : block_order(nblocks)) {
+    uint3 bid{lin % L.grid.x, (lin / L.grid.x) % L.grid.y, lin / (L.grid.x * L.grid.y)};
+    run_block(L, bid);
+  }
+  ++g_launch_count;
+  g_launch = nullptr;
+}
+
+template <class T> inline unsigned long long to_bits(T v) {
+  static_assert(sizeof(T) <= 8, "cudaemu: warp shuffles of types wider than 8 bytes are not supported");
+  unsigned long long b = 0;
+  std::memcpy(&b, &v, sizeof(T));
+  return b;
+}
+template <class T> inline T from_bits(unsigned long long b) {
+  T v;
+  std::memcpy(&v, &b, sizeof(T));
+  return v;
+}
+
+}  // namespace detail
+
+// ------------------------------------------------------------------ device side
+inline const uint3 &thread_idx() { return detail::g_cur->tid; }
+inline const uint3 &block_idx() { return detail::g_block->bid; }
+inline const dim3 &block_dim() { return detail::g_launch->block; }
+inline const dim3 &grid_dim() { return detail::g_launch->grid; }
+
+inline int syncthreads(const char *file, int line, int pred = 1) {
+  detail::wait_block_barrier(file, line, pred);
+  return detail::g_block->result;
+}
+
+inline void syncwarp(const char *file, int line, unsigned mask = 0xffffffffu) {
+  detail::warp_meet(mask, 0, file, line);
+}
+
+// Called by instrumented code at memory accesses: a seeded schedule may
+// switch threads here, so racy programs can show their other outcomes.
+inline void maybe_yield() {
+  const detail::Config &c = detail::config();
+  if (c.switch_p > 0 && detail::g_cur && detail::g_rng.uniform() < c.switch_p) detail::switch_away(true);
+}
+
+template <class T> T &block_shared(const void *key) {
+  auto &slots = detail::g_block->shared;
+  for (auto &s : slots)
+    if (s.key == key) return *static_cast<T *>(s.ptr);
+  size_t bytes = (sizeof(T) + 63) / 64 * 64;
+  void *p = std::aligned_alloc(64, bytes);
+  std::memset(p, 0, bytes);
+  slots.push_back({key, p});
+  return *static_cast<T *>(p);
+}
+
+template <class T> T *dynamic_shared() { return static_cast<T *>(detail::g_block->dyn); }
+
+// ------------------------------------------------------------------ launches
+template <class F, class... A>
+void launch(const char *name, const char *file, int line, dim3 grid, dim3 block, size_t shm,
+            cudaStream_t, F f, A... args) {
+  unsigned long long threads = 1ull * block.x * block.y * block.z;
+  if (threads == 0 || threads > 1024 || block.z > 64 || grid.x == 0 || grid.y == 0 || grid.z == 0 ||
+      grid.y > 65535 || grid.z > 65535) {
+    detail::g_last_error = cudaErrorInvalidConfiguration;
+    return;
+  }
+  if (shm > 227 * 1024) {
+    detail::g_last_error = cudaErrorInvalidValue;
+    return;
+  }
+  struct Env { F f; std::tuple<A...> args; } env{f, std::tuple<A...>(args...)};
+  detail::Launch L{name, file, line, grid, block, shm,
+                   [](void *e) {
+                     Env &en = *static_cast<Env *>(e);
+                     std::apply(en.f, en.args);  // copies: each thread gets its own parameters
+                   },
+                   &env};
+  detail::run_grid(L);
+}
+
+}  // namespace cudaemu
+
+#define threadIdx (::cudaemu::thread_idx())
+#define blockIdx (::cudaemu::block_idx())
+#define blockDim (::cudaemu::block_dim())
+#define gridDim (::cudaemu::grid_dim())
+#define __syncthreads() ::cudaemu::syncthreads(__FILE__, __LINE__)
+#define __syncthreads_count(p) ::cudaemu::syncthreads(__FILE__, __LINE__, (p))
+#define __syncthreads_and(p) (::cudaemu::syncthreads(__FILE__, __LINE__, (p)) == int(::cudaemu::detail::g_block->live))
+#define __syncthreads_or(p) (::cudaemu::syncthreads(__FILE__, __LINE__, (p)) != 0)
+#define __syncwarp(...) ::cudaemu::syncwarp(__FILE__, __LINE__, ##__VA_ARGS__)
+
+#include "cudaemu_device.h"
+#include "cudaemu_api.h"
+
+#endif  // CUDAEMU_CUDAEMU_H

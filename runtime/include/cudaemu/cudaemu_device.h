@@ -1,0 +1,170 @@
+// cudaemu device-side functions: atomics, warp collectives, intrinsics, math.
+// Included by cudaemu.h; not meant to be included on its own.
+#ifndef CUDAEMU_DEVICE_H
+#define CUDAEMU_DEVICE_H
+
+// ------------------------------------------------------------------ atomics
+// A block's threads are fibers on one OS thread and blocks run one after
+// another, so a plain read-modify-write is atomic here. Every scope
+// (_block, _system) has the same meaning on one CPU thread.
+#define CUDAEMU_ATOMIC_SCOPES(R, NAME, PARAMS, ARGS)                                        \
+  inline R NAME##_block PARAMS { return NAME ARGS; }                                      \
+  inline R NAME##_system PARAMS { return NAME ARGS; }
+#define CUDAEMU_ATOMIC(NAME, T, EXPR)                                                       \
+  inline T NAME(T *a, T v) { T old = *a; *a = (EXPR); return old; }                       \
+  CUDAEMU_ATOMIC_SCOPES(T, NAME, (T * a, T v), (a, v))
+#define CUDAEMU_ATOMIC_INTS(NAME, EXPR)                                                     \
+  CUDAEMU_ATOMIC(NAME, int, EXPR)                                                         \
+  CUDAEMU_ATOMIC(NAME, unsigned int, EXPR)                                                \
+  CUDAEMU_ATOMIC(NAME, unsigned long long, EXPR)                                          \
+  CUDAEMU_ATOMIC(NAME, long long, EXPR)
+CUDAEMU_ATOMIC_INTS(atomicAdd, old + v)
+CUDAEMU_ATOMIC(atomicAdd, float, old + v)
+CUDAEMU_ATOMIC(atomicAdd, double, old + v)
+CUDAEMU_ATOMIC_INTS(atomicSub, old - v)
+CUDAEMU_ATOMIC(atomicSub, float, old - v)
+CUDAEMU_ATOMIC_INTS(atomicExch, v)
+CUDAEMU_ATOMIC(atomicExch, float, v)
+CUDAEMU_ATOMIC_INTS(atomicMin, (v < old ? v : old))
+CUDAEMU_ATOMIC_INTS(atomicMax, (v > old ? v : old))
+CUDAEMU_ATOMIC_INTS(atomicAnd, old & v)
+CUDAEMU_ATOMIC_INTS(atomicOr, old | v)
+CUDAEMU_ATOMIC_INTS(atomicXor, old ^ v)
+CUDAEMU_ATOMIC(atomicInc, unsigned int, (old >= v ? 0u : old + 1u))
+CUDAEMU_ATOMIC(atomicDec, unsigned int, ((old == 0u || old > v) ? v : old - 1u))
+#define CUDAEMU_CAS(T)                                                                      \
+  inline T atomicCAS(T *a, T cmp, T v) { T old = *a; if (old == cmp) *a = v; return old; } \
+  CUDAEMU_ATOMIC_SCOPES(T, atomicCAS, (T * a, T cmp, T v), (a, cmp, v))
+CUDAEMU_CAS(int)
+CUDAEMU_CAS(unsigned int)
+CUDAEMU_CAS(unsigned long long)
+CUDAEMU_CAS(unsigned short)
+#undef CUDAEMU_CAS
+#undef CUDAEMU_ATOMIC_INTS
+#undef CUDAEMU_ATOMIC
+#undef CUDAEMU_ATOMIC_SCOPES
+
+inline void __threadfence() {}
+inline void __threadfence_block() {}
+inline void __threadfence_system() {}
+template <class T> inline T __ldg(const T *p) { return *p; }
+
+// ------------------------------------------------------------------ warp collectives
+#define CUDAEMU_LANE() (::cudaemu::detail::g_cur->linear % 32)
+inline unsigned __activemask() {
+  // Lanes are not tracked through divergent branches: this is the set of
+  // lanes of the warp that have not exited.
+  return ::cudaemu::detail::lane_live_mask(::cudaemu::detail::g_cur->linear / 32);
+}
+template <class T> inline T cudaemu_shfl_impl(unsigned mask, T v, int src_lane, int width, int line) {
+  unsigned lane = CUDAEMU_LANE();
+  const unsigned long long *s = ::cudaemu::detail::warp_meet(mask, ::cudaemu::detail::to_bits(v), "__shfl", line);
+  unsigned base = lane - lane % unsigned(width);
+  unsigned src = base + unsigned(src_lane);
+  if (src_lane < 0 || src >= base + unsigned(width)) src = lane;
+  return ::cudaemu::detail::from_bits<T>(s[src]);
+}
+template <class T> inline T __shfl_sync(unsigned mask, T v, int src, int width = 32) {
+  return cudaemu_shfl_impl(mask, v, ((src % width) + width) % width, width, __LINE__);
+}
+template <class T> inline T __shfl_up_sync(unsigned mask, T v, unsigned d, int width = 32) {
+  int l = int(CUDAEMU_LANE() % unsigned(width));
+  return cudaemu_shfl_impl(mask, v, l - int(d) >= 0 ? l - int(d) : -1, width, __LINE__);
+}
+template <class T> inline T __shfl_down_sync(unsigned mask, T v, unsigned d, int width = 32) {
+  int l = int(CUDAEMU_LANE() % unsigned(width));
+  return cudaemu_shfl_impl(mask, v, l + int(d) < width ? l + int(d) : -1, width, __LINE__);
+}
+template <class T> inline T __shfl_xor_sync(unsigned mask, T v, int m, int width = 32) {
+  int l = int(CUDAEMU_LANE() % unsigned(width));
+  int s = l ^ m;
+  return cudaemu_shfl_impl(mask, v, s < width ? s : -1, width, __LINE__);
+}
+inline unsigned __ballot_sync(unsigned mask, int pred) {
+  const unsigned long long *s = ::cudaemu::detail::warp_meet(mask, pred != 0, "__ballot_sync", __LINE__);
+  unsigned live = ::cudaemu::detail::lane_live_mask(::cudaemu::detail::g_cur->linear / 32) | (1u << CUDAEMU_LANE());
+  unsigned r = 0;
+  for (unsigned i = 0; i < 32; ++i)
+    if ((mask & live & (1u << i)) && s[i]) r |= 1u << i;
+  return r;
+}
+inline int __any_sync(unsigned mask, int pred) { return __ballot_sync(mask, pred) != 0; }
+inline int __all_sync(unsigned mask, int pred) {
+  unsigned live = ::cudaemu::detail::lane_live_mask(::cudaemu::detail::g_cur->linear / 32) | (1u << CUDAEMU_LANE());
+  return __ballot_sync(mask, pred) == (mask & live);
+}
+template <class T> inline T __reduce_add_sync(unsigned mask, T v) {
+  const unsigned long long *s = ::cudaemu::detail::warp_meet(mask, ::cudaemu::detail::to_bits(v), "__reduce_add_sync", __LINE__);
+  unsigned live = ::cudaemu::detail::lane_live_mask(::cudaemu::detail::g_cur->linear / 32) | (1u << CUDAEMU_LANE());
+  T r = 0;
+  for (unsigned i = 0; i < 32; ++i)
+    if (mask & live & (1u << i)) r += ::cudaemu::detail::from_bits<T>(s[i]);
+  return r;
+}
+#undef CUDAEMU_LANE
+
+// ------------------------------------------------------------------ intrinsics
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(unsigned(x)); }
+inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline unsigned __brev(unsigned x) {
+  unsigned r = 0;
+  for (int i = 0; i < 32; ++i) r |= ((x >> i) & 1u) << (31 - i);
+  return r;
+}
+inline unsigned long long __brevll(unsigned long long x) {
+  unsigned long long r = 0;
+  for (int i = 0; i < 64; ++i) r |= ((x >> i) & 1ull) << (63 - i);
+  return r;
+}
+inline int __mul24(int a, int b) { return (a << 8 >> 8) * (b << 8 >> 8); }
+inline int __mulhi(int a, int b) { return int((long long)a * b >> 32); }
+inline unsigned __umulhi(unsigned a, unsigned b) { return unsigned((unsigned long long)a * b >> 32); }
+inline float __int_as_float(int x) { float f; std::memcpy(&f, &x, 4); return f; }
+inline int __float_as_int(float f) { int x; std::memcpy(&x, &f, 4); return x; }
+inline unsigned __float_as_uint(float f) { unsigned x; std::memcpy(&x, &f, 4); return x; }
+inline float __uint_as_float(unsigned x) { float f; std::memcpy(&f, &x, 4); return f; }
+inline long long __double_as_longlong(double d) { long long x; std::memcpy(&x, &d, 8); return x; }
+inline double __longlong_as_double(long long x) { double d; std::memcpy(&d, &x, 8); return d; }
+inline int __float2int_rn(float f) { return int(std::nearbyint(f)); }
+inline int __float2int_rz(float f) { return int(f); }
+inline float __int2float_rn(int x) { return float(x); }
+inline long long clock64() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+// clock() is the C library's (time.h), which device code may call too.
+[[noreturn]] inline void __trap() { ::cudaemu::detail::fault(::cudaemu::kExitFault, "__trap() called in device code"); }
+
+// ------------------------------------------------------------------ math
+inline float __fdividef(float a, float b) { return a / b; }
+inline float __expf(float x) { return std::exp(x); }
+inline float __logf(float x) { return std::log(x); }
+inline float __sinf(float x) { return std::sin(x); }
+inline float __cosf(float x) { return std::cos(x); }
+inline float __powf(float a, float b) { return std::pow(a, b); }
+inline float __saturatef(float x) { return x < 0.f ? 0.f : (x > 1.f ? 1.f : x); }
+inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
+inline float exp10f(float x) { return std::pow(10.0f, x); }
+inline int min(int a, int b) { return a < b ? a : b; }
+inline int max(int a, int b) { return a > b ? a : b; }
+inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
+inline unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
+inline long long min(long long a, long long b) { return a < b ? a : b; }
+inline long long max(long long a, long long b) { return a > b ? a : b; }
+inline unsigned long long min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+inline unsigned long long max(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+inline float min(float a, float b) { return std::fmin(a, b); }
+inline float max(float a, float b) { return std::fmax(a, b); }
+inline double min(double a, double b) { return std::fmin(a, b); }
+inline double max(double a, double b) { return std::fmax(a, b); }
+inline unsigned min(int a, unsigned b) { return min(unsigned(a), b); }
+inline unsigned min(unsigned a, int b) { return min(a, unsigned(b)); }
+inline unsigned max(int a, unsigned b) { return max(unsigned(a), b); }
+inline unsigned max(unsigned a, int b) { return max(a, unsigned(b)); }
+
+#endif  // CUDAEMU_DEVICE_H

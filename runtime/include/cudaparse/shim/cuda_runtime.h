@@ -1,0 +1,3 @@
+// Parse-only stand-in for <cuda_runtime.h>: everything it provides is declared in cuda_decls.h,
+// which the instrument/ parser includes first.
+#include "../cuda_decls.h"
