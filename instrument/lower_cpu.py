@@ -2,8 +2,10 @@
 
 Adds edits to a plan:
 - `k<<<g, b, shm, s>>>(args)` becomes
-  `::cudaemu::launch("k", __FILE__, __LINE__, g, b, shm, s, [](auto... a) { k(a...); }, args)`:
-  the arguments are evaluated once on the host; every thread gets copies.
+  `::cudaemu::launcher("k", __FILE__, __LINE__, g, b, shm, s, k)(args)`: the
+  arguments are evaluated once on the host and convert to the kernel's
+  parameter types; every thread gets copies. A kernel template whose
+  arguments deduce at the launch is passed as a generic lambda instead.
 - `__shared__ T x[N];` inside a function becomes a reference to storage that
   all threads of the current block share; `extern __shared__ T x[];` becomes a
   pointer to the launch's dynamic shared memory.
@@ -38,17 +40,12 @@ def _lower_launches(prog: Program, plan: EditPlan) -> None:
                                        f"grid and block dimensions")
         cfg += ["0"] * (4 - len(cfg))
         callee = src.text(ls.callee.start, ls.callee.end)
-        opening = src.token_at_or_after(ls.config.end)
-        if opening is None or opening.spelling != "(":
-            raise UnsupportedConstruct(f"{ls.span.where()}: cannot find the argument list of "
-                                       f"the launch of '{ls.kernel}'")
-        head = (f'::cudaemu::launch("{ls.kernel}", __FILE__, __LINE__, ({cfg[0]}), ({cfg[1]}), '
-                f'({cfg[2]}), ({cfg[3]}), [](auto... cudaemu_arg_) {{ {callee}(cudaemu_arg_...); }}')
+        kernel = (f"[](auto... cudaemu_arg_) {{ {callee}(cudaemu_arg_...); }}"
+                  if ls.deduced_template else f"{callee}")
+        head = (f'::cudaemu::launcher("{ls.kernel}", __FILE__, __LINE__, ({cfg[0]}), ({cfg[1]}), '
+                f'({cfg[2]}), ({cfg[3]}), {kernel})')
         head_span = type(ls.span)(ls.span.file, ls.span.start, ls.config.end, ls.span.line, ls.span.col)
         plan.replace(head_span, head, f"cpu launch of {ls.kernel}", allow_macro=True)
-        paren = type(ls.span)(ls.span.file, opening.offset, opening.end, ls.span.line, ls.span.col)
-        plan.replace(paren, ", " if ls.args else "", f"cpu launch arguments of {ls.kernel}",
-                     allow_macro=True)
 
 
 def _lower_shared(prog: Program, plan: EditPlan) -> None:

@@ -105,14 +105,14 @@ class ParsedUnit:
     main: str
     tu: cindex.TranslationUnit
     files: dict[str, SourceFile]
-    user_roots: tuple[str, ...]
+    user_files: frozenset[str]
     macro_expansions: dict[str, list[MacroExpansion]]
     warnings: list[str]
 
     def is_user_file(self, path: str | None) -> bool:
-        if not path:
-            return False
-        return path in self.files or any(path.startswith(r) for r in self.user_roots)
+        """The main file and every header it includes that is not a system header
+        (system: found through -isystem or the compiler's own directories)."""
+        return path in self.user_files
 
     def source(self, path: str) -> SourceFile:
         if path not in self.files:
@@ -127,11 +127,15 @@ class ParsedUnit:
         return Span(f.name, ext.start.offset, ext.end.offset, ext.start.line, ext.start.column)
 
     def macro_at(self, span: Span) -> MacroExpansion | None:
-        """The macro expansion that a span touches, if any."""
+        """The macro expansion an edit of `span` would cut into: one that produced
+        the span (the span lies within the macro's invocation) or one that a
+        boundary of the span falls strictly inside. A macro wholly inside the
+        span (a constant N in a[i % N]) is harmless."""
         for m in self.macro_expansions.get(span.file, ()):
-            if m.span.start < span.end and span.start < m.span.end:
+            ms, me = m.span.start, m.span.end
+            if ms <= span.start and span.end <= me:
                 return m
-            if m.span.start == span.start == span.end:
+            if ms < span.start < me or ms < span.end < me:
                 return m
         return None
 
@@ -159,13 +163,12 @@ def _index() -> cindex.Index:
     return cindex.Index.create()
 
 
-def parse_file(path: str | Path, include_dirs=(), defines=(), user_roots=()) -> ParsedUnit:
+def parse_file(path: str | Path, include_dirs=(), defines=()) -> ParsedUnit:
     """Parse one .cu file; raise ParseError naming file:line:col on any error."""
     p = Path(path)
     if not p.is_file():
         raise ParseError(f"{path}: no such file")
     main = str(p.resolve())
-    roots = tuple(str(Path(r).resolve()) + "/" for r in (user_roots or (p.resolve().parent,)))
     opts = (cindex.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
             | cindex.TranslationUnit.PARSE_INCOMPLETE)
     try:
@@ -178,13 +181,18 @@ def parse_file(path: str | Path, include_dirs=(), defines=(), user_roots=()) -> 
         loc = d.location
         where = f"{loc.file.name if loc.file else path}:{loc.line}:{loc.column}"
         more = f" (and {len(errors) - 1} more errors)" if len(errors) > 1 else ""
-        raise ParseError(f"{where}: error: {d.spelling}{more}",
-                         hint="fix the source so that it compiles with nvcc, or pass -I/-D options it needs")
+        raise ParseError(f"{where}: error: {d.spelling}{more} (fix the source, or pass the -I/-D "
+                         f"options it needs)")
+    user = {main}
+    for inc in tu.get_includes():
+        f = inc.include
+        if not cindex.SourceLocation.from_offset(tu, f, 0).is_in_system_header:
+            user.add(f.name)
     warnings = [f"{d.location.file.name}:{d.location.line}:{d.location.column}: {d.spelling}"
                 for d in tu.diagnostics
                 if d.severity == cindex.Diagnostic.Warning and d.location.file
-                and any(d.location.file.name.startswith(r) for r in roots)]
-    unit = ParsedUnit(main=main, tu=tu, files={}, user_roots=roots, macro_expansions={},
+                and d.location.file.name in user]
+    unit = ParsedUnit(main=main, tu=tu, files={}, user_files=frozenset(user), macro_expansions={},
                       warnings=warnings)
     unit.files[main] = _load_file(tu, main)
     for c in tu.cursor.get_children():

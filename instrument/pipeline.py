@@ -39,7 +39,7 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
     outputs: dict[str, bytes] = {}
     warnings: list[str] = []
     for src in sources:
-        unit: ParsedUnit = parse_file(src, include_dirs=incs, defines=defines, user_roots=roots)
+        unit: ParsedUnit = parse_file(src, include_dirs=incs, defines=defines)
         prog = query(unit)
         plan = EditPlan(unit)
         for planner in planners:
@@ -48,13 +48,11 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
             lower_for_cpu(prog, plan)
         warnings += unit.warnings + plan.warnings
         programs.append(prog)
-        touched = {str(src)} | {inc.include.name for inc in unit.tu.get_includes()
-                                if unit.is_user_file(inc.include.name)}
+        touched = set(unit.user_files)
         for path in sorted(touched):
             edits = [e for e in plan.edits if e.file == path]
             data = unit.source(path).data if path in unit.files else Path(path).read_bytes()
-            new = apply(data, edits, path, plan.preludes.get(path)) if (edits or path in plan.preludes) \
-                else data
+            new = apply(data, edits, path, plan.preludes.get(path), mark_origin=True)
             if path in outputs and outputs[path] != new:
                 # a header included by several sources must get the same edits from each
                 if not edits:
@@ -63,7 +61,10 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
     root = Path(os.path.commonpath([str(Path(p).parent) for p in outputs] + [str(r) for r in roots]))
     written = write_tree(out_dir, outputs, root)
     new_sources = [written[str(s)] for s in sources]
-    mapped_incs = [Path(out_dir) / d.relative_to(root) for d in incs] + incs
+    # mirrored include dirs first; then the originals and the sources' own
+    # directories, so that relative includes of unmirrored files still resolve
+    mapped_incs = [Path(out_dir) / d.relative_to(root) for d in incs] + incs + \
+        [s.parent for s in sources]
     return new_sources, mapped_incs, programs, warnings
 
 

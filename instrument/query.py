@@ -54,6 +54,7 @@ class LaunchSite:
     config_args: tuple[Span, ...]
     args: tuple[Span, ...]
     function: str         # enclosing function
+    deduced_template: bool = False   # a kernel template whose arguments are deduced at the launch
 
 
 @dataclass(frozen=True)
@@ -325,7 +326,11 @@ class _Walker:
             cargs = tuple(a for a in cargs if a.start > csp.start)
             args = tuple(s for s in (self.u.span_of(a) for a in kids[2:]) if s is not None)
             callee = self.u.span_of(kids[0])
-            self.p.launches.append(LaunchSite(name, sp, callee, csp, cargs, args, self.fn))
+            ref = kids[0].referenced
+            is_spec = ref is not None and ref.get_num_template_arguments() > 0
+            explicit = callee is not None and "<" in self._src(callee).text(callee.start, callee.end)
+            self.p.launches.append(LaunchSite(name, sp, callee, csp, cargs, args, self.fn,
+                                               is_spec and not explicit))
             self.p.calls.setdefault(self.fn, set()).add(name)
             return
         self.p.calls.setdefault(self.fn, set()).add(name)

@@ -73,8 +73,11 @@ class EditPlan:
 
 
 def apply(data: bytes, edits: list[Edit], path: str, prelude: list[str] | None = None,
-          line_directives: bool = True) -> bytes:
-    """Return `data` with `edits` applied; refuse overlaps; keep line mapping."""
+          line_directives: bool = True, mark_origin: bool = False) -> bytes:
+    """Return `data` with `edits` applied; refuse overlaps; keep line mapping.
+
+    mark_origin=True starts the result with `#line 1 "path"` even without a
+    prelude, for a copy that is compiled from another directory."""
     # Insertions sort before a replacement starting at the same offset; an
     # insertion strictly inside a replaced range is a conflict.
     ordered = sorted(edits, key=lambda e: (e.start, 0 if e.is_insertion else 1, e.order, e.end))
@@ -92,13 +95,12 @@ def apply(data: bytes, edits: list[Edit], path: str, prelude: list[str] | None =
             raise RewriteConflict(f"{path}: edit outside the file: {e.origin}")
     out = bytearray()
     quoted = path.replace("\\", "\\\\").replace('"', '\\"')
-    if prelude:
-        for p in prelude:
-            out += p.encode()
-            if not p.endswith("\n"):
-                out += b"\n"
-        if line_directives:
-            out += f'#line 1 "{quoted}"\n'.encode()
+    for p in prelude or ():
+        out += p.encode()
+        if not p.endswith("\n"):
+            out += b"\n"
+    if line_directives and (prelude or mark_origin):
+        out += f'#line 1 "{quoted}"\n'.encode()
     pos = 0
     line = 1
     for e in ordered:

@@ -181,6 +181,7 @@ struct Warp {
   const char *file = "";
   int line = 0;
   unsigned long long slots[2][32];
+  unsigned part[2] = {0, 0};  // lanes that took part in the collective of each parity
 };
 
 struct Block {
@@ -251,21 +252,26 @@ inline const Config &config() {
   std::_Exit(code);
 }
 
+// One line per run of consecutive threads in the same state at the same site.
 inline void describe_waiters(char *buf, size_t n) {
   size_t used = 0;
-  int shown = 0;
-  for (auto &f : g_fibers) {
-    if (used + 160 > n || shown >= 8) break;
-    const char *st = f.state == kAtBarrier ? "waits at __syncthreads" :
-                     f.state == kAtWarp ? "waits at a warp collective" :
-                     f.state == kDone ? "exited" : "is runnable";
-    if (f.state == kRunnable) continue;
-    if (f.state == kDone && shown > 3) continue;
-    used += std::snprintf(buf + used, n - used, "\n  thread (%u,%u,%u) %s%s%s:%d", f.tid.x, f.tid.y,
-                          f.tid.z, st, f.state == kDone ? "" : " at ", f.state == kDone ? "" : f.wait_file,
-                          f.state == kDone ? 0 : f.wait_line);
-    if (f.state == kDone) used -= 2;  // drop ":0"
-    ++shown;
+  auto same = [](const Fiber &a, const Fiber &b) {
+    return a.state == b.state && (a.state == kDone ||
+                                  (a.wait_line == b.wait_line && std::strcmp(a.wait_file, b.wait_file) == 0));
+  };
+  for (size_t i = 0; i < g_fibers.size() && used + 200 < n;) {
+    size_t j = i;
+    while (j + 1 < g_fibers.size() && same(g_fibers[i], g_fibers[j + 1])) ++j;
+    const Fiber &f = g_fibers[i], &l = g_fibers[j];
+    const char *st = f.state == kAtBarrier ? "wait at __syncthreads" :
+                     f.state == kAtWarp ? "wait at a warp collective" :
+                     f.state == kDone ? "exited" : "are runnable";
+    int k = std::snprintf(buf + used, n - used, "\n  threads (%u,%u,%u)..(%u,%u,%u) [%zu] %s", f.tid.x, f.tid.y,
+                          f.tid.z, l.tid.x, l.tid.y, l.tid.z, j - i + 1, st);
+    used += size_t(k);
+    if (f.state == kAtBarrier || f.state == kAtWarp)
+      used += size_t(std::snprintf(buf + used, n - used, " at %s:%d", f.wait_file, f.wait_line));
+    i = j + 1;
   }
 }
 
@@ -368,6 +374,7 @@ inline void wait_block_barrier(const char *file, int line, int pred) {
 
 inline void warp_check_release(Warp &w) {
   if (w.need == 0 || (w.arrived & w.need) != w.need) return;
+  w.part[w.gen & 1] = w.arrived;
   w.arrived = 0;
   w.need = 0;
   ++w.gen;
@@ -385,9 +392,10 @@ inline unsigned lane_live_mask(unsigned warp) {
 }
 
 // All lanes of `mask` (that exist and have not exited) meet; returns the
-// collective's slot array, in which each lane stored `value`.
+// collective's slot array, in which each lane stored `value`; *part (when
+// given) receives the lanes that took part.
 inline const unsigned long long *warp_meet(unsigned mask, unsigned long long value, const char *file,
-                                           int line) {
+                                           int line, unsigned *part = nullptr) {
   Fiber *self = g_cur;
   unsigned lane = self->linear % 32;
   Warp &w = g_block->warps[self->linear / 32];
@@ -404,10 +412,11 @@ inline const unsigned long long *warp_meet(unsigned mask, unsigned long long val
   self->wait_line = line;
   if ((w.arrived & w.need) == w.need) {
     warp_check_release(w);
-    return slots;
+  } else {
+    self->state = kAtWarp;
+    switch_away(config().seeded);
   }
-  self->state = kAtWarp;
-  switch_away(config().seeded);
+  if (part) *part = w.part[gen & 1];
   return slots;
 }
 
@@ -531,6 +540,12 @@ inline void maybe_yield() {
   if (c.switch_p > 0 && detail::g_cur && detail::g_rng.uniform() < c.switch_p) detail::switch_away(true);
 }
 
+// The form instrumented code uses: `(*::cudaemu::yield_at(&(a[i])))`.
+template <class T> inline T *yield_at(T *p) {
+  maybe_yield();
+  return p;
+}
+
 template <class T> T &block_shared(const void *key) {
   auto &slots = detail::g_block->shared;
   for (auto &s : slots)
@@ -545,27 +560,54 @@ template <class T> T &block_shared(const void *key) {
 template <class T> T *dynamic_shared() { return static_cast<T *>(detail::g_block->dyn); }
 
 // ------------------------------------------------------------------ launches
-template <class F, class... A>
-void launch(const char *name, const char *file, int line, dim3 grid, dim3 block, size_t shm,
-            cudaStream_t, F f, A... args) {
+// `k<<<g, b, shm, s>>>(args)` is lowered to `::cudaemu::launcher(..., k)(args)`:
+// the call operator takes the kernel's parameter types, so the arguments
+// convert exactly as in a CUDA launch (a literal 0 becomes a null pointer).
+namespace detail {
+inline bool valid_config(dim3 grid, dim3 block, size_t shm) {
   unsigned long long threads = 1ull * block.x * block.y * block.z;
   if (threads == 0 || threads > 1024 || block.z > 64 || grid.x == 0 || grid.y == 0 || grid.z == 0 ||
       grid.y > 65535 || grid.z > 65535) {
-    detail::g_last_error = cudaErrorInvalidConfiguration;
-    return;
+    g_last_error = cudaErrorInvalidConfiguration;
+    return false;
   }
   if (shm > 227 * 1024) {
-    detail::g_last_error = cudaErrorInvalidValue;
-    return;
+    g_last_error = cudaErrorInvalidValue;
+    return false;
   }
-  struct Env { F f; std::tuple<A...> args; } env{f, std::tuple<A...>(args...)};
-  detail::Launch L{name, file, line, grid, block, shm,
-                   [](void *e) {
-                     Env &en = *static_cast<Env *>(e);
-                     std::apply(en.f, en.args);  // copies: each thread gets its own parameters
-                   },
-                   &env};
-  detail::run_grid(L);
+  return true;
+}
+template <class F, class Tuple> void run_kernel(Launch L, F f, Tuple args) {
+  if (!valid_config(L.grid, L.block, L.shm)) return;
+  struct Env { F f; Tuple args; } env{f, args};
+  L.body = [](void *e) {
+    Env &en = *static_cast<Env *>(e);
+    std::apply(en.f, en.args);  // copies: each thread gets its own parameters
+  };
+  L.env = &env;
+  run_grid(L);
+}
+}  // namespace detail
+
+template <class... P> struct Launcher {
+  detail::Launch L;
+  void (*k)(P...);
+  void operator()(P... p) const { detail::run_kernel(L, k, std::tuple<P...>(p...)); }
+};
+template <class F> struct LauncherDeduced {  // template kernels whose arguments deduce
+  detail::Launch L;
+  F f;
+  template <class... A> void operator()(A... a) const { detail::run_kernel(L, f, std::tuple<A...>(a...)); }
+};
+template <class... P>
+Launcher<P...> launcher(const char *name, const char *file, int line, dim3 grid, dim3 block, size_t shm,
+                        cudaStream_t, void (*k)(P...)) {
+  return Launcher<P...>{detail::Launch{name, file, line, grid, block, shm, nullptr, nullptr}, k};
+}
+template <class F, class = std::enable_if_t<!std::is_pointer_v<F> && !std::is_function_v<F>>>
+LauncherDeduced<F> launcher(const char *name, const char *file, int line, dim3 grid, dim3 block, size_t shm,
+                            cudaStream_t, F f) {
+  return LauncherDeduced<F>{detail::Launch{name, file, line, grid, block, shm, nullptr, nullptr}, f};
 }
 
 }  // namespace cudaemu

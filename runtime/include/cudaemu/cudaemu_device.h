@@ -56,51 +56,63 @@ inline unsigned __activemask() {
   // lanes of the warp that have not exited.
   return ::cudaemu::detail::lane_live_mask(::cudaemu::detail::g_cur->linear / 32);
 }
-template <class T> inline T cudaemu_shfl_impl(unsigned mask, T v, int src_lane, int width, int line) {
+// Warp collectives are macros over functions that take the call site, so
+// that deadlock and divergence reports name the user's file and line.
+template <class T> inline T cudaemu_shfl_impl(const char *file, int line, unsigned mask, T v, int src_lane, int width) {
   unsigned lane = CUDAEMU_LANE();
-  const unsigned long long *s = ::cudaemu::detail::warp_meet(mask, ::cudaemu::detail::to_bits(v), "__shfl", line);
+  const unsigned long long *s = ::cudaemu::detail::warp_meet(mask, ::cudaemu::detail::to_bits(v), file, line);
   unsigned base = lane - lane % unsigned(width);
   unsigned src = base + unsigned(src_lane);
   if (src_lane < 0 || src >= base + unsigned(width)) src = lane;
   return ::cudaemu::detail::from_bits<T>(s[src]);
 }
-template <class T> inline T __shfl_sync(unsigned mask, T v, int src, int width = 32) {
-  return cudaemu_shfl_impl(mask, v, ((src % width) + width) % width, width, __LINE__);
+template <class T> inline T cudaemu_shfl(const char *f, int ln, unsigned mask, T v, int src, int width = 32) {
+  return cudaemu_shfl_impl(f, ln, mask, v, ((src % width) + width) % width, width);
 }
-template <class T> inline T __shfl_up_sync(unsigned mask, T v, unsigned d, int width = 32) {
+template <class T> inline T cudaemu_shfl_up(const char *f, int ln, unsigned mask, T v, unsigned d, int width = 32) {
   int l = int(CUDAEMU_LANE() % unsigned(width));
-  return cudaemu_shfl_impl(mask, v, l - int(d) >= 0 ? l - int(d) : -1, width, __LINE__);
+  return cudaemu_shfl_impl(f, ln, mask, v, l - int(d) >= 0 ? l - int(d) : -1, width);
 }
-template <class T> inline T __shfl_down_sync(unsigned mask, T v, unsigned d, int width = 32) {
+template <class T> inline T cudaemu_shfl_down(const char *f, int ln, unsigned mask, T v, unsigned d, int width = 32) {
   int l = int(CUDAEMU_LANE() % unsigned(width));
-  return cudaemu_shfl_impl(mask, v, l + int(d) < width ? l + int(d) : -1, width, __LINE__);
+  return cudaemu_shfl_impl(f, ln, mask, v, l + int(d) < width ? l + int(d) : -1, width);
 }
-template <class T> inline T __shfl_xor_sync(unsigned mask, T v, int m, int width = 32) {
+template <class T> inline T cudaemu_shfl_xor(const char *f, int ln, unsigned mask, T v, int m, int width = 32) {
   int l = int(CUDAEMU_LANE() % unsigned(width));
   int s = l ^ m;
-  return cudaemu_shfl_impl(mask, v, s < width ? s : -1, width, __LINE__);
+  return cudaemu_shfl_impl(f, ln, mask, v, s < width ? s : -1, width);
 }
-inline unsigned __ballot_sync(unsigned mask, int pred) {
-  const unsigned long long *s = ::cudaemu::detail::warp_meet(mask, pred != 0, "__ballot_sync", __LINE__);
-  unsigned live = ::cudaemu::detail::lane_live_mask(::cudaemu::detail::g_cur->linear / 32) | (1u << CUDAEMU_LANE());
+inline unsigned cudaemu_ballot(const char *f, int ln, unsigned mask, int pred) {
+  unsigned part = 0;
+  const unsigned long long *s = ::cudaemu::detail::warp_meet(mask, pred != 0, f, ln, &part);
   unsigned r = 0;
   for (unsigned i = 0; i < 32; ++i)
-    if ((mask & live & (1u << i)) && s[i]) r |= 1u << i;
+    if ((mask & part & (1u << i)) && s[i]) r |= 1u << i;
   return r;
 }
-inline int __any_sync(unsigned mask, int pred) { return __ballot_sync(mask, pred) != 0; }
-inline int __all_sync(unsigned mask, int pred) {
-  unsigned live = ::cudaemu::detail::lane_live_mask(::cudaemu::detail::g_cur->linear / 32) | (1u << CUDAEMU_LANE());
-  return __ballot_sync(mask, pred) == (mask & live);
+inline int cudaemu_all(const char *f, int ln, unsigned mask, int pred) {
+  unsigned part = 0;
+  const unsigned long long *s = ::cudaemu::detail::warp_meet(mask, pred != 0, f, ln, &part);
+  for (unsigned i = 0; i < 32; ++i)
+    if ((mask & part & (1u << i)) && !s[i]) return 0;
+  return 1;
 }
-template <class T> inline T __reduce_add_sync(unsigned mask, T v) {
-  const unsigned long long *s = ::cudaemu::detail::warp_meet(mask, ::cudaemu::detail::to_bits(v), "__reduce_add_sync", __LINE__);
-  unsigned live = ::cudaemu::detail::lane_live_mask(::cudaemu::detail::g_cur->linear / 32) | (1u << CUDAEMU_LANE());
+template <class T> inline T cudaemu_reduce_add(const char *f, int ln, unsigned mask, T v) {
+  unsigned part = 0;
+  const unsigned long long *s = ::cudaemu::detail::warp_meet(mask, ::cudaemu::detail::to_bits(v), f, ln, &part);
   T r = 0;
   for (unsigned i = 0; i < 32; ++i)
-    if (mask & live & (1u << i)) r += ::cudaemu::detail::from_bits<T>(s[i]);
+    if (mask & part & (1u << i)) r += ::cudaemu::detail::from_bits<T>(s[i]);
   return r;
 }
+#define __shfl_sync(...) cudaemu_shfl(__FILE__, __LINE__, __VA_ARGS__)
+#define __shfl_up_sync(...) cudaemu_shfl_up(__FILE__, __LINE__, __VA_ARGS__)
+#define __shfl_down_sync(...) cudaemu_shfl_down(__FILE__, __LINE__, __VA_ARGS__)
+#define __shfl_xor_sync(...) cudaemu_shfl_xor(__FILE__, __LINE__, __VA_ARGS__)
+#define __ballot_sync(...) cudaemu_ballot(__FILE__, __LINE__, __VA_ARGS__)
+#define __any_sync(m, p) (cudaemu_ballot(__FILE__, __LINE__, (m), (p)) != 0)
+#define __all_sync(...) cudaemu_all(__FILE__, __LINE__, __VA_ARGS__)
+#define __reduce_add_sync(...) cudaemu_reduce_add(__FILE__, __LINE__, __VA_ARGS__)
 #undef CUDAEMU_LANE
 
 // ------------------------------------------------------------------ intrinsics

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #pragma clang force_cuda_host_device end
 
 #define __global__ __attribute__((global))
@@ -141,11 +142,6 @@ __device__ int __mul24(int, int);
 __device__ int __mulhi(int, int);
 __device__ unsigned __umulhi(unsigned, unsigned);
 __device__ float __fdividef(float, float);
-__device__ float __expf(float);
-__device__ float __logf(float);
-__device__ float __sinf(float);
-__device__ float __cosf(float);
-__device__ float __powf(float, float);
 __device__ float __saturatef(float);
 __device__ float __int_as_float(int);
 __device__ int __float_as_int(float);
@@ -171,23 +167,9 @@ __host__ __device__ float min(float, float);
 __host__ __device__ float max(float, float);
 __host__ __device__ double min(double, double);
 __host__ __device__ double max(double, double);
-#define CUDAPARSE_MATH1(F) __host__ __device__ float F##f(float); __host__ __device__ double F(double);
-#define CUDAPARSE_MATH2(F) __host__ __device__ float F##f(float, float); __host__ __device__ double F(double, double);
-CUDAPARSE_MATH1(sqrt) CUDAPARSE_MATH1(rsqrt) CUDAPARSE_MATH1(cbrt) CUDAPARSE_MATH1(exp)
-CUDAPARSE_MATH1(exp2) CUDAPARSE_MATH1(log) CUDAPARSE_MATH1(log2) CUDAPARSE_MATH1(log10)
-CUDAPARSE_MATH1(sin) CUDAPARSE_MATH1(cos) CUDAPARSE_MATH1(tan) CUDAPARSE_MATH1(asin)
-CUDAPARSE_MATH1(acos) CUDAPARSE_MATH1(atan) CUDAPARSE_MATH1(sinh) CUDAPARSE_MATH1(cosh)
-CUDAPARSE_MATH1(tanh) CUDAPARSE_MATH1(fabs) CUDAPARSE_MATH1(floor) CUDAPARSE_MATH1(ceil)
-CUDAPARSE_MATH1(round) CUDAPARSE_MATH1(trunc) CUDAPARSE_MATH1(rint) CUDAPARSE_MATH1(erf)
-CUDAPARSE_MATH2(pow) CUDAPARSE_MATH2(fmin) CUDAPARSE_MATH2(fmax) CUDAPARSE_MATH2(fmod)
-CUDAPARSE_MATH2(atan2) CUDAPARSE_MATH2(hypot) CUDAPARSE_MATH2(copysign)
-#undef CUDAPARSE_MATH1
-#undef CUDAPARSE_MATH2
-__host__ __device__ float fmaf(float, float, float);
-__host__ __device__ double fma(double, double, double);
-__host__ __device__ int abs(int);
-__host__ __device__ int isnan(double);
-__host__ __device__ int isinf(double);
+__host__ __device__ float rsqrtf(float);
+__host__ __device__ double rsqrt(double);
+__host__ __device__ float exp10f(float);
 extern "C" __device__ void __trap();
 #define assert(e) ((void)0)
 

@@ -1,0 +1,22 @@
+"""The `cltc` command line: argument parsing only; each command lives in its own module."""
+from __future__ import annotations
+
+import sys
+
+from instrument.cli_app import App
+
+from . import __version__
+
+
+def build_app() -> App:
+    app = App("cltc", "Measure how well a test suite exercises CUDA kernels: coverage, mutation testing, block-schedule amplification.",
+              __version__)
+    return app
+
+
+def main(argv: list[str] | None = None) -> int:
+    return build_app().main(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+"""A small command-line application frame: subcommands registered by the tools.
+
+Each tool's cli.py builds an App, registers the subcommands it implements
+(a parser-setup function and a handler), and calls App.main. Handlers return
+an exit code; UserError becomes a one-line message and exit code 2.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Callable
+
+from .cli_support import run_main, split_program_args
+
+
+class App:
+    def __init__(self, prog: str, description: str, version: str):
+        self.prog = prog
+        self.parser = argparse.ArgumentParser(prog=prog, description=description)
+        self.parser.add_argument("--version", action="version", version=f"%(prog)s {version}")
+        self.sub = self.parser.add_subparsers(dest="command", metavar="COMMAND")
+        self.handlers: dict[str, Callable] = {}
+
+    def command(self, name: str, help: str, setup: Callable[[argparse.ArgumentParser], None],
+                handler: Callable[[argparse.Namespace, list[str]], int]) -> None:
+        p = self.sub.add_parser(name, help=help, description=help)
+        setup(p)
+        self.handlers[name] = handler
+
+    def main(self, argv: list[str] | None = None) -> int:
+        argv = sys.argv[1:] if argv is None else argv
+        tool_argv, prog_args = split_program_args(argv)
+        args = self.parser.parse_args(tool_argv)
+        if args.command is None:
+            self.parser.print_help(sys.stderr)
+            return 2
+        return run_main(self.prog, lambda: self.handlers[args.command](args, prog_args))

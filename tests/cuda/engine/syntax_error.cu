@@ -1,0 +1,4 @@
+__global__ void broken(int *a) {
+  int i = threadIdx.x
+  a[i] = 1;
+}

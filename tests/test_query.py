@@ -1,0 +1,93 @@
+"""The query layer over tests/cuda/engine: exact kinds, spaces and positions."""
+
+
+def acc(prog):
+    return [(a.span.line, a.span.col, a.kind, a.space, a.text) for a in prog.accesses]
+
+
+def test_functions_and_reachability(program):
+    p = program("engine/mixed.cu")
+    kinds = {f.name: f.kind for f in p.functions.values()}
+    assert kinds == {"twice": "device", "dev": "device", "k": "global"}
+    assert p.functions["twice"].is_template
+    assert p.functions["k"].params == ("a", "n", "ps")
+    assert p.device_reachable() == {"k", "dev", "twice"}
+    assert [k.name for k in p.kernels] == ["k"]
+
+
+def test_launch_sites(program):
+    p = program("engine/mixed.cu")
+    src = p.unit.source(p.unit.main)
+    got = [(ls.kernel, src.text(ls.config.start, ls.config.end),
+            [src.text(a.start, a.end) for a in ls.config_args],
+            [src.text(a.start, a.end) for a in ls.args], ls.function) for ls in p.launches]
+    assert got == [
+        ("k", "<<<2, 32>>>", ["2", "32"], ["d", "10", "p"], "main"),
+        ("k", "<<<dim3(2), 32, 0, 0>>>", ["dim3(2)", "32", "0", "0"], ["d", "10", "p"], "main"),
+    ]
+
+
+def test_template_launches_and_header_functions(program):
+    p = program("engine/multi_main.cu")
+    src = p.unit.source(p.unit.main)
+    assert [src.text(ls.callee.start, ls.callee.end) for ls in p.launches] == \
+        ["soa_kernel", "scale<float>", "scale"]
+    assert {"load_x", "store_y", "scale", "soa_kernel"} <= set(p.functions)
+    hdr = [a for a in p.accesses if a.span.file.endswith("multi_util.cuh")]
+    assert [(a.span.line, a.kind, a.text) for a in hdr] == [
+        (4, "read", "s.x[i]"), (5, "write", "s.y[i]"), (9, "write", "out[i]"), (9, "read", "in[i]")]
+
+
+def test_accesses_kinds_and_spaces(program):
+    p = program("engine/mixed.cu")
+    assert acc(p) == [
+        (7, 64, "read", "pointer", "p[i]"),
+        (8, 37, "rmw", "pointer", "p[1]"),
+        (8, 45, "write", "pointer", "q->x"),
+        (8, 55, "rmw", "pointer", "(*q).y"),
+        (15, 16, "read", "pointer", "a[i]"),
+        (15, 28, "write", "shared", "s[threadIdx.x][0]"),
+        (15, 48, "read", "pointer", "a[i]"),
+        (15, 71, "rmw", "pointer", "a[i]"),
+        (15, 79, "read", "shared", "s[0][1]"),
+        (16, 8, "write", "pointer", "a[i]"),
+        (17, 33, "write", "pointer", "*(a + j)"),
+        (17, 44, "read", "global", "g[j]"),
+        (17, 51, "read", "constant", "c[0]"),
+        (20, 24, "write", "pointer", "a[1]"),
+        (21, 19, "read", "pointer", "ps[i].x"),
+        (21, 29, "read", "pointer", "IDX(i)"),
+        (22, 3, "write", "shared", "dyn[i]"),
+    ]
+    # local arrays (loc[0]) and address-of (&a[0] in atomicAdd) are not accesses
+    assert not any(a.base == "loc" for a in p.accesses)
+    assert {a.size for a in p.accesses if a.type == "int"} == {4}
+
+
+def test_shared_atomics_barriers(program):
+    p = program("engine/mixed.cu")
+    assert [(s.name, s.type, s.is_extern, s.function, s.elem_type) for s in p.shared] == [
+        ("s", "int[32][4]", False, "k", "int[4]"), ("dyn", "float[]", True, "k", "float")]
+    assert [(a.name, a.op, a.scope, a.span.line) for a in p.atomics] == [
+        ("atomicAdd", "atomicAdd", "device", 15), ("atomicAdd_block", "atomicAdd", "block", 24)]
+    assert [(b.name, b.scope, b.span.line) for b in p.barriers] == [
+        ("__syncthreads", "block", 15), ("__syncwarp", "warp", 24)]
+    assert [(g.name, g.space) for g in p.globals] == [("g", "device"), ("c", "constant")]
+
+
+def test_branches_and_loops(program):
+    p = program("engine/mixed.cu")
+    src = p.unit.source(p.unit.main)
+
+    def t(s):
+        return None if s is None else src.text(s.start, s.end)
+
+    got = [(b.kind, b.span.line, t(b.cond), [t(x) for x in b.arms]) for b in p.branches]
+    assert got[0][:3] == ("if", 15, "i < n && a[i] > 0")
+    assert got[0][3][1] == "a[i] = 0"
+    assert got[1] == ("&&", 15, None, ["i < n", "a[i] > 0"])
+    assert got[2] == ("if", 18, "i == 3", ["break", None])
+    assert [g[0] for g in got[3:7]] == ["switch", "case", "case", "default"]
+    assert got[7] == ("conditional", 21, "i > 2", ["ps[i].x", "IDX(i)"])
+    assert [(l.kind, l.span.line, t(l.cond)) for l in p.loops] == [
+        ("for", 17, "j < n"), ("while", 18, "i > 0"), ("do", 19, "i < 5")]

@@ -1,0 +1,120 @@
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from instrument.errors import RewriteConflict
+from instrument.parse import Span, parse_file
+from instrument.pipeline import instrument_sources
+from instrument.query import query
+from instrument.rewrite import Edit, EditPlan, apply, apply_plan
+
+from conftest import CUDA, nvcc_or_skip
+from probe_planner import probe_planner
+
+ALL_SOURCES = sorted(p for p in CUDA.rglob("*.cu") if p.name != "syntax_error.cu")
+
+
+def sp(start, end, f="f.cu"):
+    return Span(f, start, end, 1, start + 1)
+
+
+def test_empty_plan_round_trips_every_source_byte_for_byte():
+    for path in ALL_SOURCES:
+        data = path.read_bytes()
+        assert apply(data, [], str(path)) == data, path
+
+
+def test_nested_wraps_compose():
+    src = b"x = a[b[i]];"
+    plan = EditPlan()
+    plan.wrap(sp(4, 11), "R(", ")", "outer")
+    plan.wrap(sp(6, 10), "R(", ")", "inner")
+    plan.wrap(sp(0, 11), "W(", ")", "whole")
+    assert apply(src, plan.edits, "f.cu") == b"W(x = R(a[R(b[i])]));"
+
+
+def test_overlapping_replacements_are_refused():
+    with pytest.raises(RewriteConflict, match="overlapping edits: one and two"):
+        apply(b"abcdef", [Edit("f", 0, 3, "X", "one"), Edit("f", 2, 5, "Y", "two")], "f")
+
+
+def test_insertion_inside_replacement_is_refused():
+    with pytest.raises(RewriteConflict, match="inside a replaced range"):
+        apply(b"abcdef", [Edit("f", 0, 4, "X", "rep"), Edit("f", 2, 2, "Y", "ins")], "f")
+
+
+def test_adjacent_edits_are_fine():
+    out = apply(b"abcdef", [Edit("f", 0, 2, "X", "a"), Edit("f", 2, 4, "Y", "b"),
+                            Edit("f", 4, 4, "!", "c")], "f")
+    assert out == b"XY!ef"
+
+
+def test_edits_in_macro_expansions_are_skipped_with_a_warning():
+    unit = parse_file(CUDA / "engine" / "macros.cu")
+    prog = query(unit)
+    plan = EditPlan(unit)
+    for a in prog.accesses:
+        plan.wrap(a.span, "(", ")", f"access {a.text}")
+    assert len(plan.warnings) == 1
+    assert "macros.cu:5:20: not instrumented: access AT(a, threadIdx.x) lies in an expansion " \
+           "of macro 'AT'" in plan.warnings[0]
+    assert len(plan.edits) == 2 * (len(prog.accesses) - 1)
+
+
+def test_multiline_insertions_keep_line_numbers(tmp_path):
+    src = b"int a;\nint b = __LINE__;\n"
+    out = apply(src, [Edit("f", 7, 7, "// two\n// lines\n", "ins")], "orig.cu", prelude=["// pre"])
+    f = tmp_path / "x.cpp"
+    f.write_bytes(out + b"int c = __LINE__;\nconst char *n = __FILE__;\n")
+    pre = subprocess.run(["g++", "-E", "-P", str(f)], capture_output=True, text=True, check=True)
+    assert "int b = 2;" in pre.stdout
+    assert 'const char *n = "orig.cu"' in pre.stdout
+
+
+def test_replacement_that_swallows_lines_resynchronises(tmp_path):
+    src = b"int a = f(1,\n  2);\nint b = __LINE__;\n"
+    out = apply(src, [Edit("f", 8, 18, "g()", "rep")], "orig.cu")
+    f = tmp_path / "x.cpp"
+    f.write_bytes(out)
+    pre = subprocess.run(["g++", "-E", "-P", str(f)], capture_output=True, text=True, check=True)
+    assert "int b = 3;" in pre.stdout
+
+
+def test_compile_errors_point_at_the_original_line(tmp_path):
+    src = tmp_path / "orig.cu"
+    src.write_text("__global__ void k(int *a) {\n\n  a[0] = 1;\n}\n")
+
+    def planner(prog, plan):   # wraps with a function the compiler has never seen
+        plan.add_prelude(prog.unit.main, "// one\n// two\n")
+        for a in prog.accesses:
+            plan.wrap(a.span, "(*undeclared_probe(&(", ")))", "probe")
+    [new], _, _, _ = instrument_sources([src], tmp_path / "out", [planner])
+    r = subprocess.run(["g++", "-fsyntax-only", "-x", "c++", "-D__global__=", str(new)],
+                       capture_output=True, text=True)
+    assert f"{src}:3:" in r.stderr and "undeclared_probe" in r.stderr, r.stderr
+
+
+def test_user_sources_are_never_modified(tmp_path):
+    before = {p: p.read_bytes() for p in ALL_SOURCES}
+    with pytest.raises(Exception):
+        instrument_sources([CUDA / "engine" / "mixed.cu"], CUDA / "engine", [probe_planner])
+    assert {p: p.read_bytes() for p in ALL_SOURCES} == before
+
+
+@pytest.mark.parametrize("path", ALL_SOURCES, ids=lambda p: str(p.relative_to(CUDA)))
+def test_instrumented_sources_reparse_and_compile_with_nvcc(path, tmp_path):
+    new_srcs, incs, progs, _ = instrument_sources([path], tmp_path / "out", [probe_planner])
+    assert progs[0].accesses or progs[0].barriers or not progs[0].kernels or True
+    reparsed = parse_file(new_srcs[0], include_dirs=incs)   # raises on any error
+    assert not [d for d in reparsed.tu.diagnostics if d.severity >= 3]
+    nvcc = nvcc_or_skip()
+    obj = tmp_path / "x.o"
+    r = subprocess.run([str(nvcc), "-std=c++17", "-c", "-x", "cu", *[f"-I{d}" for d in incs],
+                        str(new_srcs[0]), "-o", str(obj)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    text = new_srcs[0].read_text()
+    n_probes = text.count("*probe(&(")
+    expected = sum(1 for a in progs[0].accesses if a.function in progs[0].device_reachable()
+                   and a.span.file == progs[0].unit.main and progs[0].unit.macro_at(a.span) is None)
+    assert n_probes == expected
