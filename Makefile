@@ -16,10 +16,8 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 demo: $(STAMP)
-	@echo "== plain run of examples/histogram.cu (backend: auto) =="
+	@echo "== examples/histogram.cu, built and run (backend: auto) =="
 	$(BIN)/python -m instrument.run examples/histogram.cu -- 4096
-	@echo "== race check of examples/reduce_race.cu =="
-	-$(BIN)/hirace run examples/reduce_race.cu -- 256
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n $(JOBS) tests

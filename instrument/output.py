@@ -8,6 +8,9 @@ from pathlib import Path
 
 from .errors import UserError
 
+# written into every output directory; only a directory holding it is ever replaced
+MARKER = ".instrumented-output"
+
 
 def common_root(paths) -> Path:
     return Path(os.path.commonpath([str(Path(p).resolve().parent) for p in paths]))
@@ -20,6 +23,9 @@ def write_tree(out_dir: str | Path, files: dict[str, bytes], root: str | Path,
     Returns original path -> written path."""
     out = Path(out_dir).resolve()
     root = Path(root).resolve()
+    if out.exists() and not (out / MARKER).is_file() and any(out.iterdir()):
+        raise UserError(f"refusing to replace {out}: it exists and was not written by this tool",
+                        hint="choose a new or empty output directory")
     protected = {Path(p).resolve() for p in protected} | {Path(p).resolve() for p in files}
     targets = {}
     for src in files:
@@ -32,6 +38,7 @@ def write_tree(out_dir: str | Path, files: dict[str, bytes], root: str | Path,
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
+        (tmp / MARKER).write_text("written by the instrument/ engine; replaced on the next run\n")
         for src, data in files.items():
             d = tmp / targets[src].relative_to(out)
             d.parent.mkdir(parents=True, exist_ok=True)

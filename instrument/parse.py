@@ -184,8 +184,11 @@ def parse_file(path: str | Path, include_dirs=(), defines=()) -> ParsedUnit:
         raise ParseError(f"{where}: error: {d.spelling}{more} (fix the source, or pass the -I/-D "
                          f"options it needs)")
     user = {main}
+    ours = str(include_dir()) + "/"
     for inc in tu.get_includes():
         f = inc.include
+        if f.name.startswith(ours):   # our declarations header comes in by -include
+            continue
         if not cindex.SourceLocation.from_offset(tu, f, 0).is_in_system_header:
             user.add(f.name)
     warnings = [f"{d.location.file.name}:{d.location.line}:{d.location.column}: {d.spelling}"

@@ -58,7 +58,9 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
                 if not edits:
                     continue
             outputs.setdefault(path, new)
-    root = Path(os.path.commonpath([str(Path(p).parent) for p in outputs] + [str(r) for r in roots]))
+    # libclang names included files as found ("dir/../x.h"): compare resolved paths
+    root = Path(os.path.commonpath([str(Path(p).resolve().parent) for p in outputs] +
+                                   [str(r) for r in roots]))
     written = write_tree(out_dir, outputs, root)
     new_sources = [written[str(s)] for s in sources]
     # mirrored include dirs first; then the originals and the sources' own

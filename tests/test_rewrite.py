@@ -1,9 +1,10 @@
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from instrument.errors import RewriteConflict
+from instrument.errors import RewriteConflict, UserError
 from instrument.parse import Span, parse_file
 from instrument.pipeline import instrument_sources
 from instrument.query import query

@@ -226,6 +226,7 @@ inline void *g_sched_sp = nullptr;
 inline Rng g_rng{0};
 inline cudaError_t g_last_error = cudaSuccess;
 inline unsigned long long g_launch_count = 0;
+inline unsigned long long g_switches = 0;  // fiber context switches, for benchmarks
 
 inline const Config &config() {
   if (!g_cfg.loaded) {
@@ -307,6 +308,7 @@ inline void switch_away(bool random_pick) {
   void **save = self ? &self->sp : &g_sched_sp;
   void *to = next ? next->sp : g_sched_sp;
   g_cur = next;
+  ++g_switches;
   cudaemu_switch_ctx(save, to);
 }
 
@@ -532,6 +534,8 @@ inline int syncthreads(const char *file, int line, int pred = 1) {
 inline void syncwarp(const char *file, int line, unsigned mask = 0xffffffffu) {
   detail::warp_meet(mask, 0, file, line);
 }
+
+inline unsigned long long switch_count() { return detail::g_switches; }
 
 // Called by instrumented code at memory accesses: a seeded schedule may
 // switch threads here, so racy programs can show their other outcomes.

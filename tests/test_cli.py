@@ -1,0 +1,79 @@
+"""Command lines: help, exit codes, the plain runner's contract, installation."""
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+from conftest import CUDA, ROOT
+
+
+@pytest.mark.parametrize("module", ["hirace.cli", "cltestcheck.cli", "indigo_bench.cli"])
+def test_help(run_cli, module):
+    r = run_cli(module, "--help")
+    assert r.returncode == 0 and "usage:" in r.stdout
+
+
+def test_plain_runner_passes_output_and_exit_status(run_cli, tmp_path):
+    src = tmp_path / "exit3.cu"
+    src.write_text('#include <cstdio>\n__global__ void k(int *a) { a[threadIdx.x] = 1; }\n'
+                   'int main(int argc, char **argv) { int *d; cudaMalloc(&d, 64);\n'
+                   '  k<<<1, 16>>>(d); printf("args %d %s\\n", argc, argv[1]);\n'
+                   '  fprintf(stderr, "to stderr\\n"); return 3; }\n')
+    r = run_cli("instrument.run", "--backend", "cpu", src, "--", "hello")
+    assert r.returncode == 3
+    assert r.stdout == "args 2 hello\n"
+    assert r.stderr == "to stderr\n"
+
+
+def test_auto_backend_says_what_it_picked(run_cli):
+    r = run_cli("instrument.run", CUDA / "corpus" / "vector_add.cu")
+    assert r.returncode == 0
+    assert r.stderr.startswith("[backend: ")
+
+
+def test_build_failure_is_exit_2_with_the_compiler_message(run_cli, tmp_path):
+    src = tmp_path / "bad.cu"
+    # parses (it is valid C++) but does not link: the function is never defined
+    src.write_text("void never_defined();\nint main() { never_defined(); }\n")
+    r = run_cli("instrument.run", "--backend", "cpu", src)
+    assert r.returncode == 2
+    assert "build failed (cpu backend)" in r.stderr and "never_defined" in r.stderr
+
+
+def test_crash_is_exit_2(run_cli, tmp_path):
+    src = tmp_path / "crash.cu"
+    src.write_text("#include <cstdlib>\nint main() { abort(); }\n")
+    r = run_cli("instrument.run", "--backend", "cpu", src)
+    assert r.returncode == 2 and "crashed with SIGABRT" in r.stderr
+
+
+def test_gpu_backend_unavailable_is_a_clear_error(run_cli):
+    from instrument.toolchain import gpu_usable
+    if gpu_usable():
+        pytest.skip("this machine has a usable GPU, so the gpu backend is available")
+    r = run_cli("instrument.run", "--backend", "gpu", CUDA / "corpus" / "vector_add.cu")
+    assert r.returncode == 2 and "the gpu backend is not usable here" in r.stderr
+
+
+def test_installed_package_finds_its_headers(tmp_path):
+    """pip install . into a fresh venv (reusing this one's packages) gives working commands
+    that find the runtime headers without the source tree."""
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(system_site_packages=True, with_pip=True).create(env_dir)
+    py = env_dir / "bin" / "python"
+    r = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", str(ROOT)],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-2000:]
+    for cmd in ("hirace", "cltc", "indigo-bench"):
+        r = subprocess.run([str(env_dir / "bin" / cmd), "--help"], capture_output=True, text=True,
+                           cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+    code = ("import runtime, instrument; p = runtime.include_dir(); "
+            "print(p); assert (p / 'cudaemu' / 'cudaemu.h').is_file(); "
+            "assert (p / 'cudaparse' / 'cuda_decls.h').is_file(); print(instrument.__file__)")
+    r = subprocess.run([str(py), "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    inc, pkg = r.stdout.split()
+    assert "site-packages" in inc and "site-packages" in pkg and str(ROOT) not in inc
