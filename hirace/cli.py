@@ -5,12 +5,14 @@ import sys
 
 from instrument.cli_app import App
 
-from . import __version__
+from . import __version__, verify_cmd
 
 
 def build_app() -> App:
     app = App("hirace", "Find data races in CUDA programs, on a GPU or on the CPU (cpu backend).",
               __version__)
+    app.command("verify-fsm", "check the access-history state machine against a happens-before "
+                "oracle on every trace of up to K events", verify_cmd.setup, verify_cmd.run)
     return app
 
 

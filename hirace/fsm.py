@@ -1,0 +1,224 @@
+"""The access-history state machine: the one specification.
+
+Per monitored word hirace keeps one shadow record: a state, the id of the last
+accessing thread L, and L's block-barrier and warp-barrier clocks. At every
+access X the runtime computes, as the paper's Algorithm 1 does,
+
+- relation: S (X is L), W (same warp), B (same block, other warp), G (other block);
+- sync: B when X's block clock is ahead of L's, else W when X's warp clock is
+  ahead, else U.  Warp clocks of different warps and block clocks of different
+  blocks are not comparable, so the machine only trusts W for relations S/W and
+  B for relations S/W/B (`effective_sync`);
+
+and looks up new_state = TABLE[access, sync, relation, state]; RACE reports.
+
+Why one record can be exact (derived here, checked by hirace.modelcheck).  The
+history that still matters to a future access X has three levels, all relative
+to L:
+  warp level:  accesses by L's warp in L's current warp epoch (no __syncwarp since);
+  block level: accesses by L's block in L's current block epoch (no __syncthreads since);
+  grid level:  every access in the launch.
+Accesses of two different threads in one warp epoch are unordered, and so are
+accesses of two warps in one block epoch, and of two blocks ever.  In a race-free
+history, a level touched by two or more lanes (warps, blocks) is therefore
+homogeneous: only reads, or only atomics (at grid level: only device-scope
+atomics).  Then any clashing X clashes with an access of *another* thread, which
+is a race, whichever thread X is; and a level touched by L alone clashes with X
+exactly when X is not L.  Once a level is shared, the levels below it no longer
+matter (a clash there is caught above), which keeps the machine small.
+
+Kinds: R read, W write, BA block-scope atomic (atomicAdd_block ...), GA device or
+system-scope atomic. A level's contents are summarised by which X would clash:
+  R   reads only;        A  atomics only (block level and below);
+  AG  device-scope atomics only (grid level);  AB atomics, some block-scope (grid);
+  X   anything else (a write, or reads mixed with atomics): every X clashes.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+ACCESSES = ("R", "W", "BA", "GA")
+SYNCS = ("U", "W", "B")
+RELATIONS = ("S", "W", "B", "G")
+
+# Shadow word layout (8 bytes), the one place widths are set.  The generated
+# header exposes them as constants; nothing else shifts or masks.
+SHADOW_FIELDS = (            # (name, bits), least significant first
+    ("state", 5),
+    ("tid", 10),             # thread index within its block (blockDim <= 1024)
+    ("bid", 31),             # linear block index (grids of up to 2^31 - 1 blocks)
+    ("bclk", 10),            # block-barrier clock, modulo 2^10
+    ("wclk", 8),             # warp-barrier clock, modulo 2^8
+)
+
+
+@dataclass(frozen=True, order=True)
+class State:
+    """An abstract history. kind: INIT, RACE, MB (several blocks), MW (one block,
+    several warps in the block epoch), SW (one block, one warp in the epoch).
+    warp / warp_multi: the warp level (SW only); block / block_multi: block level;
+    grid: grid-level class."""
+
+    kind: str
+    warp: str = ""
+    warp_multi: bool = False
+    block: str = ""
+    grid: str = ""
+
+    @property
+    def name(self) -> str:
+        if self.kind in ("INIT", "RACE"):
+            return self.kind
+        if self.kind == "MB":
+            return f"MB_{self.grid}"
+        if self.kind == "MW":
+            return f"MW_{self.block}_{self.grid}"
+        return f"SW_{'M' if self.warp_multi else '1'}{self.warp}_{self.block}_{self.grid}"
+
+
+INIT = State("INIT")
+RACE = State("RACE")
+
+
+# ---------------------------------------------------------------- level algebra
+def _kinds_class(kinds: frozenset, grid: bool) -> str:
+    if kinds == {"R"}:
+        return "R"
+    if "R" in kinds or "W" in kinds:
+        return "X"
+    if grid:
+        return "AG" if kinds == {"GA"} else "AB"
+    return "A"
+
+
+_CLASS_KINDS = {  # a representative kind set for each class
+    "R": frozenset({"R"}), "A": frozenset({"GA"}), "AG": frozenset({"GA"}),
+    "AB": frozenset({"BA"}), "X": frozenset({"W"}),
+}
+
+
+def join(cls: str, access: str, grid: bool = False) -> str:
+    """The class of a level after `access` joins it."""
+    if cls == "X":
+        return "X"
+    if grid and cls == "AB" and access in ("BA", "GA"):
+        return "AB"
+    return _kinds_class(_CLASS_KINDS[cls] | {access}, grid)
+
+
+def clash_same_block(cls: str, access: str) -> bool:
+    """Would `access` by another thread of the same block conflict with a level
+    of class `cls`, were they unordered?  (Atomics of any scope cover one block.)"""
+    if access == "W" or cls == "X":
+        return True
+    if cls == "R":
+        return access != "R"
+    return access == "R"        # A, AG, AB: atomics only
+
+
+def clash_other_block(cls: str, access: str) -> bool:
+    """Would `access` from another block conflict with a grid level of class cls?"""
+    if cls == "R":
+        return access != "R"
+    if cls == "AG":
+        return access != "GA"
+    return True                 # AB (block-scope atomics cover one block), X
+
+
+def effective_sync(sync: str, relation: str) -> str:
+    """Trust a clock comparison only between threads whose clocks are comparable."""
+    if relation in ("S", "W"):
+        return sync
+    if relation == "B":
+        return "B" if sync == "B" else "U"
+    return "U"
+
+
+# ---------------------------------------------------------------- the transition function
+def step(state: State, access: str, sync: str, relation: str) -> State:
+    """new state after `access`, given its sync status and relation to the last accessor."""
+    if state == RACE:
+        return RACE
+    if state == INIT:
+        return State("SW", access_class(access), False, access_class(access),
+                     _kinds_class(frozenset({access}), True))
+    sync = effective_sync(sync, relation)
+    if state.kind == "MB":
+        return RACE if clash_other_block(state.grid, access) else state
+    grid_new = join(state.grid, access, grid=True)
+    if relation == "G":
+        if clash_other_block(state.grid, access):
+            return RACE
+        return State("MB", grid=grid_new)
+    # same block as the last accessor from here on
+    if sync == "B":
+        a = access_class(access)
+        return State("SW", a, False, a, grid_new)
+    if state.kind == "MW":
+        if clash_same_block(state.block, access):
+            return RACE
+        return State("MW", block=join(state.block, access), grid=grid_new)
+    # SW: one warp (L's) touched the block epoch
+    if relation == "B":
+        if clash_same_block(state.block, access):
+            return RACE
+        return State("MW", block=join(state.block, access), grid=grid_new)
+    a = access_class(access)
+    if sync == "W":               # X's warp epoch is newer: the warp level restarts with X
+        return State("SW", a, False, join(state.block, access), grid_new)
+    if relation == "W" or state.warp_multi:
+        if clash_same_block(state.warp, access):
+            return RACE
+        return State("SW", join(state.warp, access), True, join(state.block, access), grid_new)
+    # relation S, no sync, L alone in its warp epoch: program order
+    return State("SW", join(state.warp, access), False, join(state.block, access), grid_new)
+
+
+def access_class(access: str) -> str:
+    return _kinds_class(frozenset({access}), False)
+
+
+# ---------------------------------------------------------------- enumeration and table
+def reachable_states() -> list[State]:
+    """Every state reachable from INIT, INIT first, RACE last, the rest sorted."""
+    seen = {INIT}
+    todo = [INIT]
+    while todo:
+        s = todo.pop()
+        for a, sy, r in itertools.product(ACCESSES, SYNCS, RELATIONS):
+            n = step(s, a, sy, r)
+            if n not in seen:
+                seen.add(n)
+                todo.append(n)
+    middle = sorted(s for s in seen if s not in (INIT, RACE))
+    return [INIT, *middle, RACE]
+
+
+STATES = reachable_states()
+STATE_INDEX = {s: i for i, s in enumerate(STATES)}
+
+# Table index = bit concatenation (access | sync | relation | state), as in the paper.
+ACCESS_BITS, SYNC_BITS, RELATION_BITS = 2, 2, 2
+STATE_BITS = dict(SHADOW_FIELDS)["state"]
+assert len(STATES) <= 1 << STATE_BITS, "too many states for the shadow word's state field"
+
+
+def table_index(access: int, sync: int, relation: int, state: int) -> int:
+    return (((access << SYNC_BITS | sync) << RELATION_BITS | relation) << STATE_BITS) | state
+
+
+def table() -> list[int]:
+    """The flat lookup table the header uses (unused slots map to RACE... never read)."""
+    size = 1 << (ACCESS_BITS + SYNC_BITS + RELATION_BITS + STATE_BITS)
+    flat = [STATE_INDEX[RACE]] * size
+    for (ai, a), (si, sy), (ri, r), s in itertools.product(
+            enumerate(ACCESSES), enumerate(SYNCS), enumerate(RELATIONS), STATES):
+        flat[table_index(ai, si, ri, STATE_INDEX[s])] = STATE_INDEX[step(s, a, sy, r)]
+    return flat
+
+
+def rows():
+    """(access, sync, relation, state name, new state name) for every input."""
+    for a, sy, r, s in itertools.product(ACCESSES, SYNCS, RELATIONS, STATES):
+        yield a, sy, r, s.name, step(s, a, sy, r).name

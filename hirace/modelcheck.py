@@ -1,0 +1,170 @@
+"""Exhaustive bounded model check of the state machine against the oracle.
+
+Every trace of up to K events over a grid of B blocks x W warps x T lanes is
+enumerated depth first: an event is an access (R, W, BA, GA) by one thread, a
+`__syncthreads` of a block, or a `__syncwarp` of a warp. Threads, warps and
+blocks are interchangeable, so a trace uses them in order of first appearance
+(the next new lane of a warp, the next new warp of a block, the next new block),
+and barriers are only taken by blocks/warps that have accessed the word; every
+other trace is one of these up to renaming or a no-op barrier.
+
+For each trace the Python model of Algorithm 1 (hirace.shadow_model, the same
+table) and the oracle (hirace.oracle) must report their first race at the same
+event. A trace ends at its first race (its extensions report the same event).
+`check_with_header` replays the maximal traces through the CUDA header's own
+update routine compiled for the host.
+"""
+from __future__ import annotations
+
+import array
+import subprocess
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from runtime import include_dir
+
+from .oracle import BAR, KINDS, SYNCWARP, Grid, Oracle
+from .shadow_model import ShadowSim
+
+HARNESS = Path(__file__).resolve().parent / "harness" / "fsm_harness.cpp"
+
+
+@dataclass
+class Result:
+    grid: Grid
+    events: int
+    traces: int = 0             # prefix-closed: every explored sequence of 1..K events
+    maximal: int = 0            # traces of length K, or ending at their first race
+    racy: int = 0               # maximal traces with a race
+    disagreements: Counter = field(default_factory=Counter)
+    examples: dict = field(default_factory=dict)
+    header_traces: int = 0
+    header_disagreements: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.disagreements and not self.header_disagreements
+
+
+def describe(trace, grid: Grid) -> str:
+    out = []
+    for kind, t in trace:
+        b, w, l = grid.block_of(t), (t // grid.lanes) % grid.warps, t % grid.lanes
+        if kind == BAR:
+            out.append(f"__syncthreads(block {b})")
+        elif kind == SYNCWARP:
+            out.append(f"__syncwarp(block {b} warp {w})")
+        else:
+            out.append(f"{kind} by t(b{b},w{w},l{l})")
+    return "; ".join(out)
+
+
+class _Enumerator:
+    def __init__(self, grid: Grid, k: int, keep_traces: bool, table=None):
+        self.g, self.k, self.table = grid, k, table
+        self.res = Result(grid, k)
+        self.keep = keep_traces
+        self.maximal_traces: list[tuple[list, int]] = []
+
+    def choices(self, used: dict):
+        """Events allowed next; `used` maps block -> {warp -> lanes used}."""
+        g = self.g
+        threads = []
+        for b, warps in used.items():
+            for w, lanes in warps.items():
+                threads += [g.tid(b, w, l) for l in range(lanes)]
+                if lanes < g.lanes:
+                    threads.append(g.tid(b, w, lanes))
+            if len(warps) < g.warps:
+                threads.append(g.tid(b, len(warps), 0))
+        if len(used) < g.blocks:
+            threads.append(g.tid(len(used), 0, 0))
+        for t in threads:
+            for kind in KINDS:
+                yield (kind, t)
+        for b, warps in used.items():
+            yield (BAR, g.tid(b, 0, 0))
+            for w in warps:
+                yield (SYNCWARP, g.tid(b, w, 0))
+
+    def use(self, used: dict, t: int) -> dict:
+        g = self.g
+        b, w, l = g.block_of(t), (t // g.lanes) % g.warps, t % g.lanes
+        new = {bb: dict(ws) for bb, ws in used.items()}
+        warps = new.setdefault(b, {})
+        warps[w] = max(warps.get(w, 0), l + 1)
+        return new
+
+    def run(self) -> Result:
+        self._dfs([], {}, Oracle(self.g), ShadowSim(self.g, table=self.table))
+        return self.res
+
+    def _dfs(self, trace, used, oracle, sim) -> None:
+        if len(trace) == self.k:
+            self._leaf(trace, None)
+            return
+        for ev in self.choices(used):
+            o2, s2 = oracle.copy(), sim.copy()
+            o_race, s_race = o2.event(ev), s2.event(ev)
+            t2 = trace + [ev]
+            self.res.traces += 1
+            if o_race or s_race:
+                if o_race != s_race:
+                    cls = "false alarm" if s_race else "missed race"
+                    self.res.disagreements[cls] += 1
+                    self.res.examples.setdefault(cls, describe(t2, self.g))
+                self._leaf(t2, len(t2) - 1 if o_race else None)
+                continue
+            nu = self.use(used, ev[1]) if ev[0] in KINDS else used
+            self._dfs(t2, nu, o2, s2)
+
+    def _leaf(self, trace, race_at) -> None:
+        self.res.maximal += 1
+        self.res.racy += race_at is not None
+        if self.keep:
+            self.maximal_traces.append((trace, -1 if race_at is None else race_at))
+
+
+def check(grid: Grid, k: int, with_header: bool = True, table=None) -> Result:
+    """table: a replacement lookup table (for testing the checker itself)."""
+    en = _Enumerator(grid, k, keep_traces=with_header, table=table)
+    res = en.run()
+    if with_header:
+        check_with_header(res, en.maximal_traces)
+    return res
+
+
+def _encode(ev) -> int:
+    kind, t = ev
+    code = {"R": 0, "W": 1, "BA": 2, "GA": 3, BAR: 4, SYNCWARP: 5}[kind]
+    return code << 16 | t
+
+
+def check_with_header(res: Result, traces) -> None:
+    """Replay every maximal trace through the header's update routine (host build)."""
+    g = res.grid
+    with tempfile.TemporaryDirectory(prefix="hirace-fsm-") as tmp:
+        exe = Path(tmp) / "harness"
+        subprocess.run(["g++", "-O2", "-std=c++17", f"-I{include_dir()}", str(HARNESS), "-o", str(exe)],
+                       check=True, capture_output=True, text=True)
+        data = array.array("i")
+        expect = []
+        for trace, race_at in traces:
+            data.append(len(trace))
+            data.extend(_encode(ev) for ev in trace)
+            expect.append(race_at)
+        inp = Path(tmp) / "traces.bin"
+        inp.write_bytes(data.tobytes())
+        out = subprocess.run([str(exe), str(g.blocks), str(g.warps), str(g.lanes), str(inp)],
+                             check=True, capture_output=True)
+        got = array.array("i")
+        got.frombytes(out.stdout)
+    res.header_traces = len(expect)
+    bad = [i for i, (a, b) in enumerate(zip(expect, got)) if a != b]
+    res.header_disagreements = len(bad) + abs(len(expect) - len(got))
+    if bad:
+        res.examples.setdefault("header differs from oracle",
+                                describe(traces[bad[0]][0], g) + f" (oracle {expect[bad[0]]}, "
+                                f"header {got[bad[0]]})")

@@ -1,0 +1,122 @@
+"""The state machine: generated header, oracle litmus traces, exhaustive agreement."""
+import csv
+import subprocess
+import sys
+
+import pytest
+
+from hirace import fsm, genheader
+from hirace.modelcheck import check
+from hirace.oracle import BAR, SYNCWARP, Grid, first_race
+from hirace.shadow_model import ShadowSim
+
+G = Grid(2, 2, 2)
+t = G.tid          # t(block, warp, lane)
+
+
+def fsm_first_race(trace, grid=G):
+    sim = ShadowSim(grid)
+    for i, ev in enumerate(trace):
+        if sim.event(ev):
+            return i
+    return None
+
+
+LITMUS = {
+    # the paper's three patterns
+    "read-write, no sync": ([("R", t(0, 0, 0)), ("W", t(0, 0, 1))], 1),
+    "race across blocks after __syncthreads": (
+        [("W", t(0, 0, 0)), (BAR, t(0, 0, 0)), (BAR, t(1, 0, 0)), ("R", t(1, 0, 0))], 3),
+    "two readers then the first writes": (
+        [("R", t(0, 0, 0)), ("R", t(0, 0, 1)), ("W", t(0, 0, 0))], 2),
+    "two readers in two warps then the first writes": (
+        [("R", t(0, 0, 0)), ("R", t(0, 1, 0)), ("W", t(0, 0, 0))], 2),
+    # race-free look-alikes
+    "read, __syncthreads, block atomics (HiRace's false alarm)": (
+        [("R", t(0, 0, 0)), (BAR, t(0, 0, 0)), ("BA", t(0, 0, 0)), ("BA", t(0, 0, 1))], None),
+    "write, __syncwarp, read by another lane": (
+        [("W", t(0, 0, 0)), (SYNCWARP, t(0, 0, 0)), ("R", t(0, 0, 1))], None),
+    "write, __syncwarp, read by another warp": (
+        [("W", t(0, 0, 0)), (SYNCWARP, t(0, 0, 0)), ("R", t(0, 1, 0))], 2),
+    "device atomics from two blocks": ([("GA", t(0, 0, 0)), ("GA", t(1, 0, 0))], None),
+    "block atomics from two blocks": ([("BA", t(0, 0, 0)), ("BA", t(1, 0, 0))], 1),
+    "atomic then plain read in one warp": ([("GA", t(0, 0, 0)), ("R", t(0, 0, 1))], 1),
+    "reads from every block": ([("R", t(0, 0, 0)), ("R", t(1, 1, 1)), ("R", t(0, 1, 0))], None),
+    "one thread does everything": ([("W", t(0, 0, 0)), ("R", t(0, 0, 0)), ("GA", t(0, 0, 0)),
+                                    ("BA", t(0, 0, 0))], None),
+}
+
+
+@pytest.mark.parametrize("name", LITMUS)
+def test_litmus_traces_oracle_and_machine(name):
+    trace, expected = LITMUS[name]
+    assert first_race(trace, G) == expected
+    assert fsm_first_race(trace) == expected
+
+
+def test_generated_header_is_current():
+    assert genheader.main(["--check"]) == 0, "run `python -m hirace.genheader`"
+
+
+def test_state_count_fits_the_shadow_word():
+    assert len(fsm.STATES) == 24
+    assert len(fsm.STATES) <= 1 << fsm.STATE_BITS
+    assert sum(bits for _, bits in fsm.SHADOW_FIELDS) == 64
+
+
+def test_race_is_absorbing_and_untrusted_syncs_are_ignored():
+    for s in fsm.STATES:
+        for a in fsm.ACCESSES:
+            assert fsm.step(fsm.RACE, a, "B", "W") == fsm.RACE
+            # other block: no clock comparison is meaningful
+            assert fsm.step(s, a, "U", "G") == fsm.step(s, a, "W", "G") == fsm.step(s, a, "B", "G")
+            # another warp: warp clocks are not comparable
+            assert fsm.step(s, a, "U", "B") == fsm.step(s, a, "W", "B")
+
+
+@pytest.mark.parametrize("grid", [Grid(2, 2, 2), Grid(1, 2, 3), Grid(3, 1, 2)],
+                         ids=lambda g: f"{g.blocks}x{g.warps}x{g.lanes}")
+def test_exhaustive_agreement_small(grid):
+    res = check(grid, 4)
+    assert res.traces > 1000 and res.racy > 0
+    assert not res.disagreements, res.examples
+    assert res.header_traces == res.maximal and res.header_disagreements == 0
+
+
+def test_checker_catches_a_broken_table():
+    broken = fsm.table()
+    # make "another lane writes after one lane read, no sync" forget the race
+    s = fsm.STATE_INDEX[fsm.State("SW", "R", False, "R", "R")]
+    idx = fsm.table_index(fsm.ACCESSES.index("W"), 0, 1, s)
+    assert broken[idx] == fsm.STATE_INDEX[fsm.RACE]
+    broken[idx] = s
+    res = check(G, 3, with_header=False, table=broken)
+    assert res.disagreements["missed race"] > 0
+    assert "W by t(b0,w0,l1)" in res.examples["missed race"]
+
+
+def test_verify_fsm_command_and_export(tmp_path):
+    out = tmp_path / "fsm.csv"
+    r = subprocess.run([sys.executable, "-m", "hirace.cli", "verify-fsm", "--events", "3",
+                        "--export", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "false alarms:       0" in r.stdout and "missed races:       0" in r.stdout
+    rows = list(csv.reader(out.open()))
+    assert rows[0] == ["access", "sync", "relation", "state", "new_state"]
+    assert len(rows) - 1 == 4 * 3 * 4 * len(fsm.STATES)
+    assert {r[0] for r in rows[1:]} == {"R", "W", "BA", "GA"}
+    assert {r[3] for r in rows[1:]} >= {"INIT", "RACE"}
+    assert ["R", "U", "S", "INIT", "SW_1R_R_R"] in rows
+
+
+def test_header_compiles_with_nvcc(tmp_path):
+    from conftest import nvcc_or_skip
+    from runtime import include_dir
+    nvcc = nvcc_or_skip()
+    src = tmp_path / "use.cu"
+    src.write_text('#include "hirace/update.h"\n__global__ void k(unsigned long long *s) {\n'
+                   '  hirace::ThreadCtx c{threadIdx.x, blockIdx.x, 0, 0, 32};\n'
+                   '  if (hirace::update(s, c, hirace::fsm::kWrite)) s[1] = 1;\n}\n')
+    r = subprocess.run([str(nvcc), "-c", "-std=c++17", f"-I{include_dir()}", str(src), "-o",
+                        str(tmp_path / "use.o")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
