@@ -5,12 +5,16 @@ import sys
 
 from instrument.cli_app import App
 
-from . import __version__, verify_cmd
+from . import __version__, run_cmd, verify_cmd
 
 
 def build_app() -> App:
     app = App("hirace", "Find data races in CUDA programs, on a GPU or on the CPU (cpu backend).",
               __version__)
+    app.command("run", "instrument, build and run a CUDA program, and report its data races "
+                "(exit 0: none, 1: races, 2: error)", run_cmd.setup_run, run_cmd.do_run)
+    app.command("instrument", "write instrumented sources to a new directory",
+                run_cmd.setup_instrument, run_cmd.do_instrument)
     app.command("verify-fsm", "check the access-history state machine against a happens-before "
                 "oracle on every trace of up to K events", verify_cmd.setup, verify_cmd.run)
     return app

@@ -11,6 +11,7 @@ by nvcc or the cpu backend, never against the declarations header.
 from __future__ import annotations
 
 import bisect
+import ctypes
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,7 @@ class Span:
     end: int
     line: int
     col: int
+    in_macro_arg: bool = False   # written inside a macro invocation's argument
 
     def where(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
@@ -120,11 +122,29 @@ class ParsedUnit:
         return self.files[path]
 
     def span_of(self, cursor: cindex.Cursor) -> Span | None:
+        """The cursor's source range. An expression written inside a macro's
+        argument (CK(cudaMalloc(&d, n))) gets the range where it is written; one
+        built by the macro body keeps the invocation's range (see macro_at)."""
         ext = cursor.extent
         f = ext.start.file
         if f is None or ext.end.file is None or f.name != ext.end.file.name:
             return None
-        return Span(f.name, ext.start.offset, ext.end.offset, ext.start.line, ext.start.column)
+        span = Span(f.name, ext.start.offset, ext.end.offset, ext.start.line, ext.start.column)
+        fs, fe = _file_location(ext.start), _file_location(ext.end)
+        if fs is None or fe is None or (fs[1] == span.start and fe[1] == span.end):
+            return span
+        if fs[0] != f.name or fe[0] != f.name or fe[1] <= fs[1]:
+            return span
+        if fs[1] == span.start or fe[1] == span.end:
+            return span   # one end comes from the macro body
+        src = self.source(f.name)
+        depth = 0
+        for t in src.tokens_in(fs[1], fe[1]):
+            depth += t.spelling in "([{"
+            depth -= t.spelling in ")]}"
+            if depth == 0 and t.spelling == ",":
+                return span   # spans two macro arguments: not one written expression
+        return Span(f.name, fs[1], fe[1], fs[2], fs[3], True)
 
     def macro_at(self, span: Span) -> MacroExpansion | None:
         """The macro expansion an edit of `span` would cut into: one that produced
@@ -138,6 +158,17 @@ class ParsedUnit:
             if ms < span.start < me or ms < span.end < me:
                 return m
         return None
+
+
+def _file_location(loc: cindex.SourceLocation):
+    """clang_getFileLocation: where a macro argument was written, else the expansion."""
+    f = cindex.c_object_p()
+    line, col, off = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint()
+    cindex.conf.lib.clang_getFileLocation(loc, ctypes.byref(f), ctypes.byref(line), ctypes.byref(col),
+                                          ctypes.byref(off))
+    if not f:
+        return None
+    return cindex.File(f).name, off.value, line.value, col.value
 
 
 def parse_args(include_dirs=(), defines=(), std: str = "c++17") -> list[str]:

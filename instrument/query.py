@@ -99,6 +99,15 @@ class AtomicCall:
 
 
 @dataclass(frozen=True)
+class ApiCall:
+    """A call of a CUDA runtime function (cudaMalloc, cudaFree, ...) in host code."""
+    name: str
+    span: Span
+    args: tuple[Span, ...]
+    function: str
+
+
+@dataclass(frozen=True)
 class Barrier:
     name: str
     scope: str            # 'block' | 'warp'
@@ -136,6 +145,7 @@ class Program:
     barriers: list[Barrier] = field(default_factory=list)
     branches: list[Branch] = field(default_factory=list)
     loops: list[Loop] = field(default_factory=list)
+    api_calls: list[ApiCall] = field(default_factory=list)
     calls: dict[str, set[str]] = field(default_factory=dict)
 
     @property
@@ -234,6 +244,8 @@ class _Walker:
                     self._function(k)
 
     def _global_var(self, c: cindex.Cursor) -> None:
+        if not c.is_definition():
+            return
         kinds = {k.kind for k in c.get_children()}
         sp = self.u.span_of(c)
         if sp is None:
@@ -245,6 +257,8 @@ class _Walker:
             self.p.globals.append(GlobalVar(c.spelling, sp, c.type.spelling, "constant"))
         elif CK.CUDADEVICE_ATTR in kinds:
             self.p.globals.append(GlobalVar(c.spelling, sp, c.type.spelling, "device"))
+        elif "__managed__" in {t.spelling for t in c.get_tokens()}:
+            self.p.globals.append(GlobalVar(c.spelling, sp, c.type.spelling, "managed"))
 
     def _function(self, c: cindex.Cursor) -> None:
         kind = _attr_kind(c) or "host"
@@ -334,6 +348,9 @@ class _Walker:
             self.p.calls.setdefault(self.fn, set()).add(name)
             return
         self.p.calls.setdefault(self.fn, set()).add(name)
+        if not self.device and sp is not None and name.startswith("cuda"):
+            args = tuple(s for s in (self.u.span_of(a) for a in c.get_arguments()) if s is not None)
+            self.p.api_calls.append(ApiCall(name, sp, args, self.fn))
         if not self.device or sp is None:
             return
         if name in BARRIERS:
@@ -531,6 +548,6 @@ def query(unit: ParsedUnit) -> Program:
     w.fn, w.device = "", False
     w.run()
     for lst in (prog.launches, prog.accesses, prog.atomics, prog.barriers, prog.branches,
-                prog.loops, prog.shared):
+                prog.loops, prog.shared, prog.api_calls):
         lst.sort(key=lambda r: (r.span.file, r.span.start, -r.span.end))
     return prog

@@ -35,6 +35,7 @@ class EditPlan:
     edits: list[Edit] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     preludes: dict[str, list[str]] = field(default_factory=dict)
+    _groups: set = field(default_factory=set, repr=False)
 
     def _add_group(self, group: list[Edit], site: Span, allow_macro: bool) -> bool:
         if self.unit is not None and not allow_macro:
@@ -44,6 +45,10 @@ class EditPlan:
                                      f"an expansion of macro '{m.name}' (write it without the macro "
                                      f"to have it checked)")
                 return False
+        key = tuple(group)
+        if key in self._groups:    # a macro argument expanded twice yields the same edits
+            return True
+        self._groups.add(key)
         self.edits.extend(group)
         return True
 

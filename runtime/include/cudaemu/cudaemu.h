@@ -194,6 +194,7 @@ struct Block {
   bool bar_mismatch = false;
   std::vector<SharedSlot> shared;
   void *dyn = nullptr;
+  size_t arena_used = 0;   // bytes of the shared window handed out
   std::vector<Warp> warps;
 };
 
@@ -227,6 +228,11 @@ inline Rng g_rng{0};
 inline cudaError_t g_last_error = cudaSuccess;
 inline unsigned long long g_launch_count = 0;
 inline unsigned long long g_switches = 0;  // fiber context switches, for benchmarks
+// A block's shared memory is one contiguous window, as on a GPU: dynamic shared
+// memory at offset 0, then the static __shared__ variables in first-use order.
+constexpr size_t kSharedWindow = 256 * 1024;
+inline char *g_arena = nullptr;
+inline void (*g_block_start_hook)() = nullptr;  // tools reset per-block state here
 
 inline const Config &config() {
   if (!g_cfg.loaded) {
@@ -290,7 +296,7 @@ inline void describe_waiters(char *buf, size_t n) {
 inline void switch_away(bool random_pick) {
   Fiber *self = g_cur;
   size_t n = g_fibers.size();
-  size_t start = self ? size_t(self - g_fibers.data()) : 0;
+  size_t start = self ? size_t(self - g_fibers.data()) : n - 1;  // from the scheduler: fiber 0 first
   Fiber *next = nullptr;
   if (random_pick) {
     size_t r = g_rng.next() % n;
@@ -467,11 +473,12 @@ inline void run_block(Launch &L, uint3 bid) {
   b.nthreads = L.block.x * L.block.y * L.block.z;
   b.live = b.nthreads;
   b.warps.assign((b.nthreads + 31) / 32, Warp{});
-  if (L.shm) {
-    b.dyn = std::aligned_alloc(64, (L.shm + 63) / 64 * 64);
-    std::memset(b.dyn, 0, L.shm);
-  }
+  if (!g_arena) g_arena = static_cast<char *>(std::aligned_alloc(64, kSharedWindow));
+  b.dyn = g_arena;
+  b.arena_used = (L.shm + 63) / 64 * 64;
+  std::memset(g_arena, 0, b.arena_used);
   g_block = &b;
+  if (g_block_start_hook) g_block_start_hook();
   g_fibers.assign(b.nthreads, Fiber{});
   unsigned i = 0;
   for (unsigned z = 0; z < L.block.z; ++z)
@@ -489,8 +496,6 @@ inline void run_block(Launch &L, uint3 bid) {
   g_cur = nullptr;
   switch_away(config().seeded);  // runs fibers until every one is done or blocked
   if (b.live != 0) barrier_fault(kExitDeadlock, "deadlock (every live thread is blocked)");
-  for (auto &s : b.shared) std::free(s.ptr);
-  std::free(b.dyn);
   g_block = nullptr;
 }
 
@@ -551,15 +556,29 @@ template <class T> inline T *yield_at(T *p) {
 }
 
 template <class T> T &block_shared(const void *key) {
+  using detail::Block;
   auto &slots = detail::g_block->shared;
   for (auto &s : slots)
     if (s.key == key) return *static_cast<T *>(s.ptr);
+  Block &b = *detail::g_block;
   size_t bytes = (sizeof(T) + 63) / 64 * 64;
-  void *p = std::aligned_alloc(64, bytes);
+  if (b.arena_used + bytes > detail::kSharedWindow)
+    detail::fault(kExitFault, "shared memory of one block exceeds the cpu backend's 256 KiB window");
+  void *p = detail::g_arena + b.arena_used;
+  b.arena_used += bytes;
   std::memset(p, 0, bytes);
   slots.push_back({key, p});
   return *static_cast<T *>(p);
 }
+
+// Where p lies in the current block's shared window, like __cvta_generic_to_shared.
+inline bool shared_offset(const void *p, size_t *offset) {
+  const char *c = static_cast<const char *>(p);
+  if (!detail::g_block || c < detail::g_arena || c >= detail::g_arena + detail::kSharedWindow) return false;
+  *offset = size_t(c - detail::g_arena);
+  return true;
+}
+inline size_t linear_thread() { return detail::g_cur->linear; }
 
 template <class T> T *dynamic_shared() { return static_cast<T *>(detail::g_block->dyn); }
 

@@ -39,8 +39,10 @@ HIRACE_HD inline unsigned long long cas(unsigned long long *p, unsigned long lon
 #endif
 }
 
-// Returns true when this access completes a race (the word enters RACE now).
-HIRACE_HD inline bool update(unsigned long long *shadow, const ThreadCtx &c, fsm::Access a) {
+// Returns true when this access completes a race (the word enters RACE now);
+// *prior receives the record it replaced.
+HIRACE_HD inline bool update(unsigned long long *shadow, const ThreadCtx &c, fsm::Access a,
+                             ShadowWord *prior = nullptr) {
   unsigned long long old = *reinterpret_cast<volatile unsigned long long *>(shadow);
   for (;;) {
     ShadowWord s(old);
@@ -52,7 +54,10 @@ HIRACE_HD inline bool update(unsigned long long *shadow, const ThreadCtx &c, fsm
     ShadowWord n = ShadowWord::make(next, c.tid, c.bid, c.bclk, c.wclk);
     if (n.bits == old) return false;  // fast path: the record would not change
     unsigned long long seen = cas(shadow, old, n.bits);
-    if (seen == old) return next == fsm::kRace;
+    if (seen == old) {
+      if (prior) *prior = s;
+      return next == fsm::kRace;
+    }
     old = seen;  // another thread won: recompute against its record
   }
 }

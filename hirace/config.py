@@ -1,0 +1,57 @@
+"""hirace.toml: what to check. Every key is declared here once, with its default."""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+from instrument.errors import UserError
+
+
+@dataclass
+class Config:
+    kernels: list[str] = field(default_factory=list)   # kernels to check; empty: all
+    ignore: list[str] = field(default_factory=list)    # variables never checked
+    max_reports: int = 1024          # distinct race records kept per launch
+    prior_sites: bool = False        # also keep the last accessor's site (4 more bytes a word)
+    granularity: int = 0             # bytes per shadow word; 0: the narrowest access in the program
+
+
+HELP = {
+    "kernels": "list of kernel names to check (default: all)",
+    "ignore": "list of variable names whose accesses are not checked",
+    "max_reports": "distinct races kept per launch; more are counted as dropped (default 1024)",
+    "prior_sites": "record each word's last accessing site too, so reports name both sites (default false)",
+    "granularity": "bytes covered by one shadow word: 1, 2, 4 or 8 (default: narrowest access)",
+}
+
+
+def load(path: str | Path | None) -> Config:
+    cfg = Config()
+    if path is None:
+        return cfg
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text())
+    except FileNotFoundError:
+        raise UserError(f"{p}: no such config file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{p}: not valid TOML: {exc}") from None
+    known = {f.name: f for f in fields(Config)}
+    for key, value in data.items():
+        if key not in known:
+            raise UserError(f"{p}: unknown key '{key}'",
+                            hint="known keys: " + "; ".join(f"{k} ({h})" for k, h in HELP.items()))
+        default = getattr(cfg, key)
+        ok = (isinstance(value, list) and all(isinstance(v, str) for v in value)) if isinstance(default, list) \
+            else isinstance(value, type(default)) and not (isinstance(default, int) and isinstance(value, bool)
+                                                           and not isinstance(default, bool))
+        if not ok:
+            raise UserError(f"{p}: '{key}' must be {type(default).__name__}"
+                            f"{' of strings' if isinstance(default, list) else ''}: {HELP[key]}")
+        setattr(cfg, key, value)
+    if cfg.granularity not in (0, 1, 2, 4, 8):
+        raise UserError(f"{p}: 'granularity' must be 1, 2, 4 or 8")
+    if cfg.max_reports < 1:
+        raise UserError(f"{p}: 'max_reports' must be at least 1")
+    return cfg

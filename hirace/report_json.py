@@ -1,0 +1,28 @@
+"""JSON report: {"races": [...], "summary": {...}} (the contract scripts rely on)."""
+from __future__ import annotations
+
+import dataclasses
+import json
+
+from .results import RunResult
+
+
+def to_dict(res: RunResult) -> dict:
+    races = []
+    for r in res.races:
+        d = dataclasses.asdict(r)
+        d["site"] = {"file": r.site.file, "line": r.site.line, "column": r.site.column, "text": r.site.text}
+        if r.prior_site is not None:
+            d["prior_site"] = {"file": r.prior_site.file, "line": r.prior_site.line,
+                               "column": r.prior_site.column, "text": r.prior_site.text}
+        for k in ("thread", "block", "prior_thread", "prior_block"):
+            d[k] = list(d[k])
+        races.append(d)
+    return {"races": races,
+            "summary": {"races": len(res.races), "launches": res.launches, "dropped": res.dropped,
+                        "backend": res.backend, "granularity_bytes": res.granularity,
+                        "program_exit": res.program_exit, "warnings": res.warnings}}
+
+
+def render(res: RunResult) -> str:
+    return json.dumps(to_dict(res), indent=1) + "\n"

@@ -1,0 +1,50 @@
+"""SARIF 2.1.0, so that code-scanning tools show races inline."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from . import __version__
+from .results import RunResult
+
+RULE = "hirace/data-race"
+
+
+def _location(site, message: str | None = None) -> dict:
+    loc = {"physicalLocation": {
+        "artifactLocation": {"uri": Path(site.file).resolve().as_uri()},
+        "region": {"startLine": site.line, "startColumn": site.column,
+                   "snippet": {"text": site.text}}}}
+    if message:
+        loc["message"] = {"text": message}
+    return loc
+
+
+def render(res: RunResult) -> str:
+    results = []
+    for r in res.races:
+        msg = (f"Data race ({r.kind}) in {r.memory} memory on {r.variable}, kernel '{r.kernel}': "
+               f"{r.access} by thread {r.thread} of block {r.block} conflicts with an access by thread "
+               f"{r.prior_thread} of block {r.prior_block}; {r.scope}.")
+        item = {"ruleId": RULE, "level": "error", "message": {"text": msg},
+                "locations": [_location(r.site)],
+                "properties": {"kind": r.kind, "memory": r.memory, "kernel": r.kernel}}
+        if r.prior_site is not None:
+            item["relatedLocations"] = [dict(_location(r.prior_site, "conflicting access"), id=1)]
+        results.append(item)
+    doc = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "hirace", "version": __version__,
+                "rules": [{"id": RULE, "name": "DataRace",
+                           "shortDescription": {"text": "Data race in a CUDA kernel"},
+                           "fullDescription": {"text": "Two accesses to one memory word by different GPU "
+                                                       "threads, at least one a write, with no barrier or "
+                                                       "atomic scope ordering them."},
+                           "defaultConfiguration": {"level": "error"}}]}},
+            "results": results,
+        }],
+    }
+    return json.dumps(doc, indent=1) + "\n"

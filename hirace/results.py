@@ -1,0 +1,124 @@
+"""The result of a hirace run: races as data, interpreted from the runtime's log.
+Reporters (report_text, report_json, report_sarif) only read these objects."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from instrument.errors import UserError
+
+from . import fsm
+from .planner import Site
+
+ACCESS_NAMES = ("read", "write", "block-scope atomic", "device-scope atomic")
+
+
+@dataclass(frozen=True)
+class SiteRef:
+    file: str
+    line: int
+    column: int
+    text: str
+    kind: str
+
+
+@dataclass
+class Race:
+    kind: str                # read-write, write-write, atomic-plain, atomic-atomic
+    memory: str              # global | shared
+    kernel: str
+    launch: int
+    access: str              # this access: read, write, ...
+    site: SiteRef
+    thread: tuple
+    block: tuple
+    prior_thread: tuple
+    prior_block: tuple
+    prior_site: SiteRef | None
+    scope: str               # what ordering was missing
+    variable: str
+    offset: int              # bytes from the start of the buffer or shared window
+    count: int               # racing word accesses folded into this report
+
+
+@dataclass
+class RunResult:
+    races: list[Race] = field(default_factory=list)
+    dropped: int = 0
+    launches: int = 0
+    program_exit: int = 0
+    granularity: int = 4
+    warnings: list[str] = field(default_factory=list)
+    backend: str = ""
+
+
+def _coords(linear: int, dims) -> tuple:
+    x, y = dims[0], dims[1]
+    return (linear % x, (linear // x) % y, linear // (x * y))
+
+
+def _clash_level(state: fsm.State, same_block: bool, same_warp: bool) -> tuple[str, str]:
+    """(class of the level the access clashed with, scope description)."""
+    if state.kind == "MB" or not same_block:
+        return state.grid, "different blocks (nothing orders blocks within a launch)"
+    if state.kind == "MW" or not same_warp:
+        return state.block, "same block, different warps, no __syncthreads between them"
+    return state.warp, "same warp, no __syncwarp (or __syncthreads) between them"
+
+
+def _race_kind(access: int, cls: str, prior: SiteRef | None) -> str:
+    mine = ("read", "write", "atomic", "atomic")[access]
+    if prior is not None:
+        other = {"read": "read", "write": "write", "rmw": "write", "atomic": "atomic"}[prior.kind]
+    else:
+        other = {"R": "read", "A": "atomic", "AG": "atomic", "AB": "atomic"}.get(cls, "write" if mine != "read" else "write")
+    pair = {mine, other}
+    if pair == {"atomic"}:
+        return "atomic-atomic"
+    if "atomic" in pair:
+        return "atomic-plain"
+    return "write-write" if pair == {"write"} else "read-write"
+
+
+def collect(log_path: Path, sites: list[Site], warp_size: int = 32) -> RunResult:
+    if not log_path.is_file():
+        raise UserError("the program ended without writing hirace's log (it crashed, called _exit, "
+                        "or never returned from main)")
+    buffers, launches, recs = {}, {}, []
+    res = RunResult()
+    for line in log_path.read_text().splitlines():
+        row = json.loads(line)
+        if "buffer" in row and "race" not in row:
+            buffers[row["buffer"]] = row["name"]
+        elif "launch" in row:
+            launches[row["launch"]] = row
+            res.dropped += row["dropped"]
+        elif "race" in row:
+            recs.append(row)
+        elif row.get("end"):
+            res.granularity = row["granularity"]
+    res.launches = len(launches)
+    for r in recs:
+        L = launches[r["race"]]
+        site = sites[r["site"]]
+        ref = SiteRef(site.file, site.line, site.column, site.text, site.kind)
+        prior = None
+        if r["prior_site"] >= 0:
+            p = sites[r["prior_site"]]
+            prior = SiteRef(p.file, p.line, p.column, p.text, p.kind)
+        state = fsm.STATES[r["prior_state"]]
+        same_block = r["bid"] == r["prior_bid"]
+        same_warp = same_block and r["tid"] // warp_size == r["prior_tid"] // warp_size
+        cls, scope = _clash_level(state, same_block, same_warp)
+        memory = "shared" if r["space"] == 1 else "global"
+        variable = site.variable if (memory == "shared" or not buffers.get(r["buffer"])) else buffers[r["buffer"]]
+        res.races.append(Race(
+            kind=_race_kind(r["access"], cls, prior), memory=memory, kernel=L["kernel"], launch=r["race"],
+            access=ACCESS_NAMES[r["access"]], site=ref,
+            thread=_coords(r["tid"], L["block"]), block=_coords(r["bid"], L["grid"]),
+            prior_thread=_coords(r["prior_tid"], L["block"]), prior_block=_coords(r["prior_bid"], L["grid"]),
+            prior_site=prior, scope=scope, variable=variable or site.text, offset=r["offset"],
+            count=r["count"]))
+    res.races.sort(key=lambda x: (x.launch, x.site.file, x.site.line, x.site.column))
+    return res

@@ -1,0 +1,60 @@
+"""hirace's pipeline: instrument -> build -> run -> collect."""
+from __future__ import annotations
+
+import math
+import sys
+import tempfile
+from pathlib import Path
+
+from instrument.backends import BuildRequest, get_backend
+from instrument.backends.cpu import CpuBackend
+from instrument.errors import UserError
+from instrument.pipeline import instrument_sources
+from runtime import include_dir
+
+from .config import Config
+from .planner import HiracePlanner
+from .results import RunResult, collect
+
+
+def instrument(sources, out_dir: Path, config: Config, include_dirs=(), defines=(), lower_cpu=False):
+    planner = HiracePlanner(config)
+    new_sources, incs, progs, warnings = instrument_sources(
+        sources, out_dir, [planner], include_dirs, defines, lower_cpu=lower_cpu)
+    planner.write_sites(Path(out_dir) / "hirace_sites.json")
+    return planner, new_sources, incs, warnings
+
+
+def run(sources, backend_name: str, config: Config, args=(), include_dirs=(), defines=(),
+        timeout: float = 300.0, prior_sites: bool | None = None) -> RunResult:
+    backend = get_backend(backend_name)
+    if prior_sites is not None:
+        config.prior_sites = prior_sites
+    with tempfile.TemporaryDirectory(prefix="hirace-") as tmp:
+        work = Path(tmp)
+        planner, srcs, incs, warnings = instrument(sources, work / "src", config, include_dirs, defines,
+                                                   lower_cpu=getattr(backend, "needs_lowering", False))
+        shift = int(math.log2(planner.granularity()))
+        exe = backend.build(BuildRequest(srcs, work / "prog", incs + [include_dir()],
+                                         list(defines) + [f"HIRACE_GRANULARITY_SHIFT={shift}"]))
+        log = work / "hirace.jsonl"
+        env = {"HIRACE_LOG": str(log), "HIRACE_KERNELS": ",".join(config.kernels),
+               "HIRACE_MAX_REPORTS": str(config.max_reports),
+               "HIRACE_PRIOR_SITES": "1" if config.prior_sites else "0"}
+        sys.stdout.flush()
+        res = backend.run(exe, args, env=env, timeout=timeout, passthrough=True)
+        if res.timed_out:
+            raise UserError(f"the program timed out after {timeout:g}s under hirace",
+                            hint="raise --timeout, or check the program for a hang")
+        fault = CpuBackend.fault_of(res)
+        if fault is not None:
+            raise UserError(f"the cpu backend stopped the program: {fault} (see the cudaemu message above)")
+        if res.returncode < 0:
+            raise UserError(f"the program {res.describe_failure()} under hirace")
+        if res.returncode == 99 and not log.is_file():
+            raise UserError("hirace's runtime failed (see its message above)")
+        out = collect(log, planner.sites)
+        out.program_exit = res.returncode
+        out.warnings = warnings
+        out.backend = backend.name
+        return out

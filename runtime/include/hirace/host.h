@@ -1,0 +1,296 @@
+// hirace host-side runtime: tracks the buffers kernels may touch, prepares each
+// launch (shadow, clocks, race log), collects races after it, and writes them to
+// $HIRACE_LOG as JSON lines when the program exits. Same code on both backends.
+#ifndef HIRACE_HOST_H
+#define HIRACE_HOST_H
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "runtime.h"
+
+#ifndef HIRACE_GRANULARITY_SHIFT
+#define HIRACE_GRANULARITY_SHIFT 2
+#endif
+
+namespace hirace {
+namespace host {
+
+struct Buffer {
+  void *base;
+  size_t size;
+  unsigned long long *shadow;
+  unsigned *sites;
+  std::string name;
+  bool live;
+};
+
+struct Symbol {
+  void *(*address)();
+  size_t size;
+  const char *name;
+  int buffer;  // index into buffers once resolved, else -1
+};
+
+struct LoggedRace {
+  RaceRecord r;
+  unsigned launch;
+};
+
+struct LaunchInfo {
+  std::string kernel;
+  unsigned grid[3], block[3];
+  unsigned dropped;
+};
+
+struct State {
+  bool init = false, prior_sites = false, enabled = true;
+  std::string log_path, kernels;
+  unsigned log_cap = 1024;
+  std::vector<Buffer> buffers;
+  std::vector<Symbol> symbols;
+  std::vector<void (*)(const LaunchState &)> tus;
+  std::vector<LoggedRace> races;
+  std::vector<LaunchInfo> launches;
+  // device-side scratch, reused across launches
+  Range *d_ranges = nullptr;
+  size_t d_ranges_cap = 0;
+  unsigned *d_clocks = nullptr;
+  size_t d_clocks_bytes = 0;
+  unsigned long long *d_shared = nullptr;
+  unsigned *d_shared_sites = nullptr;
+  size_t d_shared_bytes = 0;
+  RaceRecord *d_log = nullptr;
+  unsigned *d_counts = nullptr;  // [0] records, [1] dropped
+  unsigned long long shared_slice_words = 0;
+};
+
+inline State &state() {
+  static State s;
+  return s;
+}
+
+inline void write_log();
+
+inline void init() {
+  State &s = state();
+  if (s.init) return;
+  s.init = true;
+  if (const char *p = std::getenv("HIRACE_LOG")) s.log_path = p;
+  if (const char *p = std::getenv("HIRACE_KERNELS")) s.kernels = std::string(",") + p + ",";
+  if (const char *p = std::getenv("HIRACE_MAX_REPORTS")) s.log_cap = unsigned(std::max(1, std::atoi(p)));
+  if (const char *p = std::getenv("HIRACE_PRIOR_SITES")) s.prior_sites = *p == '1';
+  std::atexit(write_log);
+}
+
+inline void check_cuda(cudaError_t e, const char *what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "hirace: %s failed: %s\n", what, cudaGetErrorString(e));
+    std::fflush(stderr);
+    std::_Exit(99);
+  }
+}
+
+constexpr unsigned kShift = HIRACE_GRANULARITY_SHIFT;
+
+inline size_t shadow_words(size_t bytes) { return (bytes + (1u << kShift) - 1) >> kShift; }
+
+inline int add_buffer(void *base, size_t size, const char *name) {
+  State &s = state();
+  Buffer b{base, size, nullptr, nullptr, name ? name : "?", true};
+  size_t words = shadow_words(size);
+  if (words) {
+    check_cuda(cudaMalloc(reinterpret_cast<void **>(&b.shadow), words * 8), "shadow allocation");
+    check_cuda(cudaMemset(b.shadow, 0, words * 8), "shadow reset");
+    if (s.prior_sites) {
+      check_cuda(cudaMalloc(reinterpret_cast<void **>(&b.sites), words * 4), "site shadow allocation");
+      check_cuda(cudaMemset(b.sites, 0xff, words * 4), "site shadow reset");
+    }
+  }
+  s.buffers.push_back(b);
+  return int(s.buffers.size() - 1);
+}
+
+// `cudaMalloc(&d, n)` becomes `track_alloc(cudaMalloc(&d, n), (void **)(&d), n, "d")`;
+// the pointer is read here, after the allocation has set it.
+inline cudaError_t track_alloc(cudaError_t e, void **where, size_t size, const char *name) {
+  init();
+  if (e == cudaSuccess && where && *where) add_buffer(*where, size, name);
+  return e;
+}
+
+// `cudaFree(p)` becomes `(before_free(p), cudaFree(p))`.
+inline void before_free(const void *p) {
+  for (Buffer &b : state().buffers)
+    if (b.live && b.base == p) {
+      b.live = false;
+      cudaFree(b.shadow);
+      if (b.sites) cudaFree(b.sites);
+      b.shadow = nullptr;
+      b.sites = nullptr;
+    }
+}
+
+struct SymbolRegistrar {
+  SymbolRegistrar(void *(*address)(), size_t size, const char *name) {
+    state().symbols.push_back(Symbol{address, size, name, -1});
+  }
+};
+
+struct TuRegistrar {
+  explicit TuRegistrar(void (*setter)(const LaunchState &)) { state().tus.push_back(setter); }
+};
+
+inline void reset_cpu_shared_shadow() {
+  State &s = state();
+  if (s.d_shared) std::memset(s.d_shared, 0, s.d_shared_bytes);
+  if (s.d_shared_sites) std::memset(s.d_shared_sites, 0xff, s.d_shared_bytes / 2);
+}
+
+template <class T> inline void grow(T **p, size_t *cap_bytes, size_t need_bytes, const char *what) {
+  if (need_bytes <= *cap_bytes) return;
+  if (*p) cudaFree(*p);
+  size_t bytes = std::max(need_bytes, *cap_bytes * 2);
+  check_cuda(cudaMalloc(reinterpret_cast<void **>(p), bytes), what);
+  *cap_bytes = bytes;
+}
+
+inline bool kernel_selected(const char *name) {
+  const std::string &k = state().kernels;
+  return k.empty() || k == ",," || k.find(std::string(",") + name + ",") != std::string::npos;
+}
+
+inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 block, size_t shm) {
+  init();
+  State &s = state();
+  for (Symbol &sym : s.symbols)
+    if (sym.buffer < 0) sym.buffer = add_buffer(sym.address(), sym.size, sym.name);
+  std::vector<Range> ranges;
+  for (size_t i = 0; i < s.buffers.size(); ++i) {
+    const Buffer &b = s.buffers[i];
+    if (b.live && b.shadow) ranges.push_back(Range{(unsigned long long)b.base, b.size, b.shadow, b.sites, unsigned(i)});
+  }
+  std::sort(ranges.begin(), ranges.end(), [](const Range &a, const Range &b) { return a.base < b.base; });
+  size_t cap = s.d_ranges_cap * sizeof(Range);
+  grow(&s.d_ranges, &cap, std::max<size_t>(1, ranges.size()) * sizeof(Range), "range table");
+  s.d_ranges_cap = cap / sizeof(Range);
+  if (!ranges.empty())
+    check_cuda(cudaMemcpy(s.d_ranges, ranges.data(), ranges.size() * sizeof(Range), cudaMemcpyHostToDevice),
+               "range table copy");
+  unsigned long long tpb = 1ull * block.x * block.y * block.z;
+  unsigned long long blocks = 1ull * grid.x * grid.y * grid.z;
+  size_t clock_bytes = size_t(2 * 4 * tpb * blocks);
+  grow(&s.d_clocks, &s.d_clocks_bytes, clock_bytes, "barrier clocks");
+  check_cuda(cudaMemset(s.d_clocks, 0, clock_bytes), "barrier clock reset");
+#if defined(CUDAEMU)
+  (void)kernel;
+  unsigned long long window = ::cudaemu::detail::kSharedWindow;
+  unsigned long long slices = 1;
+  ::cudaemu::detail::g_block_start_hook = &reset_cpu_shared_shadow;
+#else
+  unsigned long long window = shm + 48 * 1024;
+  if (kernel) {
+    cudaFuncAttributes attr;
+    if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess) window = shm + attr.sharedSizeBytes;
+  }
+  unsigned long long slices = blocks;
+#endif
+  s.shared_slice_words = shadow_words(window);
+  size_t shared_bytes = size_t(s.shared_slice_words * slices * 8);
+  size_t old_bytes = s.d_shared_bytes;
+  grow(&s.d_shared, &s.d_shared_bytes, std::max<size_t>(shared_bytes, 8), "shared-memory shadow");
+  if (s.prior_sites) {
+    if (old_bytes != s.d_shared_bytes || !s.d_shared_sites) {
+      if (s.d_shared_sites) cudaFree(s.d_shared_sites);
+      check_cuda(cudaMalloc(reinterpret_cast<void **>(&s.d_shared_sites), s.d_shared_bytes / 2), "site shadow");
+    }
+    check_cuda(cudaMemset(s.d_shared_sites, 0xff, s.d_shared_bytes / 2), "site shadow reset");
+  }
+  check_cuda(cudaMemset(s.d_shared, 0, s.d_shared_bytes), "shared-memory shadow reset");
+  if (!s.d_log) {
+    check_cuda(cudaMalloc(reinterpret_cast<void **>(&s.d_log), s.log_cap * sizeof(RaceRecord)), "race log");
+    check_cuda(cudaMalloc(reinterpret_cast<void **>(&s.d_counts), 2 * sizeof(unsigned)), "race log");
+  }
+  check_cuda(cudaMemset(s.d_counts, 0, 2 * sizeof(unsigned)), "race log reset");
+  LaunchState L{kernel_selected(name) ? 1u : 0u, kShift, s.prior_sites ? 1u : 0u, unsigned(tpb),
+                s.d_ranges, unsigned(ranges.size()), s.d_shared, s.d_shared_sites, s.shared_slice_words,
+                s.d_clocks, s.d_log, s.d_counts, s.d_counts + 1, s.log_cap};
+  for (auto setter : s.tus) setter(L);
+  s.launches.push_back(LaunchInfo{name, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, 0});
+}
+
+inline void after_launch() {
+  State &s = state();
+  check_cuda(cudaDeviceSynchronize(), "kernel (under hirace)");
+  unsigned counts[2];
+  check_cuda(cudaMemcpy(counts, s.d_counts, sizeof counts, cudaMemcpyDeviceToHost), "race log copy");
+  unsigned n = std::min(counts[0], s.log_cap);
+  std::vector<RaceRecord> recs(n);
+  if (n)
+    check_cuda(cudaMemcpy(recs.data(), s.d_log, n * sizeof(RaceRecord), cudaMemcpyDeviceToHost), "race log copy");
+  unsigned launch = unsigned(s.launches.size() - 1);
+  s.launches.back().dropped = counts[1] + (counts[0] > s.log_cap ? 0 : 0);
+  for (const RaceRecord &r : recs) s.races.push_back(LoggedRace{r, launch});
+  LaunchState off{};
+  for (auto setter : s.tus) setter(off);
+}
+
+inline void json_string(FILE *f, const std::string &v) {
+  std::fputc('"', f);
+  for (char c : v) {
+    if (c == '"' || c == '\\') std::fputc('\\', f);
+    if (c >= 0 && c < 0x20) std::fprintf(f, "\\u%04x", c); else std::fputc(c, f);
+  }
+  std::fputc('"', f);
+}
+
+inline void write_log() {
+  State &s = state();
+  if (s.log_path.empty()) return;
+  std::string tmp = s.log_path + ".part";
+  FILE *f = std::fopen(tmp.c_str(), "w");
+  if (!f) return;
+  for (size_t i = 0; i < s.buffers.size(); ++i) {
+    std::fprintf(f, "{\"buffer\": %zu, \"name\": ", i);
+    json_string(f, s.buffers[i].name);
+    std::fprintf(f, ", \"size\": %zu}\n", s.buffers[i].size);
+  }
+  for (size_t i = 0; i < s.launches.size(); ++i) {
+    const LaunchInfo &l = s.launches[i];
+    std::fprintf(f, "{\"launch\": %zu, \"kernel\": ", i);
+    json_string(f, l.kernel);
+    std::fprintf(f, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"dropped\": %u}\n", l.grid[0], l.grid[1],
+                 l.grid[2], l.block[0], l.block[1], l.block[2], l.dropped);
+  }
+  for (const LoggedRace &x : s.races) {
+    const RaceRecord &r = x.r;
+    std::fprintf(f,
+                 "{\"race\": %u, \"site\": %u, \"prior_site\": %d, \"tid\": %u, \"bid\": %u, \"prior_tid\": %u, "
+                 "\"prior_bid\": %u, \"prior_state\": %u, \"access\": %u, \"space\": %u, \"buffer\": %u, "
+                 "\"offset\": %llu, \"count\": %u}\n",
+                 x.launch, r.site, r.prior_site == ~0u ? -1 : int(r.prior_site), r.tid, r.bid, r.prior_tid,
+                 r.prior_bid, r.prior_state, r.access, r.space, r.buffer, r.offset, r.count);
+  }
+  std::fprintf(f, "{\"end\": true, \"granularity\": %u}\n", 1u << kShift);
+  std::fclose(f);
+  std::rename(tmp.c_str(), s.log_path.c_str());
+}
+
+}  // namespace host
+
+// Each translation unit that includes this header registers its own copy of
+// g_launch, so a launch reaches kernels defined in any file.
+namespace {
+inline void hirace_set_this_tu(const LaunchState &s) {
+  host::check_cuda(cudaMemcpyToSymbol(g_launch, &s, sizeof s), "launch state copy");
+}
+static host::TuRegistrar hirace_tu_registrar(&hirace_set_this_tu);
+}  // namespace
+
+}  // namespace hirace
+
+#endif  // HIRACE_HOST_H
