@@ -24,7 +24,8 @@ def render_race(r: Race) -> str:
     ]
     prior = f"by thread {_xyz(r.prior_thread)} of block {_xyz(r.prior_block)}"
     if r.prior_site is not None:
-        lines += [f"  Previous {r.prior_site.kind} at {_where(r.prior_site)} {prior}:",
+        lines += [f"  Previous access {prior}; its last access to this word was the {r.prior_site.kind} "
+                  f"at {_where(r.prior_site)}:",
                   f"      {r.prior_site.text}"]
     else:
         lines.append(f"  Previous conflicting access {prior} (its site is not recorded: "

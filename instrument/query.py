@@ -294,7 +294,8 @@ class _Walker:
                     self.p.shared.append(SharedDecl(c.spelling, sp, t.spelling,
                                                     c.storage_class == cindex.StorageClass.EXTERN,
                                                     self.fn, stmt, elem))
-            elif k in (CK.ARRAY_SUBSCRIPT_EXPR, CK.UNARY_OPERATOR, CK.MEMBER_REF_EXPR):
+            elif k in (CK.ARRAY_SUBSCRIPT_EXPR, CK.UNARY_OPERATOR, CK.MEMBER_REF_EXPR,
+                       CK.DECL_REF_EXPR):
                 self._maybe_access(c, parent, sp)
             if k == CK.IF_STMT:
                 self._if(c, sp)
@@ -363,6 +364,12 @@ class _Walker:
 
     # -- memory accesses -----------------------------------------------------
     def _is_deref(self, c: cindex.Cursor) -> bool:
+        if c.kind == CK.DECL_REF_EXPR:   # a __shared__ or __device__ scalar (or struct) variable
+            ref = c.referenced
+            if ref is None or ref.kind != CK.VAR_DECL or ref.type.get_canonical().kind in (
+                    TK.CONSTANTARRAY, TK.INCOMPLETEARRAY, TK.DEPENDENTSIZEDARRAY):
+                return False
+            return self._space(ref) in ("shared", "global", "constant")
         if c.kind == CK.ARRAY_SUBSCRIPT_EXPR:
             return c.type.get_canonical().kind not in (TK.CONSTANTARRAY, TK.INCOMPLETEARRAY,
                                                        TK.VARIABLEARRAY, TK.DEPENDENTSIZEDARRAY)
@@ -468,6 +475,11 @@ class _Walker:
                 return "read"
             if p.kind == CK.VAR_DECL:
                 return None if p.type.kind in (TK.LVALUEREFERENCE, TK.RVALUEREFERENCE) else "read"
+            if p.kind == CK.CALL_EXPR and p.spelling.startswith("operator"):
+                args = list(p.get_arguments())
+                if args and _strip(args[0]) == child or (args and args[0] == child):
+                    return "write" if p.spelling == "operator=" else "rmw"
+                return "read"
             if p.kind in (CK.CALL_EXPR, CK.MEMBER_REF_EXPR, CK.INIT_LIST_EXPR):
                 return None if p.kind != CK.INIT_LIST_EXPR else "read"
             return "read"

@@ -539,6 +539,11 @@ inline int syncthreads(const char *file, int line, int pred = 1) {
 inline void syncwarp(const char *file, int line, unsigned mask = 0xffffffffu) {
   detail::warp_meet(mask, 0, file, line);
 }
+struct SyncwarpAt {  // `__syncwarp()` and `__syncwarp(mask)` with the call site
+  const char *file;
+  int line;
+  void operator()(unsigned mask = 0xffffffffu) const { syncwarp(file, line, mask); }
+};
 
 inline unsigned long long switch_count() { return detail::g_switches; }
 
@@ -643,7 +648,7 @@ LauncherDeduced<F> launcher(const char *name, const char *file, int line, dim3 g
 #define __syncthreads_count(p) ::cudaemu::syncthreads(__FILE__, __LINE__, (p))
 #define __syncthreads_and(p) (::cudaemu::syncthreads(__FILE__, __LINE__, (p)) == int(::cudaemu::detail::g_block->live))
 #define __syncthreads_or(p) (::cudaemu::syncthreads(__FILE__, __LINE__, (p)) != 0)
-#define __syncwarp(...) ::cudaemu::syncwarp(__FILE__, __LINE__, ##__VA_ARGS__)
+#define __syncwarp(...) ::cudaemu::SyncwarpAt{__FILE__, __LINE__}(__VA_ARGS__)
 
 #include "cudaemu_device.h"
 #include "cudaemu_api.h"

@@ -175,6 +175,11 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
     if (b.live && b.shadow) ranges.push_back(Range{(unsigned long long)b.base, b.size, b.shadow, b.sites, unsigned(i)});
   }
   std::sort(ranges.begin(), ranges.end(), [](const Range &a, const Range &b) { return a.base < b.base; });
+  // a launch boundary orders everything before it: every word starts afresh
+  for (const Range &r : ranges) {
+    check_cuda(cudaMemset(r.shadow, 0, shadow_words(r.size) * 8), "shadow reset");
+    if (r.sites) check_cuda(cudaMemset(r.sites, 0xff, shadow_words(r.size) * 4), "site shadow reset");
+  }
   size_t cap = s.d_ranges_cap * sizeof(Range);
   grow(&s.d_ranges, &cap, std::max<size_t>(1, ranges.size()) * sizeof(Range), "range table");
   s.d_ranges_cap = cap / sizeof(Range);

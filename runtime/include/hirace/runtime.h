@@ -162,24 +162,24 @@ HIRACE_D inline void check(const void *p, unsigned size, unsigned site, fsm::Acc
 
 // Instrumented expressions: `(*::hirace::rd(&(a[i]), 12))`.
 template <class T> HIRACE_D inline T *rd(T *p, unsigned site) {
-  check(p, sizeof(T), site, fsm::kRead);
+  check((const void *)p, sizeof(T), site, fsm::kRead);
   return p;
 }
 template <class T> HIRACE_D inline T *wr(T *p, unsigned site) {
-  check(p, sizeof(T), site, fsm::kWrite);
+  check((const void *)p, sizeof(T), site, fsm::kWrite);
   return p;
 }
 template <class T> HIRACE_D inline T *rmw(T *p, unsigned site) {
-  check(p, sizeof(T), site, fsm::kRead);
-  check(p, sizeof(T), site, fsm::kWrite);
+  check((const void *)p, sizeof(T), site, fsm::kRead);
+  check((const void *)p, sizeof(T), site, fsm::kWrite);
   return p;
 }
 template <class T> HIRACE_D inline T *atomic_block(T *p, unsigned site) {
-  check(p, sizeof(T), site, fsm::kBlockAtomic);
+  check((const void *)p, sizeof(T), site, fsm::kBlockAtomic);
   return p;
 }
 template <class T> HIRACE_D inline T *atomic_device(T *p, unsigned site) {
-  check(p, sizeof(T), site, fsm::kDeviceAtomic);
+  check((const void *)p, sizeof(T), site, fsm::kDeviceAtomic);
   return p;
 }
 

@@ -7,8 +7,8 @@ __global__ void litmus(int *out) {
   __shared__ int s[1];
   int v = 0;
   if (threadIdx.x == 1) v = s[0];
-  if (threadIdx.x == 2) v = s[0];
-  if (threadIdx.x == 1) s[0] = v + 1;
+  if (threadIdx.x == 2) v = s[0];  // RACE
+  if (threadIdx.x == 1) s[0] = v + 1;  // RACE
   out[threadIdx.x] = v;
 }
 int main() {

@@ -4,8 +4,8 @@
 __global__ void litmus(int *out) {
   __shared__ int data[1];
   if (threadIdx.x == 0) data[0] = 0;   // initialised by thread 0 itself: program order
-  if (threadIdx.x == 0) out[0] = data[0];
-  if (threadIdx.x == 1) data[0] = 42;
+  if (threadIdx.x == 0) out[0] = data[0];  // RACE
+  if (threadIdx.x == 1) data[0] = 42;  // RACE
 }
 int main() {
   int *d;

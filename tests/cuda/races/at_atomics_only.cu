@@ -1,0 +1,11 @@
+#include "harness.h"
+__global__ void k(const int *in, int *out, int n) {
+  atomicAdd(&out[0], in[threadIdx.x]);
+  atomicMax(&out[1], in[threadIdx.x]);
+  atomicSub(&out[0], 1);
+}
+int main() {
+  Bufs b = setup();
+  k<<<2, 64>>>(b.in, b.out, b.n);
+  return finish(b);
+}

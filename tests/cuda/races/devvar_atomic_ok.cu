@@ -1,0 +1,10 @@
+#include "harness.h"
+__device__ int total;
+__global__ void k(const int *in, int *out, int n) {
+  atomicAdd(&total, in[threadIdx.x]);
+}
+int main() {
+  Bufs b = setup();
+  k<<<2, 64>>>(b.in, b.out, b.n);
+  return finish(b);
+}

@@ -1,0 +1,10 @@
+#include "harness.h"
+__global__ void k(const int *in, int *out, int n) {
+  int i = blockIdx.x * 64 + threadIdx.x + 1;
+  out[i] = (in[i - 1] + in[i] + in[i + 1]) / 3;
+}
+int main() {
+  Bufs b = setup();
+  k<<<2, 64>>>(b.in, b.out, b.n);
+  return finish(b);
+}
