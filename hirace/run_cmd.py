@@ -10,9 +10,14 @@ from instrument.errors import EXIT_FINDINGS, EXIT_OK
 from instrument.output import atomic_write_text
 
 from . import config as config_mod
-from . import report_json, report_sarif, report_text, runner
 
-FORMATS = {"text": report_text.render, "json": report_json.render, "sarif": report_sarif.render}
+FORMATS = ("json", "sarif", "text")
+
+
+def _renderer(fmt: str):
+    # imported here so that `hirace --help` needs neither libclang nor the reporters
+    from . import report_json, report_sarif, report_text
+    return {"text": report_text.render, "json": report_json.render, "sarif": report_sarif.render}[fmt]
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -24,7 +29,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def setup_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", choices=NAMES, default="auto")
-    p.add_argument("--format", choices=sorted(FORMATS), default="text")
+    p.add_argument("--format", choices=FORMATS, default="text")
     p.add_argument("--output", metavar="FILE", help="write the report here instead of stderr")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds before the run is killed")
     p.add_argument("--prior-sites", action="store_true",
@@ -33,10 +38,11 @@ def setup_run(p: argparse.ArgumentParser) -> None:
 
 
 def do_run(a: argparse.Namespace, prog_args: list[str]) -> int:
+    from . import runner
     cfg = config_mod.load(a.config)
     res = runner.run(a.sources, a.backend, cfg, prog_args, a.include, a.define, a.timeout,
                      prior_sites=True if a.prior_sites else None)
-    text = FORMATS[a.format](res)
+    text = _renderer(a.format)(res)
     if a.output:
         atomic_write_text(a.output, text)
         print(f"hirace: {len(res.races)} race(s); report written to {a.output}", file=sys.stderr)
@@ -53,6 +59,7 @@ def setup_instrument(p: argparse.ArgumentParser) -> None:
 
 
 def do_instrument(a: argparse.Namespace, _extra) -> int:
+    from . import runner
     cfg = config_mod.load(a.config)
     planner, srcs, incs, warnings = runner.instrument(a.sources, a.out, cfg, a.include, a.define,
                                                       lower_cpu=a.cpu)

