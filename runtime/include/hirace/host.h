@@ -67,6 +67,7 @@ struct State {
   RaceRecord *d_log = nullptr;
   unsigned *d_counts = nullptr;  // [0] records, [1] dropped
   unsigned long long shared_slice_words = 0;
+  size_t user_bytes_peak = 0, tool_bytes_peak = 0;  // measured at each launch
 };
 
 inline State &state() {
@@ -221,6 +222,17 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
     check_cuda(cudaMalloc(reinterpret_cast<void **>(&s.d_counts), 2 * sizeof(unsigned)), "race log");
   }
   check_cuda(cudaMemset(s.d_counts, 0, 2 * sizeof(unsigned)), "race log reset");
+  size_t user = 0, tool = s.d_clocks_bytes + s.d_shared_bytes * (s.prior_sites ? 3 : 2) / 2 +
+                             s.d_ranges_cap * sizeof(Range) + s.log_cap * sizeof(RaceRecord);
+  for (const Buffer &b : s.buffers)
+    if (b.live) {
+      user += b.size;
+      tool += shadow_words(b.size) * (s.prior_sites ? 12 : 8);
+    }
+  if (user + tool > s.user_bytes_peak + s.tool_bytes_peak) {
+    s.user_bytes_peak = user;
+    s.tool_bytes_peak = tool;
+  }
   LaunchState L{kernel_selected(name) ? 1u : 0u, kShift, s.prior_sites ? 1u : 0u, unsigned(tpb),
                 s.d_ranges, unsigned(ranges.size()), s.d_shared, s.d_shared_sites, s.shared_slice_words,
                 s.d_clocks, s.d_log, s.d_counts, s.d_counts + 1, s.log_cap};
@@ -280,7 +292,8 @@ inline void write_log() {
                  x.launch, r.site, r.prior_site == ~0u ? -1 : int(r.prior_site), r.tid, r.bid, r.prior_tid,
                  r.prior_bid, r.prior_state, r.access, r.space, r.buffer, r.offset, r.count);
   }
-  std::fprintf(f, "{\"end\": true, \"granularity\": %u}\n", 1u << kShift);
+  std::fprintf(f, "{\"end\": true, \"granularity\": %u, \"user_bytes\": %zu, \"tool_bytes\": %zu}\n",
+               1u << kShift, s.user_bytes_peak, s.tool_bytes_peak);
   std::fclose(f);
   std::rename(tmp.c_str(), s.log_path.c_str());
 }

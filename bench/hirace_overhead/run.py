@@ -1,0 +1,110 @@
+"""bench/hirace_overhead: kernel time plain, under hirace, and under Compute Sanitizer
+racecheck, measured side by side in one run on one GPU, plus hirace's memory overhead.
+
+    python bench/hirace_overhead/run.py [--backend gpu] [--repeat 3] [--out DIR]
+
+Each program times one launch (after a warm-up launch) with CUDA events, so the
+ratios exclude process and context start-up; hirace's own per-launch work
+(shadow reset, race-log copy) is inside the timed region.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))
+
+from hirace import runner  # noqa: E402
+from hirace.config import Config  # noqa: E402
+from instrument.backends import BuildRequest, get_backend  # noqa: E402
+from runtime import include_dir  # noqa: E402
+
+PROGRAMS = {"reduce": 1 << 24, "histogram": 1 << 24, "matmul": 1024, "stencil": 1 << 24, "spmv": 1 << 20}
+
+
+def kernel_ms(text: str) -> float:
+    m = re.search(r"kernel_ms ([0-9.]+)", text)
+    if not m:
+        raise RuntimeError(f"no kernel_ms in output: {text[-500:]}")
+    return float(m.group(1))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--backend", default="gpu")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--scale", type=float, default=1.0, help="multiply problem sizes (cpu: use 1/64)")
+    ap.add_argument("--out", type=Path, default=HERE.parents[0] / "results")
+    a = ap.parse_args()
+    be = get_backend(a.backend)
+    sanitizer = shutil.which("compute-sanitizer") if be.name == "gpu" else None
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        for name, size in PROGRAMS.items():
+            src = HERE / "programs" / f"{name}.cu"
+            n = str(max(16, int(size * a.scale))) if name != "matmul" else str(max(64, int(size * math.sqrt(a.scale)) // 16 * 16))
+            from instrument import pipeline
+            plain = pipeline.build([src], be, tmp / f"{name}-plain").exe
+            planner, srcs, incs, _ = runner.instrument([src], tmp / f"{name}-hr" / "src", Config(),
+                                                       lower_cpu=getattr(be, "needs_lowering", False))
+            shift = int(math.log2(planner.granularity()))
+            inst = be.build(BuildRequest(srcs, tmp / f"{name}-hr" / "prog", incs + [include_dir()],
+                                         [f"HIRACE_GRANULARITY_SHIFT={shift}"]))
+            t_plain, t_hr, t_rc, races, rc_hazards = [], [], [], 0, ""
+            mem = (0, 0)
+            for _ in range(a.repeat):
+                r = be.run(plain, [n], timeout=600)
+                t_plain.append(kernel_ms(r.stdout))
+                log = tmp / f"{name}.jsonl"
+                r = be.run(inst, [n], env={"HIRACE_LOG": str(log)}, timeout=600)
+                assert "PASS" in r.stdout, (name, r.stdout, r.stderr)
+                t_hr.append(kernel_ms(r.stdout))
+                recs = [json.loads(x) for x in log.read_text().splitlines()]
+                races = sum(1 for x in recs if "race" in x)
+                end = recs[-1]
+                mem = (end["user_bytes"], end["tool_bytes"])
+                if sanitizer:
+                    r = subprocess.run([sanitizer, "--tool", "racecheck", str(plain), n], capture_output=True,
+                                       text=True, timeout=1800)
+                    t_rc.append(kernel_ms(r.stdout))
+                    m = re.search(r"RACECHECK SUMMARY: (\d+) hazard", r.stdout + r.stderr)
+                    rc_hazards = m.group(1) if m else "?"
+            row = {"program": name, "size": n, "plain_ms": statistics.median(t_plain),
+                   "hirace_ms": statistics.median(t_hr),
+                   "hirace_slowdown": statistics.median(t_hr) / statistics.median(t_plain),
+                   "hirace_races": races,
+                   "hirace_memory_ratio": (mem[0] + mem[1]) / mem[0] if mem[0] else float("nan")}
+            if t_rc:
+                row.update({"racecheck_ms": statistics.median(t_rc),
+                            "racecheck_slowdown": statistics.median(t_rc) / statistics.median(t_plain),
+                            "racecheck_hazards": rc_hazards,
+                            "hirace_vs_racecheck": statistics.median(t_hr) / statistics.median(t_rc)})
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    a.out.mkdir(parents=True, exist_ok=True)
+    out = a.out / f"hirace_overhead_{be.name}.csv"
+    with out.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=sorted({k for r in rows for k in r}, key=lambda k: list(rows[0]).index(k) if k in rows[0] else 99))
+        w.writeheader()
+        w.writerows(rows)
+    for key in ("hirace_slowdown", "racecheck_slowdown", "hirace_memory_ratio"):
+        vals = [r[key] for r in rows if key in r]
+        if vals:
+            print(f"{key}: median {statistics.median(vals):.2f}x, mean {statistics.mean(vals):.2f}x")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
