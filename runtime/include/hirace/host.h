@@ -198,10 +198,19 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   unsigned long long slices = 1;
   ::cudaemu::detail::g_block_start_hook = &reset_cpu_shared_shadow;
 #else
-  unsigned long long window = shm + 48 * 1024;
+  // shared addresses count from the window's start, which holds the reserved
+  // system area (1 KiB on sm_80 and later) before the kernel's own variables
+  int dev = 0, reserved = 0;
+  cudaGetDevice(&dev);
+  if (cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev) != cudaSuccess) {
+    cudaGetLastError();
+    reserved = 1024;
+  }
+  unsigned long long window = reserved + shm + 48 * 1024;
   if (kernel) {
     cudaFuncAttributes attr;
-    if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess) window = shm + attr.sharedSizeBytes;
+    if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess) window = reserved + shm + attr.sharedSizeBytes;
+    else cudaGetLastError();
   }
   unsigned long long slices = blocks;
 #endif
