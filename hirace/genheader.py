@@ -46,6 +46,10 @@ def render() -> str:
         f"constexpr unsigned kAccessBits = {fsm.ACCESS_BITS}, kSyncBits = {fsm.SYNC_BITS}, "
         f"kRelationBits = {fsm.RELATION_BITS}, kStateBits = {fsm.STATE_BITS};",
         "",
+        "// States whose transitions ignore who the last accessor was (several blocks took",
+        "// part): an access that leaves such a state unchanged need not rewrite the record.",
+        f"constexpr unsigned kAccessorFreeStates = 0x{sum(1 << fsm.STATE_INDEX[st] for st in fsm.STATES if st.kind == 'MB'):x}u;",
+        "",
         "// index = access | sync | relation | state, concatenated (most significant first)",
         "HIRACE_HD constexpr unsigned index(unsigned access, unsigned sync, unsigned relation, unsigned state) {",
         "  return (((access << kSyncBits | sync) << kRelationBits | relation) << kStateBits) | state;",

@@ -17,6 +17,10 @@ constexpr unsigned kInit = 0;
 constexpr unsigned kRace = 23;
 constexpr unsigned kAccessBits = 2, kSyncBits = 2, kRelationBits = 2, kStateBits = 5;
 
+// States whose transitions ignore who the last accessor was (several blocks took
+// part): an access that leaves such a state unchanged need not rewrite the record.
+constexpr unsigned kAccessorFreeStates = 0x6u;
+
 // index = access | sync | relation | state, concatenated (most significant first)
 HIRACE_HD constexpr unsigned index(unsigned access, unsigned sync, unsigned relation, unsigned state) {
   return (((access << kSyncBits | sync) << kRelationBits | relation) << kStateBits) | state;
