@@ -20,6 +20,9 @@ constexpr unsigned kAccessBits = 2, kSyncBits = 2, kRelationBits = 2, kStateBits
 // States whose transitions ignore who the last accessor was (several blocks took
 // part): an access that leaves such a state unchanged need not rewrite the record.
 constexpr unsigned kAccessorFreeStates = 0x6u;
+// States whose transitions only ask whether an access comes from the last accessor's
+// block and whether a __syncthreads intervened (several warps of one block took part).
+constexpr unsigned kBlockOnlyStates = 0xf8u;
 
 // index = access | sync | relation | state, concatenated (most significant first)
 HIRACE_HD constexpr unsigned index(unsigned access, unsigned sync, unsigned relation, unsigned state) {

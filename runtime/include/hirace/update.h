@@ -51,7 +51,11 @@ HIRACE_HD inline bool update(unsigned long long *shadow, const ThreadCtx &c, fsm
     unsigned rel = st == fsm::kInit ? unsigned(fsm::kSameThread) : relation(s, c);
     unsigned syn = st == fsm::kInit ? unsigned(fsm::kUnsynced) : sync_status(s, c);
     unsigned next = fsm::lookup(fsm::index(a, syn, rel, st));
-    if (next == st && ((fsm::kAccessorFreeStates >> st) & 1u)) return false;  // fast path: nothing to record
+    // fast paths: the access changes nothing that later transitions read
+    if (next == st && ((fsm::kAccessorFreeStates >> st) & 1u)) return false;
+    if (next == st && ((fsm::kBlockOnlyStates >> st) & 1u) && rel != fsm::kOtherBlock &&
+        syn != fsm::kBlockSynced)
+      return false;
     ShadowWord n = ShadowWord::make(next, c.tid, c.bid, c.bclk, c.wclk);
     if (n.bits == old) return false;  // fast path: the record would not change
     unsigned long long seen = cas(shadow, old, n.bits);
