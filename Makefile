@@ -16,8 +16,11 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 demo: $(STAMP)
-	@echo "== examples/histogram.cu, built and run (backend: auto) =="
+	@echo "== examples/histogram.cu, built and run unmodified (backend: auto) =="
 	$(BIN)/python -m instrument.run examples/histogram.cu -- 4096
+	@echo "== hirace race check of examples/reduce_race.cu (backend: auto) =="
+	@$(BIN)/hirace run --prior-sites examples/reduce_race.cu -- 1024; \
+	  status=$$?; test $$status -eq 1 && echo "(hirace exit status 1: races found, as expected)"
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n $(JOBS) tests

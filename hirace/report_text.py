@@ -23,7 +23,10 @@ def render_race(r: Race) -> str:
         f"      {r.site.text}",
     ]
     prior = f"by thread {_xyz(r.prior_thread)} of block {_xyz(r.prior_block)}"
-    if r.prior_site is not None:
+    if r.prior_is_other:
+        lines.append("  Previous conflicting access by another thread that shares the word at this scope "
+                     "(several threads accessed it since the last barrier)")
+    elif r.prior_site is not None:
         lines += [f"  Previous access {prior}; its last access to this word was the {r.prior_site.kind} "
                   f"at {_where(r.prior_site)}:",
                   f"      {r.prior_site.text}"]

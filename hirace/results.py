@@ -40,6 +40,7 @@ class Race:
     variable: str
     offset: int              # bytes from the start of the buffer or shared window
     count: int               # racing word accesses folded into this report
+    prior_is_other: bool = False   # the conflicting thread is another one than the recorded accessor
 
 
 @dataclass
@@ -108,6 +109,11 @@ def collect(log_path: Path, sites: list[Site], warp_size: int = 32) -> RunResult
             p = sites[r["prior_site"]]
             prior = SiteRef(p.file, p.line, p.column, p.text, p.kind)
         state = fsm.STATES[r["prior_state"]]
+        self_conflict = (r["tid"], r["bid"]) == (r["prior_tid"], r["prior_bid"])
+        if self_conflict:
+            # the record names this thread; the conflicting access is another thread's,
+            # from a level several threads shared (see docs/fsm.md), so its site is unknown
+            prior = None
         same_block = r["bid"] == r["prior_bid"]
         same_warp = same_block and r["tid"] // warp_size == r["prior_tid"] // warp_size
         cls, scope = _clash_level(state, same_block, same_warp)
@@ -119,6 +125,6 @@ def collect(log_path: Path, sites: list[Site], warp_size: int = 32) -> RunResult
             thread=_coords(r["tid"], L["block"]), block=_coords(r["bid"], L["grid"]),
             prior_thread=_coords(r["prior_tid"], L["block"]), prior_block=_coords(r["prior_bid"], L["grid"]),
             prior_site=prior, scope=scope, variable=variable or site.text, offset=r["offset"],
-            count=r["count"]))
+            count=r["count"], prior_is_other=self_conflict))
     res.races.sort(key=lambda x: (x.launch, x.site.file, x.site.line, x.site.column))
     return res
