@@ -12,6 +12,9 @@ from instrument.errors import UserError
 class Config:
     kernels: list[str] = field(default_factory=list)   # kernels to check; empty: all
     ignore: list[str] = field(default_factory=list)    # variables never checked
+    monitor: list[str] = field(default_factory=list)   # if given, only these variables are checked
+    blocks: list[int] = field(default_factory=list)    # [first, last] linear block ids checked
+    threads: list[int] = field(default_factory=list)   # [first, last] linear thread ids (in a block) checked
     max_reports: int = 1024          # distinct race records kept per launch
     prior_sites: bool = False        # also keep the last accessor's site (4 more bytes a word)
     granularity: int = 0             # bytes per shadow word; 0: the narrowest access in the program
@@ -20,6 +23,9 @@ class Config:
 HELP = {
     "kernels": "list of kernel names to check (default: all)",
     "ignore": "list of variable names whose accesses are not checked",
+    "monitor": "list of variable names: only accesses to these are checked (default: all)",
+    "blocks": "[first, last]: only threads of these linear block ids are checked",
+    "threads": "[first, last]: only these linear thread ids within each block are checked",
     "max_reports": "distinct races kept per launch; more are counted as dropped (default 1024)",
     "prior_sites": "record each word's last accessing site too, so reports name both sites (default false)",
     "granularity": "bytes covered by one shadow word: 1, 2, 4 or 8 (default: narrowest access)",
@@ -43,15 +49,21 @@ def load(path: str | Path | None) -> Config:
             raise UserError(f"{p}: unknown key '{key}'",
                             hint="known keys: " + "; ".join(f"{k} ({h})" for k, h in HELP.items()))
         default = getattr(cfg, key)
-        ok = (isinstance(value, list) and all(isinstance(v, str) for v in value)) if isinstance(default, list) \
+        elem = int if key in ("blocks", "threads") else str
+        ok = (isinstance(value, list) and all(isinstance(v, elem) and not isinstance(v, bool) for v in value)) \
+            if isinstance(default, list) \
             else isinstance(value, type(default)) and not (isinstance(default, int) and isinstance(value, bool)
                                                            and not isinstance(default, bool))
         if not ok:
-            raise UserError(f"{p}: '{key}' must be {type(default).__name__}"
-                            f"{' of strings' if isinstance(default, list) else ''}: {HELP[key]}")
+            kind = f"list of {elem.__name__}s" if isinstance(default, list) else type(default).__name__
+            raise UserError(f"{p}: '{key}' must be a {kind}: {HELP[key]}")
         setattr(cfg, key, value)
     if cfg.granularity not in (0, 1, 2, 4, 8):
         raise UserError(f"{p}: 'granularity' must be 1, 2, 4 or 8")
+    for key in ("blocks", "threads"):
+        rng = getattr(cfg, key)
+        if rng and (len(rng) != 2 or rng[0] < 0 or rng[1] < rng[0]):
+            raise UserError(f"{p}: '{key}' must be [first, last] with 0 <= first <= last")
     if cfg.max_reports < 1:
         raise UserError(f"{p}: 'max_reports' must be at least 1")
     return cfg

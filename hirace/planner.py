@@ -58,9 +58,12 @@ class HiracePlanner:
         src = unit.source
         reach = prog.device_reachable()
         ignore = set(self.config.ignore)
+        monitor = set(self.config.monitor)
         plan.add_prelude(unit.main, '#include "hirace/host.h"')
         for a in prog.accesses:
             if a.function not in reach or a.space in ("constant", "local") or a.base in ignore:
+                continue
+            if monitor and a.base not in monitor:
                 continue
             fn = {"read": "rd", "write": "wr", "rmw": "rmw"}[a.kind]
             sid = self._site(a.span, a.kind, a.text, a.function, a.base, a.space)

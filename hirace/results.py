@@ -95,6 +95,10 @@ def collect(log_path: Path, sites: list[Site], warp_size: int = 32) -> RunResult
         elif "launch" in row:
             launches[row["launch"]] = row
             res.dropped += row["dropped"]
+            if row.get("wrapped"):
+                res.warnings.append(f"kernel '{row['kernel']}' (launch {row['launch']}) passed more barriers "
+                                    f"than the shadow's clocks count; from then on, races between accesses "
+                                    f"with no barrier between them were not reported for that launch")
         elif "race" in row:
             recs.append(row)
         elif row.get("end"):

@@ -40,7 +40,9 @@ def run(sources, backend_name: str, config: Config, args=(), include_dirs=(), de
         log = work / "hirace.jsonl"
         env = {"HIRACE_LOG": str(log), "HIRACE_KERNELS": ",".join(config.kernels),
                "HIRACE_MAX_REPORTS": str(config.max_reports),
-               "HIRACE_PRIOR_SITES": "1" if config.prior_sites else "0"}
+               "HIRACE_PRIOR_SITES": "1" if config.prior_sites else "0",
+               "HIRACE_BLOCKS": f"{config.blocks[0]}:{config.blocks[1]}" if config.blocks else "",
+               "HIRACE_THREADS": f"{config.threads[0]}:{config.threads[1]}" if config.threads else ""}
         sys.stdout.flush()
         res = backend.run(exe, args, env=env, timeout=timeout, passthrough=True)
         if res.timed_out:
@@ -55,6 +57,6 @@ def run(sources, backend_name: str, config: Config, args=(), include_dirs=(), de
             raise UserError("hirace's runtime failed (see its message above)")
         out = collect(log, planner.sites)
         out.program_exit = res.returncode
-        out.warnings = warnings
+        out.warnings = warnings + out.warnings
         out.backend = backend.name
         return out

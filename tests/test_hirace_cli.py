@@ -119,3 +119,24 @@ def test_instrumented_program_compiles_with_nvcc(tmp_path):
         r = subprocess.run([str(nvcc), "-std=c++17", "-c", f"-I{include_dir()}", *[f"-I{d}" for d in incs],
                             str(srcs[0]), "-o", str(tmp_path / f"{src.stem}.o")], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr[-3000:]
+
+
+@pytest.mark.parametrize("toml,status", [
+    ('monitor = ["other"]\n', 0),          # the racy variable is not monitored
+    ('monitor = ["data"]\n', 1),
+    ('threads = [2, 63]\n', 0),           # threads 0 and 1 (the racing pair) are not checked
+    ('blocks = [0, 0]\n', 1),
+    ('threads = [5, 1]\n', 2),            # malformed range
+    ('blocks = ["a", "b"]\n', 2),
+])
+def test_config_subsets(run_cli, tmp_path, toml, status):
+    cfg = tmp_path / "hirace.toml"
+    cfg.write_text(toml)
+    r = hirace(run_cli, "run", "--backend", "cpu", "--config", cfg, RACY)
+    assert r.returncode == status, r.stderr
+
+
+def test_clock_wrap_warns_and_raises_no_false_alarm(run_cli):
+    r = hirace(run_cli, "run", "--backend", "cpu", CUDA / "races" / "clock_wrap_no_false_alarm.cu")
+    assert r.returncode == 0, r.stderr
+    assert "passed more barriers than the shadow's clocks count" in r.stderr

@@ -45,12 +45,14 @@ struct LaunchInfo {
   std::string kernel;
   unsigned grid[3], block[3];
   unsigned dropped;
+  unsigned wrapped;
 };
 
 struct State {
   bool init = false, prior_sites = false, enabled = true;
   std::string log_path, kernels;
   unsigned log_cap = 1024;
+  unsigned bid_lo = 0, bid_hi = ~0u, tid_lo = 0, tid_hi = ~0u;
   std::vector<Buffer> buffers;
   std::vector<Symbol> symbols;
   std::vector<void (*)(const LaunchState &)> tus;
@@ -85,6 +87,8 @@ inline void init() {
   if (const char *p = std::getenv("HIRACE_KERNELS")) s.kernels = std::string(",") + p + ",";
   if (const char *p = std::getenv("HIRACE_MAX_REPORTS")) s.log_cap = unsigned(std::max(1, std::atoi(p)));
   if (const char *p = std::getenv("HIRACE_PRIOR_SITES")) s.prior_sites = *p == '1';
+  if (const char *p = std::getenv("HIRACE_BLOCKS")) std::sscanf(p, "%u:%u", &s.bid_lo, &s.bid_hi);
+  if (const char *p = std::getenv("HIRACE_THREADS")) std::sscanf(p, "%u:%u", &s.tid_lo, &s.tid_hi);
   std::atexit(write_log);
 }
 
@@ -228,9 +232,9 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   check_cuda(cudaMemset(s.d_shared, 0, s.d_shared_bytes), "shared-memory shadow reset");
   if (!s.d_log) {
     check_cuda(cudaMalloc(reinterpret_cast<void **>(&s.d_log), s.log_cap * sizeof(RaceRecord)), "race log");
-    check_cuda(cudaMalloc(reinterpret_cast<void **>(&s.d_counts), 2 * sizeof(unsigned)), "race log");
+    check_cuda(cudaMalloc(reinterpret_cast<void **>(&s.d_counts), 3 * sizeof(unsigned)), "race log");
   }
-  check_cuda(cudaMemset(s.d_counts, 0, 2 * sizeof(unsigned)), "race log reset");
+  check_cuda(cudaMemset(s.d_counts, 0, 3 * sizeof(unsigned)), "race log reset");
   size_t user = 0, tool = s.d_clocks_bytes + s.d_shared_bytes * (s.prior_sites ? 3 : 2) / 2 +
                              s.d_ranges_cap * sizeof(Range) + s.log_cap * sizeof(RaceRecord);
   for (const Buffer &b : s.buffers)
@@ -244,22 +248,24 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   }
   LaunchState L{kernel_selected(name) ? 1u : 0u, kShift, s.prior_sites ? 1u : 0u, unsigned(tpb),
                 s.d_ranges, unsigned(ranges.size()), s.d_shared, s.d_shared_sites, s.shared_slice_words,
-                s.d_clocks, s.d_log, s.d_counts, s.d_counts + 1, s.log_cap};
+                s.d_clocks, s.d_log, s.d_counts, s.d_counts + 1, s.log_cap, s.d_counts + 2,
+                s.bid_lo, s.bid_hi, s.tid_lo, s.tid_hi};
   for (auto setter : s.tus) setter(L);
-  s.launches.push_back(LaunchInfo{name, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, 0});
+  s.launches.push_back(LaunchInfo{name, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, 0, 0});
 }
 
 inline void after_launch() {
   State &s = state();
   check_cuda(cudaDeviceSynchronize(), "kernel (under hirace)");
-  unsigned counts[2];
+  unsigned counts[3];
   check_cuda(cudaMemcpy(counts, s.d_counts, sizeof counts, cudaMemcpyDeviceToHost), "race log copy");
   unsigned n = std::min(counts[0], s.log_cap);
   std::vector<RaceRecord> recs(n);
   if (n)
     check_cuda(cudaMemcpy(recs.data(), s.d_log, n * sizeof(RaceRecord), cudaMemcpyDeviceToHost), "race log copy");
   unsigned launch = unsigned(s.launches.size() - 1);
-  s.launches.back().dropped = counts[1] + (counts[0] > s.log_cap ? 0 : 0);
+  s.launches.back().dropped = counts[1];
+  s.launches.back().wrapped = counts[2];
   for (const RaceRecord &r : recs) s.races.push_back(LoggedRace{r, launch});
   LaunchState off{};
   for (auto setter : s.tus) setter(off);
@@ -289,8 +295,8 @@ inline void write_log() {
     const LaunchInfo &l = s.launches[i];
     std::fprintf(f, "{\"launch\": %zu, \"kernel\": ", i);
     json_string(f, l.kernel);
-    std::fprintf(f, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"dropped\": %u}\n", l.grid[0], l.grid[1],
-                 l.grid[2], l.block[0], l.block[1], l.block[2], l.dropped);
+    std::fprintf(f, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"dropped\": %u, \"wrapped\": %u}\n",
+                 l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.dropped, l.wrapped);
   }
   for (const LoggedRace &x : s.races) {
     const RaceRecord &r = x.r;

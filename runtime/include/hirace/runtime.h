@@ -51,6 +51,8 @@ struct LaunchState {
   unsigned *log_count;
   unsigned *dropped;
   unsigned log_cap;
+  unsigned *wrapped;  // set when a barrier clock wraps (see sync_status)
+  unsigned bid_lo, bid_hi, tid_lo, tid_hi;  // only threads in these ranges are checked
 };
 
 static HIRACE_DEVICE_GLOBAL LaunchState g_launch;
@@ -67,10 +69,10 @@ HIRACE_D inline unsigned *thread_clocks() {
 }
 
 HIRACE_D inline void after_block_barrier() {
-  if (g_launch.enabled) ++thread_clocks()[0];
+  if (g_launch.enabled && ++thread_clocks()[0] == (1u << ShadowWord::kBclkBits)) *g_launch.wrapped = 1;
 }
 HIRACE_D inline void after_warp_barrier() {
-  if (g_launch.enabled) ++thread_clocks()[1];
+  if (g_launch.enabled && ++thread_clocks()[1] == (1u << ShadowWord::kWclkBits)) *g_launch.wrapped = 1;
 }
 template <class T> HIRACE_D inline T after_block_barrier_value(T v) {
   after_block_barrier();
@@ -137,10 +139,12 @@ HIRACE_D inline void log_race(const RaceRecord &r) {
 HIRACE_D inline void check(const void *p, unsigned size, unsigned site, fsm::Access kind) {
   const LaunchState &L = g_launch;
   if (!L.enabled) return;
+  unsigned tid = linear_tid(), bid = linear_bid();
+  if (bid < L.bid_lo || bid > L.bid_hi || tid < L.tid_lo || tid > L.tid_hi) return;
   Location loc;
   if (!locate(p, &loc)) return;  // not monitored (host memory, constant, local)
   unsigned *clk = thread_clocks();
-  ThreadCtx c{linear_tid(), linear_bid(), clk[0], clk[1], 32};
+  ThreadCtx c{tid, bid, clk[0], clk[1], 32};
   unsigned long long first = loc.offset >> L.granularity_shift;
   unsigned long long end = loc.offset + size;
   if (end > loc.limit) end = loc.limit;

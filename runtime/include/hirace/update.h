@@ -22,10 +22,15 @@ HIRACE_HD inline unsigned relation(ShadowWord s, const ThreadCtx &c) {
   return s.tid() / c.warp_size == c.tid / c.warp_size ? fsm::kSameWarp : fsm::kSameBlock;
 }
 
-// Clocks only grow, so "ahead" is "different" modulo the field width.
+// Clocks only grow, so "ahead" is "different" modulo the field width. Once a
+// thread's clock has wrapped, "equal" may hide a whole lap of barriers: the
+// access is then taken as synchronised (no false alarm; the host warns that
+// races within one barrier interval are no longer reported for that launch).
 HIRACE_HD inline unsigned sync_status(ShadowWord s, const ThreadCtx &c) {
   if (((c.bclk - s.bclk()) & ((1u << ShadowWord::kBclkBits) - 1)) != 0) return fsm::kBlockSynced;
+  if (c.bclk >> ShadowWord::kBclkBits) return fsm::kBlockSynced;
   if (((c.wclk - s.wclk()) & ((1u << ShadowWord::kWclkBits) - 1)) != 0) return fsm::kWarpSynced;
+  if (c.wclk >> ShadowWord::kWclkBits) return fsm::kWarpSynced;
   return fsm::kUnsynced;
 }
 
