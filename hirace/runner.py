@@ -48,7 +48,7 @@ def run(sources, backend_name: str, config: Config, args=(), include_dirs=(), de
         if res.timed_out:
             raise UserError(f"the program timed out after {timeout:g}s under hirace",
                             hint="raise --timeout, or check the program for a hang")
-        fault = CpuBackend.fault_of(res)
+        fault = CpuBackend.fault_of(res) if backend.name == "cpu" else None
         if fault is not None:
             raise UserError(f"the cpu backend stopped the program: {fault} (see the cudaemu message above)")
         if res.returncode < 0:

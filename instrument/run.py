@@ -31,12 +31,12 @@ def add_build_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("sources", nargs="+", type=Path, metavar="prog.cu", help="CUDA source files")
 
 
-def report_run_failure(prog: str, res, timeout: float) -> int | None:
+def report_run_failure(prog: str, res, timeout: float, backend: str = "cpu") -> int | None:
     """Print why a run failed (timeout, emulator fault, crash); None when it simply exited."""
     if res.timed_out:
         print(f"{prog}: error: the program timed out after {timeout:g}s", file=sys.stderr)
         return EXIT_ERROR
-    fault = CpuBackend.fault_of(res)
+    fault = CpuBackend.fault_of(res) if backend == "cpu" else None
     if fault is not None:
         print(f"{prog}: error: the cpu backend stopped the program: {fault} (see the cudaemu "
               f"message above)", file=sys.stderr)
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
                                    defines=a.define)
             sys.stdout.flush()
             res = backend.run(built.exe, prog_args, timeout=a.timeout, passthrough=True)
-        failed = report_run_failure("run", res, a.timeout)
+        failed = report_run_failure("run", res, a.timeout, backend.name)
         return failed if failed is not None else res.returncode
 
     return run_main("run", go)
