@@ -38,6 +38,7 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
     programs: list[Program] = []
     outputs: dict[str, bytes] = {}
     warnings: list[str] = []
+    edit_counts: dict[str, int] = {}
     for src in sources:
         unit: ParsedUnit = parse_file(src, include_dirs=incs, defines=defines)
         prog = query(unit)
@@ -53,11 +54,12 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
             edits = [e for e in plan.edits if e.file == path]
             data = unit.source(path).data if path in unit.files else Path(path).read_bytes()
             new = apply(data, edits, path, plan.preludes.get(path), mark_origin=True)
-            if path in outputs and outputs[path] != new:
-                # a header included by several sources must get the same edits from each
-                if not edits:
-                    continue
-            outputs.setdefault(path, new)
+            # A header included by several sources is written once: keep the version
+            # with the most edits (what one source reaches from its kernels, another
+            # may not); site ids in either version name the same lines.
+            if path not in outputs or len(edits) > edit_counts[path]:
+                outputs[path] = new
+                edit_counts[path] = len(edits)
     # libclang names included files as found ("dir/../x.h"): compare resolved paths
     root = Path(os.path.commonpath([str(Path(p).resolve().parent) for p in outputs] +
                                    [str(r) for r in roots]))

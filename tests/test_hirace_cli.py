@@ -140,3 +140,19 @@ def test_clock_wrap_warns_and_raises_no_false_alarm(run_cli):
     r = hirace(run_cli, "run", "--backend", "cpu", CUDA / "races" / "clock_wrap_no_false_alarm.cu")
     assert r.returncode == 0, r.stderr
     assert "passed more barriers than the shadow's clocks count" in r.stderr
+
+
+def test_header_device_function_reached_from_the_second_file(run_cli, tmp_path):
+    """A header is instrumented by whichever source reaches its device functions."""
+    (tmp_path / "dev.cuh").write_text("#pragma once\n__device__ inline void bump(int *p) { *p += 1; }\n"
+                                      "void launch_b(int *d);\n")
+    (tmp_path / "a.cu").write_text('#include "dev.cuh"\n__global__ void ka(int *d) { d[threadIdx.x] = 0; }\n'
+                                   "int main() { int *d; cudaMalloc(&d, 256); ka<<<1, 32>>>(d); launch_b(d);"
+                                   " cudaDeviceSynchronize(); return 0; }\n")
+    (tmp_path / "b.cu").write_text('#include "dev.cuh"\n__global__ void kb(int *d) { bump(&d[0]); }\n'
+                                   "void launch_b(int *d) { kb<<<1, 32>>>(d); }\n")
+    r = hirace(run_cli, "run", "--backend", "cpu", "--format", "json", tmp_path / "a.cu", tmp_path / "b.cu")
+    assert r.returncode == 1, r.stderr
+    doc = json.loads(r.stderr[r.stderr.index("{"):])
+    [race] = doc["races"]
+    assert race["kernel"] == "kb" and race["site"]["file"].endswith("dev.cuh") and race["site"]["line"] == 2
