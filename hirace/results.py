@@ -73,7 +73,8 @@ def _race_kind(access: int, cls: str, prior: SiteRef | None) -> str:
     if prior is not None:
         other = {"read": "read", "write": "write", "rmw": "write", "atomic": "atomic"}[prior.kind]
     else:
-        other = {"R": "read", "A": "atomic", "AG": "atomic", "AB": "atomic"}.get(cls, "write" if mine != "read" else "write")
+        # class X (a write, or reads mixed with atomics) is reported as a write
+        other = {"R": "read", "A": "atomic", "AG": "atomic", "AB": "atomic"}.get(cls, "write")
     pair = {mine, other}
     if pair == {"atomic"}:
         return "atomic-atomic"
