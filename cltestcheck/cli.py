@@ -6,11 +6,14 @@ import sys
 from instrument.cli_app import App
 
 from . import __version__
+from .coverage import command as coverage_cmd
 
 
 def build_app() -> App:
     app = App("cltc", "Measure how well a test suite exercises CUDA kernels: coverage, mutation testing, block-schedule amplification.",
               __version__)
+    app.command("coverage", "branch, loop and barrier coverage of the kernels over a test suite",
+                coverage_cmd.setup, coverage_cmd.run)
     return app
 
 

@@ -68,3 +68,13 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_report_dir(out_dir: str | Path, files: dict[str, str | bytes]) -> Path:
+    """Write a report directory (relative name -> content), all or nothing; it may
+    replace only a directory this tool wrote before."""
+    out = Path(out_dir).resolve()
+    fake_root = out.parent / f".{out.name}.root"
+    data = {str(fake_root / rel): (c.encode() if isinstance(c, str) else c) for rel, c in files.items()}
+    write_tree(out, data, fake_root)
+    return out

@@ -43,6 +43,7 @@ class Function:
     body: Span
     params: tuple[str, ...]
     is_template: bool
+    is_constexpr: bool = False
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,8 @@ class Branch:
     cond: Span | None
     arms: tuple[Span | None, ...]   # if: (then, else-or-None); ?: (true, false); &&/||: (lhs, rhs)
     function: str
+    plain_cond: bool = True         # False: the condition declares a variable, has an init
+                                    # statement, or must be a constant (`if constexpr`)
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,8 @@ class Loop:
     cond: Span | None
     body: Span
     function: str
+    plain_cond: bool = True         # False: the condition declares a variable
+    body_compound: bool = True      # the body is a `{...}` block
 
 
 @dataclass
@@ -269,8 +274,9 @@ class _Walker:
         name = c.spelling
         if kind != "host":
             params = tuple(a.spelling for a in c.get_children() if a.kind == CK.PARM_DECL)
+            head = [t.spelling for t in c.get_tokens()][:12]
             self.p.functions[name] = Function(name, kind, sp, bsp, params,
-                                              c.kind == CK.FUNCTION_TEMPLATE)
+                                              c.kind == CK.FUNCTION_TEMPLATE, "constexpr" in head)
         self.fn = name
         self.device = kind != "host"
         self.p.calls.setdefault(name, set())
@@ -301,7 +307,9 @@ class _Walker:
                 self._if(c, sp)
             elif k == CK.SWITCH_STMT:
                 kids = list(c.get_children())
-                self.p.branches.append(Branch("switch", sp, self.u.span_of(kids[0]), (), self.fn))
+                cond = kids[-2] if len(kids) >= 2 else kids[0]
+                self.p.branches.append(Branch("switch", sp, self.u.span_of(cond), (), self.fn,
+                                              len(kids) == 2 and cond.kind != CK.VAR_DECL))
             elif k in (CK.CASE_STMT, CK.DEFAULT_STMT):
                 kids = list(c.get_children())
                 body = self.u.span_of(kids[-1]) if kids else None
@@ -504,7 +512,9 @@ class _Walker:
         then = self.u.span_of(kids[then_i])
         els = self.u.span_of(kids[then_i + 1]) if then_i + 1 < len(kids) else None
         cond = self.u.span_of(kids[then_i - 1]) if then_i >= 1 else None
-        self.p.branches.append(Branch("if", sp, cond, (then, els), self.fn))
+        head = [t.spelling for t in src.tokens_in(sp.start, min(sp.end, sp.start + 64))][:2]
+        plain = then_i >= 1 and kids[then_i - 1].kind != CK.VAR_DECL and head[1:] != ["constexpr"]
+        self.p.branches.append(Branch("if", sp, cond, (then, els), self.fn, plain))
 
     def _loop(self, c: cindex.Cursor, sp: Span) -> None:
         kids = [k for k in c.get_children()]
@@ -512,10 +522,13 @@ class _Walker:
                 CK.CXX_FOR_RANGE_STMT: "range-for"}[c.kind]
         src = self._src(sp)
         cond = None
+        plain = True
+        body_cur = kids[0] if kind == "do" else kids[-1]
         if kind == "do":
             body, cond = self.u.span_of(kids[0]), self.u.span_of(kids[-1])
         elif kind == "while":
             body, cond = self.u.span_of(kids[-1]), self.u.span_of(kids[-2])
+            plain = kids[-2].kind != CK.VAR_DECL and not (len(kids) > 2 and kids[-3].kind == CK.VAR_DECL)
         elif kind == "range-for":
             body = self.u.span_of(kids[-1])
         else:
@@ -533,7 +546,9 @@ class _Walker:
                     ksp = self.u.span_of(k)
                     if ksp is not None and semis[0] < ksp.start < semis[1]:
                         cond = ksp
-        self.p.loops.append(Loop(kind, sp, cond, body, self.fn))
+                        plain = k.kind != CK.VAR_DECL
+        self.p.loops.append(Loop(kind, sp, cond, body, self.fn, plain,
+                                 body_cur.kind == CK.COMPOUND_STMT))
 
 
 def _record_parents(walker: _Walker, unit: ParsedUnit) -> None:

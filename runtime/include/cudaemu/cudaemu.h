@@ -233,6 +233,7 @@ inline unsigned long long g_switches = 0;  // fiber context switches, for benchm
 constexpr size_t kSharedWindow = 256 * 1024;
 inline char *g_arena = nullptr;
 inline void (*g_block_start_hook)() = nullptr;  // tools reset per-block state here
+inline void (*g_fault_hook)() = nullptr;        // tools save what they measured before a fault exit
 
 inline const Config &config() {
   if (!g_cfg.loaded) {
@@ -253,6 +254,10 @@ inline const Config &config() {
 }
 
 [[noreturn]] inline void fault(int code, const char *what) {
+  if (auto hook = g_fault_hook) {
+    g_fault_hook = nullptr;
+    hook();
+  }
   std::fflush(stdout);
   std::fprintf(stderr, "cudaemu: %s\n", what);
   std::fflush(stderr);

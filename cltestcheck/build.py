@@ -1,0 +1,32 @@
+"""Build a suite's program, plain or instrumented by a planner, for one backend."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from instrument.backends import Backend, BuildRequest
+from instrument.pipeline import Planner, instrument_sources
+from runtime import include_dir
+
+from .suite import Suite
+
+
+def build_plain(suite: Suite, backend: Backend, work: Path, name: str = "plain") -> Path:
+    """The program as the user wrote it (lowered for the cpu backend when it needs that)."""
+    return build_instrumented(suite, backend, work, [], name=name)[0]
+
+
+def build_instrumented(suite: Suite, backend: Backend, work: Path, planners: list[Planner],
+                       defines_after=None, name: str = "prog", opt: str = "-O2"):
+    """Instrument with `planners`, then build. `defines_after()` gives -D values that
+    depend on the planning (site counts). Returns (exe, programs, warnings)."""
+    work = Path(work)
+    lower = getattr(backend, "needs_lowering", False)
+    if not planners and not lower:
+        srcs, incs, progs, warnings = suite.sources, list(suite.include), [], []
+    else:
+        srcs, incs, progs, warnings = instrument_sources(suite.sources, work / f"src-{name}", planners,
+                                                         suite.include, suite.defines, lower_cpu=lower)
+    defines = list(suite.defines) + (list(defines_after()) if defines_after else [])
+    exe = backend.build(BuildRequest(list(srcs), work / name, list(incs) + [include_dir()], defines,
+                                     list(suite.flags), opt=opt))
+    return exe, progs, warnings

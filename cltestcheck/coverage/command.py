@@ -1,0 +1,45 @@
+"""`cltc coverage`: argument handling only."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from instrument.backends import NAMES
+from instrument.errors import EXIT_OK
+
+
+def setup(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--suite", required=True, type=Path, metavar="DIR", help="directory holding cltc.toml")
+    p.add_argument("--backend", choices=NAMES, default="auto")
+    p.add_argument("--test", action="append", metavar="NAME", help="run only this test (repeatable)")
+    p.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="tests run at once (default 1)")
+    p.add_argument("--json", type=Path, metavar="FILE", help="also write the JSON report")
+    p.add_argument("--lcov", type=Path, metavar="FILE", help="also write an lcov tracefile (.info)")
+    p.add_argument("--cobertura", type=Path, metavar="FILE", help="also write Cobertura XML")
+    p.add_argument("--html", type=Path, metavar="DIR", help="also write annotated HTML pages")
+
+
+def run(a: argparse.Namespace, _extra) -> int:
+    from instrument.output import atomic_write_text, write_report_dir
+
+    from .. import suite as suite_mod
+    from . import engine, report_cobertura, report_html, report_json, report_lcov, report_text
+
+    s = suite_mod.load(a.suite).select(a.test)
+    res = engine.run(s, a.backend, max(1, a.jobs))
+    # render everything first: a failing renderer leaves no half-written set
+    outputs = []
+    if a.json:
+        outputs.append((a.json, report_json.render(res)))
+    if a.lcov:
+        outputs.append((a.lcov, report_lcov.render(res, test_name=s.root.name)))
+    if a.cobertura:
+        outputs.append((a.cobertura, report_cobertura.render(res)))
+    pages = report_html.render(res) if a.html else None
+    for path, text in outputs:
+        atomic_write_text(path, text)
+    if pages is not None:
+        write_report_dir(a.html, pages)
+    sys.stdout.write(report_text.render(res))
+    return EXIT_OK

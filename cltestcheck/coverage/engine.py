@@ -1,0 +1,49 @@
+"""cltc coverage: instrument -> build -> run every test -> collect what each covered."""
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+from instrument.backends import get_backend
+
+from ..build import build_instrumented
+from ..execute import parallel_map, run_test
+from ..judge import judge
+from ..progress import Progress
+from ..suite import Suite
+from .planner import CoveragePlanner
+from .results import CoverageResult, TestCoverage
+
+
+def run(suite: Suite, backend_name: str = "auto", jobs: int = 1, progress: bool = True) -> CoverageResult:
+    backend = get_backend(backend_name)
+    planner = CoveragePlanner()
+    with tempfile.TemporaryDirectory(prefix="cltc-cov-") as tmp:
+        work = Path(tmp)
+        exe, _, warnings = build_instrumented(
+            suite, backend, work, [planner],
+            lambda: [f"CLTC_COV_FLAGS={max(1, planner.table.flags)}",
+                     f"CLTC_COV_BARRIERS={len(planner.table.barriers)}"], name="cov")
+        bar = Progress(len(suite.tests), "coverage", enabled=progress)
+
+        def one(i_test):
+            i, test = i_test
+            log = work / f"cov-{i}.json"
+            # exited threads count as arrived, as on the GPU: a barrier that part
+            # of a block skips is measured as divergent instead of stopping the run
+            obs = run_test(backend, exe, suite, test, env={"CLTC_COV_LOG": str(log), "CUDAEMU_EXITED_ARRIVE": "1"})
+            tc = TestCoverage(test.name, judge(test, obs), obs.wall_s, log.is_file())
+            if log.is_file():
+                data = json.loads(log.read_text())
+                tc.flags = set(data["flags"])
+                tc.barrier_flags = set(data["barrier_flags"])
+                tc.divergences = data["divergences"]
+                tc.divergence_total = data["divergence_total"]
+            return tc
+
+        try:
+            tests = parallel_map(one, list(enumerate(suite.tests)), jobs, bar.step)
+        finally:
+            bar.close()
+    return CoverageResult(str(suite.root), backend.name, planner.table, tests, warnings + planner.skipped)

@@ -1,0 +1,283 @@
+"""Plan coverage edits for one translation unit (kernels and the device functions they call).
+
+- `if (c)` -> `if (::cltc::cov::br(!!(c), THEN, ELSE))`: both arms, an absent else too;
+  `c ? x : y` the same; each operand of `&&`/`||` that is not itself `&&`/`||`
+  gets its true/false outcomes;
+- `switch (x)` -> `switch (auto v = (x); ::cltc::cov::sw(v == (c1) ? F1 : ... : FOUT, v))`:
+  the arm the switch dispatches to (fall-through into a case is not a dispatch);
+- a loop becomes `{ ::cltc::cov::Loop L(F); for (...; L.test(!!(cond)); ...) { L.iter(); body } }`:
+  per thread entry, the body ran 0 / 1 / more times, and whether the condition ended it;
+- `__syncthreads()` -> `(::cltc::cov::arrive(B), __syncthreads())`, and kernels that
+  reach a barrier start with a `BlockScope` whose destructor sorts the block's arrivals;
+- every function entry sets a flag; launches and `cudaDeviceReset` call the host runtime.
+"""
+from __future__ import annotations
+
+import re
+
+from instrument.parse import Span
+from instrument.query import Branch, Loop, Program
+from instrument.rewrite import EditPlan
+
+from .sites import Arm, BarrierSite, BranchSite, FunctionSite, LoopSite, SiteTable
+
+_CONSTANT_TRUE = {"true", "1", "1u", "(true)", "(1)"}
+
+
+class CoveragePlanner:
+    def __init__(self) -> None:
+        self.table = SiteTable()
+        self.skipped: list[str] = []
+        self._seen: set[tuple] = set()
+
+    # -- flags -------------------------------------------------------------
+    def _alloc(self, n: int) -> int:
+        base = self.table.flags
+        self.table.flags += n
+        return base
+
+    def _release(self, base: int, n: int) -> None:
+        if self.table.flags == base + n:
+            self.table.flags = base
+
+    # -- helpers -------------------------------------------------------------
+    @staticmethod
+    def _text(prog: Program, span: Span) -> str:
+        return prog.unit.source(span.file).text(span.start, span.end)
+
+    @staticmethod
+    def _semi_after(prog: Program, span: Span) -> Span:
+        """span extended over the `;` that ends a non-block statement."""
+        t = prog.unit.source(span.file).token_at_or_after(span.end)
+        if t is not None and t.spelling == ";":
+            return Span(span.file, span.start, t.offset + 1, span.line, span.col, span.in_macro_arg)
+        return span
+
+    def _once(self, span: Span) -> bool:
+        key = (span.file, span.start, span.end)
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        return True
+
+    # -- the planner -----------------------------------------------------------
+    def __call__(self, prog: Program, plan: EditPlan) -> None:
+        unit = prog.unit
+        reach = prog.device_reachable()
+        const_fns = {n for n, f in prog.functions.items() if f.is_constexpr}
+        live = reach - const_fns
+        plan.add_prelude(unit.main, '#include "cltc/coverage.h"')
+
+        for name in sorted(live, key=lambda n: (prog.functions[n].span.file, prog.functions[n].span.start)):
+            f = prog.functions[name]
+            if not self._once(f.body):
+                continue
+            flag = self._alloc(1)
+            if plan.insert(f.body, f.body.start + 1, f" ::cltc::cov::hit({flag}u);", f"cltc entry of {name}"):
+                self.table.functions.append(FunctionSite(name, f.kind, f.span.file, f.span.line, flag))
+            else:
+                self._release(flag, 1)
+
+        logic = [b for b in prog.branches if b.kind in ("&&", "||")]
+        logic_spans = {(b.span.file, b.span.start, b.span.end) for b in logic}
+        for b in prog.branches:
+            if b.function not in live:
+                continue
+            if b.kind in ("if", "conditional"):
+                self._two_way(prog, plan, b)
+            elif b.kind == "switch":
+                self._switch(prog, plan, b)
+            elif b.kind in ("&&", "||"):
+                for arm in b.arms:
+                    if arm is not None and self._leaf(prog, arm, logic_spans):
+                        self._condition(prog, plan, b, arm)
+
+        for lp in prog.loops:
+            if lp.function in live:
+                self._loop(prog, plan, lp)
+
+        barrier_fns: set[str] = set()
+        for b in prog.barriers:
+            if b.function not in live or b.scope != "block" or not self._once(b.span):
+                continue
+            idx = len(self.table.barriers)
+            if plan.wrap(b.span, f"(::cltc::cov::arrive({idx}u), ", ")", f"cltc arrival at {b.name}"):
+                self.table.barriers.append(BarrierSite(idx, b.name, b.span.file, b.span.line, b.span.col,
+                                                       b.function))
+                barrier_fns.add(b.function)
+        for k in prog.kernels:
+            if k.name in live and self._reaches(prog, k.name, barrier_fns):
+                plan.insert(k.body, k.body.start + 1, " ::cltc::cov::BlockScope cltc_block_scope_;",
+                            f"cltc block scope of {k.name}")
+
+        for ls in prog.launches:
+            s = unit.source(ls.span.file)
+            cfg = [s.text(x.start, x.end) for x in ls.config_args]
+            plan.wrap(ls.span, f"(::cltc::cov::host::before_launch(dim3({cfg[0]}), dim3({cfg[1]})), ", ")",
+                      f"cltc launch of {ls.kernel}")
+        for call in prog.api_calls:
+            if call.name == "cudaDeviceReset":
+                plan.wrap(call.span, "(::cltc::cov::host::before_reset(), ", ")", "cltc collection before reset")
+
+    @staticmethod
+    def _reaches(prog: Program, fn: str, targets: set[str]) -> bool:
+        seen, todo = {fn}, [fn]
+        while todo:
+            cur = todo.pop()
+            if cur in targets:
+                return True
+            for c in prog.calls.get(cur, ()):
+                if c in prog.functions and c not in seen:
+                    seen.add(c)
+                    todo.append(c)
+        return False
+
+    def _leaf(self, prog: Program, arm: Span, logic_spans: set) -> bool:
+        """True unless the operand is itself an && / || (possibly in parentheses)."""
+        text = self._text(prog, arm)
+        start, end = arm.start, arm.end
+        while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
+            lead = len(text) - len(text[1:].lstrip())
+            trail = len(text) - len(text[:-1].rstrip())
+            start, end = start + lead, end - trail
+            text = text[1:-1].strip()
+            if (arm.file, start, end) in logic_spans:
+                return False
+        return (arm.file, arm.start, arm.end) not in logic_spans
+
+    def _two_way(self, prog: Program, plan: EditPlan, b: Branch) -> None:
+        if b.cond is None or not b.plain_cond:
+            self.skipped.append(f"{b.span.where()}: {b.kind} with a declaration or constant condition "
+                                "is not measured")
+            return
+        if not self._once(b.cond):
+            return
+        t = self._alloc(2)
+        if not plan.wrap(b.cond, "::cltc::cov::br(!!(", f"), {t}u, {t + 1}u)", f"cltc {b.kind} at {b.span.where()}"):
+            self._release(t, 2)
+            return
+        if b.kind == "if":
+            then, els = b.arms
+            arms = [Arm("then", t, then.line if then else b.span.line),
+                    Arm("else" if els is not None else "else (absent)", t + 1, els.line if els else b.span.line)]
+        else:
+            arms = [Arm("true", t, b.arms[0].line if b.arms[0] else b.span.line),
+                    Arm("false", t + 1, b.arms[1].line if b.arms[1] else b.span.line)]
+        self.table.branches.append(BranchSite(b.kind, b.span.file, b.span.line, b.span.col, b.function,
+                                              _short(self._text(prog, b.cond)), arms))
+
+    def _condition(self, prog: Program, plan: EditPlan, op: Branch, arm: Span) -> None:
+        if not self._once(arm):
+            return
+        t = self._alloc(2)
+        if not plan.wrap(arm, "::cltc::cov::br(!!(", f"), {t}u, {t + 1}u)", f"cltc operand of {op.kind}"):
+            self._release(t, 2)
+            return
+        self.table.branches.append(BranchSite("condition", arm.file, arm.line, arm.col, op.function,
+                                              _short(self._text(prog, arm)),
+                                              [Arm("true", t, arm.line), Arm("false", t + 1, arm.line)]))
+
+    def _switch(self, prog: Program, plan: EditPlan, sw: Branch) -> None:
+        if sw.cond is None or not sw.plain_cond:
+            self.skipped.append(f"{sw.span.where()}: switch with an init statement or a declaration "
+                                "is not measured")
+            return
+        cases = [c for c in prog.branches if c.kind in ("case", "default") and _innermost_switch(prog, c) is sw]
+        labels = []
+        for c in cases:
+            if c.kind == "default":
+                continue
+            if c.cond is None:
+                return
+            value = self._text(prog, c.cond)
+            if "..." in value or prog.unit.macro_at(c.cond) is not None and not value:
+                self.skipped.append(f"{sw.span.where()}: switch with a case range is not measured")
+                return
+            labels.append((c, value))
+        default = next((c for c in cases if c.kind == "default"), None)
+        if not self._once(sw.cond):
+            return
+        n = len(labels) + 1
+        base = self._alloc(n)
+        var = f"cltc_sw{base}_"
+        chain = "".join(f"{var} == ({v}) ? {base + i}u : " for i, (_, v) in enumerate(labels)) + f"{base + n - 1}u"
+        if not plan.wrap(sw.cond, f"auto {var} = (", f"); ::cltc::cov::sw({chain}, {var})",
+                         f"cltc switch at {sw.span.where()}"):
+            self._release(base, n)
+            return
+        arms = [Arm(f"case {_short(v, 30)}", base + i, c.span.line) for i, (c, v) in enumerate(labels)]
+        arms.append(Arm("default", base + n - 1, default.span.line) if default is not None
+                    else Arm("no case matched", base + n - 1, sw.span.line))
+        self.table.branches.append(BranchSite("switch", sw.span.file, sw.span.line, sw.span.col, sw.function,
+                                              _short(self._text(prog, sw.cond)), arms))
+
+    def _loop(self, prog: Program, plan: EditPlan, lp: Loop) -> None:
+        if not self._once(lp.span):
+            return
+        cond_text = self._text(prog, lp.cond).strip() if lp.cond is not None else ""
+        endless = lp.kind != "range-for" and (lp.cond is None or cond_text in _CONSTANT_TRUE)
+        boundary = lp.cond is not None and lp.plain_cond and not endless
+        # a do loop, or one with no condition, always runs its body; only a
+        # condition can end a loop at its boundary
+        cases = [c for c in ("zero", "one", "many", "boundary")
+                 if not (c == "zero" and (lp.kind == "do" or endless)) and not (c == "boundary" and not boundary)]
+        base = self._alloc(4)
+        var = f"cltc_loop{base}_"
+        outer = self._semi_after(prog, lp.span) if (lp.kind == "do" or not lp.body_compound) else lp.span
+        body = lp.body if lp.body_compound else self._semi_after(prog, lp.body)
+        where = lp.span.where()
+        src = prog.unit.source(lp.span.file)
+        pragma_at = _pragma_line_start(src.data, lp.span.start)
+        opener = f"{{ ::cltc::cov::Loop {var}({base}u);"
+        if pragma_at is not None:   # `#pragma unroll` must stay right before its loop
+            ok = plan.insert(lp.span, pragma_at, opener + "\n", f"cltc loop at {where}")
+            ok = ok and plan.insert(lp.span, outer.end, " }", f"cltc loop end at {where}", order=(0, 1 << 30))
+        else:
+            ok = plan.wrap(outer, opener + " ", " }", f"cltc loop at {where}")
+        if not ok:
+            self._release(base, 4)
+            return
+        plan.wrap(body, f"{{ {var}.iter(); ", " }", f"cltc loop body at {where}", allow_macro=True)
+        if boundary:
+            plan.wrap(lp.cond, f"{var}.test(!!(", "))", f"cltc loop condition at {where}", allow_macro=True)
+        self.table.loops.append(LoopSite(lp.kind, lp.span.file, lp.span.line, lp.span.col, lp.function,
+                                         _short(src.text(lp.span.start, lp.body.start).strip()), base, cases))
+
+
+def _innermost_switch(prog: Program, case: Branch) -> Branch | None:
+    best = None
+    for b in prog.branches:
+        if b.kind == "switch" and b.span.file == case.span.file and b.span.start < case.span.start \
+                and case.span.end <= b.span.end:
+            if best is None or b.span.start > best.span.start:
+                best = b
+    return best
+
+
+def _pragma_line_start(data: bytes, offset: int) -> int | None:
+    """Start of the `#pragma ...` line directly before the line holding offset."""
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    if data[line_start:offset].strip():
+        return None
+    prev_end = line_start - 1
+    if prev_end < 0:
+        return None
+    prev_start = data.rfind(b"\n", 0, prev_end) + 1
+    if re.match(rb"\s*#\s*pragma\b", data[prev_start:prev_end]):
+        return prev_start
+    return None
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _short(text: str, n: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[:n - 3] + "..."

@@ -1,0 +1,78 @@
+"""The terminal report: a table per kernel and device function, then what to test next."""
+from __future__ import annotations
+
+import os
+
+from .results import CoverageResult, Tally, pct
+
+
+def rel(path: str, root: str) -> str:
+    try:
+        r = os.path.relpath(path, root)
+        return path if r.count("..") > 3 else r
+    except ValueError:
+        return path
+
+
+def _frac(pair: list[int]) -> str:
+    if pair[1] == 0:
+        return "-"
+    return f"{pair[0]}/{pair[1]} {pct(pair):5.1f}%"
+
+
+def _loops(t: Tally) -> str:
+    if t.loop_total[1] == 0:
+        return "-"
+    cells = " ".join(f"{t.loops[c][0]}/{t.loops[c][1]}" if t.loops[c][1] else "-"
+                     for c in ("zero", "one", "many", "boundary"))
+    return f"{cells}  {pct(t.loop_total):5.1f}%"
+
+
+def render(res: CoverageResult) -> str:
+    root = res.suite
+    passed = sum(t.verdict.passed for t in res.tests)
+    lines = [f"cltc coverage: {rel(root, os.getcwd())} ({res.backend} backend), {len(res.tests)} tests, "
+             f"{passed} passed", ""]
+    funcs = {f.name: f for f in res.table.functions}
+    rows = [("Function", "Where", "Branches", "Loops 0/1/>1/boundary", "Barriers")]
+    for name, t in res.tally_by("function").items():
+        f = funcs[name]
+        bars = _frac(t.barriers) + (f"  ({t.divergent} divergent)" if t.divergent else "")
+        rows.append((("__global__ " if f.kind == "global" else "") + name, f"{rel(f.file, root)}:{f.line}",
+                     _frac(t.branches), _loops(t), bars))
+    tot = res.total()
+    rows.append(("TOTAL", "", _frac(tot.branches), _loops(tot),
+                 _frac(tot.barriers) + (f"  ({tot.divergent} divergent)" if tot.divergent else "")))
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    for i, r in enumerate(rows):
+        if i == len(rows) - 1:
+            lines.append("  ".join("-" * w for w in widths))
+        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    unc = [i for i in res.items() if not i.covered]
+    lines.append("")
+    if unc:
+        lines.append(f"Not covered ({len(unc)}): write a test that reaches these")
+        for it in unc:
+            lines.append(f"  {rel(it.file, root)}:{it.line}: [{it.function}] {it.label}")
+    else:
+        lines.append("Everything measured was covered.")
+    div = res.divergences()
+    if div:
+        lines.append("")
+        lines.append(f"Barrier divergence ({len(div)}): reached by only part of a block")
+        for d in div:
+            b = ",".join(map(str, d["block"]))
+            more = f" (and {d['blocks_seen'] - 1} more blocks)" if d["blocks_seen"] > 1 else ""
+            lines.append(f"  {rel(d['file'], root)}:{d['line']}: {d['barrier']}() in {d['function']}: block ({b}): "
+                         f"{d['arrived'] % d['threads']} of {d['threads']} threads arrived{more}; "
+                         f"tests: {', '.join(d['tests'])}")
+    lines.append("")
+    lines.append("Tests:")
+    for c in res.contributions():
+        state = "passed" if c["passed"] else f"FAILED ({c['reason']})"
+        extra = "" if c["collected"] else "  [no coverage: the run was killed]"
+        lines.append(f"  {c['test']}: {state}; covered {c['covered']}, only this test {c['unique']}; "
+                     f"{c['wall_s']:.2f}s{extra}")
+    for w in res.warnings:
+        lines.append(f"warning: {w}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,190 @@
+"""Coverage results: the site table plus what each test covered; every report reads this."""
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from ..judge import Verdict
+from .sites import LOOP_CASES, LOOP_LABELS, SiteTable
+
+
+@dataclass
+class TestCoverage:
+    name: str
+    verdict: Verdict
+    wall_s: float
+    collected: bool                      # False: the run left no coverage log (killed)
+    flags: set[int] = field(default_factory=set)
+    barrier_flags: set[int] = field(default_factory=set)
+    divergences: list[dict] = field(default_factory=list)
+    divergence_total: int = 0
+
+
+@dataclass
+class Item:
+    """One thing that can be covered."""
+    category: str        # branch | loop | barrier | function
+    function: str
+    file: str
+    line: int
+    label: str
+    covered: bool
+    tests: list[str]     # tests that covered it
+    case: str = ""       # loops: zero/one/many/boundary
+
+
+@dataclass
+class Tally:
+    branches: list[int] = field(default_factory=lambda: [0, 0])      # covered, total
+    loops: dict[str, list[int]] = field(default_factory=lambda: {c: [0, 0] for c in LOOP_CASES})
+    barriers: list[int] = field(default_factory=lambda: [0, 0])
+    divergent: int = 0
+
+    def add(self, it: Item) -> None:
+        slot = self.branches if it.category == "branch" else self.barriers if it.category == "barrier" \
+            else self.loops[it.case] if it.category == "loop" else None
+        if slot is None:
+            return
+        slot[1] += 1
+        slot[0] += it.covered
+
+    @property
+    def loop_total(self) -> list[int]:
+        return [sum(v[0] for v in self.loops.values()), sum(v[1] for v in self.loops.values())]
+
+
+def pct(pair: list[int]) -> float | None:
+    return None if pair[1] == 0 else 100.0 * pair[0] / pair[1]
+
+
+@dataclass
+class CoverageResult:
+    suite: str
+    backend: str
+    table: SiteTable
+    tests: list[TestCoverage]
+    warnings: list[str] = field(default_factory=list)
+
+    def _who(self, attr: str, flag: int) -> list[str]:
+        return [t.name for t in self.tests if flag in getattr(t, attr)]
+
+    def items(self) -> list[Item]:
+        out: list[Item] = []
+        for f in self.table.functions:
+            who = self._who("flags", f.flag)
+            out.append(Item("function", f.name, f.file, f.line, f"{f.kind} function {f.name} entered", bool(who), who))
+        for b in self.table.branches:
+            for arm in b.arms:
+                who = self._who("flags", arm.flag)
+                what = f"operand `{b.text}`" if b.kind == "condition" else f"{b.kind} ({b.text})"
+                out.append(Item("branch", b.function, b.file, arm.line if b.kind != "condition" else b.line,
+                                f"{what}: {arm.label}", bool(who), who))
+        for lp in self.table.loops:
+            for case in lp.cases:
+                who = self._who("flags", lp.flag(case))
+                out.append(Item("loop", lp.function, lp.file, lp.line, f"{lp.text}: {LOOP_LABELS[case]}",
+                                bool(who), who, case))
+        for bar in self.table.barriers:
+            who = self._who("barrier_flags", 2 * bar.index + 1)
+            out.append(Item("barrier", bar.function, bar.file, bar.line,
+                            f"{bar.name}() reached by every thread of a block", bool(who), who))
+        out.sort(key=lambda i: (i.file, i.line))
+        return out
+
+    def divergences(self) -> list[dict]:
+        """Barriers reached by part of a block: one entry per barrier, first block seen."""
+        by_barrier: dict[int, dict] = OrderedDict()
+        for t in self.tests:
+            for d in t.divergences:
+                e = by_barrier.setdefault(d["barrier"], {**d, "tests": [], "blocks": 0})
+                if t.name not in e["tests"]:
+                    e["tests"].append(t.name)
+                e["blocks"] += 1
+        out = []
+        for idx, e in by_barrier.items():
+            bar = self.table.barriers[idx]
+            out.append({"barrier": bar.name, "file": bar.file, "line": bar.line, "function": bar.function,
+                        "block": e["block"], "arrived": e["arrived"], "threads": e["threads"],
+                        "tests": e["tests"], "blocks_seen": e["blocks"]})
+        return out
+
+    def tally_by(self, key: str) -> "OrderedDict[str, Tally]":
+        """Totals per 'function' or 'file'."""
+        groups: OrderedDict[str, Tally] = OrderedDict()
+        kinds = {f.name: f for f in self.table.functions}
+        names = [f.name for f in self.table.functions] if key == "function" else \
+            sorted({f.file for f in self.table.functions})
+        for n in names:
+            groups[n] = Tally()
+        for it in self.items():
+            k = it.function if key == "function" else it.file
+            if key == "function" and k not in kinds:
+                continue
+            groups.setdefault(k, Tally()).add(it)
+        div = self.divergences()
+        for d in div:
+            k = d["function"] if key == "function" else d["file"]
+            if k in groups:
+                groups[k].divergent += 1
+        return groups
+
+    def total(self) -> Tally:
+        t = Tally()
+        for it in self.items():
+            t.add(it)
+        t.divergent = len(self.divergences())
+        return t
+
+    def contributions(self) -> list[dict]:
+        """Per test: items it covered, and items no other test covered."""
+        items = [i for i in self.items() if i.category != "function"]
+        out = []
+        for t in self.tests:
+            mine = [i for i in items if t.name in i.tests]
+            only = [i for i in mine if i.tests == [t.name]]
+            out.append({"test": t.name, "passed": t.verdict.passed, "reason": t.verdict.reason,
+                        "collected": t.collected, "covered": len(mine), "unique": len(only),
+                        "wall_s": round(t.wall_s, 4)})
+        return out
+
+
+def line_hits(res: CoverageResult) -> dict[tuple[str, int], int]:
+    """For each measured line, how many tests reached it (any arm, loop case or barrier arrival)."""
+    hits: dict[tuple[str, int], set[str]] = {}
+
+    def add(file, line, flags_attr, flags):
+        s = hits.setdefault((file, line), set())
+        for t in res.tests:
+            if any(f in getattr(t, flags_attr) for f in flags):
+                s.add(t.name)
+
+    for f in res.table.functions:
+        add(f.file, f.line, "flags", [f.flag])
+    for b in res.table.branches:
+        add(b.file, b.line, "flags", [a.flag for a in b.arms])
+    for lp in res.table.loops:
+        add(lp.file, lp.line, "flags", [lp.base + i for i in range(4)])
+    for bar in res.table.barriers:
+        add(bar.file, bar.line, "barrier_flags", [2 * bar.index])
+    return {k: len(v) for k, v in sorted(hits.items())}
+
+
+def branch_points(res: CoverageResult) -> list[tuple[str, int, list[tuple[str, int]]]]:
+    """(file, line, [(label, tests that took it)]) for every branch, loop and barrier, in order:
+    the branch data of lcov and Cobertura."""
+    def count(attr, flag):
+        return sum(flag in getattr(t, attr) for t in res.tests)
+
+    out = []
+    for b in res.table.branches:
+        out.append((b.file, b.line, [(f"{b.kind} {a.label}", count("flags", a.flag)) for a in b.arms]))
+    for lp in res.table.loops:
+        out.append((lp.file, lp.line, [(f"loop {LOOP_LABELS[c]}", count("flags", lp.flag(c))) for c in lp.cases]))
+    for bar in res.table.barriers:
+        out.append((bar.file, bar.line, [(f"{bar.name} whole block", count("barrier_flags", 2 * bar.index + 1))]))
+    out.sort(key=lambda x: (x[0], x[1]))
+    return out
+
+
+def _frac_text(pair: list[int]) -> str:
+    return "-" if pair[1] == 0 else f"{pair[0]}/{pair[1]} ({pct(pair):.1f}%)"

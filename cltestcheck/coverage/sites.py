@@ -1,0 +1,83 @@
+"""The coverage site table: what was instrumented, and which flag says each item was covered."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+LOOP_CASES = ("zero", "one", "many", "boundary")
+LOOP_LABELS = {"zero": "body 0 times", "one": "body once", "many": "body more than once",
+               "boundary": "ended by its condition"}
+
+
+@dataclass
+class Arm:
+    label: str            # then / else / true / false / case 3 / default / no case matched
+    flag: int
+    line: int
+
+
+@dataclass
+class BranchSite:
+    kind: str             # if | switch | conditional | condition (an operand of && or ||)
+    file: str
+    line: int
+    col: int
+    function: str
+    text: str
+    arms: list[Arm]
+
+
+@dataclass
+class LoopSite:
+    kind: str             # for | while | do | range-for
+    file: str
+    line: int
+    col: int
+    function: str
+    text: str
+    base: int             # flags base+0..3 = zero, one, many, boundary
+    cases: list[str]      # the cases that can happen (do: no zero; no condition: no boundary)
+
+    def flag(self, case: str) -> int:
+        return self.base + LOOP_CASES.index(case)
+
+
+@dataclass
+class BarrierSite:
+    index: int            # barrier flags 2*index (reached), 2*index+1 (whole block)
+    name: str
+    file: str
+    line: int
+    col: int
+    function: str
+
+
+@dataclass
+class FunctionSite:
+    name: str
+    kind: str             # global | device | host_device
+    file: str
+    line: int
+    flag: int             # set when any thread entered it
+
+
+@dataclass
+class SiteTable:
+    flags: int = 0
+    functions: list[FunctionSite] = field(default_factory=list)
+    branches: list[BranchSite] = field(default_factory=list)
+    loops: list[LoopSite] = field(default_factory=list)
+    barriers: list[BarrierSite] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, d: dict) -> "SiteTable":
+        return cls(d["flags"], [FunctionSite(**f) for f in d["functions"]],
+                   [BranchSite(**{**b, "arms": [Arm(**a) for a in b["arms"]]}) for b in d["branches"]],
+                   [LoopSite(**lp) for lp in d["loops"]], [BarrierSite(**b) for b in d["barriers"]])
+
+    def save(self, path: Path) -> None:
+        path.write_text(json.dumps(self.to_json()))

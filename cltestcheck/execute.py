@@ -1,0 +1,62 @@
+"""Run one test of a suite with a built program: a fresh directory, its input files, its outputs."""
+from __future__ import annotations
+
+import os
+import tempfile
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+from typing import Callable, Iterable, TypeVar
+
+from instrument.backends import Backend
+from instrument.backends.cpu import CpuBackend
+
+from .judge import Observed
+from .suite import Suite, TestCase
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def run_test(backend: Backend, exe: Path, suite: Suite, test: TestCase, env: dict | None = None,
+             timeout: float | None = None) -> Observed:
+    """Run `exe` as `test` says, in a scratch directory that holds the test's input files."""
+    with tempfile.TemporaryDirectory(prefix="cltc-run-") as tmp:
+        cwd = Path(tmp)
+        for rel in test.files:
+            dst = cwd / rel
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(suite.root / rel, dst)
+        res = backend.run(exe, test.args, env=env, timeout=timeout or test.timeout, stdin=test.stdin, cwd=cwd)
+        fault = CpuBackend.fault_of(res) if backend.name == "cpu" else None
+        if fault:
+            fault += ": " + next((ln for ln in res.stderr.splitlines() if ln.startswith("cudaemu:")), "")[9:]
+        files = {}
+        for name in test.output_files:
+            p = cwd / name
+            files[name] = p.read_bytes() if p.is_file() else None
+        return Observed(res.returncode, res.stdout, res.stderr, res.wall_s, res.timed_out,
+                        fault.rstrip(": ") if fault else None, files)
+
+
+def parallel_map(fn: Callable[[T], R], items: Iterable[T], jobs: int,
+                 progress: Callable[[], None] | None = None) -> list[R]:
+    """fn over items with `jobs` runs at once (each run is its own process), in order."""
+    items = list(items)
+    if jobs <= 1 or len(items) <= 1:
+        out = []
+        for it in items:
+            out.append(fn(it))
+            if progress:
+                progress()
+        return out
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(fn, it) for it in items]
+        for f in as_completed(futures):
+            f.result()
+            if progress:
+                progress()
+        return [f.result() for f in futures]
+
+
+def default_jobs() -> int:
+    return max(1, (os.cpu_count() or 2))

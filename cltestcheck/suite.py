@@ -1,0 +1,202 @@
+"""A test suite: `cltc.toml` in a directory says how to build the program and lists its tests.
+
+    [build]
+    sources = ["scan.cu"]            # required, relative to the suite directory
+    include = ["include"]            # -I directories
+    defines = ["N=256"]              # -D definitions
+    flags = []                       # extra compiler flags (both backends)
+    timeout = 60                     # default seconds per test run
+
+    [[test]]
+    name = "small"                   # unique; default test-<n>
+    args = ["16", "data/in.txt"]     # program arguments
+    stdin = "..."                    # or stdin_file = "data/stdin.txt"
+    files = ["data/in.txt"]          # inputs the test reads (checked to exist)
+    timeout = 10
+    exit_code = 0                    # expected exit status (default 0)
+    stdout = "sum 120\\n"             # expected stdout, or stdout_file = "expected/small.out"
+    tolerance = 1e-6                 # numbers compared with this abs/rel tolerance
+    output_files = { "out.txt" = "expected/out.txt" }   # files the program writes
+
+Every test runs in a fresh directory holding its `files` at the same relative
+paths, so tests never write into the suite. Each key is declared once here.
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from instrument.errors import UserError
+
+BUILD_KEYS = {
+    "sources": "list of .cu files, relative to the suite directory (required)",
+    "include": "list of include directories",
+    "defines": "list of NAME or NAME=VALUE",
+    "flags": "list of extra compiler flags",
+    "timeout": "default seconds per test run (default 60)",
+}
+TEST_KEYS = {
+    "name": "unique test name",
+    "args": "list of program arguments",
+    "stdin": "text fed to the program's standard input",
+    "stdin_file": "file fed to standard input",
+    "files": "list of input files the test reads",
+    "timeout": "seconds before the run is killed",
+    "exit_code": "expected exit status (default 0)",
+    "stdout": "expected standard output",
+    "stdout_file": "file holding the expected standard output",
+    "tolerance": "numeric tolerance for numbers in outputs (default: exact)",
+    "output_files": "table of file the program writes = file with the expected content",
+}
+
+
+@dataclass
+class TestCase:
+    name: str
+    args: list[str] = field(default_factory=list)
+    stdin: str | None = None
+    files: list[str] = field(default_factory=list)
+    timeout: float = 60.0
+    exit_code: int = 0
+    stdout: str | None = None
+    tolerance: float | None = None
+    output_files: dict[str, Path] = field(default_factory=dict)
+
+    @property
+    def has_expectation(self) -> bool:
+        return self.stdout is not None or bool(self.output_files)
+
+
+@dataclass
+class Suite:
+    root: Path
+    sources: list[Path]
+    include: list[Path] = field(default_factory=list)
+    defines: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    tests: list[TestCase] = field(default_factory=list)
+
+    def select(self, names: list[str] | None) -> "Suite":
+        if not names:
+            return self
+        known = {t.name for t in self.tests}
+        for n in names:
+            if n not in known:
+                raise UserError(f"{self.root / 'cltc.toml'}: no test named '{n}'",
+                                hint="tests: " + ", ".join(sorted(known)))
+        return Suite(self.root, self.sources, self.include, self.defines, self.flags,
+                     [t for t in self.tests if t.name in names])
+
+
+def _err(path: Path, msg: str, hint: str | None = None) -> UserError:
+    return UserError(f"{path}: {msg}", hint=hint)
+
+
+def _check_keys(path: Path, where: str, table: dict, known: dict[str, str]) -> None:
+    for key in table:
+        if key not in known:
+            raise _err(path, f"unknown key '{key}' in {where}",
+                       hint="known keys: " + "; ".join(f"{k} ({h})" for k, h in known.items()))
+
+
+def _str_list(path: Path, where: str, key: str, value) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, (str, int, float)) and not isinstance(v, bool)
+                                              for v in value):
+        raise _err(path, f"'{key}' in {where} must be a list of strings")
+    return [str(v) for v in value]
+
+
+def _number(path: Path, where: str, key: str, value, kind=float):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and not isinstance(value, int)):
+        raise _err(path, f"'{key}' in {where} must be a{'n integer' if kind is int else ' number'}")
+    return kind(value)
+
+
+def _existing(path: Path, root: Path, where: str, key: str, rel: str, is_dir: bool = False) -> Path:
+    p = (root / rel).resolve()
+    ok = p.is_dir() if is_dir else p.is_file()
+    if not ok:
+        raise _err(path, f"{where}: '{key}' names {'a directory' if is_dir else 'a file'} that does not exist: {rel}")
+    return p
+
+
+def load(suite_dir: str | Path) -> Suite:
+    root = Path(suite_dir).resolve()
+    path = root / "cltc.toml"
+    if not root.is_dir():
+        raise UserError(f"{suite_dir}: no such suite directory")
+    if not path.is_file():
+        raise UserError(f"{suite_dir}: no cltc.toml in the suite directory",
+                        hint="write one: see `cltc coverage --help` or README.md, section 'Test suites'")
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise _err(path, f"not valid TOML: {exc}") from None
+    _check_keys(path, "the file", data, {"build": "", "test": ""})
+    build = data.get("build")
+    if not isinstance(build, dict):
+        raise _err(path, "missing [build] table", hint="[build] sources = [\"prog.cu\"]")
+    _check_keys(path, "[build]", build, BUILD_KEYS)
+    if "sources" not in build:
+        raise _err(path, "[build] needs 'sources'")
+    sources = [_existing(path, root, "[build]", "sources", s)
+               for s in _str_list(path, "[build]", "sources", build["sources"])]
+    if not sources:
+        raise _err(path, "[build] 'sources' is empty")
+    include = [_existing(path, root, "[build]", "include", d, is_dir=True)
+               for d in _str_list(path, "[build]", "include", build.get("include", []))]
+    default_timeout = _number(path, "[build]", "timeout", build.get("timeout", 60.0))
+    suite = Suite(root, sources, include, _str_list(path, "[build]", "defines", build.get("defines", [])),
+                  _str_list(path, "[build]", "flags", build.get("flags", [])))
+    tests = data.get("test", [])
+    if not isinstance(tests, list) or not tests:
+        raise _err(path, "no tests: add at least one [[test]] table")
+    seen: set[str] = set()
+    for i, t in enumerate(tests):
+        where = f"[[test]] number {i + 1}"
+        if not isinstance(t, dict):
+            raise _err(path, f"{where} must be a table")
+        _check_keys(path, where, t, TEST_KEYS)
+        name = str(t.get("name", f"test-{i + 1}"))
+        where = f"test '{name}'"
+        if name in seen:
+            raise _err(path, f"two tests are named '{name}'")
+        seen.add(name)
+        case = TestCase(name, _str_list(path, where, "args", t.get("args", [])),
+                        timeout=_number(path, where, "timeout", t.get("timeout", default_timeout)),
+                        exit_code=_number(path, where, "exit_code", t.get("exit_code", 0), int))
+        if case.timeout <= 0:
+            raise _err(path, f"{where}: 'timeout' must be positive")
+        if "stdin" in t and "stdin_file" in t:
+            raise _err(path, f"{where}: give 'stdin' or 'stdin_file', not both")
+        if "stdin" in t:
+            if not isinstance(t["stdin"], str):
+                raise _err(path, f"{where}: 'stdin' must be a string")
+            case.stdin = t["stdin"]
+        if "stdin_file" in t:
+            case.stdin = _existing(path, root, where, "stdin_file", str(t["stdin_file"])).read_text()
+        for f in _str_list(path, where, "files", t.get("files", [])):
+            _existing(path, root, where, "files", f)
+            if Path(f).is_absolute() or ".." in Path(f).parts:
+                raise _err(path, f"{where}: 'files' entries must be inside the suite directory: {f}")
+            case.files.append(f)
+        if "stdout" in t and "stdout_file" in t:
+            raise _err(path, f"{where}: give 'stdout' or 'stdout_file', not both")
+        if "stdout" in t:
+            if not isinstance(t["stdout"], str):
+                raise _err(path, f"{where}: 'stdout' must be a string")
+            case.stdout = t["stdout"]
+        if "stdout_file" in t:
+            case.stdout = _existing(path, root, where, "stdout_file", str(t["stdout_file"])).read_text()
+        if "tolerance" in t:
+            case.tolerance = _number(path, where, "tolerance", t["tolerance"])
+            if case.tolerance < 0:
+                raise _err(path, f"{where}: 'tolerance' must not be negative")
+        outs = t.get("output_files", {})
+        if not isinstance(outs, dict):
+            raise _err(path, f"{where}: 'output_files' must be a table of written file = expected file")
+        for produced, expected in outs.items():
+            case.output_files[str(produced)] = _existing(path, root, where, "output_files", str(expected))
+        suite.tests.append(case)
+    return suite

@@ -1,0 +1,323 @@
+// cltc coverage runtime: the flags and counters instrumented kernels set, and the
+// host code that collects them into $CLTC_COV_LOG when the program ends.
+// Same code for nvcc and for the cpu backend (cudaemu).
+//
+// Flag ids are planned by cltestcheck/coverage/planner.py (branch arms, loop
+// cases); barrier b owns barrier flags 2b ("reached") and 2b+1 ("every thread
+// of some block arrived"). A flag is one byte, set once (read before writing,
+// so a hot branch costs a cached load).
+#ifndef CLTC_COVERAGE_H
+#define CLTC_COVERAGE_H
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#if defined(__CUDACC__) && !defined(CUDAEMU)
+#define CLTC_D __device__
+#define CLTC_DEVICE_GLOBAL __device__
+#else
+#define CLTC_D
+#define CLTC_DEVICE_GLOBAL
+#endif
+
+#ifndef CLTC_COV_FLAGS
+#define CLTC_COV_FLAGS 1
+#endif
+#ifndef CLTC_COV_BARRIERS
+#define CLTC_COV_BARRIERS 0
+#endif
+
+namespace cltc {
+namespace cov {
+
+constexpr unsigned kFlags = CLTC_COV_FLAGS;
+constexpr unsigned kBarriers = CLTC_COV_BARRIERS;
+constexpr unsigned kBarrierFlags = kBarriers ? 2 * kBarriers : 1;
+constexpr unsigned kDivergenceCap = 256;
+
+// A barrier that only part of a block reached: found by the block's last thread.
+struct Divergence {
+  unsigned barrier, bx, by, bz, arrived, threads;
+};
+
+// Where the per-launch barrier bookkeeping lives (set by the host when it grows).
+struct BarrierState {
+  unsigned *arrivals;  // [linear block][barrier]
+  unsigned *exits;     // [linear block]: threads of the block that have finished
+};
+
+static CLTC_DEVICE_GLOBAL unsigned char g_flags[kFlags];
+static CLTC_DEVICE_GLOBAL unsigned char g_barrier_flags[kBarrierFlags];
+static CLTC_DEVICE_GLOBAL BarrierState g_barriers;
+static CLTC_DEVICE_GLOBAL Divergence g_divergence[kDivergenceCap];
+static CLTC_DEVICE_GLOBAL unsigned g_divergence_count;
+
+CLTC_D inline void set_once(unsigned char *flags, unsigned id) {
+  volatile unsigned char *f = flags;
+  if (!f[id]) f[id] = 1;
+}
+
+CLTC_D inline void hit(unsigned id) { set_once(g_flags, id); }
+
+// `if (c)` -> `if (br(!!(c), then_flag, else_flag))`; also ?: and &&/|| operands.
+CLTC_D inline bool br(bool c, unsigned if_true, unsigned if_false) {
+  hit(c ? if_true : if_false);
+  return c;
+}
+
+// `switch (x)` -> `switch (auto v = (x); sw(v == (c1) ? f1 : ... : fout, v))`.
+template <class T> CLTC_D inline T sw(unsigned flag, T v) {
+  hit(flag);
+  return v;
+}
+
+// One entry of one thread into a loop: counts iterations up to "more than one",
+// and notes when the loop condition turned false (the loop boundary).
+struct Loop {
+  unsigned base, n;
+  CLTC_D explicit Loop(unsigned b) : base(b), n(0) {}
+  CLTC_D void iter() {
+    if (n < 2) ++n;
+  }
+  CLTC_D bool test(bool c) {
+    if (!c) hit(base + 3);
+    return c;
+  }
+  CLTC_D ~Loop() { hit(base + n); }
+};
+
+CLTC_D inline unsigned linear_block() {
+  return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+}
+
+CLTC_D inline unsigned block_threads() { return blockDim.x * blockDim.y * blockDim.z; }
+
+// Adds n from every thread that calls it; on the GPU one atomic per converged group.
+CLTC_D inline unsigned add_aggregated(unsigned *p, bool *leader) {
+#if defined(__CUDA_ARCH__)
+  unsigned mask = __activemask();
+  unsigned lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u;
+  unsigned first = __ffs(mask) - 1;
+  unsigned count = __popc(mask);
+  unsigned old = 0;
+  if (lane == first) old = atomicAdd(p, count);
+  old = __shfl_sync(mask, old, first);
+  *leader = lane == first;
+  return old + count;
+#else
+  *leader = true;
+  return atomicAdd(p, 1u) + 1;
+#endif
+}
+
+// `__syncthreads()` -> `(arrive(b), __syncthreads())`.
+CLTC_D inline void arrive(unsigned b) {
+  unsigned *a = g_barriers.arrivals;
+  if (!a) return;
+  bool leader;
+  add_aggregated(&a[linear_block() * kBarriers + b], &leader);
+}
+
+// The block's last thread to finish sorts each barrier of the launch into
+// not reached / reached by every thread / reached by part of the block.
+CLTC_D inline void block_exit() {
+  BarrierState s = g_barriers;
+  if (!s.arrivals || kBarriers == 0) return;
+  unsigned blk = linear_block(), tpb = block_threads();
+  __threadfence();
+  bool leader;
+  unsigned done = add_aggregated(&s.exits[blk], &leader);
+  if (!leader || done != tpb) return;
+  __threadfence();
+  unsigned *row = &s.arrivals[blk * kBarriers];
+  for (unsigned b = 0; b < kBarriers; ++b) {
+    unsigned n = atomicExch(&row[b], 0u);
+    if (n == 0) continue;
+    set_once(g_barrier_flags, 2 * b);
+    if (n % tpb == 0) {
+      set_once(g_barrier_flags, 2 * b + 1);
+    } else {
+      unsigned k = atomicAdd(&g_divergence_count, 1u);
+      if (k < kDivergenceCap) g_divergence[k] = Divergence{b, blockIdx.x, blockIdx.y, blockIdx.z, n, tpb};
+    }
+  }
+  atomicExch(&s.exits[blk], 0u);
+}
+
+// Placed at the top of every kernel that reaches a barrier: its destructor runs
+// whichever way the thread leaves the kernel.
+struct BlockScope {
+  CLTC_D BlockScope() {}
+  CLTC_D ~BlockScope() { block_exit(); }
+};
+
+namespace host {
+
+struct Tu {
+  void (*pull)(std::vector<unsigned char> &, std::vector<unsigned char> &, std::vector<Divergence> &, unsigned &);
+  void (*set_barriers)(const BarrierState &);
+};
+
+struct State {
+  bool init = false;
+  std::string log_path;
+  std::vector<Tu> tus;
+  std::vector<unsigned char> flags = std::vector<unsigned char>(kFlags, 0);
+  std::vector<unsigned char> barrier_flags = std::vector<unsigned char>(kBarrierFlags, 0);
+  std::vector<Divergence> divergences;
+  unsigned divergence_total = 0;
+  unsigned launches = 0;
+  BarrierState barriers{nullptr, nullptr};
+  size_t blocks_cap = 0;
+};
+
+inline State &state() {
+  static State s;
+  return s;
+}
+
+inline void fail(cudaError_t e, const char *what) {
+  std::fprintf(stderr, "cltc coverage: %s failed: %s\n", what, cudaGetErrorString(e));
+  std::fflush(stderr);
+  std::_Exit(99);
+}
+
+// Device -> host: OR each translation unit's flags into the totals.
+inline void pull() {
+  State &s = state();
+  for (const Tu &tu : s.tus) tu.pull(s.flags, s.barrier_flags, s.divergences, s.divergence_total);
+}
+
+inline void write_log() {
+  State &s = state();
+  if (s.log_path.empty()) return;
+  std::string tmp = s.log_path + ".part";
+  FILE *f = std::fopen(tmp.c_str(), "w");
+  if (!f) return;
+  std::fprintf(f, "{\"launches\": %u, \"flags\": [", s.launches);
+  bool first = true;
+  for (unsigned i = 0; i < kFlags; ++i)
+    if (s.flags[i]) {
+      std::fprintf(f, first ? "%u" : ", %u", i);
+      first = false;
+    }
+  std::fprintf(f, "], \"barrier_flags\": [");
+  first = true;
+  for (unsigned i = 0; i < 2 * kBarriers; ++i)
+    if (s.barrier_flags[i]) {
+      std::fprintf(f, first ? "%u" : ", %u", i);
+      first = false;
+    }
+  std::fprintf(f, "], \"divergence_total\": %u, \"divergences\": [", s.divergence_total);
+  for (size_t i = 0; i < s.divergences.size(); ++i) {
+    const Divergence &d = s.divergences[i];
+    std::fprintf(f, "%s{\"barrier\": %u, \"block\": [%u, %u, %u], \"arrived\": %u, \"threads\": %u}",
+                 i ? ", " : "", d.barrier, d.bx, d.by, d.bz, d.arrived, d.threads);
+  }
+  std::fprintf(f, "]}\n");
+  std::fclose(f);
+  std::rename(tmp.c_str(), s.log_path.c_str());
+}
+
+inline void finish() {
+  State &s = state();
+  if (!s.init) return;
+  pull();
+  write_log();
+  s.init = false;
+}
+
+inline void init() {
+  State &s = state();
+  if (s.init) return;
+  s.init = true;
+  if (const char *p = std::getenv("CLTC_COV_LOG")) s.log_path = p;
+  // registered after the CUDA runtime started (a launch follows), so it runs
+  // before the runtime tears down
+  static bool registered = false;
+  if (!registered) {
+    registered = true;
+    std::atexit(finish);
+#if defined(CUDAEMU)
+    ::cudaemu::detail::g_fault_hook = finish;
+#endif
+  }
+}
+
+// Before every launch: make room for the launch's per-block barrier counters.
+inline void before_launch(dim3 grid, dim3 block) {
+  (void)block;
+  init();
+  State &s = state();
+  ++s.launches;
+  if (kBarriers == 0) return;
+  size_t blocks = size_t(grid.x) * grid.y * grid.z;
+  if (blocks <= s.blocks_cap) return;
+  size_t cap = blocks > 2 * s.blocks_cap ? blocks : 2 * s.blocks_cap;
+  cudaError_t e;
+  if (s.barriers.arrivals) {
+    cudaDeviceSynchronize();  // earlier launches may still count into the old arrays
+    cudaFree(s.barriers.arrivals);
+    cudaFree(s.barriers.exits);
+  }
+  if ((e = cudaMalloc(reinterpret_cast<void **>(&s.barriers.arrivals), cap * kBarriers * sizeof(unsigned))))
+    fail(e, "barrier counter allocation");
+  if ((e = cudaMalloc(reinterpret_cast<void **>(&s.barriers.exits), cap * sizeof(unsigned))))
+    fail(e, "barrier counter allocation");
+  cudaMemset(s.barriers.arrivals, 0, cap * kBarriers * sizeof(unsigned));
+  cudaMemset(s.barriers.exits, 0, cap * sizeof(unsigned));
+  s.blocks_cap = cap;
+  for (const Tu &tu : s.tus) tu.set_barriers(s.barriers);
+}
+
+// `cudaDeviceReset()` -> `(before_reset(), cudaDeviceReset())`: collect first,
+// since the reset frees every device allocation.
+inline void before_reset() {
+  State &s = state();
+  if (!s.init) return;
+  pull();
+  s.barriers = BarrierState{nullptr, nullptr};
+  s.blocks_cap = 0;
+}
+
+struct TuRegistrar {
+  explicit TuRegistrar(Tu tu) { state().tus.push_back(tu); }
+};
+
+}  // namespace host
+
+namespace {
+inline void cltc_pull_this_tu(std::vector<unsigned char> &flags, std::vector<unsigned char> &bflags,
+                              std::vector<Divergence> &divs, unsigned &total) {
+  std::vector<unsigned char> mine(kFlags), bmine(kBarrierFlags);
+  cudaError_t e = cudaMemcpyFromSymbol(mine.data(), g_flags, kFlags);
+  if (e == cudaSuccess) e = cudaMemcpyFromSymbol(bmine.data(), g_barrier_flags, kBarrierFlags);
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "cltc coverage: reading the coverage flags failed: %s\n", cudaGetErrorString(e));
+    return;
+  }
+  for (unsigned i = 0; i < kFlags; ++i) flags[i] |= mine[i];
+  for (unsigned i = 0; i < kBarrierFlags; ++i) bflags[i] |= bmine[i];
+  unsigned n = 0;
+  cudaMemcpyFromSymbol(&n, g_divergence_count, sizeof n);
+  std::vector<Divergence> d(n < kDivergenceCap ? n : kDivergenceCap);
+  if (!d.empty()) cudaMemcpyFromSymbol(d.data(), g_divergence, d.size() * sizeof(Divergence));
+  divs.insert(divs.end(), d.begin(), d.end());
+  total += n;
+  unsigned zero = 0;
+  cudaMemcpyToSymbol(g_divergence_count, &zero, sizeof zero);
+}
+inline void cltc_set_barriers_this_tu(const BarrierState &b) {
+  cudaError_t e = cudaMemcpyToSymbol(g_barriers, &b, sizeof b);
+  if (e != cudaSuccess) host::fail(e, "barrier counter setup");
+}
+static host::TuRegistrar cltc_tu_registrar(host::Tu{&cltc_pull_this_tu, &cltc_set_barriers_this_tu});
+}  // namespace
+
+}  // namespace cov
+}  // namespace cltc
+
+#endif  // CLTC_COVERAGE_H

@@ -1,0 +1,150 @@
+"""cltc coverage end to end on the cpu backend: exact numbers, reports, errors, unchanged output."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import pytest
+
+from cltestcheck import suite as suite_mod
+from cltestcheck.build import build_instrumented, build_plain
+from cltestcheck.coverage import engine
+from cltestcheck.coverage.planner import CoveragePlanner
+from instrument.backends.cpu import CpuBackend
+
+from conftest import CUDA, TESTS
+
+SUITES = TESTS / "suites"
+
+
+@pytest.fixture(scope="module")
+def features():
+    return engine.run(suite_mod.load(SUITES / "cov_features"), "cpu", progress=False)
+
+
+def _status(res):
+    return {(i.line, i.label): i.covered for i in res.items()}
+
+
+def test_features_exact_numbers(features):
+    tot = features.total()
+    assert tot.branches == [15, 18]
+    assert tot.loops["zero"] == [0, 0] and tot.loops["boundary"] == [0, 0]   # while (true): neither can happen
+    assert tot.loops["one"] == [1, 1] and tot.loops["many"] == [1, 1]
+    assert tot.barriers == [1, 1] and tot.divergent == 1
+    st = _status(features)
+    # switch fall-through: case 1 is covered by dispatch (v % 4 == 1), not by falling in from case 0
+    assert st[(10, "switch (v % 4): case 0")] and st[(12, "switch (v % 4): case 1")]
+    assert st[(15, "switch (v % 4): case 2")]
+    assert not st[(9, "switch (v % 4): no case matched")]
+    # short circuit: each operand's outcomes
+    assert st[(27, "operand `mode > 0`: true")] and st[(27, "operand `mode > 0`: false")]
+    assert not st[(27, "operand `v > 2`: true")] and st[(27, "operand `v > 2`: false")]
+    assert not st[(27, "if (mode > 0 && v > 2): then")]
+
+
+def test_features_divergent_barrier_names_block_and_count(features):
+    (d,) = features.divergences()
+    assert (d["line"], d["barrier"], d["function"]) == (42, "__syncthreads", "scan_partial")
+    assert d["block"] == [0, 0, 0] and d["arrived"] == 40 and d["threads"] == 64
+    assert d["tests"] == ["mixed"]
+
+
+def test_features_per_test_contribution(features):
+    c = {x["test"]: x for x in features.contributions()}
+    assert c["zeros"]["covered"] == 11 and c["zeros"]["unique"] == 2
+    assert c["mixed"]["covered"] == 16 and c["mixed"]["unique"] == 7
+    assert all(x["passed"] for x in c.values())
+
+
+def test_corpus_reduce_exact_numbers():
+    res = engine.run(suite_mod.load(SUITES / "cov_reduce"), "cpu", progress=False)
+    tot = res.total()
+    assert tot.branches == [8, 8] and tot.barriers == [2, 2] and tot.divergent == 0
+    assert {c: v for c, v in tot.loops.items()} == {"zero": [0, 1], "one": [0, 1], "many": [1, 1],
+                                                     "boundary": [1, 1]}
+    assert res.tests[0].verdict.passed
+
+
+def test_failing_test_is_reported_and_still_counted(tmp_path):
+    d = tmp_path / "s"
+    shutil.copytree(SUITES / "cov_features", d)
+    (d / "cltc.toml").write_text('[build]\nsources = ["features.cu"]\n[[test]]\nname = "wrong"\n'
+                                 'args = ["8", "1", "64"]\nstdout = "sum 0\\n"\n')
+    res = engine.run(suite_mod.load(d), "cpu", progress=False)
+    (t,) = res.tests
+    assert not t.verdict.passed and "stdout differs" in t.verdict.reason
+    assert t.collected and res.total().branches[0] > 0
+
+
+def test_reports_from_cli(run_cli, tmp_path):
+    out = tmp_path / "r"
+    r = run_cli("cltestcheck.cli", "coverage", "--suite", SUITES / "cov_features", "--backend", "cpu",
+                "--json", out / "c.json", "--lcov", out / "c.info", "--cobertura", out / "c.xml",
+                "--html", out / "html")
+    assert r.returncode == 0, r.stderr
+    assert "Barrier divergence (1)" in r.stdout and "features.cu:42" in r.stdout
+    assert "features.cu:9: [classify] switch (v % 4): no case matched" in r.stdout
+    doc = json.loads((out / "c.json").read_text())
+    assert doc["total"]["branches"] == {"covered": 15, "total": 18, "percent": pytest.approx(83.333, 0.01)}
+    info = (out / "c.info").read_text()
+    assert info.count("end_of_record") == 1 and "BRF:21" in info and "BRH:18" in info
+    assert "FNF:3" in info and "FNH:3" in info
+    xml = ET.parse(out / "c.xml").getroot()
+    assert xml.tag == "coverage" and int(xml.get("branches-valid")) == 21
+    assert {m.get("name") for m in xml.iter("method")} == {"classify", "features", "scan_partial"}
+    page = (out / "html" / "file0.html").read_text()
+    assert "divergent: block (0,0,0) 40/64" in page and "no case matched ✗" in page
+
+
+@pytest.mark.parametrize("toml,needle", [
+    ('[build]\nsources = ["features.cu"]\ncolour = 1\n[[test]]\n', "unknown key 'colour' in [build]"),
+    ('[build]\nsources = ["nope.cu"]\n[[test]]\n', "'sources' names a file that does not exist: nope.cu"),
+    ('[build]\nsources = ["features.cu"]\n[[test]]\nname = "a"\nfiles = ["in.txt"]\n',
+     "test 'a': 'files' names a file that does not exist: in.txt"),
+    ('[build]\nsources = ["features.cu"]\n[[test]]\nname = "a"\nstdot = "x"\n', "unknown key 'stdot'"),
+    ('[build]\nsources = ["features.cu"]\n', "no tests"),
+    ('[build\n', "not valid TOML"),
+])
+def test_suite_errors_name_the_key_or_file(run_cli, tmp_path, toml, needle):
+    shutil.copy(SUITES / "cov_features" / "features.cu", tmp_path)
+    (tmp_path / "cltc.toml").write_text(toml)
+    r = run_cli("cltestcheck.cli", "coverage", "--suite", tmp_path, "--backend", "cpu",
+                "--json", tmp_path / "out.json")
+    assert r.returncode == 2 and needle in r.stderr and "cltc.toml" in r.stderr
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_missing_suite_directory(run_cli, tmp_path):
+    r = run_cli("cltestcheck.cli", "coverage", "--suite", tmp_path / "none")
+    assert r.returncode == 2 and "no such suite directory" in r.stderr
+
+
+def test_build_error_exits_2(run_cli, tmp_path):
+    (tmp_path / "bad.cu").write_text("__global__ void k(int *a) { a[0] = ; }\nint main() {}\n")
+    (tmp_path / "cltc.toml").write_text('[build]\nsources = ["bad.cu"]\n[[test]]\n')
+    r = run_cli("cltestcheck.cli", "coverage", "--suite", tmp_path, "--backend", "cpu")
+    assert r.returncode == 2 and "bad.cu:1" in r.stderr
+
+
+CORPUS = sorted((CUDA / "corpus").glob("*.cu"))
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
+def test_instrumented_corpus_prints_what_the_original_prints(path, tmp_path):
+    s = suite_mod.Suite(path.parent, [path], tests=[suite_mod.TestCase("t")])
+    cpu = CpuBackend()
+    plain = build_plain(s, cpu, tmp_path)
+    planner = CoveragePlanner()
+    inst, _, _ = build_instrumented(s, cpu, tmp_path, [planner],
+                                    lambda: [f"CLTC_COV_FLAGS={max(1, planner.table.flags)}",
+                                             f"CLTC_COV_BARRIERS={len(planner.table.barriers)}"])
+    a = cpu.run(plain, timeout=120)
+    b = cpu.run(inst, env={"CLTC_COV_LOG": str(tmp_path / "log.json")}, timeout=120)
+    assert (a.returncode, a.stdout) == (b.returncode, b.stdout)
+    log = json.loads((tmp_path / "log.json").read_text())
+    assert planner.table.functions and all(f.flag in log["flags"] for f in planner.table.functions
+                                           if f.kind == "global" and f.name in a.stdout + b.stdout
+                                           or f.kind == "global")
