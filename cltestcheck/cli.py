@@ -7,6 +7,7 @@ from instrument.cli_app import App
 
 from . import __version__
 from .coverage import command as coverage_cmd
+from .mutate import command as mutate_cmd
 
 
 def build_app() -> App:
@@ -14,6 +15,8 @@ def build_app() -> App:
               __version__)
     app.command("coverage", "branch, loop and barrier coverage of the kernels over a test suite",
                 coverage_cmd.setup, coverage_cmd.run)
+    app.command("mutate", "mutation testing of the kernels: how many seeded faults the suite kills",
+                mutate_cmd.setup, mutate_cmd.run)
     return app
 
 

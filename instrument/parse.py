@@ -254,3 +254,16 @@ def _load_file(tu: cindex.TranslationUnit, path: str) -> SourceFile:
         toks.append(Token(ext.start.offset, ext.end.offset, t.spelling, t.kind.name))
     sf.set_tokens(toks)
     return sf
+
+
+def error_diagnostics(path: str | Path, include_dirs=(), defines=()) -> list[tuple[str, int, str]]:
+    """Every error libclang finds in `path`, as (file, line, message); [] when it parses.
+    Lines follow `#line` directives, so errors in rewritten copies name the original lines."""
+    opts = cindex.TranslationUnit.PARSE_INCOMPLETE
+    tu = _index().parse(str(Path(path).resolve()), args=parse_args(include_dirs, defines), options=opts)
+    out = []
+    for d in tu.diagnostics:
+        if d.severity >= cindex.Diagnostic.Error:
+            loc = d.location
+            out.append((loc.file.name if loc.file else str(path), loc.line, d.spelling))
+    return out

@@ -138,6 +138,39 @@ class Loop:
     body_compound: bool = True      # the body is a `{...}` block
 
 
+@dataclass(frozen=True)
+class Operator:
+    """A built-in operator in device code, with its operands' type classes
+    ('int', 'float', 'bool', 'pointer', 'other')."""
+    op: str               # '+', '<', '&&', '+=', '=', '++', '--', '-', '!'
+    arity: int            # 1 or 2
+    span: Span            # the whole expression
+    op_span: Span         # the operator token
+    operands: tuple[Span, ...]
+    types: tuple[str, ...]
+    prefix: bool          # unary: operator before the operand
+    function: str
+
+
+@dataclass(frozen=True)
+class IndexRef:
+    """`threadIdx.x`, `blockIdx.y`, ... in device code."""
+    name: str             # 'threadIdx' | 'blockIdx'
+    component: str        # 'x' | 'y' | 'z'
+    span: Span
+    function: str
+
+
+@dataclass(frozen=True)
+class Subscript:
+    """`base[index]` on memory of a known space."""
+    span: Span
+    index: Span
+    space: str
+    base: str
+    function: str
+
+
 @dataclass
 class Program:
     unit: ParsedUnit
@@ -152,6 +185,9 @@ class Program:
     loops: list[Loop] = field(default_factory=list)
     api_calls: list[ApiCall] = field(default_factory=list)
     calls: dict[str, set[str]] = field(default_factory=dict)
+    operators: list[Operator] = field(default_factory=list)
+    index_refs: list[IndexRef] = field(default_factory=list)
+    subscripts: list[Subscript] = field(default_factory=list)
 
     @property
     def kernels(self) -> list[Function]:
@@ -330,6 +366,12 @@ class _Walker:
                                                                  self.u.span_of(kids[1])), self.fn))
             elif k in (CK.FOR_STMT, CK.WHILE_STMT, CK.DO_STMT, CK.CXX_FOR_RANGE_STMT):
                 self._loop(c, sp)
+            if k in (CK.BINARY_OPERATOR, CK.COMPOUND_ASSIGNMENT_OPERATOR, CK.UNARY_OPERATOR):
+                self._operator(c, sp)
+            elif k == CK.MEMBER_REF_EXPR:
+                self._index_ref(c, sp)
+            if k == CK.ARRAY_SUBSCRIPT_EXPR:
+                self._subscript(c, sp)
         for child in c.get_children():
             self._stmt(child, c)
 
@@ -369,6 +411,69 @@ class _Walker:
         if parts:
             addr = self.u.span_of(kids[1]) if len(kids) > 1 else None
             self.p.atomics.append(AtomicCall(name, parts[0], parts[1], sp, addr, self.fn))
+
+    # -- operators -----------------------------------------------------------
+    @staticmethod
+    def _type_class(t: cindex.Type) -> str:
+        t = t.get_canonical()
+        if t.kind == TK.BOOL:
+            return "bool"
+        if t.kind in (TK.FLOAT, TK.DOUBLE, TK.LONGDOUBLE, TK.HALF):
+            return "float"
+        if t.kind in (TK.CHAR_U, TK.UCHAR, TK.USHORT, TK.UINT, TK.ULONG, TK.ULONGLONG, TK.CHAR_S, TK.SCHAR,
+                      TK.SHORT, TK.INT, TK.LONG, TK.LONGLONG, TK.ENUM, TK.CHAR16, TK.CHAR32, TK.WCHAR):
+            return "int"
+        if t.kind == TK.POINTER:
+            return "pointer"
+        return "other"
+
+    def _operator(self, c: cindex.Cursor, sp: Span) -> None:
+        kids = list(c.get_children())
+        src = self._src(sp)
+        if c.kind == CK.UNARY_OPERATOR:
+            if len(kids) != 1:
+                return
+            op, prefix = self._unop(c)
+            osp = self.u.span_of(kids[0])
+            if osp is None or op not in ("++", "--", "-", "!", "~"):
+                return
+            tok = src.token_at_or_after(sp.start) if prefix else src.token_before(sp.end)
+            if tok is None or tok.spelling != op:
+                return
+            opsp = Span(sp.file, tok.offset, tok.offset + len(op), *src.line_col(tok.offset))
+            self.p.operators.append(Operator(op, 1, sp, opsp, (osp,), (self._type_class(kids[0].type),),
+                                             prefix, self.fn))
+            return
+        if len(kids) != 2:
+            return
+        a, b = self.u.span_of(kids[0]), self.u.span_of(kids[1])
+        if a is None or b is None:
+            return
+        tok = src.token_at_or_after(a.end)
+        if tok is None or tok.offset >= b.start:
+            return
+        opsp = Span(sp.file, tok.offset, tok.offset + len(tok.spelling), *src.line_col(tok.offset))
+        self.p.operators.append(Operator(tok.spelling, 2, sp, opsp, (a, b),
+                                         (self._type_class(kids[0].type), self._type_class(kids[1].type)),
+                                         False, self.fn))
+
+    def _index_ref(self, c: cindex.Cursor, sp: Span) -> None:
+        base = next(iter(c.get_children()), None)
+        base = _strip(base) if base is not None else None
+        if base is None or base.kind != CK.DECL_REF_EXPR or base.spelling not in ("threadIdx", "blockIdx"):
+            return
+        if c.spelling in ("x", "y", "z"):
+            self.p.index_refs.append(IndexRef(base.spelling, c.spelling, sp, self.fn))
+
+    def _subscript(self, c: cindex.Cursor, sp: Span) -> None:
+        kids = [k for k in c.get_children() if k.kind != CK.TYPE_REF]
+        if len(kids) != 2:
+            return
+        root = self._root(c)
+        idx = self.u.span_of(kids[1])
+        if idx is not None:
+            self.p.subscripts.append(Subscript(sp, idx, self._space(root),
+                                               root.spelling if root is not None else "", self.fn))
 
     # -- memory accesses -----------------------------------------------------
     def _is_deref(self, c: cindex.Cursor) -> bool:
@@ -578,6 +683,6 @@ def query(unit: ParsedUnit) -> Program:
     w.fn, w.device = "", False
     w.run()
     for lst in (prog.launches, prog.accesses, prog.atomics, prog.barriers, prog.branches,
-                prog.loops, prog.shared, prog.api_calls):
+                prog.loops, prog.shared, prog.api_calls, prog.operators, prog.index_refs, prog.subscripts):
         lst.sort(key=lambda r: (r.span.file, r.span.start, -r.span.end))
     return prog

@@ -36,6 +36,7 @@ class EditPlan:
     warnings: list[str] = field(default_factory=list)
     preludes: dict[str, list[str]] = field(default_factory=dict)
     _groups: set = field(default_factory=set, repr=False)
+    _seq: int = 0
 
     def _add_group(self, group: list[Edit], site: Span, allow_macro: bool) -> bool:
         if self.unit is not None and not allow_macro:
@@ -62,12 +63,27 @@ class EditPlan:
 
     def wrap(self, span: Span, before: str, after: str, origin: str,
              allow_macro: bool = False) -> bool:
-        """Surround span: nested wraps compose (outer opens first, inner closes first)."""
+        """Surround span: nested wraps compose (outer opens first, inner closes first;
+        of two wraps of the same span, the one planned first is the outer)."""
         length = span.end - span.start
+        self._seq += 1
         return self._add_group([
-            Edit(span.file, span.start, span.start, before, origin, (1, -length)),
-            Edit(span.file, span.end, span.end, after, origin, (0, length)),
+            Edit(span.file, span.start, span.start, before, origin, (1, -length, self._seq)),
+            Edit(span.file, span.end, span.end, after, origin, (0, length, -self._seq)),
         ], span, allow_macro)
+
+    def wrap_replace(self, span: Span, before: str, after: str, inner: list[tuple[Span, str]],
+                     origin: str, allow_macro: bool = False) -> bool:
+        """A wrap of span plus replacements inside it, applied all together or not at all."""
+        length = span.end - span.start
+        self._seq += 1
+        group = []
+        if before:
+            group.append(Edit(span.file, span.start, span.start, before, origin, (1, -length, self._seq)))
+        group += [Edit(sp.file, sp.start, sp.end, text, origin) for sp, text in inner]
+        if after:
+            group.append(Edit(span.file, span.end, span.end, after, origin, (0, length, -self._seq)))
+        return self._add_group(group, span, allow_macro)
 
     def add_prelude(self, file: str, text: str) -> None:
         """Text placed before the file's first line (includes, declarations)."""

@@ -1,0 +1,58 @@
+"""`cltc mutate`: argument handling only."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from instrument.backends import NAMES
+from instrument.errors import EXIT_OK, UserError
+
+from .operators import OPERATORS
+
+
+def setup(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--suite", type=Path, metavar="DIR", help="directory holding cltc.toml")
+    p.add_argument("--backend", choices=NAMES, default="auto")
+    p.add_argument("--runs", type=int, default=20, metavar="N",
+                   help="runs per mutant and test (default 20); on the cpu backend each run uses another schedule seed")
+    p.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="runs at once (default 1)")
+    p.add_argument("--operators", metavar="LIST", help="comma-separated operators (default: all)")
+    p.add_argument("--test", action="append", metavar="NAME", help="use only this test (repeatable)")
+    p.add_argument("--list-operators", action="store_true", help="list the mutation operators and exit")
+    p.add_argument("--json", type=Path, metavar="FILE", help="also write our JSON report")
+    p.add_argument("--stryker", type=Path, metavar="FILE", help="also write the Stryker mutation-testing-report JSON")
+    p.add_argument("--html", type=Path, metavar="DIR", help="also write annotated HTML pages")
+
+
+def run(a: argparse.Namespace, _extra) -> int:
+    if a.list_operators:
+        w = max(map(len, OPERATORS))
+        for name, desc in OPERATORS.items():
+            print(f"{name.ljust(w)}  {desc}")
+        return EXIT_OK
+    if a.suite is None:
+        raise UserError("cltc mutate needs --suite DIR (or --list-operators)")
+    if a.runs < 1:
+        raise UserError("--runs must be at least 1")
+    from instrument.output import atomic_write_text, write_report_dir
+
+    from .. import suite as suite_mod
+    from . import engine, report_html, report_json, report_stryker, report_text
+    from .operators import parse_list
+
+    ops = parse_list(a.operators)
+    s = suite_mod.load(a.suite).select(a.test)
+    res = engine.run(s, a.backend, ops, a.runs, max(1, a.jobs))
+    outputs = []
+    if a.json:
+        outputs.append((a.json, report_json.render(res)))
+    if a.stryker:
+        outputs.append((a.stryker, report_stryker.render(res)))
+    pages = report_html.render(res) if a.html else None
+    for path, text in outputs:
+        atomic_write_text(path, text)
+    if pages is not None:
+        write_report_dir(a.html, pages)
+    sys.stdout.write(report_text.render(res))
+    return EXIT_OK

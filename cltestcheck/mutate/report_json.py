@@ -1,0 +1,25 @@
+"""Our mutation JSON: every mutant with its status (undecided kept apart), scores, references."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+from .engine import MutationResult
+from .results import by, counts
+
+
+def render(res: MutationResult) -> str:
+    doc = {
+        "tool": "cltc mutate", "suite": res.suite, "backend": res.backend, "runs": res.runs,
+        "operators": res.operators, "summary": counts(res.outcomes),
+        "by_function": by(res, "function"), "by_operator": by(res, "operator"),
+        "schemata": {"builds": 1, "separate_builds": res.separate_builds,
+                     "not_compilable": [asdict(m) for m in res.not_compilable],
+                     "build_s": round(res.build_s, 3), "judge_s": round(res.judge_s, 3)},
+        "mutants": [{**asdict(o.mutant), "status": o.status, "reason": o.reason, "killed_by": o.killed_by,
+                     "covered_by": o.covered_by, "kills": o.kills} for o in res.outcomes],
+        "tests": [{"name": r.test.name, "reached_sites": len(r.reached), "wall_s": round(r.obs.wall_s, 4),
+                   "note": r.note} for r in res.references],
+        "warnings": res.warnings,
+    }
+    return json.dumps(doc, indent=1) + "\n"

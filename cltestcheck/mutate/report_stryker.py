@@ -1,0 +1,44 @@
+"""The mutation-testing-report-schema JSON (Stryker's), so existing HTML viewers render it.
+Undecided mutants are `Survived` with a statusReason that says undecided."""
+from __future__ import annotations
+
+import json
+import os
+from collections import OrderedDict
+
+from .. import __version__
+from .engine import MutationResult
+from .operators import STRYKER_NAME
+
+STATUS = {"killed": "Killed", "timeout": "Timeout", "survived": "Survived", "undecided": "Survived",
+          "no-coverage": "NoCoverage"}
+
+
+def render(res: MutationResult) -> str:
+    files: OrderedDict[str, dict] = OrderedDict()
+    root = res.suite
+    for o in res.outcomes:
+        m = o.mutant
+        name = os.path.relpath(m.file, root)
+        if name not in files:
+            try:
+                source = open(m.file, encoding="utf-8", errors="replace").read()
+            except OSError:
+                source = ""
+            files[name] = {"language": "cpp", "source": source, "mutants": []}
+        reason = o.reason
+        if o.status == "undecided":
+            reason = "undecided (killed in some runs only; schedule-dependent): " + reason
+        entry = {
+            "id": str(m.id), "mutatorName": STRYKER_NAME[m.operator], "replacement": m.replacement,
+            "description": m.description,
+            "location": {"start": {"line": m.line, "column": m.col}, "end": {"line": m.end_line, "column": m.end_col}},
+            "status": STATUS[o.status], "statusReason": reason,
+            "coveredBy": o.covered_by, "killedBy": o.killed_by,
+            "testsCompleted": sum(n for _, n in o.kills.values()),
+        }
+        files[name]["mutants"].append(entry)
+    doc = {"$schema": "https://git.io/mutation-testing-schema", "schemaVersion": "2",
+           "thresholds": {"high": 80, "low": 60}, "projectRoot": root, "files": files,
+           "framework": {"name": "cltc", "version": __version__}}
+    return json.dumps(doc, indent=1) + "\n"

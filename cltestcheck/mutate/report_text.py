@@ -1,0 +1,56 @@
+"""The terminal report: scores, then the mutants the suite did not kill, as diffs."""
+from __future__ import annotations
+
+import os
+
+from ..coverage.report_text import rel
+from .engine import MutationResult
+from .results import by, counts, diff_line
+
+
+def _row(name: str, c: dict) -> tuple:
+    score = "-" if c["score"] is None else f"{c['score']:.1f}%"
+    return (name, str(c["total"]), str(c["killed"] + c["timeout"]), str(c["undecided"]), str(c["survived"]),
+            str(c["no-coverage"]), score)
+
+
+def _table(title: str, rows: list[tuple]) -> list[str]:
+    head = (title, "mutants", "killed", "undecided", "survived", "not reached", "score")
+    rows = [head] + rows
+    w = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    return ["  ".join(c.ljust(x) if i == 0 else c.rjust(x) for i, (c, x) in enumerate(zip(r, w))) for r in rows]
+
+
+def render(res: MutationResult) -> str:
+    root = res.suite
+    c = counts(res.outcomes)
+    score = "-" if c["score"] is None else f"{c['score']:.1f}%"
+    lines = [f"cltc mutate: {rel(root, os.getcwd())} ({res.backend} backend), {c['total']} mutants, "
+             f"{res.runs} runs per mutant and test",
+             f"mutation score {score}: {c['killed']} killed, {c['timeout']} killed by timeout, "
+             f"{c['undecided']} undecided, {c['survived']} survived, {c['no-coverage']} not reached by any test",
+             f"schemata: 1 build for all mutants ({res.build_s:.1f}s), {res.separate_builds} needed separate builds; "
+             f"{len(res.not_compilable)} dropped because they would not compile; judging took {res.judge_s:.1f}s",
+             ""]
+    lines += _table("kernel/function", [_row(k, v) for k, v in by(res, "function").items()])
+    lines.append("")
+    lines += _table("operator", [_row(k, v) for k, v in by(res, "operator").items()])
+    for status, title in (("undecided", "Undecided (killed in some runs only: schedule-dependent behaviour)"),
+                          ("survived", "Survived (no test noticed)"),
+                          ("no-coverage", "Not reached by any test")):
+        group = [o for o in res.outcomes if o.status == status]
+        if not group:
+            continue
+        lines += ["", f"{title}: {len(group)}"]
+        for o in group:
+            m = o.mutant
+            before, after = diff_line(o)
+            extra = ""
+            if status == "undecided":
+                extra = "  [" + "; ".join(f"{t}: killed {k}/{n}" for t, (k, n) in o.kills.items()) + "]"
+            lines.append(f"  #{m.id} {rel(m.file, root)}:{m.line}:{m.col} [{m.operator}] {m.description}{extra}")
+            lines.append(f"      - {before}")
+            lines.append(f"      + {after}")
+    for w in res.warnings:
+        lines.append(f"warning: {w}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,122 @@
+"""cltc mutate end to end on the cpu backend: exact killed/survived/undecided counts, reports, errors."""
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+from cltestcheck import suite as suite_mod
+from cltestcheck.mutate import engine
+from cltestcheck.mutate.results import counts
+
+from conftest import TESTS
+
+SUITES = TESTS / "suites"
+
+
+def _run(name, runs=3, operators=None):
+    return engine.run(suite_mod.load(SUITES / name), "cpu", operators, runs=runs, jobs=2, progress=False)
+
+
+def _c(res):
+    c = counts(res.outcomes)
+    return c["total"], c["killed"] + c["timeout"], c["undecided"], c["survived"], c["no-coverage"]
+
+
+def test_a_strong_suite_kills_everything():
+    res = _run("mut_all")
+    assert _c(res) == (12, 12, 0, 0, 0)
+
+
+def test_a_suite_that_misses_the_boundary():
+    res = _run("mut_basic")
+    assert _c(res) == (28, 22, 0, 6, 0)
+    survived = {(o.mutant.line, o.mutant.original, o.mutant.replacement) for o in res.outcomes
+                if o.status == "survived"}
+    assert (7, "<", "<=") in survived          # i < n -> i <= n: no test looks one past the end
+    assert (7, "<", ">") not in survived
+
+
+def test_an_unneeded_barrier_survives_deletion():
+    res = _run("mut_barrier", runs=5, operators=["barrier"])
+    status = {o.mutant.function: o.status for o in res.outcomes}
+    assert status == {"rotate": "killed", "twice": "survived"}
+
+
+def test_racy_mutant_is_undecided_under_varied_schedules():
+    res = _run("mut_racy", runs=5, operators=["atomic"])
+    (o,) = res.outcomes
+    assert o.status == "undecided"
+    k, n = o.kills["hist256"]
+    assert 0 < k < n
+
+
+def test_no_mutant_when_no_test_reaches_it(tmp_path):
+    (tmp_path / "k.cu").write_text(
+        "#include <cstdio>\n__global__ void never(int *a) { a[threadIdx.x] += 1; }\n"
+        "__global__ void once(int *a) { a[0] = 5; }\n"
+        "int main(int c, char **v) { int *d; cudaMalloc(&d, 64); if (c > 5) never<<<1, 1>>>(d);\n"
+        "  once<<<1, 1>>>(d); int h; cudaMemcpy(&h, d, 4, cudaMemcpyDeviceToHost); printf(\"%d\\n\", h); }\n")
+    (tmp_path / "cltc.toml").write_text('[build]\nsources = ["k.cu"]\n[[test]]\nname = "t"\n')
+    res = engine.run(suite_mod.load(tmp_path), "cpu", None, runs=2, progress=False)
+    by_fn = {}
+    for o in res.outcomes:
+        by_fn.setdefault(o.mutant.function, set()).add(o.status)
+    assert by_fn["never"] == {"no-coverage"} and "no-coverage" not in by_fn["once"]
+
+
+STRYKER_SCHEMA = {   # the parts of mutation-testing-report-schema that viewers rely on
+    "type": "object", "required": ["schemaVersion", "thresholds", "files"],
+    "properties": {
+        "schemaVersion": {"type": "string", "pattern": "^([1-2])(\\.(([1-9]\\d*)|0)){0,2}$"},
+        "thresholds": {"type": "object", "required": ["high", "low"]},
+        "files": {"type": "object", "additionalProperties": {
+            "type": "object", "required": ["language", "source", "mutants"],
+            "properties": {"mutants": {"type": "array", "items": {
+                "type": "object", "required": ["id", "mutatorName", "location", "status"],
+                "properties": {"status": {"enum": ["Killed", "Survived", "NoCoverage", "CompileError",
+                                                   "RuntimeError", "Timeout", "Ignored", "Pending"]},
+                               "location": {"type": "object", "required": ["start", "end"]}}}}}}},
+    },
+}
+
+
+def test_cli_reports(run_cli, tmp_path):
+    r = run_cli("cltestcheck.cli", "mutate", "--suite", SUITES / "mut_racy", "--backend", "cpu", "--runs", "4",
+                "-j", "2", "--json", tmp_path / "m.json", "--stryker", tmp_path / "s.json", "--html", tmp_path / "h")
+    assert r.returncode == 0, r.stderr
+    assert "Undecided (killed in some runs only" in r.stdout and "hist.cu:8" in r.stdout
+    ours = json.loads((tmp_path / "m.json").read_text())
+    assert ours["summary"]["undecided"] >= 1 and ours["schemata"]["builds"] == 1
+    st = json.loads((tmp_path / "s.json").read_text())
+    jsonschema.validate(st, STRYKER_SCHEMA)
+    mutants = st["files"]["hist.cu"]["mutants"]
+    und = [m for m in mutants if m["statusReason"].startswith("undecided")]
+    assert und and all(m["status"] == "Survived" for m in und)
+    assert (tmp_path / "h" / "index.html").is_file()
+
+
+def test_list_operators_and_bad_operator(run_cli):
+    r = run_cli("cltestcheck.cli", "mutate", "--list-operators")
+    assert r.returncode == 0 and "shared-index" in r.stdout and "barrier" in r.stdout
+    r = run_cli("cltestcheck.cli", "mutate", "--suite", SUITES / "mut_all", "--operators", "arith,nope")
+    assert r.returncode == 2 and "unknown mutation operator(s): arith, nope" in r.stderr
+
+
+def test_every_operator_compiles_on_the_corpus_with_nvcc(tmp_path):
+    """Schemata of a shared-memory, atomic and loop-heavy corpus program compile with nvcc."""
+    from conftest import CUDA, nvcc_or_skip
+    from cltestcheck.mutate.planner import MutationPlanner
+    from instrument.backends import BuildRequest
+    from instrument.backends.gpu import GpuBackend
+    from instrument.pipeline import instrument_sources
+    from runtime import include_dir
+    nvcc_or_skip()
+    for name in ("reduce_shared.cu", "histogram_global_atomics.cu", "scan_blelloch.cu", "warp_vote.cu"):
+        p = MutationPlanner(["arithmetic", "relational", "bitwise", "logical", "assignment", "unary", "barrier",
+                             "loop", "atomic", "thread-index", "shared-index"])
+        srcs, incs, _, _ = instrument_sources([CUDA / "corpus" / name], tmp_path / name, [p])
+        GpuBackend(arch="sm_80").compile_object(BuildRequest(srcs, tmp_path / (name + ".o"),
+                                                             incs + [include_dir()], [f"CLTC_MUT_SITES={p.sites}"]))
+        assert p.mutants
