@@ -6,6 +6,7 @@ import sys
 from instrument.cli_app import App
 
 from . import __version__
+from .amplify import command as amplify_cmd
 from .coverage import command as coverage_cmd
 from .mutate import command as mutate_cmd
 
@@ -17,6 +18,8 @@ def build_app() -> App:
                 coverage_cmd.setup, coverage_cmd.run)
     app.command("mutate", "mutation testing of the kernels: how many seeded faults the suite kills",
                 mutate_cmd.setup, mutate_cmd.run)
+    app.command("amplify", "run each test under many block schedules; report schedule-dependent tests and hangs",
+                amplify_cmd.setup, amplify_cmd.run)
     return app
 
 

@@ -1,0 +1,46 @@
+"""`cltc amplify`: argument handling only."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from instrument.backends import NAMES
+from instrument.errors import EXIT_FINDINGS, EXIT_OK, UserError
+
+from .schedules import FAMILIES
+
+
+def setup(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--suite", required=True, type=Path, metavar="DIR", help="directory holding cltc.toml")
+    p.add_argument("--backend", choices=NAMES, default="auto")
+    p.add_argument("--runs", type=int, default=20, metavar="N", help="runs per schedule (default 20)")
+    p.add_argument("--schedules", default="all", metavar="FAMILY",
+                   help="comma-separated families: " + "; ".join(f"{k}: {v}" for k, v in FAMILIES.items()))
+    p.add_argument("--seed", type=int, default=0, help="seed for the drawn first blocks and permutations")
+    p.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="runs at once (default 1)")
+    p.add_argument("--test", action="append", metavar="NAME", help="use only this test (repeatable)")
+    p.add_argument("--timeout", type=float, metavar="S",
+                   help="seconds before a run counts as a hang (default: 20x the reference run, at least 10)")
+    p.add_argument("--json", type=Path, metavar="FILE", help="also write the JSON report")
+    p.add_argument("--plots", type=Path, metavar="DIR", help="write a PNG per schedule-dependent test here")
+
+
+def run(a: argparse.Namespace, _extra) -> int:
+    if a.runs < 1:
+        raise UserError("--runs must be at least 1")
+    from instrument.output import atomic_write_text
+
+    from .. import suite as suite_mod
+    from . import engine, report
+
+    s = suite_mod.load(a.suite).select(a.test)
+    res = engine.run(s, a.backend, a.runs, a.schedules, a.seed, max(1, a.jobs), timeout=a.timeout)
+    text = report.render_text(res)
+    if a.json:
+        atomic_write_text(a.json, report.render_json(res))
+    if a.plots:
+        for p in report.write_plots(res, a.plots):
+            text += f"plot: {p}\n"
+    sys.stdout.write(text)
+    return EXIT_FINDINGS if res.unstable else EXIT_OK

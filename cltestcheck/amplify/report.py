@@ -1,0 +1,78 @@
+"""Amplification reports: text summary, JSON, and a plot per schedule-dependent test."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ..coverage.report_text import rel
+from .engine import AmplifyResult
+
+
+def render_text(res: AmplifyResult) -> str:
+    lines = [f"cltc amplify: {rel(res.suite, os.getcwd())} ({res.backend} backend), schedules '{res.family}' "
+             f"(seed {res.seed}), {res.runs_per_schedule} run(s) per schedule", ""]
+    for t in res.tests:
+        n = sum(s.runs for s in t.schedules)
+        lines.append(f"{t.name}: {t.verdict.upper()} ({len(t.schedules)} schedules, {n} runs, {t.blocks} blocks)")
+        if t.verdict == "stable":
+            continue
+        for i, text in enumerate(t.outputs):
+            label = "reference" if i == 0 else f"output {i}"
+            lines.append(f"  {label}: {text.strip()[:120]!r}")
+        for s in t.schedules:
+            if s.hangs:
+                lines.append(f"  schedule {s.schedule}: HANGS in {s.hangs} of {s.runs} runs")
+            if set(s.outputs) - {0}:
+                parts = ", ".join(f"{'reference' if k == 0 else 'output ' + str(k)} x{v}"
+                                  for k, v in sorted(s.outputs.items()))
+                lines.append(f"  schedule {s.schedule}: {parts}")
+    lines.append("")
+    bad = res.unstable
+    lines.append(f"{len(res.tests) - len(bad)} stable, "
+                 f"{sum(t.verdict == 'schedule-dependent' for t in bad)} schedule-dependent, "
+                 f"{sum(t.verdict == 'hangs' for t in bad)} hang")
+    for w in res.warnings:
+        lines.append(f"note: {w}")
+    return "\n".join(lines) + "\n"
+
+
+def render_json(res: AmplifyResult) -> str:
+    doc = {"tool": "cltc amplify", "suite": res.suite, "backend": res.backend, "family": res.family,
+           "seed": res.seed, "runs_per_schedule": res.runs_per_schedule, "warnings": res.warnings,
+           "tests": [{"name": t.name, "verdict": t.verdict, "blocks": t.blocks, "outputs": t.outputs,
+                      "schedules": [{"schedule": s.schedule, "runs": s.runs, "hangs": s.hangs,
+                                     "outputs": {str(k): v for k, v in sorted(s.outputs.items())},
+                                     "matching_reference": round(t.matching(s), 4)} for s in t.schedules]}
+                     for t in res.tests]}
+    return json.dumps(doc, indent=1) + "\n"
+
+
+def write_plots(res: AmplifyResult, out_dir: Path) -> list[Path]:
+    """One PNG per schedule-dependent test: fraction of runs matching the reference, per schedule
+    (the first-block schedules in block order, like the spmv figure of CLTestCheck)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for t in res.unstable:
+        firsts = [s for s in t.schedules if s.schedule.startswith("first:")]
+        others = [s for s in t.schedules if not s.schedule.startswith("first:")]
+        fig, ax = plt.subplots(figsize=(6, 3))
+        xs = [int(s.schedule[6:]) for s in firsts]
+        if firsts:
+            ax.plot(xs, [t.matching(s) for s in firsts], "o-", label="block W first")
+        for i, s in enumerate(others):
+            ax.axhline(t.matching(s), linestyle=":", color=f"C{i + 1}", label=s.schedule)
+        ax.set_ylim(-0.05, 1.05)
+        ax.set_xlabel("first block W")
+        ax.set_ylabel("runs matching reference")
+        ax.set_title(f"{t.name}: {t.verdict}")
+        ax.legend(fontsize=7, loc="best")
+        fig.tight_layout()
+        p = out_dir / f"{t.name}.png"
+        fig.savefig(p, dpi=100)
+        plt.close(fig)
+        written.append(p)
+    return written

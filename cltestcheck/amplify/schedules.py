@@ -1,0 +1,45 @@
+"""Schedule families: which block orders a test runs under, and how each backend applies one."""
+from __future__ import annotations
+
+import random
+
+from instrument.errors import UserError
+
+FAMILIES = {
+    "first": "block W runs first, for one W drawn from each 10 consecutive block ids (N/10 schedules)",
+    "serial": "blocks one at a time: ascending, descending and 3 random permutations",
+    "free": "blocks as the hardware dispatches them, renamed by dispatch order",
+    "all": "first + serial + free",
+}
+
+
+def make(family: str, blocks: int, seed: int, permutations: int = 3) -> list[str]:
+    """Schedule specs ('first:W', 'asc', 'desc', 'random:S', 'free') for a grid of `blocks` blocks."""
+    names = family.split(",")
+    for n in names:
+        if n not in FAMILIES:
+            raise UserError(f"unknown schedule family '{n}'",
+                            hint="choose from: " + "; ".join(f"{k} ({v})" for k, v in FAMILIES.items()))
+    if "all" in names:
+        names = ["first", "serial", "free"]
+    rng = random.Random(seed)
+    out: list[str] = []
+    if "first" in names:
+        for g in range(0, max(1, blocks), 10):
+            out.append(f"first:{rng.randrange(g, min(g + 10, max(1, blocks)))}")
+    if "serial" in names:
+        out += ["asc", "desc"] + [f"random:{rng.randrange(1, 1 << 30)}" for _ in range(permutations)]
+    if "free" in names:
+        out.append("free")
+    return out
+
+
+def cpu_env(spec: str) -> dict:
+    """The emulator's block order for a schedule (it runs blocks one after another)."""
+    if spec.startswith("first:"):
+        return {"CUDAEMU_BLOCK_ORDER": spec[6:]}
+    if spec.startswith("random:"):
+        return {"CUDAEMU_BLOCK_ORDER": "random", "CUDAEMU_SEED": spec[7:]}
+    if spec in ("asc", "desc"):
+        return {"CUDAEMU_BLOCK_ORDER": spec}
+    return {"CUDAEMU_BLOCK_ORDER": "asc"}

@@ -1,0 +1,211 @@
+// cltc block-schedule control. On the GPU every block takes a ticket at kernel
+// entry (tickets follow the real dispatch order: a block holding ticket k knows
+// that blocks with tickets 0..k-1 have started) and runs as logical block
+// schedule[ticket]; `blockIdx` in kernels and the device functions they call
+// reads the logical id. A block only ever waits for blocks with smaller
+// tickets, which are already running, so a schedule cannot deadlock a kernel.
+// On the cpu backend the emulator orders blocks itself (CUDAEMU_BLOCK_ORDER);
+// this header then only records the launches.
+//
+// $CLTC_SCHEDULE: "free" | "first:W" | "asc" | "desc" | "random:SEED" | "none".
+#ifndef CLTC_SCHEDULE_H
+#define CLTC_SCHEDULE_H
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#if defined(__CUDACC__) && !defined(CUDAEMU)
+#define CLTC_SCHED_GPU 1
+#endif
+
+namespace cltc {
+namespace sched {
+
+enum Mode : unsigned { kNone = 0, kFree = 1, kFirst = 2, kSerial = 3 };
+
+struct LaunchGate {
+  unsigned mode;
+  unsigned *tickets;         // [0]: next ticket, [1]: blocks finished
+  unsigned *exits;           // [ticket]: threads of that block that have finished
+  const unsigned *schedule;  // ticket -> logical linear block id
+};
+
+#if defined(CLTC_SCHED_GPU)
+static __device__ LaunchGate g_gate;
+
+__device__ inline uint3 &logical_slot() {
+  __shared__ uint3 id;
+  return id;
+}
+__device__ inline unsigned &ticket_slot() {
+  __shared__ unsigned t;
+  return t;
+}
+
+// `blockIdx.x` -> `::cltc::sched::block_idx().x`
+__device__ inline uint3 block_idx() {
+  return g_gate.mode == kNone ? blockIdx : logical_slot();
+}
+
+// At the top of every kernel: take a ticket, become schedule[ticket], wait for
+// the blocks this schedule puts first; at exit, the block's last thread says it finished.
+struct Gate {
+  __device__ Gate() {
+    LaunchGate g = g_gate;
+    if (g.mode == kNone) return;
+    unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    if (tid == 0) {
+      unsigned t = atomicAdd(&g.tickets[0], 1u);
+      unsigned lin = g.schedule[t];
+      ticket_slot() = t;
+      logical_slot() = make_uint3(lin % gridDim.x, (lin / gridDim.x) % gridDim.y, lin / (gridDim.x * gridDim.y));
+      unsigned need = g.mode == kSerial ? t : (g.mode == kFirst && t > 0 ? 1u : 0u);
+      volatile unsigned *done = &g.tickets[1];
+      while (*done < need) {
+#if __CUDA_ARCH__ >= 700
+        __nanosleep(200);
+#endif
+      }
+      __threadfence();
+    }
+    __syncthreads();
+  }
+  __device__ ~Gate() {
+    LaunchGate g = g_gate;
+    if (g.mode == kNone || g.mode == kFree) return;
+    __threadfence();
+    unsigned n = blockDim.x * blockDim.y * blockDim.z;
+    if (atomicAdd(&g.exits[ticket_slot()], 1u) + 1 == n) {
+      __threadfence();
+      atomicAdd(&g.tickets[1], 1u);
+    }
+  }
+};
+#endif
+
+namespace host {
+
+struct State {
+  bool init = false;
+  unsigned mode = kNone, first = 0;
+  unsigned long long seed = 0;
+  std::string log_path;
+  std::vector<unsigned> blocks;  // per launch
+  std::vector<void (*)(const LaunchGate &)> tus;
+  unsigned *d_tickets = nullptr, *d_exits = nullptr, *d_schedule = nullptr;
+  size_t cap = 0;
+};
+
+inline State &state() {
+  static State s;
+  return s;
+}
+
+inline void write_log() {
+  State &s = state();
+  if (s.log_path.empty()) return;
+  std::string tmp = s.log_path + ".part";
+  FILE *f = std::fopen(tmp.c_str(), "w");
+  if (!f) return;
+  std::fprintf(f, "{\"launch_blocks\": [");
+  for (size_t i = 0; i < s.blocks.size(); ++i) std::fprintf(f, i ? ", %u" : "%u", s.blocks[i]);
+  std::fprintf(f, "]}\n");
+  std::fclose(f);
+  std::rename(tmp.c_str(), s.log_path.c_str());
+}
+
+inline void init() {
+  State &s = state();
+  if (s.init) return;
+  s.init = true;
+  if (const char *p = std::getenv("CLTC_SCHED_LOG")) s.log_path = p;
+  const char *spec = std::getenv("CLTC_SCHEDULE");
+  std::string v = spec ? spec : "none";
+  if (v == "free") s.mode = kFree;
+  else if (v == "asc" || v == "desc") { s.mode = kSerial; s.first = v == "desc"; }
+  else if (v.rfind("first:", 0) == 0) { s.mode = kFirst; s.first = unsigned(std::strtoul(v.c_str() + 6, nullptr, 10)); }
+  else if (v.rfind("random:", 0) == 0) { s.mode = kSerial; s.first = 2; s.seed = std::strtoull(v.c_str() + 7, nullptr, 10); }
+  std::atexit(write_log);
+#if defined(CUDAEMU)
+  ::cudaemu::detail::g_fault_hook = write_log;
+#endif
+}
+
+// ticket -> logical block for one launch of n blocks
+inline std::vector<unsigned> make_schedule(const State &s, unsigned n, unsigned launch) {
+  std::vector<unsigned> order(n);
+  for (unsigned i = 0; i < n; ++i) order[i] = i;
+  if (s.mode == kFirst && n) {
+    unsigned w = s.first % n;
+    for (unsigned i = w; i > 0; --i) order[i] = order[i - 1];
+    order[0] = w;
+  } else if (s.mode == kSerial && s.first == 1) {
+    for (unsigned i = 0; i < n; ++i) order[i] = n - 1 - i;
+  } else if (s.mode == kSerial && s.first == 2) {
+    unsigned long long x = s.seed * 0x9E3779B97F4A7C15ull + launch + 1;
+    for (unsigned i = n; i > 1; --i) {
+      x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
+      unsigned j = unsigned((x * 0x2545F4914F6CDD1Dull) >> 33) % i;
+      unsigned t = order[i - 1]; order[i - 1] = order[j]; order[j] = t;
+    }
+  }
+  return order;
+}
+
+inline void check(cudaError_t e, const char *what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "cltc amplify: %s failed: %s\n", what, cudaGetErrorString(e));
+    std::_Exit(99);
+  }
+}
+
+// Wraps every launch: records it, and on the GPU prepares its gate.
+inline void before_launch(dim3 grid) {
+  init();
+  State &s = state();
+  unsigned n = grid.x * grid.y * grid.z;
+  unsigned launch = unsigned(s.blocks.size());
+  s.blocks.push_back(n);
+#if defined(CLTC_SCHED_GPU)
+  LaunchGate g{s.mode, nullptr, nullptr, nullptr};
+  if (s.mode != kNone) {
+    if (n > s.cap) {
+      cudaDeviceSynchronize();
+      if (s.d_tickets) { cudaFree(s.d_exits); cudaFree(s.d_schedule); } else
+        check(cudaMalloc(reinterpret_cast<void **>(&s.d_tickets), 2 * sizeof(unsigned)), "gate allocation");
+      check(cudaMalloc(reinterpret_cast<void **>(&s.d_exits), n * sizeof(unsigned)), "gate allocation");
+      check(cudaMalloc(reinterpret_cast<void **>(&s.d_schedule), n * sizeof(unsigned)), "gate allocation");
+      s.cap = n;
+    }
+    std::vector<unsigned> order = make_schedule(s, n, launch);
+    check(cudaMemcpy(s.d_schedule, order.data(), n * sizeof(unsigned), cudaMemcpyHostToDevice), "schedule copy");
+    check(cudaMemset(s.d_tickets, 0, 2 * sizeof(unsigned)), "gate reset");
+    check(cudaMemset(s.d_exits, 0, n * sizeof(unsigned)), "gate reset");
+    g = LaunchGate{s.mode, s.d_tickets, s.d_exits, s.d_schedule};
+  }
+  for (auto set : s.tus) set(g);
+#endif
+}
+
+struct TuRegistrar {
+  explicit TuRegistrar(void (*set)(const LaunchGate &)) { state().tus.push_back(set); }
+};
+
+}  // namespace host
+
+#if defined(CLTC_SCHED_GPU)
+namespace {
+inline void cltc_sched_set_gate(const LaunchGate &g) {
+  host::check(cudaMemcpyToSymbol(g_gate, &g, sizeof g), "gate setup");
+}
+static host::TuRegistrar cltc_sched_registrar(&cltc_sched_set_gate);
+}  // namespace
+#endif
+
+}  // namespace sched
+}  // namespace cltc
+
+#endif  // CLTC_SCHEDULE_H
