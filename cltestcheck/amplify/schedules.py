@@ -13,9 +13,18 @@ FAMILIES = {
 }
 
 
+def _explicit(spec: str) -> bool:
+    """A single schedule named directly: first:W, asc, desc, random:S (free is also a family)."""
+    head, _, num = spec.partition(":")
+    return spec in ("asc", "desc") or (head in ("first", "random") and num.isdigit())
+
+
 def make(family: str, blocks: int, seed: int, permutations: int = 3) -> list[str]:
-    """Schedule specs ('first:W', 'asc', 'desc', 'random:S', 'free') for a grid of `blocks` blocks."""
+    """Schedule specs ('first:W', 'asc', 'desc', 'random:S', 'free') for a grid of `blocks` blocks.
+    `family` lists families and/or single schedules (to reproduce one): 'first,free' or 'first:17,desc'."""
     names = family.split(",")
+    explicit = [n for n in names if _explicit(n)]
+    names = [n for n in names if not _explicit(n)]
     for n in names:
         if n not in FAMILIES:
             raise UserError(f"unknown schedule family '{n}'",
@@ -31,7 +40,7 @@ def make(family: str, blocks: int, seed: int, permutations: int = 3) -> list[str
         out += ["asc", "desc"] + [f"random:{rng.randrange(1, 1 << 30)}" for _ in range(permutations)]
     if "free" in names:
         out.append("free")
-    return out
+    return out + [e for e in explicit if e not in out]
 
 
 def cpu_env(spec: str) -> dict:
