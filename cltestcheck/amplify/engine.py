@@ -80,7 +80,8 @@ def run(suite: Suite, backend_name: str = "auto", runs: int = 20, family: str = 
 
         def reference(test):
             log = work / f"ref-{test.name}.json"
-            env = {"CLTC_SCHEDULE": "none", "CLTC_SCHED_LOG": str(log), **(sched_mod.cpu_env("asc") if cpu else {})}
+            # the reference is the ascending serial schedule: deterministic on both backends
+            env = {"CLTC_SCHEDULE": "asc", "CLTC_SCHED_LOG": str(log), **(sched_mod.cpu_env("asc") if cpu else {})}
             obs = run_test(backend, exe, suite, test, env=env)
             blocks = max(json.loads(log.read_text())["launch_blocks"] or [1]) if log.is_file() else 1
             return obs, blocks

@@ -31,6 +31,10 @@
 #include <vector>
 #include <sys/mman.h>
 #include <unistd.h>
+// libstdc++ 13 writes __attribute__((__noinline__)): include what uses it
+// before __noinline__ becomes a macro below (their include guards keep it so)
+#include <memory>
+#include <string>
 
 #define CUDAEMU 1
 #ifndef __CUDACC__

@@ -24,7 +24,6 @@
 #define __managed__ __attribute__((managed))
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #define __forceinline__ inline __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
 #define __restrict__ __restrict
 #define __align__(n) __attribute__((aligned(n)))
 #define __CUDACC__ 1
