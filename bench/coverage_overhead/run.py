@@ -38,8 +38,8 @@ def kernel_ms(text: str) -> float:
     return float(m.group(1))
 
 
-def builds(src: Path, be, work: Path):
-    s = Suite(src.parent, [src])
+def builds(src: Path, be, work: Path, defines=()):
+    s = Suite(src.parent, [src], defines=list(defines))
     plain = build_instrumented(s, be, work, [], name="plain")[0]
     p = CoveragePlanner()
     inst = build_instrumented(s, be, work, [p], lambda: [f"CLTC_COV_FLAGS={max(1, p.table.flags)}",
@@ -55,6 +55,8 @@ def main() -> int:
     ap.add_argument("--scale", type=float, default=1.0, help="multiply kernel-program sizes (cpu: 1/64)")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     ap.add_argument("--tag", default=None)
+    ap.add_argument("-D", dest="defines", action="append", default=[], help="extra -D for the instrumented build")
+    ap.add_argument("--kernels-only", action="store_true", help="only the five kernel-timed programs")
     a = ap.parse_args()
     be = get_backend(a.backend)
     rows = []
@@ -64,7 +66,7 @@ def main() -> int:
             src = ROOT / "bench" / "hirace_overhead" / "programs" / f"{name}.cu"
             n = str(max(16, int(size * a.scale))) if name != "matmul" else \
                 str(max(64, int(size * math.sqrt(a.scale)) // 16 * 16))
-            plain, inst = builds(src, be, tmp / name)
+            plain, inst = builds(src, be, tmp / name, a.defines)
             tp, ti = [], []
             for _ in range(a.repeat):
                 r = be.run(plain, [n], timeout=600)
@@ -77,7 +79,7 @@ def main() -> int:
                          "instrumented": statistics.median(ti),
                          "overhead_pct": 100 * (statistics.median(ti) / statistics.median(tp) - 1)})
             print(rows[-1], flush=True)
-        for src in sorted((ROOT / "tests" / "cuda" / "corpus").glob("*.cu")):
+        for src in [] if a.kernels_only else sorted((ROOT / "tests" / "cuda" / "corpus").glob("*.cu")):
             plain, inst = builds(src, be, tmp / src.stem)
             tp, ti = [], []
             for _ in range(a.repeat):
@@ -98,7 +100,8 @@ def main() -> int:
         w.writerows(rows)
     for m in ("kernel_ms", "process_s"):
         v = [r["overhead_pct"] for r in rows if r["measure"] == m]
-        print(f"{m}: overhead min {min(v):.1f}%, median {statistics.median(v):.1f}%, max {max(v):.1f}%")
+        if v:
+            print(f"{m}: overhead min {min(v):.1f}%, median {statistics.median(v):.1f}%, max {max(v):.1f}%")
     print(f"wrote {out}")
     return 0
 

@@ -97,17 +97,25 @@ class CoveragePlanner:
                 self._loop(prog, plan, lp)
 
         barrier_fns: set[str] = set()
+        variant_fns: set[str] = set()
         for b in prog.barriers:
             if b.function not in live or b.scope != "block" or not self._once(b.span):
                 continue
             idx = len(self.table.barriers)
-            if plan.wrap(b.span, f"(::cltc::cov::arrive({idx}u), ", ")", f"cltc arrival at {b.name}"):
+            if b.name == "__syncthreads":
+                ok = plan.wrap(b.span, f"CLTC_COV_SYNC({idx}u, ", ")", f"cltc arrival at {b.name}")
+            else:
+                ok = plan.wrap(b.span, f"(::cltc::cov::arrive({idx}u), ", ")", f"cltc arrival at {b.name}")
+                if ok:
+                    variant_fns.add(b.function)
+            if ok:
                 self.table.barriers.append(BarrierSite(idx, b.name, b.span.file, b.span.line, b.span.col,
                                                        b.function))
                 barrier_fns.add(b.function)
         for k in prog.kernels:
             if k.name in live and self._reaches(prog, k.name, barrier_fns):
-                plan.insert(k.body, k.body.start + 1, " ::cltc::cov::BlockScope cltc_block_scope_;",
+                variants = "true" if self._reaches(prog, k.name, variant_fns) else "false"
+                plan.insert(k.body, k.body.start + 1, f" ::cltc::cov::BlockScope<{variants}> cltc_block_scope_;",
                             f"cltc block scope of {k.name}")
 
         for ls in prog.launches:

@@ -94,12 +94,16 @@ class CoverageResult:
     def divergences(self) -> list[dict]:
         """Barriers reached by part of a block: one entry per barrier, first block seen."""
         by_barrier: dict[int, dict] = OrderedDict()
+        seen: set[tuple] = set()
         for t in self.tests:
             for d in t.divergences:
                 e = by_barrier.setdefault(d["barrier"], {**d, "tests": [], "blocks": 0})
                 if t.name not in e["tests"]:
                     e["tests"].append(t.name)
-                e["blocks"] += 1
+                key = (t.name, d["barrier"], tuple(d["block"]))
+                if key not in seen:     # the GPU may record a block once per arriving warp
+                    seen.add(key)
+                    e["blocks"] += 1
         out = []
         for idx, e in by_barrier.items():
             bar = self.table.barriers[idx]

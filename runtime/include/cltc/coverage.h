@@ -55,14 +55,27 @@ static CLTC_DEVICE_GLOBAL BarrierState g_barriers;
 static CLTC_DEVICE_GLOBAL Divergence g_divergence[kDivergenceCap];
 static CLTC_DEVICE_GLOBAL unsigned g_divergence_count;
 
+// Set a flag once. On the GPU the load and store are opaque to the compiler
+// (asm without a memory clobber): a C++ byte store could alias the kernel's own
+// data and cost it its register-held and read-only-cached values (measured:
+// spmv 5% -> 80% overhead), and a volatile load misses L1 on every evaluation
+// (measured: reduce 26x). A stale read only costs a second store of 1.
 CLTC_D inline void set_once(unsigned char *flags, unsigned id) {
-  volatile unsigned char *f = flags;
-  if (!f[id]) f[id] = 1;
+#if defined(__CUDA_ARCH__)
+  unsigned char *p = flags + id;
+  unsigned short v;
+  asm volatile("ld.u8 %0, [%1];" : "=h"(v) : "l"(p));
+  if (!v) asm volatile("st.u8 [%0], %1;" ::"l"(p), "h"((unsigned short)1));
+#else
+  if (!flags[id]) flags[id] = 1;
+#endif
 }
 
 CLTC_D inline void hit(unsigned id) { set_once(g_flags, id); }
 
 // `if (c)` -> `if (br(!!(c), then_flag, else_flag))`; also ?: and &&/|| operands.
+// (A per-function register mask of flags already set was tried: passing it by
+// reference put it in local memory and doubled the overhead on an H100.)
 CLTC_D inline bool br(bool c, unsigned if_true, unsigned if_false) {
   hit(c ? if_true : if_false);
   return c;
@@ -95,63 +108,111 @@ CLTC_D inline unsigned linear_block() {
 
 CLTC_D inline unsigned block_threads() { return blockDim.x * blockDim.y * blockDim.z; }
 
-// Adds n from every thread that calls it; on the GPU one atomic per converged group.
-CLTC_D inline unsigned add_aggregated(unsigned *p, bool *leader) {
-#if defined(__CUDA_ARCH__)
+// The block's last thread to finish sorts each barrier it counted into reached
+// by every thread / reached by part of the block (a divergence record).
+CLTC_D inline void classify(unsigned b, unsigned n, unsigned tpb) {
+  if (n == 0) return;
+  set_once(g_barrier_flags, 2 * b);
+  if (n % tpb == 0) {
+    set_once(g_barrier_flags, 2 * b + 1);
+  } else {
+    unsigned k = atomicAdd(&g_divergence_count, 1u);
+    if (k < kDivergenceCap) g_divergence[k] = Divergence{b, blockIdx.x, blockIdx.y, blockIdx.z, n, tpb};
+  }
+}
+
+#if defined(__CUDACC__) && !defined(CUDAEMU)
+// GPU: per-block counters in shared memory ([0, kBarriers): arrivals, [kBarriers]:
+// threads finished), zeroed when the block starts; no global traffic per arrival.
+__device__ inline unsigned *block_counters() {
+  __shared__ unsigned c[kBarriers + 1];
+  return c;
+}
+
+__device__ inline void block_start() {
+  unsigned *c = block_counters();
+  unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  for (unsigned i = tid; i <= kBarriers; i += block_threads()) c[i] = 0;
+  __syncthreads();
+}
+
+// `__syncthreads()` -> `(arrive(b), __syncthreads())`: one shared atomic per converged group.
+__device__ inline void arrive(unsigned b) {
   unsigned mask = __activemask();
   unsigned lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u;
-  unsigned first = __ffs(mask) - 1;
+  if (lane == unsigned(__ffs(mask) - 1)) atomicAdd(&block_counters()[b], unsigned(__popc(mask)));
+}
+
+__device__ inline void block_exit() {
+  unsigned *c = block_counters();
+  unsigned tpb = block_threads();
+  __threadfence_block();
+  // one shared atomic per converged group; its leader learns whether the block is done
+  unsigned mask = __activemask();
+  unsigned lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u;
+  if (lane != unsigned(__ffs(mask) - 1)) return;
   unsigned count = __popc(mask);
-  unsigned old = 0;
-  if (lane == first) old = atomicAdd(p, count);
-  old = __shfl_sync(mask, old, first);
-  *leader = lane == first;
-  return old + count;
+  if (atomicAdd(&c[kBarriers], count) + count != tpb) return;
+  __threadfence_block();
+  for (unsigned b = 0; b < kBarriers; ++b) classify(b, atomicAdd(&c[b], 0u), tpb);
+}
 #else
-  *leader = true;
-  return atomicAdd(p, 1u) + 1;
-#endif
-}
+// cpu backend: counters per launch in memory the host provides ([block][barrier]).
+inline void block_start() {}
 
-// `__syncthreads()` -> `(arrive(b), __syncthreads())`.
-CLTC_D inline void arrive(unsigned b) {
+inline void arrive(unsigned b) {
   unsigned *a = g_barriers.arrivals;
-  if (!a) return;
-  bool leader;
-  add_aggregated(&a[linear_block() * kBarriers + b], &leader);
+  if (a) atomicAdd(&a[linear_block() * kBarriers + b], 1u);
 }
 
-// The block's last thread to finish sorts each barrier of the launch into
-// not reached / reached by every thread / reached by part of the block.
-CLTC_D inline void block_exit() {
+inline void block_exit() {
   BarrierState s = g_barriers;
   if (!s.arrivals || kBarriers == 0) return;
   unsigned blk = linear_block(), tpb = block_threads();
-  __threadfence();
-  bool leader;
-  unsigned done = add_aggregated(&s.exits[blk], &leader);
-  if (!leader || done != tpb) return;
-  __threadfence();
+  if (atomicAdd(&s.exits[blk], 1u) + 1 != tpb) return;
   unsigned *row = &s.arrivals[blk * kBarriers];
-  for (unsigned b = 0; b < kBarriers; ++b) {
-    unsigned n = atomicExch(&row[b], 0u);
-    if (n == 0) continue;
-    set_once(g_barrier_flags, 2 * b);
-    if (n % tpb == 0) {
-      set_once(g_barrier_flags, 2 * b + 1);
-    } else {
-      unsigned k = atomicAdd(&g_divergence_count, 1u);
-      if (k < kDivergenceCap) g_divergence[k] = Divergence{b, blockIdx.x, blockIdx.y, blockIdx.z, n, tpb};
-    }
-  }
-  atomicExch(&s.exits[blk], 0u);
+  for (unsigned b = 0; b < kBarriers; ++b) classify(b, atomicExch(&row[b], 0u), tpb);
+  s.exits[blk] = 0;
 }
+#endif
 
-// Placed at the top of every kernel that reaches a barrier: its destructor runs
-// whichever way the thread leaves the kernel.
-struct BlockScope {
-  CLTC_D BlockScope() {}
-  CLTC_D ~BlockScope() { block_exit(); }
+#if defined(__CUDACC__) && !defined(CUDAEMU)
+// GPU, plain `__syncthreads()`: the barrier itself counts who arrived (exited
+// threads do not), so nothing is kept per block. Divergent blocks are recorded
+// by each arriving warp's leader; the host folds records per (barrier, block).
+__device__ inline void sync_counted(unsigned b) {
+  unsigned n = __syncthreads_count(1);
+  unsigned tpb = block_threads();
+  if (n == tpb) {
+    set_once(g_barrier_flags, 2 * b);
+    set_once(g_barrier_flags, 2 * b + 1);
+    return;
+  }
+  unsigned mask = __activemask();
+  unsigned lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u;
+  if (lane == unsigned(__ffs(mask) - 1)) classify(b, n, tpb);
+}
+#define CLTC_COV_SYNC(b, call) ::cltc::cov::sync_counted(b)
+#else
+#define CLTC_COV_SYNC(b, call) (::cltc::cov::arrive(b), call)
+#endif
+
+// Placed at the top of every kernel that reaches a barrier; its destructor runs
+// whichever way the thread leaves the kernel. On the GPU only the variants
+// (__syncthreads_count/_and/_or) need it (Variants = true).
+template <bool Variants> struct BlockScope {
+  CLTC_D BlockScope() {
+#if defined(__CUDACC__) && !defined(CUDAEMU)
+    if (!Variants) return;
+#endif
+    block_start();
+  }
+  CLTC_D ~BlockScope() {
+#if defined(__CUDACC__) && !defined(CUDAEMU)
+    if (!Variants) return;
+#endif
+    block_exit();
+  }
 };
 
 namespace host {
@@ -253,6 +314,9 @@ inline void before_launch(dim3 grid, dim3 block) {
   init();
   State &s = state();
   ++s.launches;
+#if defined(__CUDACC__) && !defined(CUDAEMU)
+  return;  // the GPU counts barrier arrivals in shared memory
+#endif
   if (kBarriers == 0) return;
   size_t blocks = size_t(grid.x) * grid.y * grid.z;
   if (blocks <= s.blocks_cap) return;
