@@ -21,6 +21,8 @@ demo: $(STAMP)
 	@echo "== hirace race check of examples/reduce_race.cu (backend: auto) =="
 	@$(BIN)/hirace run --prior-sites examples/reduce_race.cu -- 1024; \
 	  status=$$?; test $$status -eq 1 && echo "(hirace exit status 1: races found, as expected)"
+	@echo "== cltc coverage of the suite examples/cltc_suite (backend: auto) =="
+	$(BIN)/cltc coverage --suite examples/cltc_suite
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n $(JOBS) tests
