@@ -145,6 +145,6 @@ def test_instrumented_corpus_prints_what_the_original_prints(path, tmp_path):
     b = cpu.run(inst, env={"CLTC_COV_LOG": str(tmp_path / "log.json")}, timeout=120)
     assert (a.returncode, a.stdout) == (b.returncode, b.stdout)
     log = json.loads((tmp_path / "log.json").read_text())
+    # every kernel of the corpus runs, so every kernel's entry flag is set
     assert planner.table.functions and all(f.flag in log["flags"] for f in planner.table.functions
-                                           if f.kind == "global" and f.name in a.stdout + b.stdout
-                                           or f.kind == "global")
+                                           if f.kind == "global")

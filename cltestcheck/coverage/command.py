@@ -21,25 +21,15 @@ def setup(p: argparse.ArgumentParser) -> None:
 
 
 def run(a: argparse.Namespace, _extra) -> int:
-    from instrument.output import atomic_write_text, write_report_dir
-
     from .. import suite as suite_mod
+    from ..report_files import write_reports
     from . import engine, report_cobertura, report_html, report_json, report_lcov, report_text
 
     s = suite_mod.load(a.suite).select(a.test)
     res = engine.run(s, a.backend, max(1, a.jobs))
-    # render everything first: a failing renderer leaves no half-written set
-    outputs = []
-    if a.json:
-        outputs.append((a.json, report_json.render(res)))
-    if a.lcov:
-        outputs.append((a.lcov, report_lcov.render(res, test_name=s.root.name)))
-    if a.cobertura:
-        outputs.append((a.cobertura, report_cobertura.render(res)))
-    pages = report_html.render(res) if a.html else None
-    for path, text in outputs:
-        atomic_write_text(path, text)
-    if pages is not None:
-        write_report_dir(a.html, pages)
+    write_reports([(a.json, lambda: report_json.render(res)),
+                   (a.lcov, lambda: report_lcov.render(res, test_name=s.root.name)),
+                   (a.cobertura, lambda: report_cobertura.render(res))],
+                  a.html, lambda: report_html.render(res))
     sys.stdout.write(report_text.render(res))
     return EXIT_OK

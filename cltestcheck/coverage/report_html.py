@@ -5,7 +5,7 @@ import os
 from collections import defaultdict
 
 from ..html_page import badge, esc, listing, page
-from .results import CoverageResult, _frac_text, pct
+from .results import CoverageResult, _frac_text
 from .sites import LOOP_LABELS
 
 _SHORT = {"zero": "0", "one": "1", "many": ">1", "boundary": "end"}
@@ -92,5 +92,3 @@ def render(res: CoverageResult) -> dict[str, str]:
         out[names[f]] = page(os.path.basename(f), body)
     return out
 
-
-__all__ = ["render", "pct"]

@@ -35,24 +35,15 @@ def run(a: argparse.Namespace, _extra) -> int:
         raise UserError("cltc mutate needs --suite DIR (or --list-operators)")
     if a.runs < 1:
         raise UserError("--runs must be at least 1")
-    from instrument.output import atomic_write_text, write_report_dir
-
     from .. import suite as suite_mod
+    from ..report_files import write_reports
     from . import engine, report_html, report_json, report_stryker, report_text
     from .operators import parse_list
 
     ops = parse_list(a.operators)
     s = suite_mod.load(a.suite).select(a.test)
     res = engine.run(s, a.backend, ops, a.runs, max(1, a.jobs))
-    outputs = []
-    if a.json:
-        outputs.append((a.json, report_json.render(res)))
-    if a.stryker:
-        outputs.append((a.stryker, report_stryker.render(res)))
-    pages = report_html.render(res) if a.html else None
-    for path, text in outputs:
-        atomic_write_text(path, text)
-    if pages is not None:
-        write_report_dir(a.html, pages)
+    write_reports([(a.json, lambda: report_json.render(res)), (a.stryker, lambda: report_stryker.render(res))],
+                  a.html, lambda: report_html.render(res))
     sys.stdout.write(report_text.render(res))
     return EXIT_OK

@@ -314,9 +314,7 @@ inline void before_launch(dim3 grid, dim3 block) {
   init();
   State &s = state();
   ++s.launches;
-#if defined(__CUDACC__) && !defined(CUDAEMU)
-  return;  // the GPU counts barrier arrivals in shared memory
-#endif
+#if !defined(__CUDACC__) || defined(CUDAEMU)  // the GPU counts barrier arrivals in shared memory
   if (kBarriers == 0) return;
   size_t blocks = size_t(grid.x) * grid.y * grid.z;
   if (blocks <= s.blocks_cap) return;
@@ -335,6 +333,9 @@ inline void before_launch(dim3 grid, dim3 block) {
   cudaMemset(s.barriers.exits, 0, cap * sizeof(unsigned));
   s.blocks_cap = cap;
   for (const Tu &tu : s.tus) tu.set_barriers(s.barriers);
+#else
+  (void)grid;
+#endif
 }
 
 // `cudaDeviceReset()` -> `(before_reset(), cudaDeviceReset())`: collect first,
