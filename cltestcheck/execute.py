@@ -3,18 +3,13 @@ from __future__ import annotations
 
 import os
 import tempfile
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
-from typing import Callable, Iterable, TypeVar
 
 from instrument.backends import Backend
 from instrument.backends.cpu import CpuBackend
 
 from .judge import Observed
 from .suite import Suite, TestCase
-
-T = TypeVar("T")
-R = TypeVar("R")
 
 
 def run_test(backend: Backend, exe: Path, suite: Suite, test: TestCase, env: dict | None = None,
@@ -36,27 +31,3 @@ def run_test(backend: Backend, exe: Path, suite: Suite, test: TestCase, env: dic
             files[name] = p.read_bytes() if p.is_file() else None
         return Observed(res.returncode, res.stdout, res.stderr, res.wall_s, res.timed_out,
                         fault.rstrip(": ") if fault else None, files)
-
-
-def parallel_map(fn: Callable[[T], R], items: Iterable[T], jobs: int,
-                 progress: Callable[[], None] | None = None) -> list[R]:
-    """fn over items with `jobs` runs at once (each run is its own process), in order."""
-    items = list(items)
-    if jobs <= 1 or len(items) <= 1:
-        out = []
-        for it in items:
-            out.append(fn(it))
-            if progress:
-                progress()
-        return out
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(fn, it) for it in items]
-        for f in as_completed(futures):
-            f.result()
-            if progress:
-                progress()
-        return [f.result() for f in futures]
-
-
-def default_jobs() -> int:
-    return max(1, (os.cpu_count() or 2))

@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from instrument.backends import BuildRequest, get_backend
@@ -25,26 +26,58 @@ def instrument(sources, out_dir: Path, config: Config, include_dirs=(), defines=
     return planner, new_sources, incs, warnings
 
 
+@dataclass
+class Built:
+    """An instrumented program, built for one backend; run it with `execute`."""
+    exe: Path
+    backend: object
+    planner: HiracePlanner
+    warnings: list[str]
+
+
+def build(sources, backend, work: Path, config: Config, include_dirs=(), defines=()) -> Built:
+    """Instrument `sources` into work/src and build work/prog."""
+    work = Path(work)
+    planner, srcs, incs, warnings = instrument(sources, work / "src", config, include_dirs, defines,
+                                               lower_cpu=getattr(backend, "needs_lowering", False))
+    shift = int(math.log2(planner.granularity()))
+    exe = backend.build(BuildRequest(srcs, work / "prog", incs + [include_dir()],
+                                     list(defines) + [f"HIRACE_GRANULARITY_SHIFT={shift}"]))
+    return Built(exe, backend, planner, warnings)
+
+
+def execute(built: Built, config: Config, args=(), timeout: float = 300.0, passthrough: bool = False,
+            cwd: Path | None = None, measure_memory: bool = False):
+    """Run a built program once. Returns (process result, races or None when the run left no
+    log: it crashed, timed out or was stopped)."""
+    with tempfile.TemporaryDirectory(prefix="hirace-log-") as tmp:
+        log = Path(tmp) / "hirace.jsonl"
+        env = {"HIRACE_LOG": str(log), "HIRACE_KERNELS": ",".join(config.kernels),
+               "HIRACE_MAX_REPORTS": str(config.max_reports),
+               "HIRACE_PRIOR_SITES": "1" if config.prior_sites else "0",
+               "HIRACE_BLOCKS": f"{config.blocks[0]}:{config.blocks[1]}" if config.blocks else "",
+               "HIRACE_THREADS": f"{config.threads[0]}:{config.threads[1]}" if config.threads else ""}
+        if passthrough:
+            sys.stdout.flush()
+        proc = built.backend.run(built.exe, args, env=env, timeout=timeout, passthrough=passthrough, cwd=cwd,
+                                measure_memory=measure_memory)
+        races = None
+        if log.is_file() and not proc.timed_out:
+            races = collect(log, built.planner.sites)
+            races.program_exit = proc.returncode
+            races.warnings = built.warnings + races.warnings
+            races.backend = built.backend.name
+        return proc, races
+
+
 def run(sources, backend_name: str, config: Config, args=(), include_dirs=(), defines=(),
         timeout: float = 300.0, prior_sites: bool | None = None) -> RunResult:
     backend = get_backend(backend_name)
     if prior_sites is not None:
         config.prior_sites = prior_sites
     with tempfile.TemporaryDirectory(prefix="hirace-") as tmp:
-        work = Path(tmp)
-        planner, srcs, incs, warnings = instrument(sources, work / "src", config, include_dirs, defines,
-                                                   lower_cpu=getattr(backend, "needs_lowering", False))
-        shift = int(math.log2(planner.granularity()))
-        exe = backend.build(BuildRequest(srcs, work / "prog", incs + [include_dir()],
-                                         list(defines) + [f"HIRACE_GRANULARITY_SHIFT={shift}"]))
-        log = work / "hirace.jsonl"
-        env = {"HIRACE_LOG": str(log), "HIRACE_KERNELS": ",".join(config.kernels),
-               "HIRACE_MAX_REPORTS": str(config.max_reports),
-               "HIRACE_PRIOR_SITES": "1" if config.prior_sites else "0",
-               "HIRACE_BLOCKS": f"{config.blocks[0]}:{config.blocks[1]}" if config.blocks else "",
-               "HIRACE_THREADS": f"{config.threads[0]}:{config.threads[1]}" if config.threads else ""}
-        sys.stdout.flush()
-        res = backend.run(exe, args, env=env, timeout=timeout, passthrough=True)
+        built = build(sources, backend, Path(tmp), config, include_dirs, defines)
+        res, out = execute(built, config, args, timeout, passthrough=True)
         if res.timed_out:
             raise UserError(f"the program timed out after {timeout:g}s under hirace",
                             hint="raise --timeout, or check the program for a hang")
@@ -53,10 +86,9 @@ def run(sources, backend_name: str, config: Config, args=(), include_dirs=(), de
             raise UserError(f"the cpu backend stopped the program: {fault} (see the cudaemu message above)")
         if res.returncode < 0:
             raise UserError(f"the program {res.describe_failure()} under hirace")
-        if res.returncode == 99 and not log.is_file():
-            raise UserError("hirace's runtime failed (see its message above)")
-        out = collect(log, planner.sites)
-        out.program_exit = res.returncode
-        out.warnings = warnings + out.warnings
-        out.backend = backend.name
+        if out is None:
+            if res.returncode == 99:
+                raise UserError("hirace's runtime failed (see its message above)")
+            raise UserError("the program ended without writing hirace's log (it crashed, called _exit, "
+                            "or never returned from main)")
         return out

@@ -1,16 +1,107 @@
 """The `indigo-bench` command line: argument parsing only; each command lives in its own module."""
 from __future__ import annotations
 
+import argparse
 import sys
+from pathlib import Path
 
+from instrument.backends import NAMES as BACKENDS
 from instrument.cli_app import App
+from instrument.errors import EXIT_OK, UserError
 
 from . import __version__
 
 
+def _setup_sweep(p: argparse.ArgumentParser) -> None:
+    from . import tools
+    p.add_argument("--codes", type=Path, required=True, metavar="DIR", help="folder of codes (one .cu each, in pattern folders)")
+    p.add_argument("--include", type=Path, action="append", default=[], metavar="DIR",
+                   help="include directory holding indigo_cuda.h (repeatable)")
+    p.add_argument("--graphs", type=Path, nargs="+", required=True, metavar="DIR|FILE",
+                   help=".egr inputs, or folders of them")
+    p.add_argument("--tools", default=",".join(tools.NAMES),
+                   help=f"comma-separated, from {', '.join(tools.NAMES)} (default: all)")
+    p.add_argument("--backend", choices=BACKENDS, default="auto")
+    p.add_argument("--tpb", type=int, default=256, help="threads per block passed to every code (256)")
+    p.add_argument("--blocks", type=int, default=1024, help="blocks passed to every code (1024)")
+    p.add_argument("-j", "--jobs", type=int, default=1, help="codes processed at once (builds overlap; "
+                   "on the gpu backend runs take turns)")
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds per run before it is killed (300)")
+    p.add_argument("--format", dest="fmt", choices=("csv", "parquet"), default="csv",
+                   help="results.csv is always kept as the journal; parquet also writes results.parquet")
+    p.add_argument("--retry-errors", action="store_true", help="rerun rows that ended in an error")
+    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--out", type=Path, required=True, metavar="DIR", help="results folder (resumable)")
+
+
+def _sweep(a: argparse.Namespace, _extra) -> int:
+    from . import sweep
+    names = [t.strip() for t in a.tools.split(",") if t.strip()]
+    s = sweep.Settings(codes=a.codes, graphs=a.graphs, out=a.out, include=a.include, tools=names,
+                       backend=a.backend, tpb=a.tpb, blocks=a.blocks, jobs=max(1, a.jobs), timeout=a.timeout,
+                       fmt=a.fmt, retry_errors=a.retry_errors, progress=not a.no_progress)
+    res = sweep.run(s)
+    print(f"indigo-bench: {res.ran} rows run ({res.errors} errors), {res.skipped} already done, "
+          f"in {res.seconds:.1f}s; results in {a.out}; tables and plots: indigo-bench report --out {a.out}",
+          file=sys.stderr)
+    return EXIT_OK
+
+
+def _setup_report(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", type=Path, required=True, metavar="DIR", help="a sweep's results folder")
+    p.add_argument("--no-plot", action="store_true", help="skip the slowdown plot")
+
+
+def _report(a: argparse.Namespace, _extra) -> int:
+    from . import report
+    text = report.write(a.out, plot=not a.no_plot)
+    sys.stdout.write(text)
+    return EXIT_OK
+
+
+def _setup_graphs(p: argparse.ArgumentParser) -> None:
+    from . import graphs
+    p.add_argument("--small", action="store_true",
+                   help="write the six small inputs of the HiRace evaluation into the folder -o names")
+    p.add_argument("--kind", choices=graphs.KINDS)
+    p.add_argument("--nodes", type=int)
+    p.add_argument("--edges", type=int, help="CSR entries (directed edges; even for symmetric kinds)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("-o", "--output", type=Path, required=True, metavar="F.egr|DIR")
+
+
+def _graphs(a: argparse.Namespace, _extra) -> int:
+    from . import egr, graphs
+    if a.small:
+        if a.kind or a.nodes:
+            raise UserError("--small makes the six standard inputs; leave out --kind and --nodes")
+        a.output.mkdir(parents=True, exist_ok=True)
+        for spec in graphs.SMALL:
+            g = graphs.generate(spec)
+            egr.write(a.output / spec.file_name(), g)
+            print(f"{a.output / spec.file_name()}: {g.nodes} nodes, {g.edges} edges")
+        return EXIT_OK
+    if not a.kind or a.nodes is None:
+        raise UserError("give --kind and --nodes (and --edges), or --small")
+    if a.output.suffix != ".egr":
+        raise UserError(f"-o {a.output}: the output file should end in .egr")
+    g = graphs.generate(graphs.Spec(a.kind, a.nodes, a.edges, a.seed))
+    egr.write(a.output, g)
+    deg = g.degrees()
+    print(f"{a.output}: {g.nodes} nodes, {g.edges} edges, degree max {int(deg.max())} "
+          f"mean {deg.mean():.2f}")
+    return EXIT_OK
+
+
 def build_app() -> App:
-    app = App("indigo-bench", "Sweep race checkers over Indigo-style labelled CUDA codes and report found, missed and false alarms.",
-              __version__)
+    app = App("indigo-bench", "Sweep race checkers over Indigo-style labelled CUDA codes and report found, "
+              "missed and false alarms.", __version__)
+    app.command("sweep", "run every code x graph under each tool; one result row each (resumable)",
+                _setup_sweep, _sweep)
+    app.command("report", "Table II (found / missed / false alarms), slowdown plot and breakdowns of a sweep",
+                _setup_report, _report)
+    app.command("graphs", "generate ECLgraph (.egr) inputs: the six small ones, or any kind and size",
+                _setup_graphs, _graphs)
     return app
 
 

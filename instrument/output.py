@@ -38,6 +38,7 @@ def write_tree(out_dir: str | Path, files: dict[str, bytes], root: str | Path,
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
+        os.chmod(tmp, 0o777 & ~_umask())
         (tmp / MARKER).write_text("written by the instrument/ engine; replaced on the next run\n")
         for src, data in files.items():
             d = tmp / targets[src].relative_to(out)
@@ -58,16 +59,28 @@ def write_tree(out_dir: str | Path, files: dict[str, bytes], root: str | Path,
 
 def atomic_write_text(path: str | Path, text: str) -> None:
     """Write a report file so that readers never see half of it."""
+    atomic_write_bytes(path, text.encode())
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write a file whole or not at all, with the permissions a plain open() would give it."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
     try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
+        os.fchmod(fd, 0o666 & ~_umask())
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
         os.replace(tmp, p)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def write_report_dir(out_dir: str | Path, files: dict[str, str | bytes]) -> Path:

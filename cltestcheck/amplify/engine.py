@@ -8,11 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from instrument.backends import get_backend
+from instrument.parallel import parallel_map
+from instrument.progress import Progress
 
 from ..build import build_instrumented
-from ..execute import parallel_map, run_test
+from ..execute import run_test
 from ..judge import Observed
-from ..progress import Progress
 from ..suite import Suite
 from . import schedules as sched_mod
 from .planner import SchedulePlanner

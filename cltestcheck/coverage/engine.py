@@ -6,11 +6,12 @@ import tempfile
 from pathlib import Path
 
 from instrument.backends import get_backend
+from instrument.parallel import parallel_map
+from instrument.progress import Progress
 
 from ..build import build_instrumented
-from ..execute import parallel_map, run_test
+from ..execute import run_test
 from ..judge import judge
-from ..progress import Progress
 from ..suite import Suite
 from .planner import CoveragePlanner
 from .results import CoverageResult, TestCoverage

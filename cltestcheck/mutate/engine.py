@@ -11,11 +11,12 @@ from instrument.errors import UserError
 from instrument.parse import error_diagnostics
 from instrument.pipeline import instrument_sources
 from instrument.schedule_points import schedule_points
+from instrument.parallel import parallel_map
+from instrument.progress import Progress
 from runtime import include_dir
 
-from ..execute import parallel_map, run_test
+from ..execute import run_test
 from ..judge import Observed, judge
-from ..progress import Progress
 from ..suite import Suite, TestCase
 from .planner import Mutant, MutationPlanner
 

@@ -18,6 +18,7 @@ class RunResult:
     stderr: str
     wall_s: float
     timed_out: bool = False
+    peak_rss_kib: int | None = None   # peak resident memory, when measured (measure_memory=True)
 
     def describe_failure(self) -> str:
         if self.timed_out:
@@ -43,10 +44,15 @@ class BuildRequest:
 
 def run_process(cmd: list[str], timeout: float | None = None, env: dict | None = None,
                 cwd: str | Path | None = None, stdin: str | None = None,
-                passthrough: bool = False) -> RunResult:
+                passthrough: bool = False, measure_memory: bool = False) -> RunResult:
     """Run cmd in its own process group; on timeout kill the whole group.
 
-    passthrough=True lets the program's stdout/stderr go straight to ours."""
+    passthrough=True lets the program's stdout/stderr go straight to ours;
+    measure_memory=True records the program's peak resident memory."""
+    peak_file = None
+    if measure_memory:
+        from ..peak_rss import wrap
+        cmd, peak_file = wrap(cmd)
     t0 = time.monotonic()
     full_env = None if env is None else {**os.environ, **env}
     out_pipe = None if passthrough else subprocess.PIPE
@@ -56,14 +62,24 @@ def run_process(cmd: list[str], timeout: float | None = None, env: dict | None =
                             text=True, errors="replace")
     try:
         out, err = proc.communicate(input=stdin, timeout=timeout)
-        return RunResult(proc.returncode, out or "", err or "", time.monotonic() - t0)
+        return RunResult(proc.returncode, out or "", err or "", time.monotonic() - t0,
+                         peak_rss_kib=_peak(peak_file))
     except subprocess.TimeoutExpired:
         _kill_group(proc)
         out, err = proc.communicate()
+        _peak(peak_file)
         return RunResult(-signal.SIGKILL, out or "", err or "", time.monotonic() - t0, True)
     except BaseException:
         _kill_group(proc)
+        _peak(peak_file)
         raise
+
+
+def _peak(peak_file) -> int | None:
+    if peak_file is None:
+        return None
+    from ..peak_rss import read
+    return read(peak_file)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -87,9 +103,9 @@ class Backend:
 
     def run(self, exe: Path, args=(), env: dict | None = None, timeout: float | None = 300,
             stdin: str | None = None, cwd: str | Path | None = None,
-            passthrough: bool = False) -> RunResult:
+            passthrough: bool = False, measure_memory: bool = False) -> RunResult:
         return run_process([str(exe), *map(str, args)], timeout=timeout, env=env, cwd=cwd,
-                           stdin=stdin, passthrough=passthrough)
+                           stdin=stdin, passthrough=passthrough, measure_memory=measure_memory)
 
     def _compile(self, cmd: list[str], req: BuildRequest, timeout: float = 600) -> Path:
         req.output.parent.mkdir(parents=True, exist_ok=True)

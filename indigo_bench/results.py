@@ -1,0 +1,143 @@
+"""The sweep's tidy results: one row per (code, graph, tool, backend, tpb, blocks).
+
+`results.csv` under the output directory is the journal: each finished row is appended and
+flushed at once, so an interrupted sweep loses at most the rows that were running, and a
+rerun skips the rows already there. A torn last line (the process was killed mid-write) is
+ignored on reading. `results.parquet` is written from the journal on request.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import threading
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+from instrument.errors import UserError
+from instrument.output import atomic_write_text
+
+JOURNAL = "results.csv"
+PARQUET = "results.parquet"
+
+
+@dataclass
+class Row:
+    code: str
+    pattern: str
+    tags: str            # "+"-joined tags of the name
+    label: str           # racy | race-free (ground truth from the name)
+    graph: str           # file name of the input
+    tool: str
+    backend: str
+    tpb: int
+    blocks: int
+    verdict: str         # race | no race | error
+    races: str           # races reported ("" when the tool could not tell)
+    serial_check: str    # matches | differs | "" : the program's own comparison under this tool
+    exit_status: int
+    wall_s: float
+    peak_mem_mib: str    # peak resident memory of the process ("" when unknown)
+    note: str
+
+    def key(self) -> tuple:
+        return (self.code, self.graph, self.tool, self.backend, int(self.tpb), int(self.blocks))
+
+
+COLUMNS = [f.name for f in fields(Row)]
+
+
+def _row(d: dict) -> Row:
+    return Row(**{k: d.get(k, "") for k in COLUMNS})
+
+
+def load(out_dir: Path) -> list[Row]:
+    """The finished rows (the last one per key wins); [] when there is no journal yet."""
+    path = Path(out_dir) / JOURNAL
+    if not path.is_file():
+        pq = Path(out_dir) / PARQUET
+        if pq.is_file():
+            return _load_parquet(pq)
+        return []
+    text = path.read_text()
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines = lines[:-1]   # torn by a kill mid-write
+    reader = csv.DictReader(io.StringIO("".join(lines)))
+    if reader.fieldnames and list(reader.fieldnames) != COLUMNS:
+        raise UserError(f"{path}: not a results file of this version (columns {reader.fieldnames})",
+                        hint="use a new --out directory")
+    rows: dict[tuple, Row] = {}
+    for d in reader:
+        if None in d or any(v is None for v in d.values()):
+            continue
+        r = _row(d)
+        rows[r.key()] = r
+    return list(rows.values())
+
+
+def _load_parquet(path: Path) -> list[Row]:
+    import pandas as pd
+    df = pd.read_parquet(path).fillna("")
+    return [_row({k: (str(v) if k in ("races", "peak_mem_mib") else v) for k, v in d.items()})
+            for d in df.to_dict("records")]
+
+
+class Journal:
+    """Append rows as they finish (thread-safe)."""
+
+    def __init__(self, out_dir: Path):
+        self.path = Path(out_dir) / JOURNAL
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        new = not self.path.is_file() or self.path.stat().st_size == 0
+        if not new:
+            data = self.path.read_bytes()
+            if not data.endswith(b"\n"):   # drop a torn last line before appending
+                with open(self.path, "r+b") as fh:
+                    fh.truncate(data.rfind(b"\n") + 1)
+        self._fh = open(self.path, "a", newline="")
+        self._writer = csv.DictWriter(self._fh, fieldnames=COLUMNS)
+        self._lock = threading.Lock()
+        if new:
+            self._writer.writeheader()
+            self._fh.flush()
+
+    def add(self, row: Row) -> None:
+        with self._lock:
+            self._writer.writerow(asdict(row))
+            self._fh.flush()
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+def frame(rows: list[Row]):
+    """A pandas DataFrame with typed columns."""
+    import pandas as pd
+    df = pd.DataFrame([asdict(r) for r in rows], columns=COLUMNS)
+    for col in ("tpb", "blocks", "exit_status"):
+        df[col] = pd.to_numeric(df[col], errors="coerce").astype("Int64")
+    for col in ("wall_s", "peak_mem_mib"):
+        df[col] = pd.to_numeric(df[col], errors="coerce")
+    df["races"] = pd.to_numeric(df["races"], errors="coerce").astype("Int64")
+    return df
+
+
+def write_parquet(out_dir: Path, rows: list[Row]) -> Path:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise UserError("Parquet output needs pyarrow", hint="pip install pyarrow, or use --format csv") from None
+    path = Path(out_dir) / PARQUET
+    tmp = path.with_name(f".{path.name}.tmp")
+    frame(rows).to_parquet(tmp, index=False)
+    tmp.replace(path)
+    return path
+
+
+def write_csv(path: Path, rows: list[Row]) -> None:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=COLUMNS)
+    w.writeheader()
+    for r in rows:
+        w.writerow(asdict(r))
+    atomic_write_text(path, buf.getvalue())

@@ -1,0 +1,136 @@
+"""The race checkers a sweep compares, each as: which build it runs, whether it can run here,
+and how its run becomes an outcome (verdict, races reported, time, memory).
+
+  sequential  the code's own check: the plain program compares its result with its serial
+              version; "result differs from serial code" counts as a race reported
+  hirace      our automatic instrumentation (hirace.runner), built once per code
+  racecheck   Compute Sanitizer's racecheck on the plain program (gpu backend only)
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from instrument.backends import Backend, RunResult
+from instrument.backends.cpu import CpuBackend
+from instrument.toolchain import nvcc_path
+
+NAMES = ("hirace", "racecheck", "sequential")
+
+MATCHES = "result matches serial code"
+DIFFERS = "result differs from serial code"
+
+
+@dataclass
+class Outcome:
+    verdict: str            # race | no race | error
+    races: int | None       # races the tool reported (None when it could not tell)
+    serial_check: str       # matches | differs | "" : the program's own comparison line
+    exit_status: int
+    wall_s: float
+    peak_mem_mib: float | None
+    note: str = ""
+
+
+def serial_check(stdout: str) -> str:
+    if DIFFERS in stdout:
+        return "differs"
+    if MATCHES in stdout:
+        return "matches"
+    return ""
+
+
+def failure(res: RunResult, backend: Backend) -> str:
+    """Why a run did not finish normally ('' when it did)."""
+    if res.timed_out:
+        return res.describe_failure()
+    fault = CpuBackend.fault_of(res) if backend.name == "cpu" else None
+    if fault:
+        msg = next((ln for ln in res.stderr.splitlines() if ln.startswith("cudaemu:")), "")
+        return f"cpu backend stopped the program: {fault}" + (f" ({msg[9:].strip()})" if msg else "")
+    if res.returncode < 0:
+        return res.describe_failure()
+    return ""
+
+
+def _outcome(res: RunResult, verdict: str, races: int | None, note: str = "") -> Outcome:
+    mem = None if res.peak_rss_kib is None else round(res.peak_rss_kib / 1024, 1)
+    return Outcome(verdict, races, serial_check(res.stdout), res.returncode, round(res.wall_s, 4), mem, note)
+
+
+def _tail(text: str) -> str:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return lines[-1][:200] if lines else ""
+
+
+def sequential(res: RunResult, backend: Backend) -> Outcome:
+    why = failure(res, backend)
+    check = serial_check(res.stdout)
+    if why or not check:
+        return _outcome(res, "error", None, why or f"no result line (exit {res.returncode}): {_tail(res.stderr)}")
+    return _outcome(res, "race" if check == "differs" else "no race", int(check == "differs"))
+
+
+def hirace(res: RunResult, races, backend: Backend) -> Outcome:
+    """races: hirace's RunResult, or None when the run left no log."""
+    why = failure(res, backend)
+    if why or races is None:
+        return _outcome(res, "error", None, why or f"no hirace log (exit {res.returncode}): {_tail(res.stderr)}")
+    n = len(races.races)
+    note = f"{races.dropped} more race records dropped" if races.dropped else ""
+    return _outcome(res, "race" if n else "no race", n, note)
+
+
+_SUMMARY = re.compile(r"RACECHECK SUMMARY:\s*(\d+) hazards? displayed \((\d+) errors?, (\d+) warnings?\)")
+_ERRORS = re.compile(r"ERROR SUMMARY:\s*(\d+) errors?")
+
+
+def racecheck(res: RunResult, backend: Backend) -> Outcome:
+    why = failure(res, backend)
+    if why:
+        return _outcome(res, "error", None, why)
+    text = res.stdout + res.stderr
+    m = _SUMMARY.search(text)
+    if m:
+        n = int(m.group(2)) + int(m.group(3))
+    else:
+        e = _ERRORS.search(text)
+        if not e:
+            return _outcome(res, "error", None, f"no racecheck summary (exit {res.returncode}): {_tail(text)}")
+        n = int(e.group(1))
+    return _outcome(res, "race" if n else "no race", n)
+
+
+def compute_sanitizer() -> Path | None:
+    found = shutil.which("compute-sanitizer")
+    if found:
+        return Path(found)
+    roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
+    nvcc = nvcc_path()
+    if nvcc is not None:
+        roots.append(str(Path(nvcc).resolve().parent.parent))
+    for root in roots:
+        if root:
+            for rel in ("bin/compute-sanitizer", "compute-sanitizer/compute-sanitizer"):
+                if (Path(root) / rel).is_file():
+                    return Path(root) / rel
+    return None
+
+
+def racecheck_command(exe: Path) -> list[str]:
+    cs = compute_sanitizer()
+    assert cs is not None
+    return [str(cs), "--tool", "racecheck", "--print-limit", "100000", str(exe)]
+
+
+def unavailable(tool: str, backend: Backend) -> str:
+    """Why `tool` cannot run with `backend` ('' when it can)."""
+    if tool == "racecheck":
+        if backend.name != "gpu":
+            return "racecheck not run: Compute Sanitizer needs the gpu backend"
+        if compute_sanitizer() is None:
+            return "racecheck not run: compute-sanitizer not found (put it on PATH or set CUDA_HOME)"
+    return ""
