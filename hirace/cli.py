@@ -6,6 +6,7 @@ import sys
 from instrument.cli_app import App
 
 from . import __version__, run_cmd, verify_cmd
+from .selftest import command as selftest_cmd
 
 
 def build_app() -> App:
@@ -17,6 +18,9 @@ def build_app() -> App:
                 run_cmd.setup_instrument, run_cmd.do_instrument)
     app.command("verify-fsm", "check the access-history state machine against a happens-before "
                 "oracle on every trace of up to K events", verify_cmd.setup, verify_cmd.run)
+    app.command("selftest", "check hirace and the cltc instrumentations on generated race-free programs "
+                "with this machine's compiler (exit 0: all oracles hold, 1: a failure)",
+                selftest_cmd.setup, selftest_cmd.run)
     return app
 
 

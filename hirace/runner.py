@@ -35,14 +35,14 @@ class Built:
     warnings: list[str]
 
 
-def build(sources, backend, work: Path, config: Config, include_dirs=(), defines=()) -> Built:
+def build(sources, backend, work: Path, config: Config, include_dirs=(), defines=(), flags=()) -> Built:
     """Instrument `sources` into work/src and build work/prog."""
     work = Path(work)
     planner, srcs, incs, warnings = instrument(sources, work / "src", config, include_dirs, defines,
                                                lower_cpu=getattr(backend, "needs_lowering", False))
     shift = int(math.log2(planner.granularity()))
     exe = backend.build(BuildRequest(srcs, work / "prog", incs + [include_dir()],
-                                     list(defines) + [f"HIRACE_GRANULARITY_SHIFT={shift}"]))
+                                     list(defines) + [f"HIRACE_GRANULARITY_SHIFT={shift}"], list(flags)))
     return Built(exe, backend, planner, warnings)
 
 

@@ -1,8 +1,12 @@
 """parse -> plan edits -> apply -> write -> build: the path every tool takes to an executable."""
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
+import threading
+from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -40,8 +44,7 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
     warnings: list[str] = []
     edit_counts: dict[str, int] = {}
     for src in sources:
-        unit: ParsedUnit = parse_file(src, include_dirs=incs, defines=defines)
-        prog = query(unit)
+        unit, prog = _parse_and_query(src, incs, defines)
         plan = EditPlan(unit)
         for planner in planners:
             planner(prog, plan)
@@ -70,6 +73,46 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
     mapped_incs = [Path(out_dir) / d.relative_to(root) for d in incs] + incs + \
         [s.parent for s in sources]
     return new_sources, mapped_incs, programs, warnings
+
+
+_shared = {"depth": 0, "cache": OrderedDict()}
+_shared_lock = threading.Lock()
+
+
+@contextmanager
+def shared_parses(limit: int = 16):
+    """Within this block, instrumenting the same file (same bytes, include dirs and defines)
+    again reuses its parse and query instead of running libclang anew. Planners only read the
+    Program, so several tools can instrument one parse (the selftest builds one program ten ways)."""
+    with _shared_lock:
+        _shared["depth"] += 1
+        _shared["limit"] = max(limit, _shared.get("limit", 0) if _shared["depth"] > 1 else 0)
+    try:
+        yield
+    finally:
+        with _shared_lock:
+            _shared["depth"] -= 1
+            if _shared["depth"] == 0:
+                _shared["cache"].clear()
+
+
+def _parse_and_query(src: Path, incs, defines) -> tuple[ParsedUnit, Program]:
+    if not _shared["depth"]:
+        unit = parse_file(src, include_dirs=incs, defines=defines)
+        return unit, query(unit)
+    key = (str(src), hashlib.sha256(Path(src).read_bytes()).hexdigest(), tuple(map(str, incs)), tuple(defines))
+    with _shared_lock:
+        hit = _shared["cache"].get(key)
+        if hit is not None:
+            _shared["cache"].move_to_end(key)
+            return hit
+    unit = parse_file(src, include_dirs=incs, defines=defines)
+    found = (unit, query(unit))
+    with _shared_lock:
+        _shared["cache"][key] = found
+        while len(_shared["cache"]) > _shared.get("limit", 16):
+            _shared["cache"].popitem(last=False)
+    return found
 
 
 def build(sources: list[Path], backend: Backend, work_dir: Path, planners: list[Planner] = (),

@@ -1,0 +1,103 @@
+"""`hirace selftest`: generate race-free programs, check the oracles on this machine's compiler and
+backend, print a pass/fail table; failing programs are saved with their seeds."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from instrument.backends import NAMES, get_backend
+from instrument.errors import EXIT_FINDINGS, EXIT_OK, UserError
+from instrument.output import atomic_write_text
+from instrument.parallel import parallel_map
+from instrument.progress import Progress
+
+
+def setup(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--programs", type=int, default=20, help="how many programs to generate (20)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the first program; program i has seed+i (1)")
+    p.add_argument("--backend", choices=NAMES, default="auto")
+    p.add_argument("--batch", type=int, default=10, help="programs built together as one translation unit (10)")
+    p.add_argument("-j", "--jobs", type=int, default=1, help="batches checked at once")
+    p.add_argument("--kernels", type=int, default=2, help="kernels per program (2)")
+    p.add_argument("--statements", type=int, default=10, help="top-level statements per kernel (10)")
+    p.add_argument("--blocks", type=int, default=4)
+    p.add_argument("--threads", type=int, default=64, help="threads per block: a power of two >= 32 (64)")
+    p.add_argument("--no-barrier", action="store_true", help="no shared-memory phases")
+    p.add_argument("--no-warp", action="store_true", help="no warp phases")
+    p.add_argument("--no-atomic", action="store_true", help="no atomic sections")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds per run (120)")
+    p.add_argument("--save", type=Path, default=Path("hirace-selftest-failures"),
+                   help="where failing programs are saved (only when something fails)")
+    p.add_argument("--json", type=Path, metavar="FILE", help="also write the results as JSON")
+    p.add_argument("--no-progress", action="store_true")
+
+
+def run(a: argparse.Namespace, _extra) -> int:
+    from .generate import Options
+    from .oracles import DESCRIPTIONS, ORACLES, Checker, program_files
+
+    if a.programs < 1 or a.batch < 1:
+        raise UserError("--programs and --batch must be at least 1")
+    if a.threads < 32 or a.threads & (a.threads - 1) or a.threads > 1024:
+        raise UserError("--threads must be a power of two from 32 to 1024")
+    opts = Options(kernels=a.kernels, blocks=a.blocks, threads=a.threads, statements=a.statements,
+                   barrier=not a.no_barrier, warp=not a.no_warp, atomic=not a.no_atomic)
+    backend = get_backend(a.backend)
+    checker = Checker(backend, opts, timeout=a.timeout)
+    seeds = list(range(a.seed, a.seed + a.programs))
+    batches = [seeds[i:i + a.batch] for i in range(0, len(seeds), a.batch)]
+    bar = Progress(len(seeds), "programs", enabled=not a.no_progress)
+    t0 = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="hirace-selftest-") as tmp:
+        def one(i_batch):
+            i, batch = i_batch
+            res = checker.check(batch, Path(tmp) / f"batch-{i}")
+            bar.step(len(batch))
+            return res
+        results = parallel_map(one, list(enumerate(batches)), max(1, a.jobs))
+    bar.close()
+    seconds = time.monotonic() - t0
+    merged: dict[str, dict[int, str]] = {o: {} for o in ORACLES}
+    for r in results:
+        for oracle, per in r.outcome.items():
+            merged[oracle].update(per)
+    failures = {(o, s): why for o, per in merged.items() for s, why in per.items() if why not in ("", "n/a")}
+    print(_table(merged, DESCRIPTIONS, ORACLES, seeds, backend.name, seconds))
+    if failures:
+        files: dict[str, str] = {}
+        lines = []
+        for (oracle, seed), why in sorted(failures.items(), key=lambda x: (x[0][1], x[0][0])):
+            files.update(program_files(seed, opts))
+            lines.append(f"seed {seed}: {oracle}: {why}")
+        repro = (f"reproduce one: hirace selftest --programs 1 --seed SEED --backend {backend.name} --kernels "
+                 f"{a.kernels} --statements {a.statements} --blocks {a.blocks} --threads {a.threads}"
+                 + (" --no-barrier" if a.no_barrier else "") + (" --no-warp" if a.no_warp else "")
+                 + (" --no-atomic" if a.no_atomic else ""))
+        files["failures.txt"] = "\n".join(lines + ["", repro]) + "\n"
+        from instrument.output import write_report_dir
+        write_report_dir(a.save, files)
+        for ln in lines[:20]:
+            print(f"FAIL {ln}")
+        print(f"{len(failures)} failure(s); the programs are saved in {a.save}/ ({repro})")
+    if a.json:
+        data = {"backend": backend.name, "seeds": [seeds[0], seeds[-1]], "seconds": round(seconds, 1),
+                "oracles": {o: {str(s): why for s, why in sorted(per.items())} for o, per in merged.items()}}
+        atomic_write_text(a.json, json.dumps(data, indent=1) + "\n")
+    return EXIT_FINDINGS if failures else EXIT_OK
+
+
+def _table(merged, descriptions, oracles, seeds, backend: str, seconds: float) -> str:
+    lines = [f"hirace selftest: {len(seeds)} generated programs (seeds {seeds[0]}..{seeds[-1]}) on the "
+             f"{backend} backend, {seconds:.0f}s",
+             f"{'oracle':<14} {'what must hold':<52} {'checked':>7} {'passed':>6} {'failed':>6} {'n/a':>4}"]
+    for o in oracles:
+        per = merged.get(o, {})
+        na = sum(1 for w in per.values() if w == "n/a")
+        passed = sum(1 for w in per.values() if w == "")
+        failed = len(per) - na - passed
+        lines.append(f"{o:<14} {descriptions[o]:<52} {len(per) - na:>7} {passed:>6} {failed:>6} {na:>4}")
+    return "\n".join(lines)
