@@ -148,3 +148,38 @@ def test_instrumented_corpus_prints_what_the_original_prints(path, tmp_path):
     # every kernel of the corpus runs, so every kernel's entry flag is set
     assert planner.table.functions and all(f.flag in log["flags"] for f in planner.table.functions
                                            if f.kind == "global")
+
+
+HD_PROGRAM = """#include <cstdio>
+__host__ __device__ int pick(int x) { return x > 0 ? 1 : 2; }
+__global__ void k(int *out) { out[threadIdx.x] = pick(1); }
+int main() {
+  int *d, h[4];
+  cudaMalloc((void **)&d, sizeof(h));
+  k<<<1, 4>>>(d);
+  cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost);
+  printf("%d %d\\n", h[0], pick(-1));
+  return 0;
+}
+"""
+
+
+def test_host_device_function_counts_kernel_calls_only(tmp_path):
+    """Regression (found by hirace selftest on nvcc): instrumented __host__ __device__ functions
+    called a __device__-only helper and did not compile; on the host they must record nothing."""
+    src = tmp_path / "hd.cu"
+    src.write_text(HD_PROGRAM)
+    (tmp_path / "cltc.toml").write_text('[build]\nsources = ["hd.cu"]\n\n[[test]]\nname = "t"\nstdout = "1 2\\n"\n')
+    res = engine.run(suite_mod.load(tmp_path), "cpu", progress=False)
+    arms = {i.label: i.covered for i in res.items() if i.category == "branch" and i.function == "pick"}
+    assert len(arms) == 2 and sorted(arms.values()) == [False, True], arms   # kernel: x > 0 only
+    from conftest import nvcc_or_skip
+    nvcc_or_skip()
+    from instrument.backends import BuildRequest
+    from instrument.backends.gpu import GpuBackend
+    from instrument.pipeline import instrument_sources
+    from runtime import include_dir
+    planner = CoveragePlanner()
+    srcs, incs, _, _ = instrument_sources([src], tmp_path / "inst", [planner])
+    GpuBackend(arch="sm_80").compile_object(BuildRequest(srcs, tmp_path / "hd.o", list(incs) + [include_dir()],
+                                                         [f"CLTC_COV_FLAGS={planner.table.flags}"]))

@@ -17,9 +17,11 @@
 
 #if defined(__CUDACC__) && !defined(CUDAEMU)
 #define CLTC_D __device__
+#define CLTC_HD __host__ __device__   // what instrumented __host__ __device__ functions call
 #define CLTC_DEVICE_GLOBAL __device__
 #else
 #define CLTC_D
+#define CLTC_HD
 #define CLTC_DEVICE_GLOBAL
 #endif
 
@@ -71,18 +73,31 @@ CLTC_D inline void set_once(unsigned char *flags, unsigned id) {
 #endif
 }
 
-CLTC_D inline void hit(unsigned id) { set_once(g_flags, id); }
+// Coverage is of kernel execution: a __host__ __device__ function running on the host records
+// nothing, on the GPU backend (no device flags there) and on the cpu backend (outside a launch) alike.
+CLTC_HD inline void hit(unsigned id) {
+#if defined(__CUDA_ARCH__)
+  set_once(g_flags, id);
+#elif !defined(__CUDACC__) || defined(CUDAEMU)
+#if defined(CUDAEMU)
+  if (!::cudaemu::in_kernel()) return;
+#endif
+  set_once(g_flags, id);
+#else
+  (void)id;
+#endif
+}
 
 // `if (c)` -> `if (br(!!(c), then_flag, else_flag))`; also ?: and &&/|| operands.
 // (A per-function register mask of flags already set was tried: passing it by
 // reference put it in local memory and doubled the overhead on an H100.)
-CLTC_D inline bool br(bool c, unsigned if_true, unsigned if_false) {
+CLTC_HD inline bool br(bool c, unsigned if_true, unsigned if_false) {
   hit(c ? if_true : if_false);
   return c;
 }
 
 // `switch (x)` -> `switch (auto v = (x); sw(v == (c1) ? f1 : ... : fout, v))`.
-template <class T> CLTC_D inline T sw(unsigned flag, T v) {
+template <class T> CLTC_HD inline T sw(unsigned flag, T v) {
   hit(flag);
   return v;
 }
@@ -91,15 +106,15 @@ template <class T> CLTC_D inline T sw(unsigned flag, T v) {
 // and notes when the loop condition turned false (the loop boundary).
 struct Loop {
   unsigned base, n;
-  CLTC_D explicit Loop(unsigned b) : base(b), n(0) {}
-  CLTC_D void iter() {
+  CLTC_HD explicit Loop(unsigned b) : base(b), n(0) {}
+  CLTC_HD void iter() {
     if (n < 2) ++n;
   }
-  CLTC_D bool test(bool c) {
+  CLTC_HD bool test(bool c) {
     if (!c) hit(base + 3);
     return c;
   }
-  CLTC_D ~Loop() { hit(base + n); }
+  CLTC_HD ~Loop() { hit(base + n); }
 };
 
 CLTC_D inline unsigned linear_block() {

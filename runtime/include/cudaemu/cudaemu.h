@@ -556,6 +556,10 @@ struct SyncwarpAt {  // `__syncwarp()` and `__syncwarp(mask)` with the call site
 
 inline unsigned long long switch_count() { return detail::g_switches; }
 
+// True while a kernel's thread runs (false in host code, including host calls of
+// __host__ __device__ functions).
+inline bool in_kernel() { return detail::g_cur != nullptr; }
+
 // Called by instrumented code at memory accesses: a seeded schedule may
 // switch threads here, so racy programs can show their other outcomes.
 inline void maybe_yield() {
