@@ -174,7 +174,8 @@ class Subscript:
 @dataclass
 class Program:
     unit: ParsedUnit
-    functions: dict[str, Function] = field(default_factory=dict)
+    functions: dict[str, Function] = field(default_factory=dict)   # by name (the last definition)
+    definitions: list[Function] = field(default_factory=list)      # every definition, same names included
     launches: list[LaunchSite] = field(default_factory=list)
     accesses: list[Access] = field(default_factory=list)
     shared: list[SharedDecl] = field(default_factory=list)
@@ -191,7 +192,8 @@ class Program:
 
     @property
     def kernels(self) -> list[Function]:
-        return [f for f in self.functions.values() if f.kind == "global"]
+        """Every kernel definition: kernels of one name in different namespaces are distinct."""
+        return [f for f in self.definitions if f.kind == "global"]
 
     def device_reachable(self) -> set[str]:
         """Kernels plus every device function a kernel calls, directly or not."""
@@ -311,8 +313,9 @@ class _Walker:
         if kind != "host":
             params = tuple(a.spelling for a in c.get_children() if a.kind == CK.PARM_DECL)
             head = [t.spelling for t in c.get_tokens()][:12]
-            self.p.functions[name] = Function(name, kind, sp, bsp, params,
-                                              c.kind == CK.FUNCTION_TEMPLATE, "constexpr" in head)
+            fn = Function(name, kind, sp, bsp, params, c.kind == CK.FUNCTION_TEMPLATE, "constexpr" in head)
+            self.p.functions[name] = fn
+            self.p.definitions.append(fn)
         self.fn = name
         self.device = kind != "host"
         self.p.calls.setdefault(name, set())

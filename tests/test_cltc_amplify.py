@@ -85,3 +85,18 @@ def test_grid_sync_is_refused(run_cli, tmp_path):
     (tmp_path / "cltc.toml").write_text('[build]\nsources = ["g.cu"]\n[[test]]\n')
     r = run_cli("cltestcheck.cli", "amplify", "--suite", tmp_path, "--backend", "cpu")
     assert r.returncode == 2 and "synchronises the whole grid" in r.stderr and "g.cu:3" in r.stderr
+
+
+def test_gate_goes_into_every_kernel_of_a_name(tmp_path):
+    """Regression (found by hirace selftest on an H100): kernels named alike in two namespaces got
+    one gate between them; the other read an unset logical block id."""
+    from cltestcheck.amplify.planner import SchedulePlanner
+    from instrument.pipeline import instrument_sources
+    src = tmp_path / "two.cu"
+    src.write_text("namespace a { __global__ void k(int *p) { p[blockIdx.x] = 1; } }\n"
+                   "namespace b { __global__ void k(int *p) { p[blockIdx.x] = 2; } }\n"
+                   "int main() { int *p; cudaMalloc((void **)&p, 8); a::k<<<2, 1>>>(p); b::k<<<2, 1>>>(p); return 0; }\n")
+    srcs, _, progs, _ = instrument_sources([src], tmp_path / "out", [SchedulePlanner(gate=True)])
+    text = srcs[0].read_text()
+    assert len(progs[0].kernels) == 2
+    assert text.count("::cltc::sched::Gate cltc_gate_;") == 2 and text.count("before_launch") == 2

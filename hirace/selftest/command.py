@@ -7,12 +7,12 @@ import json
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from instrument.backends import NAMES, get_backend
 from instrument.errors import EXIT_FINDINGS, EXIT_OK, UserError
 from instrument.output import atomic_write_text
-from instrument.parallel import parallel_map
 from instrument.progress import Progress
 
 
@@ -53,12 +53,21 @@ def run(a: argparse.Namespace, _extra) -> int:
     bar = Progress(len(seeds), "programs", enabled=not a.no_progress)
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="hirace-selftest-") as tmp:
-        def one(i_batch):
-            i, batch = i_batch
-            res = checker.check(batch, Path(tmp) / f"batch-{i}")
-            bar.step(len(batch))
-            return res
-        results = parallel_map(one, list(enumerate(batches)), max(1, a.jobs))
+        work = [(batch, Path(tmp) / f"batch-{i}") for i, batch in enumerate(batches)]
+        if a.jobs <= 1 or len(batches) == 1:
+            results = []
+            for batch, d in work:
+                results.append(checker.check(batch, d))
+                bar.step(len(batch))
+        else:
+            # processes, not threads: parsing and planning are Python work that a thread pool
+            # would serialise on the interpreter lock
+            with ProcessPoolExecutor(max_workers=a.jobs) as pool:
+                futures = {pool.submit(checker.check, batch, d): len(batch) for batch, d in work}
+                for f in as_completed(futures):
+                    f.result()
+                    bar.step(futures[f])
+                results = [f.result() for f in futures]
     bar.close()
     seconds = time.monotonic() - t0
     merged: dict[str, dict[int, str]] = {o: {} for o in ORACLES}
