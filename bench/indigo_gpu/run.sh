@@ -14,8 +14,8 @@ cd "$(dirname "$0")/../.."
 py=${PYTHON:-python3}
 ib() { "$py" -m indigo_bench.cli "$@"; }
 mkdir -p "$out"
-{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvcc --version | tail -2;
-  compute-sanitizer --version | head -2; "$py" --version; } > "$out/machine.txt" 2>&1
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvcc --version | grep release;
+  "$py" --version; } > "$out/machine.txt" 2>&1
 
 codes=(--codes examples/indigo_mini/codes --include examples/indigo_mini/include)
 case "$stage" in
