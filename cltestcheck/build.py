@@ -20,6 +20,8 @@ def build_instrumented(suite: Suite, backend: Backend, work: Path, planners: lis
     """Instrument with `planners`, then build. `defines_after()` gives -D values that
     depend on the planning (site counts). Returns (exe, programs, warnings)."""
     work = Path(work)
+    if suite.is_pytest:
+        return build_kernels(suite, backend, work / name, planners, defines_after), [], []
     lower = getattr(backend, "needs_lowering", False)
     if not planners and not lower:
         srcs, incs, progs, warnings = suite.sources, list(suite.include), [], []
@@ -30,3 +32,21 @@ def build_instrumented(suite: Suite, backend: Backend, work: Path, planners: lis
     exe = backend.build(BuildRequest(list(srcs), work / name, list(incs) + [include_dir()], defines,
                                      list(suite.flags), opt=opt))
     return exe, progs, warnings
+
+
+def build_kernels(suite: Suite, backend: Backend, out: Path, planners: list[Planner],
+                  defines_after=None, extra_planners_cpu: list[Planner] = ()) -> Path:
+    """A pytest suite's kernel sources as one kernel library; returns its manifest."""
+    from instrument.kernel_lib.build import build_library
+    tools = sorted({_tool_of(p) for p in planners} - {""})
+    cpu = backend.name == "cpu"
+    return build_library(suite.sources, backend, out, (list(extra_planners_cpu) if cpu else []) + list(planners),
+                         suite.include, suite.defines, defines_after, suite.flags, tools)
+
+
+def _tool_of(planner) -> str:
+    mod = type(planner).__module__
+    for tool in ("coverage", "mutate", "amplify"):
+        if f".{tool}." in mod:
+            return tool
+    return ""

@@ -14,7 +14,11 @@ from .suite import Suite, TestCase
 
 def run_test(backend: Backend, exe: Path, suite: Suite, test: TestCase, env: dict | None = None,
              timeout: float | None = None) -> Observed:
-    """Run `exe` as `test` says, in a scratch directory that holds the test's input files."""
+    """Run `exe` as `test` says, in a scratch directory that holds the test's input files.
+    For a pytest suite, `exe` is the kernel library's manifest and the test a pytest node."""
+    if suite.is_pytest:
+        from .pytest_suite import run_node
+        return run_node(backend, exe, suite.root, test.name, env, timeout or test.timeout)
     with tempfile.TemporaryDirectory(prefix="cltc-run-") as tmp:
         cwd = Path(tmp)
         for rel in test.files:

@@ -17,6 +17,7 @@ class Observed:
     timed_out: bool = False
     fault: str | None = None            # cpu backend: barrier divergence, deadlock, ...
     files: dict[str, bytes | None] = field(default_factory=dict)   # output files (None: not written)
+    launches: int | None = None         # pytest suites: kernel launches the test made
 
     def signature(self) -> tuple:
         """What two runs must share to count as the same behaviour."""
@@ -83,6 +84,12 @@ def judge(test: TestCase, obs: Observed, reference: Observed | None = None) -> V
         return Verdict(False, f"timed out after {obs.wall_s:.1f}s")
     if obs.fault:
         return Verdict(False, f"cpu backend stopped it: {obs.fault}")
+    if test.pytest:
+        if obs.exit_code in (0, 5) and obs.stdout.startswith(("passed", "skipped")):
+            return Verdict(True)
+        if obs.exit_code < 0:
+            return Verdict(False, f"pytest crashed ({obs.exit_code})")
+        return Verdict(False, obs.stdout.splitlines()[0] if obs.stdout else f"pytest exit status {obs.exit_code}")
     if obs.exit_code < 0:
         import signal
         try:

@@ -1,4 +1,5 @@
 """A test suite: `cltc.toml` in a directory says how to build the program and lists its tests.
+(A directory with test_*.py files and no cltc.toml is a pytest suite: see pytest_suite.py.)
 
     [build]
     sources = ["scan.cu"]            # required, relative to the suite directory
@@ -62,10 +63,11 @@ class TestCase:
     stdout: str | None = None
     tolerance: float | None = None
     output_files: dict[str, Path] = field(default_factory=dict)
+    pytest: bool = False     # a pytest node id: it passes when pytest says it passed
 
     @property
     def has_expectation(self) -> bool:
-        return self.stdout is not None or bool(self.output_files)
+        return self.pytest or self.stdout is not None or bool(self.output_files)
 
 
 @dataclass
@@ -76,17 +78,22 @@ class Suite:
     defines: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     tests: list[TestCase] = field(default_factory=list)
+    kind: str = "program"    # 'program' (cltc.toml) | 'pytest'
+
+    @property
+    def is_pytest(self) -> bool:
+        return self.kind == "pytest"
 
     def select(self, names: list[str] | None) -> "Suite":
         if not names:
             return self
         known = {t.name for t in self.tests}
+        where = self.root if self.is_pytest else self.root / "cltc.toml"
         for n in names:
             if n not in known:
-                raise UserError(f"{self.root / 'cltc.toml'}: no test named '{n}'",
-                                hint="tests: " + ", ".join(sorted(known)))
+                raise UserError(f"{where}: no test named '{n}'", hint="tests: " + ", ".join(sorted(known)))
         return Suite(self.root, self.sources, self.include, self.defines, self.flags,
-                     [t for t in self.tests if t.name in names])
+                     [t for t in self.tests if t.name in names], self.kind)
 
 
 def _err(path: Path, msg: str, hint: str | None = None) -> UserError:
@@ -121,14 +128,21 @@ def _existing(path: Path, root: Path, where: str, key: str, rel: str, is_dir: bo
     return p
 
 
-def load(suite_dir: str | Path) -> Suite:
+def load(suite_dir: str | Path, kernels: list[Path] | None = None) -> Suite:
+    """The suite in suite_dir: cltc.toml, else a pytest suite (test_*.py files and .cu kernels)."""
     root = Path(suite_dir).resolve()
     path = root / "cltc.toml"
     if not root.is_dir():
         raise UserError(f"{suite_dir}: no such suite directory")
+    from . import pytest_suite
+    if not path.is_file() and pytest_suite.looks_like_pytest_suite(root):
+        return load_pytest(root, kernels)
+    if kernels:
+        raise UserError(f"{suite_dir}: --kernels is for pytest suites; cltc.toml lists its sources itself")
     if not path.is_file():
-        raise UserError(f"{suite_dir}: no cltc.toml in the suite directory",
-                        hint="write one: see `cltc coverage --help` or README.md, section 'Test suites'")
+        raise UserError(f"{suite_dir}: no cltc.toml and no test_*.py files in the suite directory",
+                        hint="write a cltc.toml (README.md, section 'Test suites') or pytest tests that use "
+                             "the cuda_kernel fixture (README.md, section 'Kernel tests in Python')")
     try:
         data = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as exc:
@@ -200,3 +214,11 @@ def load(suite_dir: str | Path) -> Suite:
             case.output_files[str(produced)] = _existing(path, root, where, "output_files", str(expected))
         suite.tests.append(case)
     return suite
+
+
+def load_pytest(root: Path, kernels: list[Path] | None = None) -> Suite:
+    from . import pytest_suite
+    sources = pytest_suite.kernel_sources(root, kernels)
+    tests = [TestCase(node, timeout=pytest_suite.DEFAULT_TIMEOUT, pytest=True)
+             for node in pytest_suite.collect(root)]
+    return Suite(root, sources, tests=tests, kind="pytest")

@@ -53,3 +53,18 @@ def gpu_usable() -> bool:
     except (OSError, subprocess.TimeoutExpired):
         return False
     return out.returncode == 0 and "GPU" in out.stdout
+
+
+@functools.lru_cache(maxsize=None)
+def gpu_arch() -> str | None:
+    """The first visible device's architecture as nvcc names it ('sm_90'), or None."""
+    if not gpu_usable():
+        return None
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    first = out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else ""
+    major, _, minor = first.strip().partition(".")
+    return f"sm_{major}{minor}" if major.isdigit() and minor.isdigit() else None

@@ -12,7 +12,9 @@ from .schedules import FAMILIES
 
 
 def setup(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--suite", required=True, type=Path, metavar="DIR", help="directory holding cltc.toml")
+    p.add_argument("--suite", required=True, type=Path, metavar="DIR", help="directory holding cltc.toml, or pytest tests (test_*.py) and their .cu kernels")
+    p.add_argument("--kernels", action="append", type=Path, metavar="FILE",
+                   help="pytest suites: a kernel file outside the suite directory (repeatable)")
     p.add_argument("--backend", choices=NAMES, default="auto")
     p.add_argument("--runs", type=int, default=20, metavar="N", help="runs per schedule (default 20)")
     p.add_argument("--schedules", default="all", metavar="FAMILY",
@@ -34,7 +36,7 @@ def run(a: argparse.Namespace, _extra) -> int:
     from .. import suite as suite_mod
     from . import engine, report
 
-    s = suite_mod.load(a.suite).select(a.test)
+    s = suite_mod.load(a.suite, a.kernels).select(a.test)
     res = engine.run(s, a.backend, a.runs, a.schedules, a.seed, max(1, a.jobs), timeout=a.timeout)
     text = report.render_text(res)
     if a.json:

@@ -10,7 +10,9 @@ from instrument.errors import EXIT_OK
 
 
 def setup(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--suite", required=True, type=Path, metavar="DIR", help="directory holding cltc.toml")
+    p.add_argument("--suite", required=True, type=Path, metavar="DIR", help="directory holding cltc.toml, or pytest tests (test_*.py) and their .cu kernels")
+    p.add_argument("--kernels", action="append", type=Path, metavar="FILE",
+                   help="pytest suites: a kernel file outside the suite directory (repeatable)")
     p.add_argument("--backend", choices=NAMES, default="auto")
     p.add_argument("--test", action="append", metavar="NAME", help="run only this test (repeatable)")
     p.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="tests run at once (default 1)")
@@ -25,7 +27,7 @@ def run(a: argparse.Namespace, _extra) -> int:
     from ..report_files import write_reports
     from . import engine, report_cobertura, report_html, report_json, report_lcov, report_text
 
-    s = suite_mod.load(a.suite).select(a.test)
+    s = suite_mod.load(a.suite, a.kernels).select(a.test)
     res = engine.run(s, a.backend, max(1, a.jobs))
     write_reports([(a.json, lambda: report_json.render(res)),
                    (a.lcov, lambda: report_lcov.render(res, test_name=s.root.name)),

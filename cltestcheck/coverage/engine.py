@@ -34,7 +34,8 @@ def run(suite: Suite, backend_name: str = "auto", jobs: int = 1, progress: bool 
             # exited threads count as arrived, as on the GPU: a barrier that part
             # of a block skips is measured as divergent instead of stopping the run
             obs = run_test(backend, exe, suite, test, env={"CLTC_COV_LOG": str(log), "CUDAEMU_EXITED_ARRIVE": "1"})
-            tc = TestCoverage(test.name, judge(test, obs), obs.wall_s, log.is_file())
+            # a Python test that launched no kernel covered nothing, and that is all there is to know
+            tc = TestCoverage(test.name, judge(test, obs), obs.wall_s, log.is_file() or obs.launches == 0)
             if log.is_file():
                 data = json.loads(log.read_text())
                 tc.flags = set(data["flags"])

@@ -12,7 +12,9 @@ from .operators import OPERATORS
 
 
 def setup(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--suite", type=Path, metavar="DIR", help="directory holding cltc.toml")
+    p.add_argument("--suite", type=Path, metavar="DIR", help="directory holding cltc.toml, or pytest tests (test_*.py) and their .cu kernels")
+    p.add_argument("--kernels", action="append", type=Path, metavar="FILE",
+                   help="pytest suites: a kernel file outside the suite directory (repeatable)")
     p.add_argument("--backend", choices=NAMES, default="auto")
     p.add_argument("--runs", type=int, default=20, metavar="N",
                    help="runs per mutant and test (default 20); on the cpu backend each run uses another schedule seed")
@@ -41,7 +43,7 @@ def run(a: argparse.Namespace, _extra) -> int:
     from .operators import parse_list
 
     ops = parse_list(a.operators)
-    s = suite_mod.load(a.suite).select(a.test)
+    s = suite_mod.load(a.suite, a.kernels).select(a.test)
     res = engine.run(s, a.backend, ops, a.runs, max(1, a.jobs))
     write_reports([(a.json, lambda: report_json.render(res)), (a.stryker, lambda: report_stryker.render(res))],
                   a.html, lambda: report_html.render(res))

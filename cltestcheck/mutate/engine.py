@@ -15,6 +15,7 @@ from instrument.parallel import parallel_map
 from instrument.progress import Progress
 from runtime import include_dir
 
+from ..build import build_kernels
 from ..execute import run_test
 from ..judge import Observed, judge
 from ..suite import Suite, TestCase
@@ -90,6 +91,10 @@ def build_schemata(suite: Suite, backend: Backend, work: Path, operators: list[s
     else:
         raise UserError("mutant schemata still do not parse after dropping the failing lines")
     planner = MutationPlanner(operators, exclude)
+    if suite.is_pytest:
+        exe = build_kernels(suite, backend, work / "mutants", [planner],
+                            lambda: [f"CLTC_MUT_SITES={max(1, planner.sites)}"], [schedule_points])
+        return Schemata(exe, planner, dropped, [])
     planners = ([schedule_points] if lower else []) + [planner]
     srcs, incs, _, warnings = instrument_sources(suite.sources, work / "src", planners, suite.include,
                                                  suite.defines, lower_cpu=lower)
@@ -144,7 +149,8 @@ def _references(suite: Suite, backend: Backend, exe: Path, work: Path, jobs: int
         if not v.passed:
             note = (f"test '{test.name}' fails on the original program ({v.reason}); "
                     "its mutants are judged against the original's output instead")
-            test = replace(test, stdout=None, output_files={}, exit_code=obs.exit_code)
+            test = (replace(test, pytest=False, stdout=obs.stdout, exit_code=obs.exit_code) if test.pytest
+                    else replace(test, stdout=None, output_files={}, exit_code=obs.exit_code))
         if not test.has_expectation:
             # no stated expectation: the original's output is the expectation
             test = replace(test, stdout=obs.stdout, exit_code=obs.exit_code)

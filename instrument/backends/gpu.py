@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import ToolchainMissing
-from ..toolchain import gpu_usable, nvcc_path
+from ..toolchain import gpu_arch, gpu_usable, nvcc_path
 from .base import Backend, BuildRequest
 
 
@@ -35,6 +35,16 @@ class GpuBackend(Backend):
         if compile_only:
             return cmd + ["-c", *map(str, req.sources), "-o", str(req.output)]
         return cmd + [*map(str, req.sources), "-o", str(req.output)]
+
+    def build_cubin(self, req: BuildRequest) -> Path:
+        """nvcc -cubin: one module of device code, for pycuda to load (a real architecture:
+        the device's, or nvcc's default where no device answers)."""
+        cmd = self.compile_command(req)
+        cmd = [c for c in cmd if not c.startswith("-arch=")]
+        arch = self.arch if self.arch and self.arch != "native" else gpu_arch()
+        at = cmd.index("-o")
+        cmd[at - len(req.sources):at - len(req.sources)] = (["-cubin"] + ([f"-arch={arch}"] if arch else []))
+        return self._compile(cmd, req)
 
     def build(self, req: BuildRequest) -> Path:
         return self._compile(self.compile_command(req), req)

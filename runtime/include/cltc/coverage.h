@@ -10,6 +10,8 @@
 #define CLTC_COVERAGE_H
 
 #include <cstdio>
+
+#include "cltc/linkage.h"
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -51,11 +53,11 @@ struct BarrierState {
   unsigned *exits;     // [linear block]: threads of the block that have finished
 };
 
-static CLTC_DEVICE_GLOBAL unsigned char g_flags[kFlags];
-static CLTC_DEVICE_GLOBAL unsigned char g_barrier_flags[kBarrierFlags];
-static CLTC_DEVICE_GLOBAL BarrierState g_barriers;
-static CLTC_DEVICE_GLOBAL Divergence g_divergence[kDivergenceCap];
-static CLTC_DEVICE_GLOBAL unsigned g_divergence_count;
+CLTC_TU_LOCAL CLTC_DEVICE_GLOBAL unsigned char g_flags[kFlags];
+CLTC_TU_LOCAL CLTC_DEVICE_GLOBAL unsigned char g_barrier_flags[kBarrierFlags];
+CLTC_TU_LOCAL CLTC_DEVICE_GLOBAL BarrierState g_barriers;
+CLTC_TU_LOCAL CLTC_DEVICE_GLOBAL Divergence g_divergence[kDivergenceCap];
+CLTC_TU_LOCAL CLTC_DEVICE_GLOBAL unsigned g_divergence_count;
 
 // Set a flag once. On the GPU the load and store are opaque to the compiler
 // (asm without a memory clobber): a C++ byte store could alias the kernel's own

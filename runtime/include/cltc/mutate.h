@@ -7,6 +7,8 @@
 #define CLTC_MUTATE_H
 
 #include <cstdio>
+
+#include "cltc/linkage.h"
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -34,8 +36,8 @@ enum Op : int {
   INC = 32, DEC
 };
 
-static CLTC_MDEV unsigned g_active_dev;
-static CLTC_MDEV unsigned char g_reached_dev[kSites];
+CLTC_TU_LOCAL CLTC_MDEV unsigned g_active_dev;
+CLTC_TU_LOCAL CLTC_MDEV unsigned char g_reached_dev[kSites];
 static unsigned g_active_host;
 static unsigned char g_reached_host[kSites];
 

@@ -12,6 +12,8 @@
 #define CLTC_SCHEDULE_H
 
 #include <cstdio>
+
+#include "cltc/linkage.h"
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -34,7 +36,7 @@ struct LaunchGate {
 };
 
 #if defined(CLTC_SCHED_GPU)
-static __device__ LaunchGate g_gate;
+CLTC_TU_LOCAL __device__ LaunchGate g_gate;
 
 __device__ inline uint3 &logical_slot() {
   __shared__ uint3 id;

@@ -1,0 +1,157 @@
+"""The host side of cltc's runtimes for kernels that pycuda launches.
+
+In a program, runtime/include/cltc/{coverage,mutate,schedule}.h run host code around
+launches and at exit. Kernels launched from a Python test have no such host code, so
+this module does the same work through pycuda, reading the same environment variables
+and writing the same files: the active mutant goes into each module before its first
+launch, every launch gets its block schedule, and at the end the coverage flags and
+reached mutation sites are read back. The device variables have external names in
+these modules (CLTC_KERNEL_MODULE), found under their Itanium-mangled names."""
+from __future__ import annotations
+
+import json
+import os
+import struct
+from pathlib import Path
+
+MASK64 = (1 << 64) - 1
+MODES = {"none": 0, "free": 1, "first": 2, "serial": 3}
+
+
+def mangled(*parts: str) -> str:
+    """The mangled name of a namespace-scope variable: mangled('cltc', 'cov', 'g_flags')."""
+    return "_ZN" + "".join(f"{len(p)}{p}" for p in parts) + "E"
+
+
+def parse_schedule(spec: str | None) -> tuple[int, int, int]:
+    """$CLTC_SCHEDULE -> (mode, first, seed), as schedule.h's host::init reads it."""
+    v = spec or "none"
+    if v == "free":
+        return MODES["free"], 0, 0
+    if v in ("asc", "desc"):
+        return MODES["serial"], int(v == "desc"), 0
+    if v.startswith("first:"):
+        return MODES["first"], int(v[6:] or 0), 0
+    if v.startswith("random:"):
+        return MODES["serial"], 2, int(v[7:] or 0)
+    return MODES["none"], 0, 0
+
+
+def make_schedule(mode: int, first: int, seed: int, n: int, launch: int) -> list[int]:
+    """ticket -> logical block, exactly as schedule.h's host::make_schedule (a test
+    compares the two)."""
+    order = list(range(n))
+    if mode == MODES["first"] and n:
+        w = first % n
+        order = [w] + [i for i in range(n) if i != w]
+    elif mode == MODES["serial"] and first == 1:
+        order.reverse()
+    elif mode == MODES["serial"] and first == 2:
+        x = (seed * 0x9E3779B97F4A7C15 + launch + 1) & MASK64
+        for i in range(n, 1, -1):
+            x ^= x >> 12
+            x ^= (x << 25) & MASK64
+            x ^= x >> 27
+            j = (((x * 0x2545F4914F6CDD1D) & MASK64) >> 33) % i
+            order[i - 1], order[j] = order[j], order[i - 1]
+    return order
+
+
+def _write_json(path: str, data: dict) -> None:
+    tmp = path + ".part"
+    Path(tmp).write_text(json.dumps(data) + "\n")
+    os.replace(tmp, path)
+
+
+class ToolHost:
+    """Hooks for instrument.kernel_lib.load.GpuLibrary: module_loaded, before_launch, finish."""
+
+    def __init__(self, tools: list[str], env=os.environ):
+        self.tools = set(tools)
+        self.cov_log = env.get("CLTC_COV_LOG", "")
+        self.mutant = int(env.get("CLTC_MUTANT", "0") or 0)
+        self.reach_log = env.get("CLTC_MUT_REACH", "")
+        self.sched_log = env.get("CLTC_SCHED_LOG", "")
+        self.mode, self.first, self.seed = parse_schedule(env.get("CLTC_SCHEDULE"))
+        self.launch_blocks: list[int] = []
+        self.launches = 0
+        self._gate_allocs: list = []
+        self._done = False
+
+    # -- hooks ---------------------------------------------------------------
+    def module_loaded(self, lib, src, mod) -> None:
+        if "mutate" in self.tools:
+            ptr, _ = mod.get_global(mangled("cltc", "mut", "g_active_dev"))
+            lib.cuda.memcpy_htod(ptr, struct.pack("<I", self.mutant))
+
+    def before_launch(self, lib, kernel, grid) -> None:
+        self.launches += 1
+        n = grid[0] * grid[1] * grid[2]
+        launch = len(self.launch_blocks)
+        self.launch_blocks.append(n)
+        if "amplify" not in self.tools:
+            return
+        cuda = lib.cuda
+        self._free_gate()
+        ptrs = [0, 0, 0]
+        if self.mode != MODES["none"]:
+            import numpy as np
+            order = np.array(make_schedule(self.mode, self.first, self.seed, n, launch), dtype=np.uint32)
+            tickets, exits, sched = cuda.mem_alloc(8), cuda.mem_alloc(4 * n), cuda.mem_alloc(4 * n)
+            self._gate_allocs = [tickets, exits, sched]
+            cuda.memset_d32(tickets, 0, 2)
+            cuda.memset_d32(exits, 0, n)
+            cuda.memcpy_htod(sched, order)
+            ptrs = [int(tickets), int(exits), int(sched)]
+        gate, _ = lib.module(kernel.source).get_global(mangled("cltc", "sched", "g_gate"))
+        cuda.memcpy_htod(gate, struct.pack("<I4xQQQ", self.mode, *ptrs))
+
+    def finish(self, lib) -> None:
+        if self._done:
+            return
+        self._done = True
+        self._free_gate()
+        if "coverage" in self.tools and self.cov_log:
+            self._write_coverage(lib)
+        if "mutate" in self.tools and self.reach_log:
+            self._write_reach(lib)
+        if "amplify" in self.tools and self.sched_log:
+            _write_json(self.sched_log, {"launch_blocks": self.launch_blocks})
+
+    # -- helpers -------------------------------------------------------------
+    def _free_gate(self) -> None:
+        for a in self._gate_allocs:
+            a.free()
+        self._gate_allocs = []
+
+    @staticmethod
+    def _read(lib, mod, name: str) -> bytes:
+        import numpy as np
+        ptr, size = mod.get_global(name)
+        buf = np.empty(size, dtype=np.uint8)
+        lib.cuda.memcpy_dtoh(buf, ptr)
+        return buf.tobytes()
+
+    def _write_coverage(self, lib) -> None:
+        flags: set[int] = set()
+        bflags: set[int] = set()
+        divs, total = [], 0
+        for mod in lib.modules.values():
+            flags |= {i for i, b in enumerate(self._read(lib, mod, mangled("cltc", "cov", "g_flags"))) if b}
+            bflags |= {i for i, b in enumerate(self._read(lib, mod, mangled("cltc", "cov", "g_barrier_flags"))) if b}
+            count = struct.unpack("<I", self._read(lib, mod, mangled("cltc", "cov", "g_divergence_count")))[0]
+            raw = self._read(lib, mod, mangled("cltc", "cov", "g_divergence"))
+            cap = len(raw) // 24
+            for k in range(min(count, cap)):
+                b, bx, by, bz, arrived, threads = struct.unpack_from("<6I", raw, 24 * k)
+                divs.append({"barrier": b, "block": [bx, by, bz], "arrived": arrived, "threads": threads})
+            total += count
+        _write_json(self.cov_log, {"launches": self.launches, "flags": sorted(flags),
+                                   "barrier_flags": sorted(bflags), "divergence_total": total,
+                                   "divergences": divs})
+
+    def _write_reach(self, lib) -> None:
+        reached: set[int] = set()
+        for mod in lib.modules.values():
+            reached |= {i for i, b in enumerate(self._read(lib, mod, mangled("cltc", "mut", "g_reached_dev"))) if b}
+        _write_json(self.reach_log, {"reached": sorted(reached)})
