@@ -246,3 +246,20 @@ def test_cltc_mutate_of_the_example_suite():
     for o in res.outcomes:
         counts[o.status] = counts.get(o.status, 0) + 1
     assert counts == {}
+
+
+def test_shared_memory_past_the_end_stops_the_test_process(tmp_path):
+    """On the cpu backend, as on a GPU, an access past the dynamic shared memory is a fault."""
+    (tmp_path / "k.cu").write_text(
+        "__global__ void k(unsigned *out, int nb) {\n"
+        "  extern __shared__ unsigned local[];\n"
+        "  for (int b = threadIdx.x; b <= nb; b += blockDim.x) local[b] = 0;\n"
+        "  __syncthreads();\n"
+        "  out[threadIdx.x] = local[threadIdx.x % nb];\n}\n")
+    (tmp_path / "test_k.py").write_text(
+        "import numpy as np\n"
+        "def test_k(cuda_kernel):\n"
+        "    cuda_kernel('k.cu', 'k')(1, 128, np.zeros(128, np.uint32), 64, shared_mem=256)\n")
+    r = run_pytest("--cuda-backend", "cpu", str(tmp_path), cwd=tmp_path)
+    assert r.returncode == 88
+    assert "kernel 'k' (launched at" in r.stderr and "accessed byte 1 after the end of its 256 bytes" in r.stderr

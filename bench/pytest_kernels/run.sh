@@ -26,6 +26,10 @@ $py -c "import pycuda.driver as d; d.init(); print('pycuda', __import__('pycuda'
 
 if [ "$PHASE" = mutate-all ]; then
   for b in gpu cpu; do
+    ( time timeout 150 $py -m cltestcheck.cli mutate --suite $SUITE --backend $b -j 14 --runs 1 \
+        --operators relational,thread-index --json "$OUT/mutate_subset_$b.json" ) > "$OUT/mutate_subset_$b.txt" 2>&1
+  done
+  for b in gpu cpu; do
     ( time timeout 280 $py -m cltestcheck.cli mutate --suite $SUITE --backend $b -j 14 --runs 2 \
         --json "$OUT/mutate_all_$b.json" ) > "$OUT/mutate_all_$b.txt" 2>&1
   done

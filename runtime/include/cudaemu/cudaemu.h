@@ -29,6 +29,7 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 // libstdc++ 13 writes __attribute__((__noinline__)): include what uses it
@@ -198,6 +199,7 @@ struct Block {
   bool bar_mismatch = false;
   std::vector<SharedSlot> shared;
   void *dyn = nullptr;
+  size_t dyn_bytes = 0;
   size_t arena_used = 0;   // bytes of the shared window handed out
   std::vector<Warp> warps;
 };
@@ -232,8 +234,10 @@ inline Rng g_rng{0};
 inline cudaError_t g_last_error = cudaSuccess;
 inline unsigned long long g_launch_count = 0;
 inline unsigned long long g_switches = 0;  // fiber context switches, for benchmarks
-// A block's shared memory is one contiguous window, as on a GPU: dynamic shared
-// memory at offset 0, then the static __shared__ variables in first-use order.
+// A block's shared memory is one contiguous window: the static __shared__ variables
+// from offset 0 in first-use order, the dynamic shared memory at the window's end,
+// right before an inaccessible page, so that an access past its end faults, as it
+// does on a GPU (at the granularity of 16 bytes).
 constexpr size_t kSharedWindow = 256 * 1024;
 inline char *g_arena = nullptr;
 inline void (*g_block_start_hook)() = nullptr;  // tools reset per-block state here
@@ -476,16 +480,48 @@ inline char *stack_for(size_t i) {
   return g_stacks[i];
 }
 
+// An access to the page after the shared window (past the dynamic shared memory)
+// stops the run with a message, as the GPU reports an out-of-range shared address.
+inline void on_segv(int sig, siginfo_t *info, void *) {
+  char *a = static_cast<char *>(info->si_addr);
+  if (g_arena && a >= g_arena + kSharedWindow && a < g_arena + kSharedWindow + size_t(sysconf(_SC_PAGESIZE))) {
+    char msg[512];
+    std::snprintf(msg, sizeof msg,
+                  "kernel '%s' (launched at %s:%d) accessed byte %zu after the end of its %zu bytes of "
+                  "dynamic shared memory, in block (%u,%u,%u) thread (%u,%u,%u)",
+                  g_launch ? g_launch->name : "?", g_launch ? g_launch->file : "?", g_launch ? g_launch->line : 0,
+                  size_t(a - (g_arena + kSharedWindow)) + 1, g_launch ? g_launch->shm : size_t(0),
+                  g_block ? g_block->bid.x : 0, g_block ? g_block->bid.y : 0, g_block ? g_block->bid.z : 0,
+                  g_cur ? g_cur->tid.x : 0, g_cur ? g_cur->tid.y : 0, g_cur ? g_cur->tid.z : 0);
+    fault(kExitFault, msg);
+  }
+  signal(sig, SIG_DFL);  // any other fault: the default action when the access repeats
+}
+
 inline void run_block(Launch &L, uint3 bid) {
   Block b;
   b.bid = bid;
   b.nthreads = L.block.x * L.block.y * L.block.z;
   b.live = b.nthreads;
   b.warps.assign((b.nthreads + 31) / 32, Warp{});
-  if (!g_arena) g_arena = static_cast<char *>(std::aligned_alloc(64, kSharedWindow));
-  b.dyn = g_arena;
-  b.arena_used = (L.shm + 63) / 64 * 64;
-  std::memset(g_arena, 0, b.arena_used);
+  if (!g_arena) {
+    size_t page = size_t(sysconf(_SC_PAGESIZE));
+    void *m = mmap(nullptr, kSharedWindow + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) fault(kExitFault, "out of memory for the shared memory window");
+    mprotect(static_cast<char *>(m) + kSharedWindow, page, PROT_NONE);
+    g_arena = static_cast<char *>(m);
+    struct sigaction sa {};
+    sa.sa_sigaction = on_segv;
+    sa.sa_flags = SA_SIGINFO;
+    sigaction(SIGSEGV, &sa, nullptr);
+  }
+  size_t dyn_bytes = (L.shm + 15) / 16 * 16;
+  if (dyn_bytes > kSharedWindow)
+    fault(kExitFault, "dynamic shared memory of the launch exceeds the cpu backend's 256 KiB window");
+  b.dyn = g_arena + kSharedWindow - dyn_bytes;
+  b.dyn_bytes = dyn_bytes;
+  b.arena_used = 0;
+  std::memset(b.dyn, 0, dyn_bytes);
   g_block = &b;
   if (g_block_start_hook) g_block_start_hook();
   g_fibers.assign(b.nthreads, Fiber{});
@@ -580,7 +616,7 @@ template <class T> T &block_shared(const void *key) {
     if (s.key == key) return *static_cast<T *>(s.ptr);
   Block &b = *detail::g_block;
   size_t bytes = (sizeof(T) + 63) / 64 * 64;
-  if (b.arena_used + bytes > detail::kSharedWindow)
+  if (b.arena_used + bytes + b.dyn_bytes > detail::kSharedWindow)
     detail::fault(kExitFault, "shared memory of one block exceeds the cpu backend's 256 KiB window");
   void *p = detail::g_arena + b.arena_used;
   b.arena_used += bytes;
