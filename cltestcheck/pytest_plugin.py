@@ -21,6 +21,13 @@ import pytest
 MANIFEST_ENV = "CLTC_KERNELS"
 RESULT_ENV = "CLTC_PYTEST_RESULT"
 
+# pytest captures fd 2 while a test runs; an emulator fault ends the process before the
+# capture is shown, so its message also goes to the stderr this plugin found at import
+try:
+    _STDERR = os.dup(2)
+except OSError:
+    _STDERR = None
+
 
 def pytest_addoption(parser):
     group = parser.getgroup("cltc", "CUDA kernels (cuda_kernel fixture)")
@@ -46,7 +53,7 @@ class Kernels:
         if self.manifest:
             if self.shared is None:
                 from instrument.kernel_lib.load import open_library
-                self.shared = open_library(self.manifest)
+                self.shared = open_library(self.manifest, _STDERR)
                 tools = self.shared.manifest.tools
                 if self.shared.backend == "gpu" and tools:
                     from .pycuda_host import ToolHost
@@ -73,7 +80,7 @@ class Kernels:
                 want = "gpu" if _pycuda_ok() else "cpu"
             backend = get_backend(want, announce=False)
             out = self.base_temp / f"{len(self.libraries)}_{path.stem}"
-            lib = open_library(build_library([path], backend, out))
+            lib = open_library(build_library([path], backend, out), _STDERR)
             self.libraries[key] = lib
         return lib
 

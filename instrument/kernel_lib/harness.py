@@ -31,6 +31,9 @@ def harness_text(source: Path, source_index: int, sigs: list[KernelSig], finish:
                 "  return int(cudaDeviceSynchronize());",
                 "}", ""]
     if finish:
+        out += ['extern "C" void cltc_py_set_fault_fd(int fd) {',
+                "#ifdef CUDAEMU", "  ::cudaemu::detail::g_fault_fd = fd;", "#else", "  (void)fd;", "#endif",
+                "}", ""]
         # the tools write what they measured at exit; Python calls this first, so that
         # results are on disk even when the interpreter ends without running atexit
         out += ['extern "C" void cltc_py_finish() {',

@@ -122,7 +122,9 @@ class Library:
 class CpuLibrary(Library):
     backend = "cpu"
 
-    def __init__(self, manifest: Manifest):
+    def __init__(self, manifest: Manifest, fault_fd: int | None = None):
+        """fault_fd: where an emulator fault's message also goes (the kernels run in this
+        process, and a fault ends it; pytest would lose what went to the captured stderr)."""
         super().__init__(manifest)
         path = manifest.root / manifest.library
         try:
@@ -131,6 +133,8 @@ class CpuLibrary(Library):
             raise UserError(f"{path}: cannot load the kernel library ({exc})",
                             hint="rebuild it; it was built for another machine or is incomplete") from None
         self._finished = False
+        if fault_fd is not None and hasattr(self.dll, "cltc_py_set_fault_fd"):
+            self.dll.cltc_py_set_fault_fd(ctypes.c_int(fault_fd))
 
     def launch(self, k: Kernel, grid, block, shm, prepared) -> None:
         fn = getattr(self.dll, k.source.entries[k.index])
@@ -249,6 +253,6 @@ class GpuLibrary(Library):
                     pass
 
 
-def open_library(manifest_path: str | Path) -> Library:
+def open_library(manifest_path: str | Path, fault_fd: int | None = None) -> Library:
     m = read(manifest_path)
-    return CpuLibrary(m) if m.backend == "cpu" else GpuLibrary(m)
+    return CpuLibrary(m, fault_fd) if m.backend == "cpu" else GpuLibrary(m)

@@ -242,6 +242,8 @@ constexpr size_t kSharedWindow = 256 * 1024;
 inline char *g_arena = nullptr;
 inline void (*g_block_start_hook)() = nullptr;  // tools reset per-block state here
 inline void (*g_fault_hook)() = nullptr;        // tools save what they measured before a fault exit
+inline int g_fault_fd = -1;  // a second place for the fault message (kernels loaded into a Python test,
+                             // whose stderr pytest captures and would lose at the exit)
 
 inline const Config &config() {
   if (!g_cfg.loaded) {
@@ -269,6 +271,12 @@ inline const Config &config() {
   std::fflush(stdout);
   std::fprintf(stderr, "cudaemu: %s\n", what);
   std::fflush(stderr);
+  if (g_fault_fd >= 0) {
+    char line[1024];
+    int n = std::snprintf(line, sizeof line, "cudaemu: %s\n", what);
+    if (n > 0 && write(g_fault_fd, line, size_t(n < int(sizeof line) ? n : int(sizeof line) - 1)) < 0) {
+    }
+  }
   std::_Exit(code);
 }
 
