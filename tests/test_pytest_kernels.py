@@ -270,3 +270,24 @@ def test_shared_memory_past_the_end_stops_the_test_process(tmp_path):
     r = run_pytest("--cuda-backend", "cpu", str(tmp_path), cwd=tmp_path)
     assert r.returncode == 88
     assert "kernel 'k' (launched at" in r.stderr and "accessed byte 1 after the end of its 256 bytes" in r.stderr
+
+
+def test_bad_pytest_suites_get_clear_errors(tmp_path):
+    from cltestcheck import suite as suite_mod
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "k.cu").write_text("__global__ void k(int *a) { a[0] = 1; }\n")
+    (broken / "test_x.py").write_text("def test_x(cuda_kernel)\n    pass\n")
+    with pytest.raises(UserError, match=r"pytest could not collect the suite") as err:
+        suite_mod.load(broken)
+    assert "test_x.py" in str(err.value) and "SyntaxError" in str(err.value)
+    elsewhere = tmp_path / "tests"
+    elsewhere.mkdir()
+    (elsewhere / "test_y.py").write_text("def test_y(cuda_kernel):\n    cuda_kernel('../src/k.cu', 'k')\n")
+    with pytest.raises(UserError, match=r"no \.cu kernel files under it") as err:
+        suite_mod.load(elsewhere)
+    assert "--kernels" in str(err.value)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "k.cu").write_text("__global__ void k(int *a) { a[0] = 1; }\n")
+    s = suite_mod.load(elsewhere, [tmp_path / "src" / "k.cu"])
+    assert s.is_pytest and [t.name for t in s.tests] == ["test_y.py::test_y"]
