@@ -67,7 +67,7 @@ class Kernels:
 
     def _on_demand(self, path: Path):
         from instrument.backends import get_backend
-        from instrument.kernel_lib.build import build_library
+        from instrument.kernel_lib.cache import cached_library
         from instrument.kernel_lib.load import open_library
 
         key = str(path)
@@ -80,7 +80,7 @@ class Kernels:
                 want = "gpu" if _pycuda_ok() else "cpu"
             backend = get_backend(want, announce=False)
             out = self.base_temp / f"{len(self.libraries)}_{path.stem}"
-            lib = open_library(build_library([path], backend, out), _STDERR)
+            lib = open_library(cached_library(path, backend, out), _STDERR)
             self.libraries[key] = lib
         return lib
 

@@ -291,3 +291,24 @@ def test_bad_pytest_suites_get_clear_errors(tmp_path):
     (tmp_path / "src" / "k.cu").write_text("__global__ void k(int *a) { a[0] = 1; }\n")
     s = suite_mod.load(elsewhere, [tmp_path / "src" / "k.cu"])
     assert s.is_pytest and [t.name for t in s.tests] == ["test_y.py::test_y"]
+
+
+def test_builds_are_cached_between_sessions_until_a_dependency_changes(tmp_path, monkeypatch):
+    from instrument.kernel_lib.cache import cached_library
+    monkeypatch.setenv("CLTC_KERNEL_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "value.h").write_text("#define VALUE 5\n")
+    src = tmp_path / "k.cu"
+    src.write_text('#include "value.h"\n__global__ void k(int *a) { a[0] = VALUE; }\n')
+    first = cached_library(src, CpuBackend(), tmp_path / "scratch1")
+    assert cached_library(src, CpuBackend(), tmp_path / "scratch2") == first      # a hit: nothing built
+    assert not (tmp_path / "scratch2").exists()
+    (tmp_path / "value.h").write_text("#define VALUE 6\n")                       # a header the file includes
+    second = cached_library(src, CpuBackend(), tmp_path / "scratch3")
+    assert second != first
+    lib = open_library(second)
+    a = np.zeros(1, np.int32)
+    lib.kernel(src, "k")(1, 1, a)
+    assert a[0] == 6
+    lib.finish()
+    monkeypatch.setenv("CLTC_KERNEL_CACHE", "off")
+    assert cached_library(src, CpuBackend(), tmp_path / "scratch4").parent == tmp_path / "scratch4"
