@@ -38,15 +38,7 @@ def build_kernels(suite: Suite, backend: Backend, out: Path, planners: list[Plan
                   defines_after=None, extra_planners_cpu: list[Planner] = ()) -> Path:
     """A pytest suite's kernel sources as one kernel library; returns its manifest."""
     from instrument.kernel_lib.build import build_library
-    tools = sorted({_tool_of(p) for p in planners} - {""})
+    tools = sorted({getattr(p, "tool", "") for p in planners} - {""})
     cpu = backend.name == "cpu"
     return build_library(suite.sources, backend, out, (list(extra_planners_cpu) if cpu else []) + list(planners),
                          suite.include, suite.defines, defines_after, suite.flags, tools)
-
-
-def _tool_of(planner) -> str:
-    mod = type(planner).__module__
-    for tool in ("coverage", "mutate", "amplify"):
-        if f".{tool}." in mod:
-            return tool
-    return ""

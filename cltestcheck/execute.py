@@ -12,6 +12,15 @@ from .judge import Observed
 from .suite import Suite, TestCase
 
 
+def fault_of(backend: Backend, res) -> str | None:
+    """The cpu backend's fault that stopped a run, with the emulator's message."""
+    fault = CpuBackend.fault_of(res) if backend.name == "cpu" and not res.timed_out else None
+    if not fault:
+        return None
+    detail = next((ln for ln in res.stderr.splitlines() if ln.startswith("cudaemu:")), "")[9:]
+    return f"{fault}: {detail}" if detail else fault
+
+
 def run_test(backend: Backend, exe: Path, suite: Suite, test: TestCase, env: dict | None = None,
              timeout: float | None = None) -> Observed:
     """Run `exe` as `test` says, in a scratch directory that holds the test's input files.
@@ -26,12 +35,9 @@ def run_test(backend: Backend, exe: Path, suite: Suite, test: TestCase, env: dic
             dst.parent.mkdir(parents=True, exist_ok=True)
             os.symlink(suite.root / rel, dst)
         res = backend.run(exe, test.args, env=env, timeout=timeout or test.timeout, stdin=test.stdin, cwd=cwd)
-        fault = CpuBackend.fault_of(res) if backend.name == "cpu" else None
-        if fault:
-            fault += ": " + next((ln for ln in res.stderr.splitlines() if ln.startswith("cudaemu:")), "")[9:]
+        fault = fault_of(backend, res)
         files = {}
         for name in test.output_files:
             p = cwd / name
             files[name] = p.read_bytes() if p.is_file() else None
-        return Observed(res.returncode, res.stdout, res.stderr, res.wall_s, res.timed_out,
-                        fault.rstrip(": ") if fault else None, files)
+        return Observed(res.returncode, res.stdout, res.stderr, res.wall_s, res.timed_out, fault, files)

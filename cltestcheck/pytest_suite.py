@@ -15,9 +15,9 @@ from importlib import metadata
 from pathlib import Path
 
 from instrument.backends import Backend, run_process
-from instrument.backends.cpu import CpuBackend
 from instrument.errors import UserError
 
+from .execute import fault_of
 from .judge import Observed
 from .pytest_plugin import MANIFEST_ENV, RESULT_ENV
 
@@ -94,19 +94,15 @@ def run_node(backend: Backend, manifest: Path, root: Path, node: str, env: dict 
         res = run_process(pytest_command(root, "-q", "-x", "--no-header", "-p", "no:randomly", node),
                           timeout=timeout, cwd=root, env=full_env)
         data = json.loads(result.read_text()) if result.is_file() else None
-    fault = CpuBackend.fault_of(res) if backend.name == "cpu" and not res.timed_out else None
-    if fault:
-        fault += ": " + next((ln for ln in res.stderr.splitlines() if ln.startswith("cudaemu:")), "")[9:]
+    fault = fault_of(backend, res)
     raw = (res.stdout + res.stderr).strip()
     if data is None:
         text = "(pytest ended without a result)" if not res.timed_out else "(hang: timed out)"
-        return Observed(res.returncode, text, raw, res.wall_s, res.timed_out,
-                        fault.rstrip(": ") if fault else None)
+        return Observed(res.returncode, text, raw, res.wall_s, res.timed_out, fault)
     t = data["tests"].get(node) or next(iter(data["tests"].values()), None)
     if t is None:
         outcome = f"not run (pytest exit status {data['exitstatus']})"
     else:
         outcome = t["outcome"] + (f": {t['message']}" if t["message"] and t["outcome"] != "passed" else "")
     text = f"{outcome}\nkernel launches {data['launches']}, outputs {data['outputs'] or '-'}\n"
-    return Observed(res.returncode, text, raw, res.wall_s, res.timed_out, fault.rstrip(": ") if fault else None,
-                    launches=data["launches"])
+    return Observed(res.returncode, text, raw, res.wall_s, res.timed_out, fault, launches=data["launches"])

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from instrument.backends.cpu import CpuBackend
-from instrument.errors import BuildError, UserError
+from instrument.errors import UserError
 from instrument.kernel_lib.build import build_library
 from instrument.kernel_lib.load import KernelNotFound, LaunchFailed, open_library
 from instrument.kernel_lib.marshal import KernelArgumentError

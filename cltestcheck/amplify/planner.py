@@ -16,6 +16,8 @@ GRID_SYNC = ("this_grid", "grid_group", "cudaLaunchCooperativeKernel", "this_mul
 
 
 class SchedulePlanner:
+    tool = "amplify"      # what a kernel library built with it has compiled in
+
     def __init__(self, gate: bool):
         self.gate = gate
         self.kernels: list[str] = []

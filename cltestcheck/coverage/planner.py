@@ -25,6 +25,8 @@ _CONSTANT_TRUE = {"true", "1", "1u", "(true)", "(1)"}
 
 
 class CoveragePlanner:
+    tool = "coverage"     # what a kernel library built with it has compiled in
+
     def __init__(self) -> None:
         self.table = SiteTable()
         self.skipped: list[str] = []

@@ -40,6 +40,8 @@ class Mutant:
 
 
 class MutationPlanner:
+    tool = "mutate"       # what a kernel library built with it has compiled in
+
     def __init__(self, operators: list[str], exclude_lines: set[tuple[str, int]] = frozenset()):
         self.operators = set(operators)
         self.exclude = set(exclude_lines)

@@ -7,7 +7,6 @@ runtimes' device variables get external names (CLTC_KERNEL_MODULE) so that the P
 host side (cltestcheck/pycuda_host.py) can find them."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Callable
 
@@ -75,7 +74,3 @@ def _build_gpu(sources, entries, backend, out_dir, planners, incs, defines, defi
         backend.build_cubin(BuildRequest([s], cubin, [*mapped, include_dir()], all_defines, list(flags), opt=opt))
         e.module = cubin.name
     return Manifest("gpu", entries, root=out_dir)
-
-
-def clean(out_dir: Path) -> None:
-    shutil.rmtree(out_dir, ignore_errors=True)
