@@ -6,6 +6,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 from instrument.backends import BuildRequest, get_backend
 from instrument.backends.cpu import CpuBackend
@@ -44,6 +45,12 @@ def build(sources, backend, work: Path, config: Config, include_dirs=(), defines
     exe = backend.build(BuildRequest(srcs, work / "prog", incs + [include_dir()],
                                      list(defines) + [f"HIRACE_GRANULARITY_SHIFT={shift}"], list(flags)))
     return Built(exe, backend, planner, warnings)
+
+
+def portable(built: Built) -> Built:
+    """The same build with only what `execute` needs of the planner (its site table), so that it
+    can be pickled: kept by a host's build cache, sent to another process."""
+    return Built(built.exe, built.backend, SimpleNamespace(sites=list(built.planner.sites)), list(built.warnings))
 
 
 def execute(built: Built, config: Config, args=(), timeout: float = 300.0, passthrough: bool = False,

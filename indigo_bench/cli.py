@@ -8,6 +8,7 @@ from pathlib import Path
 from instrument.backends import NAMES as BACKENDS
 from instrument.cli_app import App
 from instrument.errors import EXIT_OK, UserError
+from instrument.execution import add_options
 
 from . import __version__
 
@@ -24,8 +25,7 @@ def _setup_sweep(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", choices=BACKENDS, default="auto")
     p.add_argument("--tpb", type=int, default=256, help="threads per block passed to every code (256)")
     p.add_argument("--blocks", type=int, default=1024, help="blocks passed to every code (1024)")
-    p.add_argument("-j", "--jobs", type=int, default=1, help="codes processed at once (builds overlap; "
-                   "on the gpu backend runs take turns)")
+    add_options(p, "runs at once on this machine (default 1; builds overlap, on the gpu backend runs take turns)")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per run before it is killed (300)")
     p.add_argument("--format", dest="fmt", choices=("csv", "parquet"), default="csv",
                    help="results.csv is always kept as the journal; parquet also writes results.parquet")
@@ -38,9 +38,11 @@ def _sweep(a: argparse.Namespace, _extra) -> int:
     from . import sweep
     names = [t.strip() for t in a.tools.split(",") if t.strip()]
     s = sweep.Settings(codes=a.codes, graphs=a.graphs, out=a.out, include=a.include, tools=names,
-                       backend=a.backend, tpb=a.tpb, blocks=a.blocks, jobs=max(1, a.jobs), timeout=a.timeout,
+                       backend=a.backend, tpb=a.tpb, blocks=a.blocks, jobs=a.jobs, timeout=a.timeout, dask=a.dask,
                        fmt=a.fmt, retry_errors=a.retry_errors, progress=not a.no_progress)
     res = sweep.run(s)
+    if res.stats is not None and res.stats.tasks:
+        print(f"indigo-bench: {res.stats.summary(res.seconds, 'runs')}", file=sys.stderr)
     print(f"indigo-bench: {res.ran} rows run ({res.errors} errors), {res.skipped} already done, "
           f"in {res.seconds:.1f}s; results in {a.out}; tables and plots: indigo-bench report --out {a.out}",
           file=sys.stderr)

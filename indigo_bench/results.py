@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import csv
 import io
-import threading
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from instrument.errors import UserError
+from instrument.execution.journal import CsvJournal, read_rows
 from instrument.output import atomic_write_text
 
 JOURNAL = "results.csv"
@@ -58,18 +58,8 @@ def load(out_dir: Path) -> list[Row]:
         if pq.is_file():
             return _load_parquet(pq)
         return []
-    text = path.read_text()
-    lines = text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith("\n"):
-        lines = lines[:-1]   # torn by a kill mid-write
-    reader = csv.DictReader(io.StringIO("".join(lines)))
-    if reader.fieldnames and list(reader.fieldnames) != COLUMNS:
-        raise UserError(f"{path}: not a results file of this version (columns {reader.fieldnames})",
-                        hint="use a new --out directory")
     rows: dict[tuple, Row] = {}
-    for d in reader:
-        if None in d or any(v is None for v in d.values()):
-            continue
+    for d in read_rows(path, COLUMNS):
         r = _row(d)
         rows[r.key()] = r
     return list(rows.values())
@@ -82,32 +72,14 @@ def _load_parquet(path: Path) -> list[Row]:
             for d in df.to_dict("records")]
 
 
-class Journal:
+class Journal(CsvJournal):
     """Append rows as they finish (thread-safe)."""
 
     def __init__(self, out_dir: Path):
-        self.path = Path(out_dir) / JOURNAL
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        new = not self.path.is_file() or self.path.stat().st_size == 0
-        if not new:
-            data = self.path.read_bytes()
-            if not data.endswith(b"\n"):   # drop a torn last line before appending
-                with open(self.path, "r+b") as fh:
-                    fh.truncate(data.rfind(b"\n") + 1)
-        self._fh = open(self.path, "a", newline="")
-        self._writer = csv.DictWriter(self._fh, fieldnames=COLUMNS)
-        self._lock = threading.Lock()
-        if new:
-            self._writer.writeheader()
-            self._fh.flush()
+        super().__init__(Path(out_dir) / JOURNAL, COLUMNS)
 
     def add(self, row: Row) -> None:
-        with self._lock:
-            self._writer.writerow(asdict(row))
-            self._fh.flush()
-
-    def close(self) -> None:
-        self._fh.close()
+        super().add(asdict(row))
 
 
 def frame(rows: list[Row]):

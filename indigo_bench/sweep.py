@@ -1,21 +1,21 @@
 """indigo-bench sweep: every code x graph x tool, built once per code, rows journaled as they finish.
 
-For each code with rows still to do: build the plain program (sequential, racecheck) and the
-hirace-instrumented one (hirace) in a scratch directory, then run each graph under each tool
-with `input.egr tpb blocks`. A build that fails becomes an error row for the tools that needed
-it (the note says why), so a code hirace cannot instrument is visible in every table.
-Codes are processed `jobs` at a time; on the gpu backend the runs themselves take turns (one
-process on the device at a time) so that the timings are not disturbed, while builds overlap.
+Each row still to do is one task of the execution layer (instrument/execution): it needs the
+code's plain program (sequential, racecheck) or its hirace-instrumented one (hirace), built once
+per host and shared by every task there, then runs one graph under one tool with
+`input.egr tpb blocks`. A build that fails becomes an error row for the tools that needed it (the
+note says why), so a code hirace cannot instrument is visible in every table. Locally `jobs`
+tasks run at once (on the gpu backend the runs take turns on the device, so that timings are not
+disturbed, while builds overlap); with `dask` they run on a Dask cluster, one task per GPU worker.
+Rows reach the journal in the order they finish, wherever they ran.
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import platform
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +23,7 @@ from pathlib import Path
 from instrument.backends import get_backend
 from instrument.errors import UserError
 from instrument.output import atomic_write_text
-from instrument.parallel import parallel_map
+from instrument.execution import BuildOutcome, Campaign, HostBuild, Task, open_executor
 from instrument.pipeline import build as build_plain
 from instrument.progress import Progress
 
@@ -49,6 +49,7 @@ class Settings:
     fmt: str = "csv"
     retry_errors: bool = False
     progress: bool = True
+    dask: str | None = None
 
 
 @dataclass
@@ -58,6 +59,7 @@ class Summary:
     errors: int = 0
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    stats: object = None      # instrument.execution.Stats: where the time went
 
 
 def graph_files(args: list[Path]) -> list[Path]:
@@ -123,94 +125,109 @@ def run(s: Settings) -> Summary:
         else:
             active.append(t)
     finished = {r.key() for r in load(s.out) if not (s.retry_errors and r.verdict == "error")}
-    work: list[tuple[Code, list[tuple[Path, str]]]] = []
-    for c in codes:
-        todo = [(g, t) for g in graphs for t in active
-                if (c.name, g.name, t, backend.name, s.tpb, s.blocks) not in finished]
-        summary.skipped += len(graphs) * len(active) - len(todo)
-        if todo:
-            work.append((c, todo))
-    total = sum(len(todo) for _, todo in work)
+    tasks: list[Task] = []
+    # codes vary fastest, so that the workers start by building different codes side by side
+    # rather than waiting on one another for the same build
+    for t in active:
+        for g in graphs:
+            for c in codes:
+                if (c.name, g.name, t, backend.name, s.tpb, s.blocks) in finished:
+                    summary.skipped += 1
+                else:
+                    tasks.append(_task(c, g, t, s, backend))
+    executor = open_executor(s.dask, s.jobs, backend.name)
     print(f"indigo-bench: {len(codes)} codes x {len(graphs)} graphs x {len(active)} tools on the "
-          f"{backend.name} backend: {total} runs to do, {summary.skipped} already in {s.out}", file=sys.stderr)
+          f"{backend.name} backend: {len(tasks)} runs to do, {summary.skipped} already in {s.out}; "
+          f"running on {executor.description}", file=sys.stderr)
     journal = Journal(s.out)
-    bar = Progress(total, "runs", enabled=s.progress)
-    device_turn = threading.Lock() if backend.name == "gpu" else contextlib.nullcontext()
-    counts_lock = threading.Lock()
-
-    def one_code(item) -> None:
-        code, todo = item
-        rows = _sweep_code(code, todo, s, backend, device_turn)
-        for row in rows:
-            journal.add(row)
-            with counts_lock:
+    bar = Progress(len(tasks), "runs", enabled=s.progress)
+    by_key = {t.key: t for t in tasks}
+    try:
+        with Campaign(executor, "sweep") as campaign:
+            for done in campaign.run(tasks, bar):
+                row = done.value if done.ok else _failed_row(by_key[done.key], done.error, backend.name, s)
+                journal.add(row)
                 summary.ran += 1
                 summary.errors += row.verdict == "error"
-            bar.step()
-            bar.note(code.name)
-
-    try:
-        parallel_map(one_code, work, s.jobs)
+            summary.stats = campaign.stats
     finally:
         bar.close()
         journal.close()
+        executor.close()
     summary.seconds = time.monotonic() - t0
     meta = {"codes": str(Path(s.codes).resolve()), "graphs": [str(g) for g in graphs], "tools": s.tools,
             "backend": backend.name, "device": _device_name(backend), "tpb": s.tpb, "blocks": s.blocks,
             "timeout_s": s.timeout, "notes": summary.notes, "rows_run": summary.ran,
-            "rows_skipped": summary.skipped, "seconds": round(summary.seconds, 1)}
+            "rows_skipped": summary.skipped, "seconds": round(summary.seconds, 1),
+            "execution": summary.stats.as_dict() if summary.stats else None}
     atomic_write_text(Path(s.out) / META, json.dumps(meta, indent=1) + "\n")
     if s.fmt == "parquet":
         write_parquet(s.out, load(s.out))
     return summary
 
 
-def _sweep_code(code: Code, todo, s: Settings, backend, device_turn) -> list[Row]:
-    """Build what `todo` needs for this code, then run it; rows in `todo` order."""
+def _task(code: Code, graph: Path, tool: str, s: Settings, backend) -> Task:
+    """One row: build (shared by every row of the code on the worker's host), then run."""
+    which = "hirace" if tool == "hirace" else "plain"
+    build = HostBuild(f"{_safe(code.name)}.{which}", _build_hirace if which == "hirace" else _build_plain,
+                      (code.path, backend, tuple(s.include)))
+    return Task(f"{code.name}|{graph.name}|{tool}", _run_row,
+                (code, graph, tool, backend, s.tpb, s.blocks, s.timeout), build, device=backend.name == "gpu")
+
+
+def _safe(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
+
+
+def _build_plain(work: Path, source: Path, backend, include) -> Path:
+    try:
+        return build_plain([source], backend, work, include_dirs=list(include)).exe
+    except UserError as e:
+        raise UserError(f"build failed: {e.message}") from None
+
+
+def _build_hirace(work: Path, source: Path, backend, include):
+    from hirace import runner
+    from hirace.config import Config
+    try:
+        return runner.portable(runner.build([source], backend, work, Config(), list(include)))
+    except UserError as e:
+        raise UserError(f"hirace could not instrument or build the code: {e.message}") from None
+
+
+def _row(code: Code, graph: Path, tool: str, backend_name: str, tpb: int, blocks: int, out) -> Row:
+    return Row(code.name, code.pattern, "+".join(code.tags), code.label, graph.name, tool, backend_name, tpb,
+               blocks, out.verdict, "" if out.races is None else str(out.races), out.serial_check,
+               out.exit_status, out.wall_s, "" if out.peak_mem_mib is None else str(out.peak_mem_mib), out.note)
+
+
+def _failed_row(task: Task, why: str, backend_name: str, s: Settings) -> Row:
+    code, graph, tool = task.args[:3]
+    return _row(code, graph, tool, backend_name, s.tpb, s.blocks,
+                tools.Outcome("error", None, "", -1, 0.0, None, why))
+
+
+def _run_row(built: BuildOutcome, code: Code, graph: Path, tool: str, backend, tpb: int, blocks: int,
+             timeout: float) -> Row:
+    """Run one graph under one tool with the host's build; a failed build is an error row saying why."""
+    if built.error is not None:
+        out = tools.Outcome("error", None, "", -1, 0.0, None, built.error)
+    else:
+        with tempfile.TemporaryDirectory(prefix="indigo-bench-") as tmp:
+            out = _run_tool(tool, backend, built.value, [str(graph), str(tpb), str(blocks)], timeout, Path(tmp))
+    return _row(code, graph, tool, backend.name, tpb, blocks, out)
+
+
+def _run_tool(tool, backend, built, args, timeout, cwd):
     from hirace import runner
     from hirace.config import Config
 
-    needs = {t for _, t in todo}
-    rows: list[Row] = []
-    with tempfile.TemporaryDirectory(prefix="indigo-bench-") as tmp:
-        work = Path(tmp)
-        plain = hirace_built = None
-        build_error: dict[str, str] = {}
-        if needs & {"sequential", "racecheck"}:
-            try:
-                plain = build_plain([code.path], backend, work / "plain", include_dirs=s.include).exe
-            except UserError as e:
-                build_error["plain"] = f"build failed: {e.message}"
-        config = Config()
-        if "hirace" in needs:
-            try:
-                hirace_built = runner.build([code.path], backend, work / "hirace", config, s.include)
-            except UserError as e:
-                build_error["hirace"] = f"hirace could not instrument or build the code: {e.message}"
-        for graph, tool in todo:
-            args = [str(graph), str(s.tpb), str(s.blocks)]
-            which = "hirace" if tool == "hirace" else "plain"
-            if which in build_error:
-                out = tools.Outcome("error", None, "", -1, 0.0, None, build_error[which])
-            else:
-                with device_turn:
-                    out = _run_tool(tool, backend, plain, hirace_built, config, args, s.timeout, work)
-            rows.append(Row(code.name, code.pattern, "+".join(code.tags), code.label, graph.name, tool,
-                            backend.name, s.tpb, s.blocks, out.verdict,
-                            "" if out.races is None else str(out.races), out.serial_check, out.exit_status,
-                            out.wall_s, "" if out.peak_mem_mib is None else str(out.peak_mem_mib), out.note))
-    return rows
-
-
-def _run_tool(tool, backend, plain, hirace_built, config, args, timeout, cwd):
-    from hirace import runner
-
     if tool == "hirace":
-        res, races = runner.execute(hirace_built, config, args, timeout, cwd=cwd, measure_memory=True)
+        res, races = runner.execute(built, Config(), args, timeout, cwd=cwd, measure_memory=True)
         return tools.hirace(res, races, backend)
     if tool == "racecheck":
         from instrument.backends import run_process
-        res = run_process(tools.racecheck_command(plain) + args, timeout=timeout, cwd=cwd, measure_memory=True)
+        res = run_process(tools.racecheck_command(built) + args, timeout=timeout, cwd=cwd, measure_memory=True)
         return tools.racecheck(res, backend)
-    res = backend.run(plain, args, timeout=timeout, cwd=cwd, measure_memory=True)
+    res = backend.run(built, args, timeout=timeout, cwd=cwd, measure_memory=True)
     return tools.sequential(res, backend)

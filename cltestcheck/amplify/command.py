@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 from instrument.backends import NAMES
 from instrument.errors import EXIT_FINDINGS, EXIT_OK, UserError
+from instrument.execution import add_options
 
 from .schedules import FAMILIES
 
@@ -20,7 +22,7 @@ def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--schedules", default="all", metavar="FAMILY",
                    help="comma-separated families: " + "; ".join(f"{k}: {v}" for k, v in FAMILIES.items()))
     p.add_argument("--seed", type=int, default=0, help="seed for the drawn first blocks and permutations")
-    p.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="runs at once (default 1)")
+    add_options(p, "runs at once on this machine (default 1)")
     p.add_argument("--test", action="append", metavar="NAME", help="use only this test (repeatable)")
     p.add_argument("--timeout", type=float, metavar="S",
                    help="seconds before a run counts as a hang (default: 20x the reference run, at least 10)")
@@ -37,7 +39,10 @@ def run(a: argparse.Namespace, _extra) -> int:
     from . import engine, report
 
     s = suite_mod.load(a.suite, a.kernels).select(a.test)
-    res = engine.run(s, a.backend, a.runs, a.schedules, a.seed, max(1, a.jobs), timeout=a.timeout)
+    t0 = time.monotonic()
+    res = engine.run(s, a.backend, a.runs, a.schedules, a.seed, a.jobs, timeout=a.timeout, dask=a.dask)
+    if a.dask or a.jobs > 1:
+        print(f"cltc: {res.execution.summary(time.monotonic() - t0, 'runs')}", file=sys.stderr)
     text = report.render_text(res)
     if a.json:
         atomic_write_text(a.json, report.render_json(res))

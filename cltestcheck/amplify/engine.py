@@ -1,4 +1,5 @@
-"""cltc amplify: build with the schedule gate -> reference run -> every test under every schedule."""
+"""cltc amplify: build with the schedule gate (once per host) -> reference run -> every test under every
+schedule; each run is one task of the execution layer."""
 from __future__ import annotations
 
 import json
@@ -8,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from instrument.backends import get_backend
-from instrument.parallel import parallel_map
+from instrument.errors import UserError
+from instrument.execution import BuildOutcome, Campaign, HostBuild, Task, open_executor
 from instrument.progress import Progress
 
 from ..build import build_instrumented
@@ -49,6 +51,7 @@ class AmplifyResult:
     runs_per_schedule: int
     tests: list[TestAmplification]
     warnings: list[str] = field(default_factory=list)
+    execution: object = None         # instrument.execution.Stats of the campaign
 
     @property
     def unstable(self) -> list[TestAmplification]:
@@ -65,47 +68,47 @@ def _abridge(o: Observed) -> str:
 
 
 def run(suite: Suite, backend_name: str = "auto", runs: int = 20, family: str = "all", seed: int = 0,
-        jobs: int = 1, progress: bool = True, timeout: float | None = None) -> AmplifyResult:
+        jobs: int = 1, progress: bool = True, timeout: float | None = None,
+        dask: str | None = None) -> AmplifyResult:
     backend = get_backend(backend_name)
     cpu = backend.name == "cpu"
-    planner = SchedulePlanner(gate=not cpu)
     per_schedule = 1 if cpu else runs
     warnings = []
     if cpu and runs > 1:
         warnings.append(f"cpu backend: block order is deterministic for a given schedule, so each schedule "
                         f"runs once (not {runs} times)")
-    with tempfile.TemporaryDirectory(prefix="cltc-amp-") as tmp:
-        work = Path(tmp)
-        exe, _, w = build_instrumented(suite, backend, work, [planner], name="gated")
-        warnings += w
-
-        def reference(test):
-            log = work / f"ref-{test.name}.json"
-            # the reference is the ascending serial schedule: deterministic on both backends
-            env = {"CLTC_SCHEDULE": "asc", "CLTC_SCHED_LOG": str(log), **(sched_mod.cpu_env("asc") if cpu else {})}
-            obs = run_test(backend, exe, suite, test, env=env)
-            blocks = max(json.loads(log.read_text())["launch_blocks"] or [1]) if log.is_file() else 1
-            return obs, blocks
-
-        refs = parallel_map(reference, suite.tests, jobs)
-        plans = []
-        for test, (obs, blocks) in zip(suite.tests, refs):
-            for spec in sched_mod.make(family, blocks, seed):
-                for r in range(per_schedule):
-                    plans.append((test, spec, r))
-        bar = Progress(len(plans), "schedules", enabled=progress)
-
-        def one(item):
-            test, spec, r = item
-            env = {"CLTC_SCHEDULE": spec, **(sched_mod.cpu_env(spec) if cpu else {})}
-            ref_obs = refs[suite.tests.index(test)][0]
-            limit = timeout or min(test.timeout, max(10.0, 20 * ref_obs.wall_s))
-            return run_test(backend, exe, suite, test, env=env, timeout=limit)
-
-        try:
-            observed = parallel_map(one, plans, jobs, bar.step)
-        finally:
-            bar.close()
+    build = HostBuild("gated", _build_gated, (suite, backend))
+    executor = open_executor(dask, jobs, backend.name)
+    try:
+        with Campaign(executor, "amplify") as campaign:
+            refs: list = [None] * len(suite.tests)
+            ref_tasks = [Task(str(i), _reference, (backend, suite, test), build)
+                         for i, test in enumerate(suite.tests)]
+            for d in campaign.run(ref_tasks):
+                if not d.ok:
+                    raise UserError(d.error)
+                obs, blocks, w = d.value
+                refs[int(d.key)] = (obs, blocks)
+                warnings += [x for x in w if x not in warnings]
+            plans = []
+            for i, (test, (obs, blocks)) in enumerate(zip(suite.tests, refs)):
+                limit = timeout or min(test.timeout, max(10.0, 20 * obs.wall_s))
+                for spec in sched_mod.make(family, blocks, seed):
+                    for r in range(per_schedule):
+                        plans.append(Task(str(len(plans)), _scheduled, (backend, suite, test, spec, limit), build))
+            bar = Progress(len(plans), "schedules", enabled=progress)
+            observed: list = [None] * len(plans)
+            try:
+                for d in campaign.run(plans, bar):
+                    if not d.ok:
+                        raise UserError(d.error)
+                    observed[int(d.key)] = d.value
+            finally:
+                bar.close()
+            stats = campaign.stats
+    finally:
+        executor.close()
+    plans = [(p.args[2], p.args[3], None) for p in plans]
     tests = []
     for test, (ref_obs, blocks) in zip(suite.tests, refs):
         sigs: OrderedDict = OrderedDict([(ref_obs.signature(), 0)])
@@ -128,4 +131,32 @@ def run(suite: Suite, backend_name: str = "auto", runs: int = 20, family: str = 
         dep = len(sigs) > 1
         verdict = "hangs" if hang else "schedule-dependent" if dep else "stable"
         tests.append(TestAmplification(test.name, verdict, texts[0], texts, list(by_spec.values()), blocks))
-    return AmplifyResult(str(suite.root), backend.name, family, seed, per_schedule, tests, warnings)
+    return AmplifyResult(str(suite.root), backend.name, family, seed, per_schedule, tests, warnings, stats)
+
+
+def _build_gated(work: Path, suite: Suite, backend):
+    """The suite built with the schedule gate (shared by every run on a host): (exe, warnings)."""
+    planner = SchedulePlanner(gate=backend.name != "cpu")
+    exe, _, warnings = build_instrumented(suite, backend, work, [planner], name="gated")
+    return exe, warnings
+
+
+def _reference(built: BuildOutcome, backend, suite: Suite, test):
+    """The ascending serial schedule, deterministic on both backends: (Observed, most blocks of a launch, warnings)."""
+    if built.error is not None:
+        raise UserError(built.error)
+    exe, warnings = built.value
+    with tempfile.TemporaryDirectory(prefix="cltc-amp-") as tmp:
+        log = Path(tmp) / "ref.json"
+        env = {"CLTC_SCHEDULE": "asc", "CLTC_SCHED_LOG": str(log),
+               **(sched_mod.cpu_env("asc") if backend.name == "cpu" else {})}
+        obs = run_test(backend, exe, suite, test, env=env)
+        blocks = max(json.loads(log.read_text())["launch_blocks"] or [1]) if log.is_file() else 1
+    return obs, blocks, warnings
+
+
+def _scheduled(built: BuildOutcome, backend, suite: Suite, test, spec: str, limit: float):
+    if built.error is not None:
+        raise UserError(built.error)
+    env = {"CLTC_SCHEDULE": spec, **(sched_mod.cpu_env(spec) if backend.name == "cpu" else {})}
+    return run_test(backend, built.value[0], suite, test, env=env, timeout=limit)

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 from instrument.backends import NAMES
 from instrument.errors import EXIT_OK, UserError
+from instrument.execution import add_options
 
 from .operators import OPERATORS
 
@@ -18,7 +20,10 @@ def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", choices=NAMES, default="auto")
     p.add_argument("--runs", type=int, default=20, metavar="N",
                    help="runs per mutant and test (default 20); on the cpu backend each run uses another schedule seed")
-    p.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="runs at once (default 1)")
+    add_options(p, "mutants judged at once on this machine (default 1)")
+    p.add_argument("--results", type=Path, metavar="FILE.csv",
+                   help="append one row per judged mutant to this file as it finishes; rerunning with the "
+                        "same file resumes an interrupted campaign")
     p.add_argument("--operators", metavar="LIST", help="comma-separated operators (default: all)")
     p.add_argument("--test", action="append", metavar="NAME", help="use only this test (repeatable)")
     p.add_argument("--list-operators", action="store_true", help="list the mutation operators and exit")
@@ -44,7 +49,10 @@ def run(a: argparse.Namespace, _extra) -> int:
 
     ops = parse_list(a.operators)
     s = suite_mod.load(a.suite, a.kernels).select(a.test)
-    res = engine.run(s, a.backend, ops, a.runs, max(1, a.jobs))
+    t0 = time.monotonic()
+    res = engine.run(s, a.backend, ops, a.runs, a.jobs, dask=a.dask, results=a.results)
+    if a.dask or a.jobs > 1:
+        print(f"cltc: {res.execution.summary(time.monotonic() - t0)}", file=sys.stderr)
     write_reports([(a.json, lambda: report_json.render(res)), (a.stryker, lambda: report_stryker.render(res))],
                   a.html, lambda: report_html.render(res))
     sys.stdout.write(report_text.render(res))

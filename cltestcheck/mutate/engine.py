@@ -1,17 +1,22 @@
-"""cltc mutate: plan schemata -> check they parse -> build once -> reference runs -> judge mutants."""
+"""cltc mutate: plan schemata -> check they parse -> build once per host -> reference runs -> judge mutants
+(each reference run and each mutant is one task of the execution layer)."""
 from __future__ import annotations
 
+import hashlib
 import json
+import socket
+import sys
 import tempfile
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from instrument.backends import Backend, BuildRequest, get_backend
 from instrument.errors import UserError
+from instrument.execution import BuildOutcome, Campaign, HostBuild, Task, open_executor
 from instrument.parse import error_diagnostics
 from instrument.pipeline import instrument_sources
 from instrument.schedule_points import schedule_points
-from instrument.parallel import parallel_map
 from instrument.progress import Progress
 from runtime import include_dir
 
@@ -27,7 +32,7 @@ MAX_PARSE_ROUNDS = 6
 @dataclass
 class MutantOutcome:
     mutant: Mutant
-    status: str                    # killed | timeout | undecided | survived | no-coverage
+    status: str                    # killed | timeout | undecided | survived | no-coverage | failed
     reason: str = ""
     killed_by: list[str] = field(default_factory=list)
     covered_by: list[str] = field(default_factory=list)
@@ -55,6 +60,7 @@ class MutationResult:
     build_s: float = 0.0
     judge_s: float = 0.0
     warnings: list[str] = field(default_factory=list)
+    execution: object = None       # instrument.execution.Stats of the campaign
 
 
 @dataclass
@@ -65,12 +71,12 @@ class Schemata:
     warnings: list[str]
 
 
-def build_schemata(suite: Suite, backend: Backend, work: Path, operators: list[str]) -> Schemata:
-    """Plan every mutant, drop those whose lines do not parse, build once."""
+def plan_schemata(suite: Suite, backend: Backend, work: Path, operators: list[str]):
+    """Plan every mutant and drop those whose lines do not parse (no compiler run).
+    Returns (planner, excluded (file, line) set, dropped mutants, warnings)."""
     exclude: set[tuple[str, int]] = set()
     dropped: list[Mutant] = []
-    lower = getattr(backend, "needs_lowering", False)
-    planner = None
+    warnings: list[str] = []
     for _ in range(MAX_PARSE_ROUNDS):
         planner = MutationPlanner(operators, exclude)
         srcs, incs, _, warnings = instrument_sources(suite.sources, work / "check", [planner],
@@ -90,17 +96,48 @@ def build_schemata(suite: Suite, backend: Backend, work: Path, operators: list[s
         exclude |= bad
     else:
         raise UserError("mutant schemata still do not parse after dropping the failing lines")
-    planner = MutationPlanner(operators, exclude)
+    return planner, exclude, dropped, warnings   # the planner of the round that parsed
+
+
+def plan_digest(mutants: list[Mutant]) -> str:
+    h = hashlib.sha256()
+    for m in mutants:
+        h.update(f"{m.id}:{m.site}:{m.file}:{m.start}:{m.end}:{m.replacement}\n".encode())
+    return h.hexdigest()
+
+
+def build_planned(work: Path, suite: Suite, backend: Backend, operators, exclude,
+                  expect: str | None = None) -> tuple[Path, list[str]]:
+    """Build the schemata of a plan (every mutant in one program): (program or kernel manifest, warnings).
+    Deterministic, so each host of a campaign builds its own copy; `expect` (plan_digest of the
+    mutants the campaign judges) catches a host whose parser plans differently."""
+    planner = MutationPlanner(list(operators), set(exclude))
+    built = _build(work, suite, backend, planner)
+    if expect is not None and plan_digest(planner.mutants) != expect:
+        raise UserError(f"this host ({socket.gethostname()}) plans other mutants than the machine that started "
+                        "the campaign", hint="install the same toolkit and libclang versions on every host")
+    return built
+
+
+def _build(work: Path, suite: Suite, backend: Backend, planner: MutationPlanner) -> tuple[Path, list[str]]:
     if suite.is_pytest:
         exe = build_kernels(suite, backend, work / "mutants", [planner],
                             lambda: [f"CLTC_MUT_SITES={max(1, planner.sites)}"], [schedule_points])
-        return Schemata(exe, planner, dropped, [])
+        return exe, []
+    lower = getattr(backend, "needs_lowering", False)
     planners = ([schedule_points] if lower else []) + [planner]
     srcs, incs, _, warnings = instrument_sources(suite.sources, work / "src", planners, suite.include,
                                                  suite.defines, lower_cpu=lower)
     exe = backend.build(BuildRequest(list(srcs), work / "mutants", list(incs) + [include_dir()],
                                      list(suite.defines) + [f"CLTC_MUT_SITES={max(1, planner.sites)}"],
                                      list(suite.flags)))
+    return exe, warnings
+
+
+def build_schemata(suite: Suite, backend: Backend, work: Path, operators: list[str]) -> Schemata:
+    """Plan every mutant, drop those whose lines do not parse, build once."""
+    planner, exclude, dropped, _ = plan_schemata(suite, backend, work, operators)
+    exe, warnings = build_planned(work, suite, backend, operators, exclude)
     return Schemata(exe, planner, dropped, warnings)
 
 
@@ -111,55 +148,96 @@ def _env(backend: Backend, run: int) -> dict:
 
 
 def run(suite: Suite, backend_name: str = "auto", operators: list[str] | None = None, runs: int = 20,
-        jobs: int = 1, progress: bool = True) -> MutationResult:
-    import time
+        jobs: int = 1, progress: bool = True, dask: str | None = None,
+        results: Path | None = None) -> MutationResult:
+    """Judge every mutant: locally (`jobs` at once) or on a Dask cluster (`dask`). With `results`,
+    each judged mutant is appended to that CSV file as it finishes, and mutants already there
+    (from an interrupted run of the same campaign) are not judged again."""
+    from .journal import MutantJournal, fingerprint
     from .operators import OPERATORS
     backend = get_backend(backend_name)
     ops = operators or list(OPERATORS)
+    t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="cltc-mut-") as tmp:
-        work = Path(tmp)
-        t0 = time.monotonic()
-        sch = build_schemata(suite, backend, work, ops)
-        build_s = time.monotonic() - t0
-        t0 = time.monotonic()
-        refs = _references(suite, backend, sch.exe, work, jobs)
-        bar = Progress(len(sch.planner.mutants), "mutants", enabled=progress)
-        try:
-            outcomes = parallel_map(lambda m: _judge_mutant(suite, backend, sch.exe, refs, m, runs),
-                                    sch.planner.mutants, jobs, bar.step)
-        finally:
-            bar.close()
-        judge_s = time.monotonic() - t0
-    warnings = sch.warnings + [r.note for r in refs if r.note]
-    return MutationResult(str(suite.root), backend.name, runs, ops, outcomes, refs, sch.dropped, 0,
-                          build_s, judge_s, warnings)
+        planner, exclude, dropped, _ = plan_schemata(suite, backend, Path(tmp), ops)
+    mutants = planner.mutants
+    journal = MutantJournal(results, fingerprint(suite, backend.name, ops, runs, mutants)) if results else None
+    earlier = journal.finished(mutants) if journal else {}
+    build = HostBuild("schemata", build_planned, (suite, backend, tuple(ops), frozenset(exclude),
+                                                  plan_digest(mutants)))
+    executor = open_executor(dask, jobs, backend.name)
+    outcomes: dict[int, MutantOutcome] = dict(earlier)
+    try:
+        with Campaign(executor, "mutate") as campaign:
+            refs: list[Reference | None] = [None] * len(suite.tests)
+            warnings: list[str] = []
+            ref_tasks = [Task(str(i), _reference, (backend, suite, test), build) for i, test in enumerate(suite.tests)]
+            for d in campaign.run(ref_tasks):
+                if not d.ok:
+                    raise UserError(d.error)
+                refs[int(d.key)], warnings = d.value
+            build_s = time.monotonic() - t0
+            t0 = time.monotonic()
+            todo = [m for m in mutants if m.id not in earlier]
+            if earlier:
+                print(f"cltc: {len(earlier)} mutants already judged in {results}; judging the other {len(todo)}",
+                      file=sys.stderr)
+            by_id = {m.id: m for m in todo}
+            bar = Progress(len(todo), "mutants", enabled=progress)
+            try:
+                tasks = [Task(str(m.id), _judge_mutant, (backend, suite, refs, m, runs), build) for m in todo]
+                for d in campaign.run(tasks, bar):
+                    m = by_id[int(d.key)]
+                    out = d.value if d.ok else MutantOutcome(m, "failed", reason=d.error)
+                    outcomes[m.id] = out
+                    if journal:
+                        journal.add(out)
+            finally:
+                bar.close()
+            judge_s = time.monotonic() - t0
+            stats = campaign.stats
+    finally:
+        executor.close()
+        if journal:
+            journal.close()
+    warnings = warnings + [r.note for r in refs if r.note]
+    res = MutationResult(str(suite.root), backend.name, runs, ops, [outcomes[m.id] for m in mutants], refs,
+                         dropped, 0, build_s, judge_s, warnings)
+    res.execution = stats
+    return res
 
 
-def _references(suite: Suite, backend: Backend, exe: Path, work: Path, jobs: int) -> list[Reference]:
-    def one(i_test):
-        i, test = i_test
-        log = work / f"reach-{i}.json"
+def _reference(built: BuildOutcome, backend: Backend, suite: Suite, test: TestCase):
+    """The original program under one test (mutant 0), with the mutation sites it reaches.
+    Returns (Reference, the build's warnings)."""
+    if built.error is not None:
+        raise UserError(built.error)
+    exe, warnings = built.value
+    with tempfile.TemporaryDirectory(prefix="cltc-ref-") as tmp:
+        log = Path(tmp) / "reach.json"
         obs = run_test(backend, exe, suite, test, env={"CLTC_MUTANT": "0", "CLTC_MUT_REACH": str(log)})
         reached = set(json.loads(log.read_text())["reached"]) if log.is_file() else set()
-        v = judge(test, obs)
-        note = ""
-        if obs.timed_out or obs.fault or obs.exit_code < 0:
-            raise UserError(f"test '{test.name}' fails on the original program: {v.reason}",
-                            hint="mutants are judged against a working original; fix the test or the program")
-        if not v.passed:
-            note = (f"test '{test.name}' fails on the original program ({v.reason}); "
-                    "its mutants are judged against the original's output instead")
-            test = (replace(test, pytest=False, stdout=obs.stdout, exit_code=obs.exit_code) if test.pytest
-                    else replace(test, stdout=None, output_files={}, exit_code=obs.exit_code))
-        if not test.has_expectation:
-            # no stated expectation: the original's output is the expectation
-            test = replace(test, stdout=obs.stdout, exit_code=obs.exit_code)
-        return Reference(test, obs, reached, note)
-    return parallel_map(one, list(enumerate(suite.tests)), jobs)
+    v = judge(test, obs)
+    note = ""
+    if obs.timed_out or obs.fault or obs.exit_code < 0:
+        raise UserError(f"test '{test.name}' fails on the original program: {v.reason}",
+                        hint="mutants are judged against a working original; fix the test or the program")
+    if not v.passed:
+        note = (f"test '{test.name}' fails on the original program ({v.reason}); "
+                "its mutants are judged against the original's output instead")
+        test = (replace(test, pytest=False, stdout=obs.stdout, exit_code=obs.exit_code) if test.pytest
+                else replace(test, stdout=None, output_files={}, exit_code=obs.exit_code))
+    if not test.has_expectation:
+        # no stated expectation: the original's output is the expectation
+        test = replace(test, stdout=obs.stdout, exit_code=obs.exit_code)
+    return Reference(test, obs, reached, note), warnings
 
 
-def _judge_mutant(suite: Suite, backend: Backend, exe: Path, refs: list[Reference], m: Mutant,
+def _judge_mutant(built: BuildOutcome, backend: Backend, suite: Suite, refs: list[Reference], m: Mutant,
                   runs: int) -> MutantOutcome:
+    if built.error is not None:
+        raise UserError(built.error)
+    exe = built.value[0]
     covering = [r for r in refs if m.site in r.reached]
     out = MutantOutcome(m, "no-coverage", covered_by=[r.test.name for r in covering])
     if not covering:

@@ -21,5 +21,6 @@ def render(res: MutationResult) -> str:
         "tests": [{"name": r.test.name, "reached_sites": len(r.reached), "wall_s": round(r.obs.wall_s, 4),
                    "note": r.note} for r in res.references],
         "warnings": res.warnings,
+        "execution": res.execution.as_dict() if res.execution is not None else None,
     }
     return json.dumps(doc, indent=1) + "\n"

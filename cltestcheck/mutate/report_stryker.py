@@ -11,7 +11,7 @@ from .engine import MutationResult
 from .operators import STRYKER_NAME
 
 STATUS = {"killed": "Killed", "timeout": "Timeout", "survived": "Survived", "undecided": "Survived",
-          "no-coverage": "NoCoverage"}
+          "no-coverage": "NoCoverage", "failed": "RuntimeError"}
 
 
 def render(res: MutationResult) -> str:

@@ -28,7 +28,8 @@ def render(res: MutationResult) -> str:
     lines = [f"cltc mutate: {rel(root, os.getcwd())} ({res.backend} backend), {c['total']} mutants, "
              f"{res.runs} runs per mutant and test",
              f"mutation score {score}: {c['killed']} killed, {c['timeout']} killed by timeout, "
-             f"{c['undecided']} undecided, {c['survived']} survived, {c['no-coverage']} not reached by any test",
+             f"{c['undecided']} undecided, {c['survived']} survived, {c['no-coverage']} not reached by any test"
+             + (f", {c['failed']} failed (not counted)" if c["failed"] else ""),
              f"schemata: 1 build for all mutants ({res.build_s:.1f}s), {res.separate_builds} needed separate builds; "
              f"{len(res.not_compilable)} dropped because they would not compile; judging took {res.judge_s:.1f}s",
              ""]
@@ -37,7 +38,8 @@ def render(res: MutationResult) -> str:
     lines += _table("operator", [_row(k, v) for k, v in by(res, "operator").items()])
     for status, title in (("undecided", "Undecided (killed in some runs only: schedule-dependent behaviour)"),
                           ("survived", "Survived (no test noticed)"),
-                          ("no-coverage", "Not reached by any test")):
+                          ("no-coverage", "Not reached by any test"),
+                          ("failed", "Failed (could not be judged: the reason follows; a rerun with --results judges them again)")):
         group = [o for o in res.outcomes if o.status == status]
         if not group:
             continue
@@ -48,6 +50,8 @@ def render(res: MutationResult) -> str:
             extra = ""
             if status == "undecided":
                 extra = "  [" + "; ".join(f"{t}: killed {k}/{n}" for t, (k, n) in o.kills.items()) + "]"
+            elif status == "failed":
+                extra = f"  [{o.reason}]"
             lines.append(f"  #{m.id} {rel(m.file, root)}:{m.line}:{m.col} [{m.operator}] {m.description}{extra}")
             lines.append(f"      - {before}")
             lines.append(f"      + {after}")

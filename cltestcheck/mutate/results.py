@@ -6,7 +6,7 @@ from collections import OrderedDict
 from .engine import MutationResult
 
 DETECTED = ("killed", "timeout")
-STATUSES = ("killed", "timeout", "undecided", "survived", "no-coverage")
+STATUSES = ("killed", "timeout", "undecided", "survived", "no-coverage", "failed")
 
 
 def counts(outcomes) -> dict[str, int]:
@@ -14,7 +14,8 @@ def counts(outcomes) -> dict[str, int]:
     for o in outcomes:
         c[o.status] += 1
     c["total"] = len(outcomes)
-    c["score"] = None if not outcomes else round(100.0 * (c["killed"] + c["timeout"]) / len(outcomes), 2)
+    judged = len(outcomes) - c["failed"]     # a mutant we could not judge counts neither way
+    c["score"] = None if not judged else round(100.0 * (c["killed"] + c["timeout"]) / judged, 2)
     return c
 
 

@@ -7,11 +7,11 @@ import json
 import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from instrument.backends import NAMES, get_backend
 from instrument.errors import EXIT_FINDINGS, EXIT_OK, UserError
+from instrument.execution import Campaign, Task, add_options, open_executor
 from instrument.output import atomic_write_text
 from instrument.progress import Progress
 
@@ -21,7 +21,7 @@ def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=1, help="seed of the first program; program i has seed+i (1)")
     p.add_argument("--backend", choices=NAMES, default="auto")
     p.add_argument("--batch", type=int, default=10, help="programs built together as one translation unit (10)")
-    p.add_argument("-j", "--jobs", type=int, default=1, help="batches checked at once")
+    add_options(p, "batches checked at once on this machine (default 1)")
     p.add_argument("--kernels", type=int, default=2, help="kernels per program (2)")
     p.add_argument("--statements", type=int, default=10, help="top-level statements per kernel (10)")
     p.add_argument("--blocks", type=int, default=4)
@@ -52,24 +52,26 @@ def run(a: argparse.Namespace, _extra) -> int:
     batches = [seeds[i:i + a.batch] for i in range(0, len(seeds), a.batch)]
     bar = Progress(len(seeds), "programs", enabled=not a.no_progress)
     t0 = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="hirace-selftest-") as tmp:
-        work = [(batch, Path(tmp) / f"batch-{i}") for i, batch in enumerate(batches)]
-        if a.jobs <= 1 or len(batches) == 1:
-            results = []
-            for batch, d in work:
-                results.append(checker.check(batch, d))
-                bar.step(len(batch))
-        else:
-            # processes, not threads: parsing and planning are Python work that a thread pool
-            # would serialise on the interpreter lock
-            with ProcessPoolExecutor(max_workers=a.jobs) as pool:
-                futures = {pool.submit(checker.check, batch, d): len(batch) for batch, d in work}
-                for f in as_completed(futures):
-                    f.result()
-                    bar.step(futures[f])
-                results = [f.result() for f in futures]
-    bar.close()
+    # local processes, not threads: parsing and planning are Python work that a thread pool
+    # would serialise on the interpreter lock
+    executor = open_executor(a.dask, a.jobs, backend.name, processes=True)
+    results = []
+    try:
+        with Campaign(executor, "selftest") as campaign:
+            tasks = [Task(str(i), _check_batch, (checker, batch)) for i, batch in enumerate(batches)]
+            for d in campaign.run(tasks):
+                if not d.ok:
+                    raise UserError(f"checking seeds {batches[int(d.key)][0]}..{batches[int(d.key)][-1]} "
+                                    f"failed: {d.error}")
+                results.append(d.value)
+                bar.step(len(batches[int(d.key)]))
+            stats = campaign.stats
+    finally:
+        bar.close()
+        executor.close()
     seconds = time.monotonic() - t0
+    if a.dask or a.jobs > 1:
+        print(f"hirace selftest: {stats.summary(seconds, 'batches')}", file=sys.stderr)
     merged: dict[str, dict[int, str]] = {o: {} for o in ORACLES}
     for r in results:
         for oracle, per in r.outcome.items():
@@ -97,6 +99,11 @@ def run(a: argparse.Namespace, _extra) -> int:
                 "oracles": {o: {str(s): why for s, why in sorted(per.items())} for o, per in merged.items()}}
         atomic_write_text(a.json, json.dumps(data, indent=1) + "\n")
     return EXIT_FINDINGS if failures else EXIT_OK
+
+
+def _check_batch(_built, checker, batch: list[int]):
+    with tempfile.TemporaryDirectory(prefix="hirace-selftest-") as tmp:
+        return checker.check(batch, Path(tmp) / "batch")
 
 
 def _table(merged, descriptions, oracles, seeds, backend: str, seconds: float) -> str:

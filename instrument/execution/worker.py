@@ -1,0 +1,43 @@
+"""The worker side: obtain the host's build, run the task, time both, never raise."""
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+import traceback
+
+from ..errors import UserError
+from . import host_builds
+from .task import Done, Task
+
+# runs that use the device take turns within one worker process (a dask worker per GPU runs one
+# task at a time anyway; the local executor's threads share one GPU)
+_device = threading.Lock()
+
+
+def where() -> str:
+    try:
+        from distributed import get_worker
+        return f"{socket.gethostname()} {get_worker().address}"
+    except (ImportError, ValueError):
+        return socket.gethostname()
+
+
+def execute(task: Task, campaign: str) -> Done:
+    t0 = time.perf_counter()
+    outcome, made = None, False
+    if task.build is not None:
+        outcome, made = host_builds.obtain(task.build, campaign)
+    t1 = time.perf_counter()
+    done = Done(task.key, build_s=t1 - t0, built=made, where=where())
+    try:
+        with (_device if task.device else contextlib.nullcontext()):
+            done.value = task.fn(outcome, *task.args)
+    except UserError as e:
+        done.error = str(e)
+    except Exception as e:
+        last = traceback.extract_tb(e.__traceback__)[-1]
+        done.error = f"{type(e).__name__}: {e} (at {last.filename}:{last.lineno})"
+    done.run_s = time.perf_counter() - t1
+    return done
