@@ -278,6 +278,32 @@ def test_rerun_skips_finished_rows_and_redoes_lost_ones(swept, run_cli):
     assert {key(x): x["verdict"] for x in after} == {key(x): x["verdict"] for x in before}
 
 
+def test_sweep_on_two_dask_workers_gives_the_local_rows_after_a_worker_is_killed(swept, tmp_path):
+    """7 codes x 1 graph x 2 tools on a 2-worker LocalCluster, one worker SIGKILLed mid-run:
+    the same rows as the local sweep of the fixture (timings and memory aside)."""
+    pytest.importorskip("distributed", reason="needs dask[distributed] (the test extra installs it)")
+    import shutil
+    from indigo_bench import sweep
+    from test_execution import tidy, with_killer
+    _d, g, local_out = swept
+    codes = tmp_path / "codes"
+    for pattern in ("max_reduce", "pull_min"):
+        shutil.copytree(CODES / pattern, codes / pattern)
+    graph = g / graphs.SMALL[1].file_name()
+    out = tmp_path / "dask"
+    settings = sweep.Settings(codes=codes, graphs=[graph], out=out, include=[INCLUDE], tools=["hirace", "sequential"],
+                              backend="cpu", tpb=32, blocks=256, jobs=2, progress=False, dask="local")
+    res, killed = with_killer(out / JOURNAL, 3, lambda: sweep.run(settings))
+    assert killed, "no busy worker was found to kill"
+    assert res.ran == 14 and res.errors == 0 and res.stats.retried >= 1 and res.stats.failed == 0, res.stats
+    assert res.stats.workers == 2 and res.stats.builds >= 14
+    names = {p.stem for p in codes.rglob("*.cu")}
+    want = [r for r in _rows(local_out / JOURNAL) if r["code"] in names and r["graph"] == graph.name]
+    assert len(want) == 14 and tidy(_rows(out / JOURNAL)) == tidy(want)
+    meta = json.loads((out / "sweep.json").read_text())
+    assert meta["execution"]["retried"] >= 1 and meta["execution"]["executor"].startswith("dask LocalCluster")
+
+
 def test_parquet_results(swept, tmp_path):
     pytest.importorskip("pyarrow", reason="Parquet output needs pyarrow (the test extra installs it)")
     import pandas as pd

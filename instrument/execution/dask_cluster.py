@@ -22,6 +22,7 @@ from .task import Done, Task
 from .worker import execute
 
 MAX_RETRIES = 2
+CONNECT_TIMEOUT = "30s"
 
 
 def _import_distributed():
@@ -68,7 +69,7 @@ def _local_cluster(jobs: int, backend_name: str):
     dask.config.set({"distributed.scheduler.allowed-failures": 0,
                      "distributed.scheduler.worker-saturation": 1.0})
     cluster = SpecCluster(workers=workers, silence_logs=logging.ERROR,
-                          scheduler={"cls": Scheduler, "options": {"dashboard_address": None, "host": "127.0.0.1"}})
+                          scheduler={"cls": Scheduler, "options": {"dashboard_address": "127.0.0.1:0", "host": "127.0.0.1"}})
     return cluster, what
 
 
@@ -86,9 +87,9 @@ class DaskExecutor:
         else:
             try:
                 if address.endswith(".json") and Path(address).is_file():
-                    self.client = Client(scheduler_file=address, timeout="30s")
+                    self.client = Client(scheduler_file=address, timeout=CONNECT_TIMEOUT)
                 else:
-                    self.client = Client(address, timeout="30s")
+                    self.client = Client(address, timeout=CONNECT_TIMEOUT)
             except (OSError, TimeoutError) as e:
                 raise UserError(f"cannot reach the dask scheduler at {address}: {e}",
                                 hint="start one with `dask scheduler` and workers with `dask worker ADDRESS "
