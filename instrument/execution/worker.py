@@ -29,15 +29,16 @@ def execute(task: Task, campaign: str) -> Done:
     outcome, made = None, False
     if task.build is not None:
         outcome, made = host_builds.obtain(task.build, campaign)
-    t1 = time.perf_counter()
-    done = Done(task.key, build_s=t1 - t0, built=made, where=where())
+    done = Done(task.key, build_s=time.perf_counter() - t0, built=made, where=where())
+    t1 = None
     try:
         with (_device if task.device else contextlib.nullcontext()):
+            t1 = time.perf_counter()     # waiting for the device is queueing, not running
             done.value = task.fn(outcome, *task.args)
     except UserError as e:
         done.error = str(e)
     except Exception as e:
         last = traceback.extract_tb(e.__traceback__)[-1]
         done.error = f"{type(e).__name__}: {e} (at {last.filename}:{last.lineno})"
-    done.run_s = time.perf_counter() - t1
+    done.run_s = time.perf_counter() - t1 if t1 is not None else 0.0
     return done
