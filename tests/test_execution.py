@@ -86,6 +86,13 @@ def test_bad_jobs_and_unreachable_scheduler_are_clear_errors():
         open_executor("tcp://127.0.0.1:9", 1, "cpu")
 
 
+def test_dask_missing_is_a_clear_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)     # import distributed -> ImportError
+    with pytest.raises(UserError, match="needs Dask's distributed scheduler") as e:
+        open_executor("local", 2, "cpu")
+    assert "pip install" in e.value.hint
+
+
 # ---------------------------------------------------------------- a dead worker's task on a LocalCluster
 
 def _die_once(_built, marker: str):

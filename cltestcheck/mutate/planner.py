@@ -170,7 +170,6 @@ class MutationPlanner:
 
     def _operator(self, prog: Program, plan: EditPlan, o: Operator) -> None:
         op = o.op
-        src = prog.unit.source(o.span.file)
         if o.arity == 1:
             t = o.types[0]
             if op in ("++", "--") and "unary" in self.operators and t in ("int", "float", "pointer"):

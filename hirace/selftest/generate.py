@@ -261,7 +261,7 @@ class _Gen:
         self.features.add("emi")
         e = self.emi_r
         v = e.choice(self.vars["int"])
-        self.emit(f"if (emi[0] > 12345) {{", ind)
+        self.emit("if (emi[0] > 12345) {", ind)
         self.emit(f"  out_i[(tid + {e.randint(1, 9)}) % N] = {v};", ind)
         self.emit(f"  {v} = sadd({v}, out_i[(tid + {e.randint(1, 9)}) % N]);", ind)
         self.emit(f"  sh_i[(lt + {e.randint(1, 9)}) & (NT - 1)] = {v};", ind)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Iterator
 
 from ..progress import Progress
@@ -20,6 +20,7 @@ class Stats:
     build_s: float = 0.0      # summed over tasks: building or waiting for the host's build
     run_s: float = 0.0        # summed over tasks: the job itself
     queue_s: float = 0.0      # summed over tasks: waiting for a worker, transfers, lost attempts
+    per_worker: dict = field(default_factory=dict)   # host and worker -> tasks it finished
 
     def add(self, d: Done) -> None:
         self.tasks += 1
@@ -29,6 +30,8 @@ class Stats:
         self.build_s += d.build_s
         self.run_s += d.run_s
         self.queue_s += d.queue_s
+        if d.where:
+            self.per_worker[d.where] = self.per_worker.get(d.where, 0) + 1
 
     def summary(self, wall_s: float, unit: str = "tasks") -> str:
         """Where the time went: work summed over tasks, the mean wait for a worker, idle workers."""
