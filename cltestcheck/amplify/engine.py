@@ -91,7 +91,7 @@ def run(suite: Suite, backend_name: str = "auto", runs: int = 20, family: str = 
                 refs[int(d.key)] = (obs, blocks)
                 warnings += [x for x in w if x not in warnings]
             plans = []
-            for i, (test, (obs, blocks)) in enumerate(zip(suite.tests, refs)):
+            for test, (obs, blocks) in zip(suite.tests, refs):
                 limit = timeout or min(test.timeout, max(10.0, 20 * obs.wall_s))
                 for spec in sched_mod.make(family, blocks, seed):
                     for r in range(per_schedule):
@@ -108,13 +108,13 @@ def run(suite: Suite, backend_name: str = "auto", runs: int = 20, family: str = 
             stats = campaign.stats
     finally:
         executor.close()
-    plans = [(p.args[2], p.args[3], None) for p in plans]
     tests = []
     for test, (ref_obs, blocks) in zip(suite.tests, refs):
         sigs: OrderedDict = OrderedDict([(ref_obs.signature(), 0)])
         texts = [_abridge(ref_obs)]
         by_spec: OrderedDict[str, ScheduleRuns] = OrderedDict()
-        for (t, spec, _), obs in zip(plans, observed):
+        for task, obs in zip(plans, observed):
+            t, spec = task.args[2], task.args[3]     # _scheduled(built, backend, suite, test, spec, limit)
             if t is not test:
                 continue
             sr = by_spec.setdefault(spec, ScheduleRuns(spec))

@@ -201,10 +201,8 @@ def run(suite: Suite, backend_name: str = "auto", operators: list[str] | None = 
         if journal:
             journal.close()
     warnings = warnings + [r.note for r in refs if r.note]
-    res = MutationResult(str(suite.root), backend.name, runs, ops, [outcomes[m.id] for m in mutants], refs,
-                         dropped, 0, build_s, judge_s, warnings)
-    res.execution = stats
-    return res
+    return MutationResult(str(suite.root), backend.name, runs, ops, [outcomes[m.id] for m in mutants], refs,
+                          dropped, 0, build_s, judge_s, warnings, stats)
 
 
 def _reference(built: BuildOutcome, backend: Backend, suite: Suite, test: TestCase):
