@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from instrument.backends import Backend
@@ -10,6 +9,7 @@ from instrument.backends.cpu import CpuBackend
 
 from .judge import Observed
 from .suite import Suite, TestCase
+from instrument.reaper import temp_dir
 
 
 def fault_of(backend: Backend, res) -> str | None:
@@ -28,7 +28,7 @@ def run_test(backend: Backend, exe: Path, suite: Suite, test: TestCase, env: dic
     if suite.is_pytest:
         from .pytest_suite import run_node
         return run_node(backend, exe, suite.root, test.name, env, timeout or test.timeout)
-    with tempfile.TemporaryDirectory(prefix="cltc-run-") as tmp:
+    with temp_dir(prefix="cltc-run-") as tmp:
         cwd = Path(tmp)
         for rel in test.files:
             dst = cwd / rel

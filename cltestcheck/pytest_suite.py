@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 from importlib import metadata
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from instrument.errors import UserError
 from .execute import fault_of
 from .judge import Observed
 from .pytest_plugin import MANIFEST_ENV, RESULT_ENV
+from instrument.reaper import temp_dir
 
 SKIP_DIRS = {"__pycache__", "build", "node_modules", "venv"}
 DEFAULT_TIMEOUT = 120.0
@@ -88,7 +88,7 @@ def run_node(backend: Backend, manifest: Path, root: Path, node: str, env: dict 
              timeout: float) -> Observed:
     """Run one pytest node against the build in `manifest`; its outcome becomes stdout
     ('passed', 'failed: message') plus the outputs digest, so that runs compare as programs do."""
-    with tempfile.TemporaryDirectory(prefix="cltc-pytest-") as tmp:
+    with temp_dir(prefix="cltc-pytest-") as tmp:
         result = Path(tmp) / "result.json"
         full_env = {**_env(), **(env or {}), MANIFEST_ENV: str(manifest), RESULT_ENV: str(result)}
         res = run_process(pytest_command(root, "-q", "-x", "--no-header", "-p", "no:randomly", node),

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from instrument.errors import UserError
+from instrument.files import read_text
 
 BUILD_KEYS = {
     "sources": "list of .cu files, relative to the suite directory (required)",
@@ -83,6 +84,13 @@ class Suite:
     @property
     def is_pytest(self) -> bool:
         return self.kind == "pytest"
+
+    def input_files(self) -> list[Path]:
+        """Every file the suite reads: reports must never be written over one of these."""
+        files = [self.root / "cltc.toml", *self.sources, *self.root.glob("**/*.py")]
+        for t in self.tests:
+            files += [self.root / f for f in t.files] + list(t.output_files.values())
+        return files
 
     def select(self, names: list[str] | None) -> "Suite":
         if not names:
@@ -144,7 +152,7 @@ def load(suite_dir: str | Path, kernels: list[Path] | None = None) -> Suite:
                         hint="write a cltc.toml (README.md, section 'Test suites') or pytest tests that use "
                              "the cuda_kernel fixture (README.md, section 'Kernel tests in Python')")
     try:
-        data = tomllib.loads(path.read_text())
+        data = tomllib.loads(read_text(path, "suite file"))
     except tomllib.TOMLDecodeError as exc:
         raise _err(path, f"not valid TOML: {exc}") from None
     _check_keys(path, "the file", data, {"build": "", "test": ""})
@@ -189,7 +197,7 @@ def load(suite_dir: str | Path, kernels: list[Path] | None = None) -> Suite:
                 raise _err(path, f"{where}: 'stdin' must be a string")
             case.stdin = t["stdin"]
         if "stdin_file" in t:
-            case.stdin = _existing(path, root, where, "stdin_file", str(t["stdin_file"])).read_text()
+            case.stdin = read_text(_existing(path, root, where, "stdin_file", str(t["stdin_file"])), "stdin file")
         for f in _str_list(path, where, "files", t.get("files", [])):
             _existing(path, root, where, "files", f)
             if Path(f).is_absolute() or ".." in Path(f).parts:
@@ -202,7 +210,8 @@ def load(suite_dir: str | Path, kernels: list[Path] | None = None) -> Suite:
                 raise _err(path, f"{where}: 'stdout' must be a string")
             case.stdout = t["stdout"]
         if "stdout_file" in t:
-            case.stdout = _existing(path, root, where, "stdout_file", str(t["stdout_file"])).read_text()
+            case.stdout = read_text(_existing(path, root, where, "stdout_file", str(t["stdout_file"])),
+                                    "expected-output file")
         if "tolerance" in t:
             case.tolerance = _number(path, where, "tolerance", t["tolerance"])
             if case.tolerance < 0:

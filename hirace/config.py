@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from instrument.errors import UserError
+from instrument.files import read_text
 
 
 @dataclass
@@ -18,6 +19,7 @@ class Config:
     max_reports: int = 1024          # distinct race records kept per launch
     prior_sites: bool = False        # also keep the last accessor's site (4 more bytes a word)
     granularity: int = 0             # bytes per shadow word; 0: the narrowest access in the program
+    source = None                    # the file it was read from (a plain attribute, not a key)
 
 
 HELP = {
@@ -37,10 +39,9 @@ def load(path: str | Path | None) -> Config:
     if path is None:
         return cfg
     p = Path(path)
+    cfg.source = str(p)
     try:
-        data = tomllib.loads(p.read_text())
-    except FileNotFoundError:
-        raise UserError(f"{p}: no such config file") from None
+        data = tomllib.loads(read_text(p, "config file"))
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{p}: not valid TOML: {exc}") from None
     known = {f.name: f for f in fields(Config)}
@@ -67,3 +68,18 @@ def load(path: str | Path | None) -> Config:
     if cfg.max_reports < 1:
         raise UserError(f"{p}: 'max_reports' must be at least 1")
     return cfg
+
+
+def check_names(cfg: Config, programs, where: str | None) -> None:
+    """Names in `kernels`, `monitor` and `ignore` must name something in the program: a typo
+    would otherwise check nothing and report a clean run."""
+    kernels = {k.name for p in programs for k in p.kernels}
+    variables = {a.base for p in programs for a in p.accesses if a.base}
+    variables |= {g.name for p in programs for g in p.globals} | {s.name for p in programs for s in p.shared}
+    for key, known in (("kernels", kernels), ("monitor", variables), ("ignore", variables)):
+        missing = [n for n in getattr(cfg, key) if n not in known]
+        if missing:
+            listing = ", ".join(sorted(known)) or "none"
+            raise UserError(f"{where or 'hirace.toml'}: '{key}' names {', '.join(repr(m) for m in missing)}, "
+                            f"which the program does not have",
+                            hint=f"{'kernels' if key == 'kernels' else 'variables accessed in kernels'}: {listing}")

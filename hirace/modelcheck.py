@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import array
 import subprocess
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +26,7 @@ from runtime import include_dir
 
 from .oracle import BAR, KINDS, SYNCWARP, Grid, Oracle
 from .shadow_model import ShadowSim
+from instrument.reaper import temp_dir
 
 HARNESS = Path(__file__).resolve().parent / "harness" / "fsm_harness.cpp"
 
@@ -145,7 +145,7 @@ def _encode(ev) -> int:
 def check_with_header(res: Result, traces) -> None:
     """Replay every maximal trace through the header's update routine (host build)."""
     g = res.grid
-    with tempfile.TemporaryDirectory(prefix="hirace-fsm-") as tmp:
+    with temp_dir(prefix="hirace-fsm-") as tmp:
         exe = Path(tmp) / "harness"
         subprocess.run(["g++", "-O2", "-std=c++17", f"-I{include_dir()}", str(HARNESS), "-o", str(exe)],
                        check=True, capture_output=True, text=True)

@@ -45,6 +45,10 @@ def render(res: RunResult) -> str:
                                                        "atomic scope ordering them."},
                            "defaultConfiguration": {"level": "error"}}]}},
             "results": results,
+            "invocations": [{"executionSuccessful": res.program_exit == 0,
+                             "exitCode": 1 if res.races else (0 if res.program_exit == 0 else 2),
+                             "properties": {"programExitCode": res.program_exit,
+                                            "launchesChecked": res.launches}}],
         }],
     }
     return json.dumps(doc, indent=1) + "\n"

@@ -51,6 +51,10 @@ def render(res: RunResult) -> str:
     else:
         out.append(f"hirace: no data races found ({res.launches} launch{'es' if res.launches != 1 else ''} "
                    f"checked on the {res.backend} backend)")
+    if res.launches == 0:
+        out.append("hirace: note: the program launched no kernel, so nothing was checked")
+    if res.program_exit != 0:
+        out.append(f"hirace: the program exited with status {res.program_exit}")
     if res.dropped:
         out.append(f"hirace: {res.dropped} further race records were dropped (raise max_reports)")
     for w in res.warnings:

@@ -6,7 +6,9 @@ import sys
 from pathlib import Path
 
 from instrument.backends import NAMES
-from instrument.errors import EXIT_FINDINGS, EXIT_OK
+from instrument.cli_support import exit_code, positive_float
+from instrument.errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
+from instrument.files import Output, check_outputs, check_sources
 from instrument.output import atomic_write_text
 
 from . import config as config_mod
@@ -31,7 +33,9 @@ def setup_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", choices=NAMES, default="auto")
     p.add_argument("--format", choices=FORMATS, default="text")
     p.add_argument("--output", metavar="FILE", help="write the report here instead of stderr")
-    p.add_argument("--timeout", type=float, default=300.0, help="seconds before the run is killed")
+    p.add_argument("--timeout", type=positive_float, default=300.0, help="seconds before the run is killed")
+    p.add_argument("--error-exitcode", type=exit_code, default=EXIT_FINDINGS, metavar="N",
+                   help="exit status when races are found (default 1)")
     p.add_argument("--prior-sites", action="store_true",
                    help="record the conflicting access's site too (4 more bytes per word)")
     _common(p)
@@ -39,6 +43,8 @@ def setup_run(p: argparse.ArgumentParser) -> None:
 
 def do_run(a: argparse.Namespace, prog_args: list[str]) -> int:
     from . import runner
+    check_sources(a.sources)
+    check_outputs([Output("--output", a.output)], inputs=[*a.sources, a.config])
     cfg = config_mod.load(a.config)
     res = runner.run(a.sources, a.backend, cfg, prog_args, a.include, a.define, a.timeout,
                      prior_sites=True if a.prior_sites else None)
@@ -48,7 +54,14 @@ def do_run(a: argparse.Namespace, prog_args: list[str]) -> int:
         print(f"hirace: {len(res.races)} race(s); report written to {a.output}", file=sys.stderr)
     else:
         sys.stderr.write(text)
-    return EXIT_FINDINGS if res.races else EXIT_OK
+    if res.races:
+        return a.error_exitcode
+    if res.program_exit != 0:
+        # a failing program is never a pass, even with no race
+        print(f"hirace: error: the program exited with status {res.program_exit} (no race was found in "
+              f"what ran, but the run failed)", file=sys.stderr)
+        return EXIT_ERROR
+    return EXIT_OK
 
 
 def setup_instrument(p: argparse.ArgumentParser) -> None:
@@ -60,6 +73,8 @@ def setup_instrument(p: argparse.ArgumentParser) -> None:
 
 def do_instrument(a: argparse.Namespace, _extra) -> int:
     from . import runner
+    check_sources(a.sources)
+    check_outputs([Output("-o", a.out, "dir")], inputs=[*a.sources, a.config, *a.include])
     cfg = config_mod.load(a.config)
     planner, srcs, incs, warnings = runner.instrument(a.sources, a.out, cfg, a.include, a.define,
                                                       lower_cpu=a.cpu)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import math
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,15 +13,17 @@ from instrument.errors import UserError
 from instrument.pipeline import instrument_sources
 from runtime import include_dir
 
-from .config import Config
+from .config import Config, check_names
 from .planner import HiracePlanner
 from .results import RunResult, collect
+from instrument.reaper import temp_dir
 
 
 def instrument(sources, out_dir: Path, config: Config, include_dirs=(), defines=(), lower_cpu=False):
     planner = HiracePlanner(config)
     new_sources, incs, progs, warnings = instrument_sources(
         sources, out_dir, [planner], include_dirs, defines, lower_cpu=lower_cpu)
+    check_names(config, progs, config.source)
     planner.write_sites(Path(out_dir) / "hirace_sites.json")
     return planner, new_sources, incs, warnings
 
@@ -57,7 +58,7 @@ def execute(built: Built, config: Config, args=(), timeout: float = 300.0, passt
             cwd: Path | None = None, measure_memory: bool = False):
     """Run a built program once. Returns (process result, races or None when the run left no
     log: it crashed, timed out or was stopped)."""
-    with tempfile.TemporaryDirectory(prefix="hirace-log-") as tmp:
+    with temp_dir(prefix="hirace-log-") as tmp:
         log = Path(tmp) / "hirace.jsonl"
         env = {"HIRACE_LOG": str(log), "HIRACE_KERNELS": ",".join(config.kernels),
                "HIRACE_MAX_REPORTS": str(config.max_reports),
@@ -82,7 +83,7 @@ def run(sources, backend_name: str, config: Config, args=(), include_dirs=(), de
     backend = get_backend(backend_name)
     if prior_sites is not None:
         config.prior_sites = prior_sites
-    with tempfile.TemporaryDirectory(prefix="hirace-") as tmp:
+    with temp_dir(prefix="hirace-") as tmp:
         built = build(sources, backend, Path(tmp), config, include_dirs, defines)
         res, out = execute(built, config, args, timeout, passthrough=True)
         if res.timed_out:
@@ -96,6 +97,7 @@ def run(sources, backend_name: str, config: Config, args=(), include_dirs=(), de
         if out is None:
             if res.returncode == 99:
                 raise UserError("hirace's runtime failed (see its message above)")
-            raise UserError("the program ended without writing hirace's log (it crashed, called _exit, "
-                            "or never returned from main)")
+            status = f" with status {res.returncode}" if res.returncode else ""
+            raise UserError(f"the program ended{status} without writing hirace's log (it called exit "
+                            f"from a signal handler, _exit or abort, or never returned from main)")
         return out

@@ -8,7 +8,9 @@ import re
 import sys
 import time
 
+from instrument.cli_support import positive_int
 from instrument.errors import UserError
+from instrument.files import Output, check_outputs
 from instrument.output import atomic_write_text
 
 from . import fsm
@@ -17,7 +19,7 @@ from .oracle import Grid
 
 
 def setup(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--events", "-k", type=int, default=5, metavar="K",
+    p.add_argument("--events", "-k", type=positive_int, default=5, metavar="K",
                    help="check every trace of up to K events (default 5)")
     p.add_argument("--grid", default="2x2x2", metavar="BxWxT",
                    help="blocks x warps per block x threads per warp (default 2x2x2)")
@@ -50,6 +52,7 @@ def run(args: argparse.Namespace, _extra) -> int:
     grid = parse_grid(args.grid)
     if not 1 <= args.events <= 12:
         raise UserError("--events must be between 1 and 12")
+    check_outputs([Output("--export", args.export)])
     if args.export:
         n = export_csv(args.export)
         print(f"wrote {n} transitions over {len(fsm.STATES)} states to {args.export}")

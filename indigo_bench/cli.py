@@ -7,7 +7,9 @@ from pathlib import Path
 
 from instrument.backends import NAMES as BACKENDS
 from instrument.cli_app import App
+from instrument.cli_support import positive_float, positive_int
 from instrument.errors import EXIT_OK, UserError
+from instrument.files import Output, check_outputs
 from instrument.execution import add_options
 
 from . import __version__
@@ -23,10 +25,10 @@ def _setup_sweep(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tools", default=",".join(tools.NAMES),
                    help=f"comma-separated, from {', '.join(tools.NAMES)} (default: all)")
     p.add_argument("--backend", choices=BACKENDS, default="auto")
-    p.add_argument("--tpb", type=int, default=256, help="threads per block passed to every code (256)")
-    p.add_argument("--blocks", type=int, default=1024, help="blocks passed to every code (1024)")
+    p.add_argument("--tpb", type=positive_int, default=256, help="threads per block passed to every code (256)")
+    p.add_argument("--blocks", type=positive_int, default=1024, help="blocks passed to every code (1024)")
     add_options(p, "runs at once on this machine (default 1; builds overlap, on the gpu backend runs take turns)")
-    p.add_argument("--timeout", type=float, default=300.0, help="seconds per run before it is killed (300)")
+    p.add_argument("--timeout", type=positive_float, default=300.0, help="seconds per run before it is killed (300)")
     p.add_argument("--format", dest="fmt", choices=("csv", "parquet"), default="csv",
                    help="results.csv is always kept as the journal; parquet also writes results.parquet")
     p.add_argument("--retry-errors", action="store_true", help="rerun rows that ended in an error")
@@ -37,6 +39,7 @@ def _setup_sweep(p: argparse.ArgumentParser) -> None:
 def _sweep(a: argparse.Namespace, _extra) -> int:
     from . import sweep
     names = [t.strip() for t in a.tools.split(",") if t.strip()]
+    check_outputs([Output("--out", a.out, "into")], inputs=[a.codes, *a.include, *a.graphs])
     s = sweep.Settings(codes=a.codes, graphs=a.graphs, out=a.out, include=a.include, tools=names,
                        backend=a.backend, tpb=a.tpb, blocks=a.blocks, jobs=a.jobs, timeout=a.timeout, dask=a.dask,
                        fmt=a.fmt, retry_errors=a.retry_errors, progress=not a.no_progress)
@@ -56,6 +59,7 @@ def _setup_report(p: argparse.ArgumentParser) -> None:
 
 def _report(a: argparse.Namespace, _extra) -> int:
     from . import report
+    check_outputs([Output("--out", a.out, "into")])
     text = report.write(a.out, plot=not a.no_plot)
     sys.stdout.write(text)
     return EXIT_OK
@@ -66,14 +70,15 @@ def _setup_graphs(p: argparse.ArgumentParser) -> None:
     p.add_argument("--small", action="store_true",
                    help="write the six small inputs of the HiRace evaluation into the folder -o names")
     p.add_argument("--kind", choices=graphs.KINDS)
-    p.add_argument("--nodes", type=int)
-    p.add_argument("--edges", type=int, help="CSR entries (directed edges; even for symmetric kinds)")
+    p.add_argument("--nodes", type=positive_int)
+    p.add_argument("--edges", type=positive_int, help="CSR entries (directed edges; even for symmetric kinds)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("-o", "--output", type=Path, required=True, metavar="F.egr|DIR")
 
 
 def _graphs(a: argparse.Namespace, _extra) -> int:
     from . import egr, graphs
+    check_outputs([Output("-o", a.output, "into" if a.small else "file")])
     if a.small:
         if a.kind or a.nodes:
             raise UserError("--small makes the six standard inputs; leave out --kind and --nodes")

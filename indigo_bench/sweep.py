@@ -11,17 +11,18 @@ Rows reach the journal in the order they finish, wherever they ran.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import platform
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from instrument.backends import get_backend
 from instrument.errors import UserError
+from instrument.execution.journal import campaign_lock
 from instrument.output import atomic_write_text
 from instrument.execution import BuildOutcome, Campaign, HostBuild, Task, open_executor
 from instrument.pipeline import build as build_plain
@@ -29,7 +30,8 @@ from instrument.progress import Progress
 
 from . import egr, tools
 from .codes import Code, discover
-from .results import Journal, Row, load, write_parquet
+from .results import JOURNAL, Journal, Row, load, write_parquet
+from instrument.reaper import temp_dir
 
 META = "sweep.json"
 
@@ -99,6 +101,23 @@ def _device_name(backend) -> str:
 
 
 def run(s: Settings) -> Summary:
+    """The sweep. Once its inputs are checked, it holds its folder's journal locked: a second sweep
+    into the same folder refuses."""
+    with contextlib.ExitStack() as stack:
+        return _run(s, stack)
+
+
+def _check_same_setup(s: Settings, backend_name: str) -> None:
+    """One folder, one setup: rows of another --tpb, --blocks or backend would mix into one table."""
+    for r in load(s.out):
+        if (str(r.tpb), str(r.blocks), r.backend) != (str(s.tpb), str(s.blocks), backend_name):
+            raise UserError(f"--out {s.out}: this folder holds a sweep with --tpb {r.tpb} --blocks {r.blocks} on "
+                            f"the {r.backend} backend; this one is --tpb {s.tpb} --blocks {s.blocks} on the "
+                            f"{backend_name} backend",
+                            hint="give each setup its own --out folder, or rerun with the folder's settings")
+
+
+def _run(s: Settings, stack: contextlib.ExitStack) -> Summary:
     t0 = time.monotonic()
     for t in s.tools:
         if t not in tools.NAMES:
@@ -113,6 +132,8 @@ def run(s: Settings) -> Summary:
     codes, warnings = discover(s.codes)
     graphs = graph_files(s.graphs)
     backend = get_backend(s.backend)
+    stack.enter_context(campaign_lock(Path(s.out) / JOURNAL, "indigo-bench sweep"))
+    _check_same_setup(s, backend.name)
     summary = Summary()
     for w in warnings:
         print(f"indigo-bench: warning: {w}", file=sys.stderr)
@@ -213,7 +234,7 @@ def _run_row(built: BuildOutcome, code: Code, graph: Path, tool: str, backend, t
     if built.error is not None:
         out = tools.Outcome("error", None, "", -1, 0.0, None, built.error)
     else:
-        with tempfile.TemporaryDirectory(prefix="indigo-bench-") as tmp:
+        with temp_dir(prefix="indigo-bench-") as tmp:
             out = _run_tool(tool, backend, built.value, [str(graph), str(tpb), str(blocks)], timeout, Path(tmp))
     return _row(code, graph, tool, backend.name, tpb, blocks, out)
 

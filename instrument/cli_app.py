@@ -2,11 +2,12 @@
 
 Each tool's cli.py builds an App, registers the subcommands it implements
 (a parser-setup function and a handler), and calls App.main. Handlers return
-an exit code; UserError becomes a one-line message and exit code 2.
+an exit code; any error becomes a one-line message and exit code 2.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Callable
 
@@ -18,6 +19,8 @@ class App:
         self.prog = prog
         self.parser = argparse.ArgumentParser(prog=prog, description=description)
         self.parser.add_argument("--version", action="version", version=f"%(prog)s {version}")
+        self.parser.add_argument("--debug", action="store_true",
+                                 help="show a traceback when the tool itself fails (also CCTK_DEBUG=1)")
         self.sub = self.parser.add_subparsers(dest="command", metavar="COMMAND")
         self.handlers: dict[str, Callable] = {}
 
@@ -34,4 +37,6 @@ class App:
         if args.command is None:
             self.parser.print_help(sys.stderr)
             return 2
+        if args.debug:
+            os.environ["CCTK_DEBUG"] = "1"
         return run_main(self.prog, lambda: self.handlers[args.command](args, prog_args))

@@ -1,7 +1,13 @@
-"""What every command line shares: argument splitting at `--`, error printing, exit codes."""
+"""What every command line shares: argument splitting at `--`, option value checks, error
+printing and exit codes. `run_main` is the one place where any exception becomes a one-line
+message and exit 2 (a traceback only with `--debug` or CCTK_DEBUG=1)."""
 from __future__ import annotations
 
+import argparse
+import math
+import os
 import sys
+import traceback
 from typing import Callable
 
 from .errors import EXIT_ERROR, UserError
@@ -15,8 +21,24 @@ def split_program_args(argv: list[str]) -> tuple[list[str], list[str]]:
     return argv, []
 
 
+def debug_enabled() -> bool:
+    return os.environ.get("CCTK_DEBUG", "") not in ("", "0")
+
+
+def describe_exception(exc: BaseException) -> str:
+    """One line for an exception the tool did not expect, naming the file where there is one."""
+    if isinstance(exc, UnicodeDecodeError):
+        return f"a file is not UTF-8 text ({exc.reason} at byte {exc.start})"
+    if isinstance(exc, OSError):
+        name = exc.filename if exc.filename is not None else ""
+        what = exc.strerror or str(exc)
+        return f"{name}: {what}" if name else what
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
 def run_main(prog: str, fn: Callable[[], int]) -> int:
-    """Call fn; turn UserError into a one-line message and exit code 2."""
+    """Call fn; every failure becomes one line on stderr and exit status 2."""
     try:
         return fn()
     except UserError as exc:
@@ -27,3 +49,48 @@ def run_main(prog: str, fn: Callable[[], int]) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_ERROR
+    except OSError as exc:
+        if debug_enabled():
+            traceback.print_exc()
+        print(f"{prog}: error: {describe_exception(exc)}", file=sys.stderr)
+        return EXIT_ERROR
+    except Exception as exc:   # noqa: BLE001 - the one place that turns any failure into exit 2
+        if debug_enabled():
+            traceback.print_exc()
+        print(f"{prog}: internal error: {describe_exception(exc)} (rerun with --debug for the "
+              f"traceback, and please report it)", file=sys.stderr)
+        return EXIT_ERROR
+
+
+# ---------------------------------------------------------------- option values, checked up front
+def positive_float(text: str) -> float:
+    """argparse type: a finite number > 0 (timeouts, seconds)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if not math.isfinite(v) or v <= 0:
+        raise argparse.ArgumentTypeError(f"'{text}' must be a finite number greater than 0")
+    return v
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number >= 1 (-j, --runs, sizes)."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' must be at least 1")
+    return v
+
+
+def exit_code(text: str) -> int:
+    """argparse type: an exit status a process can return, 1..255."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if not 1 <= v <= 255:
+        raise argparse.ArgumentTypeError(f"'{text}' must be between 1 and 255")
+    return v

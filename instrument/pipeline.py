@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Callable
 
 from .backends.base import Backend, BuildRequest
+from .errors import UnsupportedConstruct
 from .lower_cpu import lower_for_cpu
 from .output import write_tree
 from .parse import ParsedUnit, parse_file
@@ -45,6 +46,7 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
     edit_counts: dict[str, int] = {}
     for src in sources:
         unit, prog = _parse_and_query(src, incs, defines)
+        refuse_unsupported(prog, lower_cpu)
         plan = EditPlan(unit)
         for planner in planners:
             planner(prog, plan)
@@ -73,6 +75,20 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
     mapped_incs = [Path(out_dir) / d.relative_to(root) for d in incs] + incs + \
         [s.parent for s in sources]
     return new_sources, mapped_incs, programs, warnings
+
+
+def refuse_unsupported(prog: Program, lower_cpu: bool) -> None:
+    """Constructs that instrumentation (or the cpu backend) cannot handle stop the build by name,
+    with the place they are written, instead of failing later with a compiler's message."""
+    for what, span in prog.special:
+        if what == "dynamic parallelism":
+            raise UnsupportedConstruct(
+                f"{span.where()}: a kernel launched from device code (dynamic parallelism) is not "
+                f"supported", hint="the tools check kernels launched from host code only")
+        if what == "inline assembly" and lower_cpu:
+            raise UnsupportedConstruct(
+                f"{span.where()}: inline assembly (asm/PTX) in device code cannot run on the cpu backend",
+                hint="use --backend gpu, or keep a C++ fallback under #ifdef CUDAEMU")
 
 
 _shared = {"depth": 0, "cache": OrderedDict()}

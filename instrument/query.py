@@ -189,6 +189,8 @@ class Program:
     operators: list[Operator] = field(default_factory=list)
     index_refs: list[IndexRef] = field(default_factory=list)
     subscripts: list[Subscript] = field(default_factory=list)
+    # constructs in device code that some backends or tools cannot handle: (what, where)
+    special: list[tuple[str, Span]] = field(default_factory=list)
 
     @property
     def kernels(self) -> list[Function]:
@@ -298,10 +300,11 @@ class _Walker:
                                             c.storage_class == cindex.StorageClass.EXTERN, ""))
         elif CK.CUDACONSTANT_ATTR in kinds:
             self.p.globals.append(GlobalVar(c.spelling, sp, c.type.spelling, "constant"))
+        elif "__managed__" in {t.spelling for t in c.get_tokens()}:
+            # declared as device memory for the parse, so kernels' accesses to it are checked
+            self.p.globals.append(GlobalVar(c.spelling, sp, c.type.spelling, "managed"))
         elif CK.CUDADEVICE_ATTR in kinds:
             self.p.globals.append(GlobalVar(c.spelling, sp, c.type.spelling, "device"))
-        elif "__managed__" in {t.spelling for t in c.get_tokens()}:
-            self.p.globals.append(GlobalVar(c.spelling, sp, c.type.spelling, "managed"))
 
     def _function(self, c: cindex.Cursor) -> None:
         kind = _attr_kind(c) or "host"
@@ -327,6 +330,8 @@ class _Walker:
         sp = self.u.span_of(c)
         if k == CK.CALL_EXPR:
             self._call(c, sp)
+        if self.device and sp is not None and k == CK.ASM_STMT:
+            self.p.special.append(("inline assembly", sp))
         if self.device and sp is not None:
             if k == CK.VAR_DECL:
                 kinds = {x.kind for x in c.get_children()}
@@ -397,6 +402,9 @@ class _Walker:
             ref = kids[0].referenced
             is_spec = ref is not None and ref.get_num_template_arguments() > 0
             explicit = callee is not None and "<" in self._src(callee).text(callee.start, callee.end)
+            if self.device:
+                self.p.special.append(("dynamic parallelism", sp))
+                return
             self.p.launches.append(LaunchSite(name, sp, callee, csp, cargs, args, self.fn,
                                                is_spec and not explicit))
             self.p.calls.setdefault(self.fn, set()).add(name)

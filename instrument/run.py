@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from pathlib import Path
 
 from . import pipeline
 from .backends import NAMES, get_backend
 from .backends.cpu import CpuBackend
-from .cli_support import run_main, split_program_args
+from .cli_support import positive_float, run_main, split_program_args
 from .errors import EXIT_ERROR
+from .files import check_sources
+from .reaper import temp_dir
 
 
 def add_build_options(p: argparse.ArgumentParser) -> None:
@@ -27,7 +28,7 @@ def add_build_options(p: argparse.ArgumentParser) -> None:
                    help="add an include directory")
     p.add_argument("-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]",
                    help="define a macro")
-    p.add_argument("--timeout", type=float, default=300.0, help="seconds before a run is killed (300)")
+    p.add_argument("--timeout", type=positive_float, default=300.0, help="seconds before a run is killed (300)")
     p.add_argument("sources", nargs="+", type=Path, metavar="prog.cu", help="CUDA source files")
 
 
@@ -55,8 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(tool_argv)
 
     def go() -> int:
+        check_sources(a.sources)
         backend = get_backend(a.backend)
-        with tempfile.TemporaryDirectory(prefix="cudarun-") as tmp:
+        with temp_dir(prefix="cudarun-") as tmp:
             built = pipeline.build(a.sources, backend, Path(tmp), include_dirs=a.include,
                                    defines=a.define)
             sys.stdout.flush()

@@ -88,6 +88,14 @@ def test_config_unknown_key_and_kernel_selection(run_cli, tmp_path):
     assert r.returncode == 2 and "unknown key 'bogus'" in r.stderr and "known keys" in r.stderr
     cfg.write_text('kernels = ["other"]\n')
     r = hirace(run_cli, "run", "--backend", "cpu", "--config", cfg, RACY)
+    assert r.returncode == 2 and "'kernels' names 'other'" in r.stderr   # a name that selects nothing
+    two = tmp_path / "two.cu"
+    two.write_text("__global__ void racy(int *a) { a[0] = threadIdx.x; }\n"
+                   "__global__ void clean(int *a) { a[threadIdx.x] = 1; }\n"
+                   "int main() { int *d; cudaMalloc(&d, 256); racy<<<1, 32>>>(d); clean<<<1, 32>>>(d);\n"
+                   "  cudaDeviceSynchronize(); }\n")
+    cfg.write_text('kernels = ["clean"]\n')
+    r = hirace(run_cli, "run", "--backend", "cpu", "--config", cfg, two)
     assert r.returncode == 0, r.stderr        # the racy kernel is not selected
     cfg.write_text('ignore = ["data"]\n')
     r = hirace(run_cli, "run", "--backend", "cpu", "--config", cfg, RACY)
@@ -122,7 +130,7 @@ def test_instrumented_program_compiles_with_nvcc(tmp_path):
 
 
 @pytest.mark.parametrize("toml,status", [
-    ('monitor = ["other"]\n', 0),          # the racy variable is not monitored
+    ('monitor = ["other"]\n', 2),          # names no variable of the program: an error, not a clean run
     ('monitor = ["data"]\n', 1),
     ('threads = [2, 63]\n', 0),           # threads 0 and 1 (the racing pair) are not checked
     ('blocks = [0, 0]\n', 1),

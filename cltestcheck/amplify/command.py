@@ -7,7 +7,9 @@ import time
 from pathlib import Path
 
 from instrument.backends import NAMES
+from instrument.cli_support import positive_float, positive_int
 from instrument.errors import EXIT_FINDINGS, EXIT_OK, UserError
+from instrument.files import Output, check_outputs
 from instrument.execution import add_options
 
 from .schedules import FAMILIES
@@ -18,13 +20,13 @@ def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kernels", action="append", type=Path, metavar="FILE",
                    help="pytest suites: a kernel file outside the suite directory (repeatable)")
     p.add_argument("--backend", choices=NAMES, default="auto")
-    p.add_argument("--runs", type=int, default=20, metavar="N", help="runs per schedule (default 20)")
+    p.add_argument("--runs", type=positive_int, default=20, metavar="N", help="runs per schedule (default 20)")
     p.add_argument("--schedules", default="all", metavar="FAMILY",
                    help="comma-separated families: " + "; ".join(f"{k}: {v}" for k, v in FAMILIES.items()))
     p.add_argument("--seed", type=int, default=0, help="seed for the drawn first blocks and permutations")
     add_options(p, "runs at once on this machine (default 1)")
     p.add_argument("--test", action="append", metavar="NAME", help="use only this test (repeatable)")
-    p.add_argument("--timeout", type=float, metavar="S",
+    p.add_argument("--timeout", type=positive_float, metavar="S",
                    help="seconds before a run counts as a hang (default: 20x the reference run, at least 10)")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the JSON report")
     p.add_argument("--plots", type=Path, metavar="DIR", help="write a PNG per schedule-dependent test here")
@@ -39,6 +41,8 @@ def run(a: argparse.Namespace, _extra) -> int:
     from . import engine, report
 
     s = suite_mod.load(a.suite, a.kernels).select(a.test)
+    check_outputs([Output("--json", a.json), Output("--plots", a.plots, "into")],
+                  inputs=[*s.input_files(), s.root])
     t0 = time.monotonic()
     res = engine.run(s, a.backend, a.runs, a.schedules, a.seed, a.jobs, timeout=a.timeout, dask=a.dask)
     if a.dask or a.jobs > 1:

@@ -3,7 +3,6 @@ schedule; each run is one task of the execution layer."""
 from __future__ import annotations
 
 import json
-import tempfile
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from ..judge import Observed
 from ..suite import Suite
 from . import schedules as sched_mod
 from .planner import SchedulePlanner
+from instrument.reaper import temp_dir
 
 
 @dataclass
@@ -146,7 +146,7 @@ def _reference(built: BuildOutcome, backend, suite: Suite, test):
     if built.error is not None:
         raise UserError(built.error)
     exe, warnings = built.value
-    with tempfile.TemporaryDirectory(prefix="cltc-amp-") as tmp:
+    with temp_dir(prefix="cltc-amp-") as tmp:
         log = Path(tmp) / "ref.json"
         env = {"CLTC_SCHEDULE": "asc", "CLTC_SCHED_LOG": str(log),
                **(sched_mod.cpu_env("asc") if backend.name == "cpu" else {})}

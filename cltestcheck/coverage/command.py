@@ -6,7 +6,9 @@ import sys
 from pathlib import Path
 
 from instrument.backends import NAMES
+from instrument.cli_support import positive_int
 from instrument.errors import EXIT_OK
+from instrument.files import Output, check_outputs
 
 
 def setup(p: argparse.ArgumentParser) -> None:
@@ -15,7 +17,7 @@ def setup(p: argparse.ArgumentParser) -> None:
                    help="pytest suites: a kernel file outside the suite directory (repeatable)")
     p.add_argument("--backend", choices=NAMES, default="auto")
     p.add_argument("--test", action="append", metavar="NAME", help="run only this test (repeatable)")
-    p.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="tests run at once (default 1)")
+    p.add_argument("-j", "--jobs", type=positive_int, default=1, metavar="N", help="tests run at once (default 1)")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the JSON report")
     p.add_argument("--lcov", type=Path, metavar="FILE", help="also write an lcov tracefile (.info)")
     p.add_argument("--cobertura", type=Path, metavar="FILE", help="also write Cobertura XML")
@@ -28,7 +30,9 @@ def run(a: argparse.Namespace, _extra) -> int:
     from . import engine, report_cobertura, report_html, report_json, report_lcov, report_text
 
     s = suite_mod.load(a.suite, a.kernels).select(a.test)
-    res = engine.run(s, a.backend, max(1, a.jobs))
+    check_outputs([Output("--json", a.json), Output("--lcov", a.lcov), Output("--cobertura", a.cobertura),
+                   Output("--html", a.html, "dir")], inputs=[*s.input_files(), s.root])
+    res = engine.run(s, a.backend, a.jobs)
     write_reports([(a.json, lambda: report_json.render(res)),
                    (a.lcov, lambda: report_lcov.render(res, test_name=s.root.name)),
                    (a.cobertura, lambda: report_cobertura.render(res))],

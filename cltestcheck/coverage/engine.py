@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 
 from instrument.backends import get_backend
@@ -15,12 +14,13 @@ from ..judge import judge
 from ..suite import Suite
 from .planner import CoveragePlanner
 from .results import CoverageResult, TestCoverage
+from instrument.reaper import temp_dir
 
 
 def run(suite: Suite, backend_name: str = "auto", jobs: int = 1, progress: bool = True) -> CoverageResult:
     backend = get_backend(backend_name)
     planner = CoveragePlanner()
-    with tempfile.TemporaryDirectory(prefix="cltc-cov-") as tmp:
+    with temp_dir(prefix="cltc-cov-") as tmp:
         work = Path(tmp)
         exe, _, warnings = build_instrumented(
             suite, backend, work, [planner],

@@ -2,13 +2,17 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from pathlib import Path
 
 from instrument.backends import NAMES
+from instrument.cli_support import positive_int
 from instrument.errors import EXIT_OK, UserError
+from instrument.files import Output, check_outputs
 from instrument.execution import add_options
+from instrument.execution.journal import campaign_lock
 
 from .operators import OPERATORS
 
@@ -18,7 +22,7 @@ def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kernels", action="append", type=Path, metavar="FILE",
                    help="pytest suites: a kernel file outside the suite directory (repeatable)")
     p.add_argument("--backend", choices=NAMES, default="auto")
-    p.add_argument("--runs", type=int, default=20, metavar="N",
+    p.add_argument("--runs", type=positive_int, default=20, metavar="N",
                    help="runs per mutant and test (default 20); on the cpu backend each run uses another schedule seed")
     add_options(p, "mutants judged at once on this machine (default 1)")
     p.add_argument("--results", type=Path, metavar="FILE.csv",
@@ -49,8 +53,11 @@ def run(a: argparse.Namespace, _extra) -> int:
 
     ops = parse_list(a.operators)
     s = suite_mod.load(a.suite, a.kernels).select(a.test)
+    check_outputs([Output("--results", a.results), Output("--json", a.json), Output("--stryker", a.stryker),
+                   Output("--html", a.html, "dir")], inputs=[*s.input_files(), s.root])
     t0 = time.monotonic()
-    res = engine.run(s, a.backend, ops, a.runs, a.jobs, dask=a.dask, results=a.results)
+    with campaign_lock(a.results, "cltc mutate campaign") if a.results else contextlib.nullcontext():
+        res = engine.run(s, a.backend, ops, a.runs, a.jobs, dask=a.dask, results=a.results)
     if a.dask or a.jobs > 1:
         print(f"cltc: {res.execution.summary(time.monotonic() - t0)}", file=sys.stderr)
     write_reports([(a.json, lambda: report_json.render(res)), (a.stryker, lambda: report_stryker.render(res))],

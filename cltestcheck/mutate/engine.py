@@ -6,7 +6,6 @@ import hashlib
 import json
 import socket
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -25,6 +24,7 @@ from ..execute import run_test
 from ..judge import Observed, judge
 from ..suite import Suite, TestCase
 from .planner import Mutant, MutationPlanner
+from instrument.reaper import temp_dir
 
 MAX_PARSE_ROUNDS = 6
 
@@ -158,7 +158,7 @@ def run(suite: Suite, backend_name: str = "auto", operators: list[str] | None = 
     backend = get_backend(backend_name)
     ops = operators or list(OPERATORS)
     t0 = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="cltc-mut-") as tmp:
+    with temp_dir(prefix="cltc-mut-") as tmp:
         planner, exclude, dropped, _ = plan_schemata(suite, backend, Path(tmp), ops)
     mutants = planner.mutants
     journal = MutantJournal(results, fingerprint(suite, backend.name, ops, runs, mutants)) if results else None
@@ -211,7 +211,7 @@ def _reference(built: BuildOutcome, backend: Backend, suite: Suite, test: TestCa
     if built.error is not None:
         raise UserError(built.error)
     exe, warnings = built.value
-    with tempfile.TemporaryDirectory(prefix="cltc-ref-") as tmp:
+    with temp_dir(prefix="cltc-ref-") as tmp:
         log = Path(tmp) / "reach.json"
         obs = run_test(backend, exe, suite, test, env={"CLTC_MUTANT": "0", "CLTC_MUT_REACH": str(log)})
         reached = set(json.loads(log.read_text())["reached"]) if log.is_file() else set()

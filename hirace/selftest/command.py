@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -13,23 +12,26 @@ from instrument.backends import NAMES, get_backend
 from instrument.errors import EXIT_FINDINGS, EXIT_OK, UserError
 from instrument.execution import Campaign, Task, add_options, open_executor
 from instrument.output import atomic_write_text
+from instrument.cli_support import positive_float, positive_int
+from instrument.files import Output, check_outputs
 from instrument.progress import Progress
+from instrument.reaper import temp_dir
 
 
 def setup(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--programs", type=int, default=20, help="how many programs to generate (20)")
+    p.add_argument("--programs", type=positive_int, default=20, help="how many programs to generate (20)")
     p.add_argument("--seed", type=int, default=1, help="seed of the first program; program i has seed+i (1)")
     p.add_argument("--backend", choices=NAMES, default="auto")
-    p.add_argument("--batch", type=int, default=10, help="programs built together as one translation unit (10)")
+    p.add_argument("--batch", type=positive_int, default=10, help="programs built together as one translation unit (10)")
     add_options(p, "batches checked at once on this machine (default 1)")
-    p.add_argument("--kernels", type=int, default=2, help="kernels per program (2)")
-    p.add_argument("--statements", type=int, default=10, help="top-level statements per kernel (10)")
-    p.add_argument("--blocks", type=int, default=4)
-    p.add_argument("--threads", type=int, default=64, help="threads per block: a power of two >= 32 (64)")
+    p.add_argument("--kernels", type=positive_int, default=2, help="kernels per program (2)")
+    p.add_argument("--statements", type=positive_int, default=10, help="top-level statements per kernel (10)")
+    p.add_argument("--blocks", type=positive_int, default=4)
+    p.add_argument("--threads", type=positive_int, default=64, help="threads per block: a power of two >= 32 (64)")
     p.add_argument("--no-barrier", action="store_true", help="no shared-memory phases")
     p.add_argument("--no-warp", action="store_true", help="no warp phases")
     p.add_argument("--no-atomic", action="store_true", help="no atomic sections")
-    p.add_argument("--timeout", type=float, default=120.0, help="seconds per run (120)")
+    p.add_argument("--timeout", type=positive_float, default=120.0, help="seconds per run (120)")
     p.add_argument("--save", type=Path, default=Path("hirace-selftest-failures"),
                    help="where failing programs are saved (only when something fails)")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the results as JSON")
@@ -46,6 +48,7 @@ def run(a: argparse.Namespace, _extra) -> int:
         raise UserError("--threads must be a power of two from 32 to 1024")
     opts = Options(kernels=a.kernels, blocks=a.blocks, threads=a.threads, statements=a.statements,
                    barrier=not a.no_barrier, warp=not a.no_warp, atomic=not a.no_atomic)
+    check_outputs([Output("--json", a.json), Output("--save", a.save, "into")])
     backend = get_backend(a.backend)
     checker = Checker(backend, opts, timeout=a.timeout)
     seeds = list(range(a.seed, a.seed + a.programs))
@@ -102,7 +105,7 @@ def run(a: argparse.Namespace, _extra) -> int:
 
 
 def _check_batch(_built, checker, batch: list[int]):
-    with tempfile.TemporaryDirectory(prefix="hirace-selftest-") as tmp:
+    with temp_dir(prefix="hirace-selftest-") as tmp:
         return checker.check(batch, Path(tmp) / "batch")
 
 

@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import reaper
 from ..errors import BuildError
 
 
@@ -55,11 +56,13 @@ def run_process(cmd: list[str], timeout: float | None = None, env: dict | None =
         cmd, peak_file = wrap(cmd)
     t0 = time.monotonic()
     full_env = None if env is None else {**os.environ, **env}
+    reaper.start()
     out_pipe = None if passthrough else subprocess.PIPE
     proc = subprocess.Popen(cmd, stdout=out_pipe, stderr=out_pipe,
                             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                             cwd=cwd, env=full_env, start_new_session=True,
                             text=True, errors="replace")
+    reaper.watch_group(proc.pid)   # killed with us, however we end
     try:
         out, err = proc.communicate(input=stdin, timeout=timeout)
         return RunResult(proc.returncode, out or "", err or "", time.monotonic() - t0,
@@ -73,6 +76,9 @@ def run_process(cmd: list[str], timeout: float | None = None, env: dict | None =
         _kill_group(proc)
         _peak(peak_file)
         raise
+    finally:
+        _kill_group(proc)   # children the program left behind in its group
+        reaper.unwatch_group(proc.pid)
 
 
 def _peak(peak_file) -> int | None:

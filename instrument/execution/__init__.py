@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import argparse
 
+from ..cli_support import positive_int
 from ..errors import UserError
 from .campaign import Campaign, Stats
 from .task import BuildOutcome, Done, HostBuild, Task
 
 
 def add_options(p: argparse.ArgumentParser, jobs_help: str = "tasks at once (default 1)") -> None:
-    p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+    p.add_argument("-j", "--jobs", type=positive_int, default=1, metavar="N",
                    help=jobs_help + "; with --dask local on the cpu backend: the number of workers")
     p.add_argument("--dask", metavar="WHERE",
                    help="run the tasks on Dask: 'local' starts a cluster here (one worker per GPU on the gpu "

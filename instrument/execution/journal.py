@@ -5,11 +5,33 @@ appending. Rows are plain dicts of the file's columns."""
 from __future__ import annotations
 
 import csv
+import fcntl
 import io
+import os
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import UserError
+
+
+@contextmanager
+def campaign_lock(path: Path, what: str):
+    """Hold an exclusive lock on a campaign's journal for the whole campaign: a second campaign
+    on the same file refuses at once instead of writing every row twice. The lock goes with the
+    process, however it ends."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UserError(f"{path}: another {what} is using this file right now",
+                            hint="wait for it to finish, or give this one another path") from None
+        yield
+    finally:
+        os.close(fd)
 
 
 def read_rows(path: Path, columns: list[str]) -> list[dict]:

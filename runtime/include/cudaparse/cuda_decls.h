@@ -21,7 +21,7 @@
 #define __host__ __attribute__((host))
 #define __shared__ __attribute__((shared))
 #define __constant__ __attribute__((constant))
-#define __managed__ __attribute__((managed))
+#define __managed__ __attribute__((device))  // managed memory is device memory to the tools
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #define __forceinline__ inline __attribute__((always_inline))
 #define __restrict__ __restrict

@@ -1,0 +1,123 @@
+"""What the tools read and write, checked before any work starts.
+
+Inputs: a source or config that is missing, a directory, binary or not UTF-8 is a clear error
+naming the file. Outputs: every report, results file or output directory a command will write
+is checked up front: it is never one of the run's inputs (symlinks resolved) nor a source file,
+its kind is right (a file where a file is wanted, a directory where a directory is), and its
+place is writable. A command with a bad output path stops before it builds or runs anything.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import UserError
+
+# a report is never written over a file with one of these endings: it is someone's source
+SOURCE_SUFFIXES = frozenset({".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl", ".c", ".cc", ".cpp",
+                             ".cxx", ".py", ".toml"})
+OUTPUT_MARKER = ".instrumented-output"   # instrument/output.py writes it into every directory it owns
+
+
+def read_text(path: str | Path, what: str = "file") -> str:
+    """The text of a file the user gave, or a UserError that names it and says what is wrong."""
+    p = Path(path)
+    if not p.exists():
+        raise UserError(f"{p}: no such {what}")
+    if p.is_dir():
+        raise UserError(f"{p}: is a directory, not a {what}")
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise UserError(f"{p}: cannot read the {what}: {exc.strerror}") from None
+    if b"\0" in data:
+        raise UserError(f"{p}: is a binary file, not a {what}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{p}: the {what} is not UTF-8 text (byte {exc.start})") from None
+
+
+def check_sources(sources, what: str = "source file") -> list[Path]:
+    """Sources given on a command line: each an existing, readable regular file."""
+    out = []
+    for s in sources:
+        p = Path(s)
+        if p.is_dir():
+            raise UserError(f"{p}: is a directory, not a {what}", hint="name the .cu files to check")
+        if not p.is_file():
+            raise UserError(f"{p}: no such {what}")
+        if not os.access(p, os.R_OK):
+            raise UserError(f"{p}: the {what} is not readable")
+        out.append(p)
+    return out
+
+
+@dataclass(frozen=True)
+class Output:
+    option: str              # as the user wrote it: --json, -o, --out
+    path: Path | None
+    kind: str = "file"       # "file"; "dir": replaced whole; "into": a folder written into (kept)
+
+
+def _resolve(p: Path) -> Path:
+    return Path(os.path.realpath(p))
+
+
+def _writable_place(p: Path) -> Path | None:
+    """The nearest existing ancestor of p, when it is a directory we can create entries in
+    (tried with a file made and removed at once: permissions, read-only mounts, root alike)."""
+    for a in [p.parent, *p.parent.parents]:
+        if a.exists():
+            if not a.is_dir():
+                return None
+            try:
+                fd, probe = tempfile.mkstemp(prefix=".cctk-probe-", dir=a)
+            except OSError:
+                return None
+            os.close(fd)
+            os.unlink(probe)
+            return a
+    return None
+
+
+def check_outputs(outputs, inputs=()) -> None:
+    """Refuse, before any work, every output that would overwrite an input, is of the wrong
+    kind or cannot be written. `inputs`: files and directories the run reads."""
+    ins = [_resolve(Path(i)) for i in inputs if i is not None]
+    in_files = {i for i in ins if not i.is_dir()}
+    seen: dict[Path, str] = {}
+    for o in outputs:
+        if o.path is None:
+            continue
+        given = Path(o.path)
+        p = _resolve(given)
+        say = f"{o.option} {given}"
+        if p in seen:
+            raise UserError(f"{say}: the same path is given to {seen[p]} too", hint="give each report its own path")
+        seen[p] = o.option
+        if p in in_files or (o.kind != "file" and p in ins):
+            raise UserError(f"{say}: refusing to write there: it is an input of this run",
+                            hint="choose another output path; your file is left as it is")
+        if o.kind == "file":
+            if p.is_dir():
+                raise UserError(f"{say}: is a directory; a file path is wanted here")
+            if p.exists() and p.suffix.lower() in SOURCE_SUFFIXES:
+                raise UserError(f"{say}: refusing to overwrite {p.name}: it looks like a source or "
+                                f"configuration file", hint="reports go to a new path, e.g. report.json")
+        else:
+            if p.exists() and not p.is_dir():
+                raise UserError(f"{say}: exists and is not a directory; a directory is wanted here")
+            if o.kind == "dir" and p.is_dir() and any(p.iterdir()) and not (p / OUTPUT_MARKER).is_file():
+                raise UserError(f"{say}: refusing to write into a non-empty directory this tool did not write",
+                                hint="choose a new or empty output directory")
+            for i in ins:
+                if i == p or p in i.parents:
+                    raise UserError(f"{say}: refusing to write there: it holds an input of this run ({i})",
+                                    hint="choose an output directory outside your sources")
+        place = _writable_place(p / "x") if p.is_dir() else _writable_place(p)
+        if place is None:
+            raise UserError(f"{say}: cannot write there (the directory is missing its write permission, "
+                            f"or a parent is not a directory)")
