@@ -7,8 +7,9 @@
   `atomicAdd(::hirace::atomic_device(&a[i], 8u), 1)`;
 - barriers advance the thread's clocks after they complete;
 - launches are bracketed by the host runtime (shadow, clocks, race log);
-- cudaMalloc/cudaMallocManaged/cudaMallocHost/cudaFree are tracked, and
-  `__device__` variables are registered.
+- cudaMalloc/cudaMallocManaged/cudaMallocHost/cudaHostAlloc/cudaFree are tracked by the
+  runtime headers' macros (also inside the user's macros), and `__device__` variables are
+  registered.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from instrument.query import Program
+from instrument.query import GROUP_SYNC, Program
 from instrument.rewrite import EditPlan
 
 from .config import Config
@@ -59,7 +60,16 @@ class HiracePlanner:
         reach = prog.device_reachable()
         ignore = set(self.config.ignore)
         monitor = set(self.config.monitor)
-        plan.add_prelude(unit.main, '#include "hirace/host.h"')
+        lang = source_language(unit.main)
+        if lang == "c":
+            # a C source cannot call into C++: its allocations stay untracked, and hirace says so
+            for call in prog.api_calls:
+                if call.name in ALLOCATORS:
+                    plan.warnings.append(f"{call.span.where()}: {call.name} in a C source is not tracked; "
+                                         f"races on that buffer are not checked")
+            return
+        # allocations (cudaMalloc ...) are tracked by the macros of these headers
+        plan.add_prelude(unit.main, '#include "hirace/host_hooks.h"' if lang == "host" else '#include "hirace/host.h"')
         for a in prog.accesses:
             if a.function not in reach or a.space in ("constant", "local") or a.base in ignore:
                 continue
@@ -80,9 +90,13 @@ class HiracePlanner:
         for b in prog.barriers:
             if b.function not in reach:
                 continue
-            if b.name == "__syncwarp":
-                plan.wrap(b.span, "(", ", ::hirace::after_warp_barrier())", "hirace __syncwarp clock")
-            elif b.name == "__syncthreads":
+            if b.scope == "warp":
+                plan.wrap(b.span, "(", ", ::hirace::after_warp_barrier())", f"hirace {b.name} clock")
+            elif b.scope == "group":
+                group = src(b.group.file).text(b.group.start, b.group.end)
+                plan.wrap(b.span, "(", f", ::hirace::after_group_barrier(({group}).size()))",
+                          f"hirace {b.name} clock")
+            elif b.name in ("__syncthreads", GROUP_SYNC["block"]):
                 plan.wrap(b.span, "(", ", ::hirace::after_block_barrier())", "hirace __syncthreads clock")
             else:
                 plan.wrap(b.span, "::hirace::after_block_barrier_value(", ")", f"hirace {b.name} clock")
@@ -94,18 +108,6 @@ class HiracePlanner:
             plan.wrap(ls.span, f'(::hirace::host::before_launch({kptr}, "{ls.kernel}", dim3({cfg[0]}), '
                                f'dim3({cfg[1]}), (size_t)({cfg[2]})), ',
                       ", ::hirace::host::after_launch())", f"hirace launch of {ls.kernel}")
-        for call in prog.api_calls:
-            s = src(call.span.file)
-            if call.name in ALLOCATORS and len(call.args) >= 2:
-                ptr, size = (s.text(x.start, x.end) for x in call.args[:2])
-                name = ptr.strip().lstrip("(").rsplit(")", 1)[-1].strip().lstrip("&").strip()
-                plan.wrap(call.span, "::hirace::host::track_alloc(",
-                          f', (void **)({ptr}), (size_t)({size}), "{_c_string(name)}")',
-                          f"hirace tracking of {call.name}")
-            elif call.name == "cudaFree" and call.args:
-                ptr = s.text(call.args[0].start, call.args[0].end)
-                plan.wrap(call.span, f"(::hirace::host::before_free((const void *)({ptr})), ", ")",
-                          "hirace tracking of cudaFree")
         regs = []
         for g in prog.globals:
             if g.space in ("device", "managed") and g.span.file == unit.main and g.name not in ignore:
@@ -119,6 +121,14 @@ class HiracePlanner:
 
     def write_sites(self, path: Path) -> None:
         path.write_text(json.dumps([asdict(s) for s in self.sites], indent=0))
+
+
+def source_language(path: str) -> str:
+    """'cuda' for sources nvcc compiles as CUDA, 'host' for C++ the host compiler builds, 'c' for C."""
+    suffix = Path(path).suffix.lower()
+    if suffix == ".c":
+        return "c"
+    return "host" if suffix in (".cpp", ".cc", ".cxx", ".c++", ".cp") else "cuda"
 
 
 def _end_span(path: str, data: bytes):

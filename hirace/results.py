@@ -3,6 +3,7 @@ Reporters (report_text, report_json, report_sarif) only read these objects."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -83,6 +84,15 @@ def _race_kind(access: int, cls: str, prior: SiteRef | None) -> str:
     return "write-write" if pair == {"write"} else "read-write"
 
 
+def buffer_name(written: str) -> str:
+    """The buffer's name from the allocation's pointer argument as written: `(void **)&d_a` -> d_a."""
+    found = re.findall(r"&\s*\(?\s*([A-Za-z_][\w.\[\]]*(?:->[\w.\[\]]+)*)", written)
+    if found:
+        return found[-1]
+    words = re.findall(r"[A-Za-z_]\w*", written)
+    return words[-1] if words else written
+
+
 def collect(log_path: Path, sites: list[Site], warp_size: int = 32) -> RunResult:
     if not log_path.is_file():
         raise UserError("the program ended without writing hirace's log (it crashed, called _exit, "
@@ -92,7 +102,7 @@ def collect(log_path: Path, sites: list[Site], warp_size: int = 32) -> RunResult
     for line in log_path.read_text().splitlines():
         row = json.loads(line)
         if "buffer" in row and "race" not in row:
-            buffers[row["buffer"]] = row["name"]
+            buffers[row["buffer"]] = buffer_name(row["name"])
         elif "launch" in row:
             launches[row["launch"]] = row
             res.dropped += row["dropped"]

@@ -63,34 +63,26 @@ def run_main(prog: str, fn: Callable[[], int]) -> int:
 
 
 # ---------------------------------------------------------------- option values, checked up front
+def _value(text: str, kind: type, ok, want: str):
+    try:
+        v = kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a {'number' if kind is float else 'whole number'}") from None
+    if not ok(v):
+        raise argparse.ArgumentTypeError(f"'{text}' must be {want}")
+    return v
+
+
 def positive_float(text: str) -> float:
     """argparse type: a finite number > 0 (timeouts, seconds)."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
-    if not math.isfinite(v) or v <= 0:
-        raise argparse.ArgumentTypeError(f"'{text}' must be a finite number greater than 0")
-    return v
+    return _value(text, float, lambda v: math.isfinite(v) and v > 0, "a finite number greater than 0")
 
 
 def positive_int(text: str) -> int:
     """argparse type: a whole number >= 1 (-j, --runs, sizes)."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"'{text}' must be at least 1")
-    return v
+    return _value(text, int, lambda v: v >= 1, "at least 1")
 
 
 def exit_code(text: str) -> int:
     """argparse type: an exit status a process can return, 1..255."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-    if not 1 <= v <= 255:
-        raise argparse.ArgumentTypeError(f"'{text}' must be between 1 and 255")
-    return v
+    return _value(text, int, lambda v: 1 <= v <= 255, "between 1 and 255")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import ctypes
 import functools
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -203,7 +204,8 @@ def parse_file(path: str | Path, include_dirs=(), defines=()) -> ParsedUnit:
     opts = (cindex.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
             | cindex.TranslationUnit.PARSE_INCOMPLETE)
     try:
-        tu = _index().parse(main, args=parse_args(include_dirs, defines), options=opts)
+        tu = _index().parse(main, args=parse_args(include_dirs, defines), options=opts,
+                            unsaved_files=_spaced_launches(main))
     except cindex.TranslationUnitLoadError as exc:
         raise ParseError(f"{path}: libclang could not load the file ({exc})") from None
     errors = [d for d in tu.diagnostics if d.severity >= cindex.Diagnostic.Error]
@@ -237,6 +239,20 @@ def parse_file(path: str | Path, include_dirs=(), defines=()) -> ParsedUnit:
                 if sp is not None:
                     unit.macro_expansions.setdefault(f.name, []).append(MacroExpansion(c.spelling, sp))
     return unit
+
+
+_SPACED = re.compile(rb"(<<|>>)([ \t]+)(<|>)")
+
+
+def _spaced_launches(path: str) -> list[tuple[str, str]]:
+    """nvcc accepts a launch written `k<< <g, b>> >(...)`; clang does not. Such a file is parsed
+    from a copy with `<<<g, b>>>` and the spaces moved after it: the same length, so every
+    offset, line and column stays that of the file on disk."""
+    data = Path(path).read_bytes()
+    if not _SPACED.search(data):
+        return []
+    fixed = _SPACED.sub(lambda m: m.group(1) + m.group(3) + m.group(2), data)
+    return [(path, fixed.decode("utf-8", errors="surrogateescape"))]
 
 
 def _load_file(tu: cindex.TranslationUnit, path: str) -> SourceFile:

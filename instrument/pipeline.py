@@ -45,11 +45,19 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
     warnings: list[str] = []
     edit_counts: dict[str, int] = {}
     for src in sources:
+        if src.suffix == ".c":
+            # C sources hold no CUDA: they are built as they are (by the C compiler)
+            outputs[str(src)] = src.read_bytes()
+            edit_counts[str(src)] = 0
+            if b"cudaMalloc" in outputs[str(src)]:
+                warnings.append(f"{src}: allocations in a C source are not tracked; races on those "
+                                f"buffers are not checked")
+            continue
         unit, prog = _parse_and_query(src, incs, defines)
-        refuse_unsupported(prog, lower_cpu)
         plan = EditPlan(unit)
         for planner in planners:
-            planner(prog, plan)
+            planner(prog, plan)   # a tool's own refusal (with its reason) comes first
+        refuse_unsupported(prog, lower_cpu)
         if lower_cpu:
             lower_for_cpu(prog, plan)
         warnings += unit.warnings + plan.warnings
@@ -85,6 +93,10 @@ def refuse_unsupported(prog: Program, lower_cpu: bool) -> None:
             raise UnsupportedConstruct(
                 f"{span.where()}: a kernel launched from device code (dynamic parallelism) is not "
                 f"supported", hint="the tools check kernels launched from host code only")
+        if what == "grid synchronisation" and lower_cpu:
+            raise UnsupportedConstruct(
+                f"{span.where()}: grid-wide synchronisation (grid_group::sync) cannot run on the cpu backend, "
+                f"which runs a grid's blocks one after another", hint="use --backend gpu")
         if what == "inline assembly" and lower_cpu:
             raise UnsupportedConstruct(
                 f"{span.where()}: inline assembly (asm/PTX) in device code cannot run on the cpu backend",

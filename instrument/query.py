@@ -25,6 +25,38 @@ _CASTS = (CK.UNEXPOSED_EXPR, CK.PAREN_EXPR, CK.CSTYLE_CAST_EXPR, CK.CXX_STATIC_C
           CK.CXX_REINTERPRET_CAST_EXPR, CK.CXX_CONST_CAST_EXPR, CK.CXX_FUNCTIONAL_CAST_EXPR)
 
 
+# cooperative groups: `block.sync()`, `cg::sync(tile)` ... are barriers of the group's scope
+GROUP_SYNC = {"block": "thread_block.sync", "warp": "tile.sync", "group": "thread_group.sync"}
+
+
+def _group_scope(call: cindex.Cursor, kids: list) -> tuple[str, cindex.Cursor | None] | None:
+    """('block' | 'warp' | 'group' | 'grid', the group expression) for a cooperative-groups sync
+    call; None for any other `sync`. A plain thread_group may be the block or a tile: 'group'."""
+    ref = call.referenced
+    owner = ref.semantic_parent if ref is not None else None
+    while owner is not None and owner.kind not in (CK.NAMESPACE, CK.TRANSLATION_UNIT):
+        owner = owner.semantic_parent
+    if owner is None or owner.spelling != "cooperative_groups":
+        return None
+    if kids and kids[0].kind == CK.MEMBER_REF_EXPR:
+        obj = next(iter(kids[0].get_children()), None)
+    else:
+        args = list(call.get_arguments())
+        obj = args[0] if args else None
+    while obj is not None and obj.kind == CK.UNEXPOSED_EXPR:   # the implicit cast to a base class
+        obj = next(iter(obj.get_children()), None)
+    group = obj.type.get_canonical().spelling if obj is not None else ""
+    if "grid_group" in group or "multi_grid" in group:
+        return "grid", obj
+    if "thread_block_tile" in group or "coalesced_group" in group:
+        return "warp", obj
+    if "thread_group" in group:
+        return "group", obj
+    if "thread_block" in group:
+        return "block", obj
+    return None
+
+
 def atomic_parts(name: str) -> tuple[str, str] | None:
     """'atomicAdd_block' -> ('atomicAdd', 'block'); None when not an atomic."""
     for op in ATOMIC_OPS:
@@ -111,9 +143,10 @@ class ApiCall:
 @dataclass(frozen=True)
 class Barrier:
     name: str
-    scope: str            # 'block' | 'warp'
+    scope: str            # 'block' | 'warp' | 'group' (a thread_group: the block or a tile, known at run time)
     span: Span
     function: str
+    group: Span | None = None   # scope 'group': the group expression, whose size() tells
 
 
 @dataclass(frozen=True)
@@ -418,6 +451,19 @@ class _Walker:
         if name in BARRIERS:
             self.p.barriers.append(Barrier(name, BARRIERS[name], sp, self.fn))
             return
+        if name == "sync":
+            found = _group_scope(c, kids)
+            if found is None:
+                return
+            scope, obj = found
+            if scope == "grid":
+                self.p.special.append(("grid synchronisation", sp))
+                return
+            gsp = self.u.span_of(obj) if scope == "group" and obj is not None else None
+            if scope == "group" and gsp is None:
+                scope = "warp"
+            self.p.barriers.append(Barrier(GROUP_SYNC[scope], scope, sp, self.fn, gsp))
+            return
         parts = atomic_parts(name)
         if parts:
             addr = self.u.span_of(kids[1]) if len(kids) > 1 else None
@@ -623,6 +669,8 @@ class _Walker:
         if len(kids) >= 3:
             tsp = self.u.span_of(kids[-2])
             nxt = src.token_at_or_after(tsp.end) if tsp else None
+            if nxt is not None and nxt.spelling == ";":   # a then-part without braces: `if (c) s; else`
+                nxt = src.token_at_or_after(nxt.end)
             if nxt is not None and nxt.spelling == "else":
                 then_i = len(kids) - 2
         then = self.u.span_of(kids[then_i])

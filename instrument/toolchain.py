@@ -30,6 +30,15 @@ def host_cxx() -> str | None:
 
 
 @functools.lru_cache(maxsize=None)
+def c_compiler() -> str:
+    """The host C compiler (for .c sources): $CC, else gcc, else cc."""
+    for cand in (os.environ.get("CC"), "gcc", "clang", "cc"):
+        if cand and shutil.which(cand):
+            return cand
+    return "cc"
+
+
+@functools.lru_cache(maxsize=None)
 def gcc_include_dir() -> Path | None:
     """gcc's own include directory (stddef.h, stdarg.h) for libclang, which ships none."""
     for cc in ("gcc", "cc"):

@@ -7,7 +7,7 @@ from pathlib import Path
 from runtime import include_dir
 
 from ..errors import ToolchainMissing
-from ..toolchain import host_cxx
+from ..toolchain import c_compiler, host_cxx
 from .base import Backend, BuildRequest, RunResult
 
 # exit codes the emulation header uses for faults it detects
@@ -25,7 +25,9 @@ class CpuBackend(Backend):
             return False, f"the fiber switch supports x86-64 only, not {platform.machine()}"
         return True, ""
 
-    def compile_command(self, req: BuildRequest) -> list[str]:
+    def compile_command(self, req: BuildRequest, objects=()) -> list[str]:
+        """One host-compiler command for the CUDA and C++ sources (as C++, with the emulation
+        header), linking `objects` (the C sources, compiled apart as C)."""
         cxx = host_cxx()
         if cxx is None:
             raise ToolchainMissing("the cpu backend needs g++ or clang++", hint="install g++")
@@ -35,11 +37,19 @@ class CpuBackend(Backend):
                f"-I{include_dir()}"]
         cmd += [f"-I{d}" for d in req.include_dirs] + [f"-D{d}" for d in req.defines]
         cmd += list(req.flags)
-        cmd += ["-x", "c++", *map(str, req.sources), "-x", "none", "-o", str(req.output), "-lm"]
+        cxx_sources = [s for s in req.sources if Path(s).suffix != ".c"]
+        cmd += ["-x", "c++", *map(str, cxx_sources), "-x", "none", *map(str, objects), "-o", str(req.output), "-lm"]
         return cmd
 
     def build(self, req: BuildRequest) -> Path:
-        return self._compile(self.compile_command(req), req)
+        objects = []
+        for i, src in enumerate(s for s in req.sources if Path(s).suffix == ".c"):
+            obj = Path(req.output).with_name(f"{Path(req.output).name}.c{i}.o")
+            cmd = [c_compiler(), req.opt, "-g", "-w", *[f"-I{d}" for d in req.include_dirs],
+                   *[f"-D{d}" for d in req.defines], "-c", str(src), "-o", str(obj)]
+            self._compile(cmd, BuildRequest([src], obj))
+            objects.append(obj)
+        return self._compile(self.compile_command(req, objects), req)
 
     @staticmethod
     def fault_of(result: RunResult) -> str | None:

@@ -18,13 +18,24 @@
 #ifndef CUDAEMU_CUDAEMU_H
 #define CUDAEMU_CUDAEMU_H
 
+// what nvcc's cuda_runtime.h brings in implicitly
+#include <assert.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <new>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -49,6 +60,8 @@
 #define __launch_bounds__(...)
 #define __forceinline__ inline __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
+#define __grid_constant__
+#define CUDART_CB
 #define __align__(n) __attribute__((aligned(n)))
 // __shared__ is lowered by the instrument/ engine; one that is left means a
 // construct the engine could not lower (for example inside a macro).
@@ -86,41 +99,9 @@ struct dim3 {
 };
 
 // ------------------------------------------------------------------ runtime API types
-enum cudaError {
-  cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2,
-  cudaErrorInvalidConfiguration = 9, cudaErrorInvalidSymbol = 13, cudaErrorNoDevice = 100,
-  cudaErrorInvalidDevice = 101, cudaErrorLaunchFailure = 719, cudaErrorUnknown = 999
-};
-typedef enum cudaError cudaError_t;
-enum cudaMemcpyKind { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
-                      cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4 };
-enum cudaFuncCache { cudaFuncCachePreferNone, cudaFuncCachePreferShared, cudaFuncCachePreferL1,
-                     cudaFuncCachePreferEqual };
-enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
-                         cudaFuncAttributePreferredSharedMemoryCarveout = 9 };
-enum cudaSharedMemConfig { cudaSharedMemBankSizeDefault, cudaSharedMemBankSizeFourByte,
-                           cudaSharedMemBankSizeEightByte };
-enum cudaLimit { cudaLimitStackSize = 0, cudaLimitPrintfFifoSize = 1, cudaLimitMallocHeapSize = 2 };
+#include "../cudacommon/runtime_types.h"
 struct CUstream_st { int id; };
 struct CUevent_st { std::chrono::steady_clock::time_point t; };
-typedef CUstream_st *cudaStream_t;
-typedef CUevent_st *cudaEvent_t;
-#define cudaStreamNonBlocking 0x01
-#define cudaStreamDefault 0x00
-#define cudaEventDefault 0x00
-#define cudaEventBlockingSync 0x01
-#define cudaEventDisableTiming 0x02
-#define cudaHostAllocDefault 0x00
-#define cudaMemAttachGlobal 0x01
-
-struct cudaDeviceProp {
-  char name[256];
-  size_t totalGlobalMem, sharedMemPerBlock, sharedMemPerMultiprocessor, totalConstMem, memPitch;
-  int regsPerBlock, warpSize, maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], clockRate;
-  int major, minor, multiProcessorCount, maxThreadsPerMultiProcessor, memoryClockRate,
-      memoryBusWidth, l2CacheSize, concurrentKernels, ECCEnabled, unifiedAddressing,
-      managedMemory, cooperativeLaunch, maxBlocksPerMultiProcessor;
-};
 
 static constexpr int warpSize = 32;
 
@@ -181,7 +162,11 @@ struct Launch {
   void *env;
 };
 
+// One warp collective in progress: lanes of one group (a mask: the whole warp, or a tile of it)
+// meet in it. Groups of one warp proceed independently, as tiles of a warp do on a GPU.
 struct Warp {
+  unsigned index = 0;             // which warp of the block
+  unsigned group = 0xffffffffu;   // the lanes named by the collective's mask argument
   unsigned arrived = 0, need = 0, gen = 0;
   const char *file = "";
   int line = 0;
@@ -197,11 +182,14 @@ struct Block {
   const char *bar_file = nullptr;
   int bar_line = 0;
   bool bar_mismatch = false;
+  unsigned long long progress_mark = 0;   // g_progress when its threads last spun
+  unsigned spin_turns = 0;                // spinning turns given to its threads since then
   std::vector<SharedSlot> shared;
   void *dyn = nullptr;
   size_t dyn_bytes = 0;
   size_t arena_used = 0;   // bytes of the shared window handed out
-  std::vector<Warp> warps;
+  std::vector<Warp> warps;   // full-warp collectives, one per warp
+  std::deque<Warp> groups;   // collectives of other masks (tiles); a deque keeps references stable
 };
 
 struct Rng {  // splitmix64: small, seedable, reproducible
@@ -227,9 +215,20 @@ inline Config g_cfg;
 inline Fiber *g_cur = nullptr;
 inline Block *g_block = nullptr;
 inline Launch *g_launch = nullptr;
-inline std::vector<Fiber> g_fibers;
-inline std::vector<char *> g_stacks;
+inline std::vector<Fiber> g_fibers;   // the running block's threads
+inline std::vector<char *> g_stacks;   // the running block's slot's fiber stacks
 inline void *g_sched_sp = nullptr;
+// Blocks interleave when they wait for each other: a thread that keeps spinning (atomics and
+// fences with no switch in between) first lets its block's other threads run; when the whole
+// block only spins, the block is parked and another block runs (a new one, or a parked one).
+// At most kMaxLiveBlocks blocks are started and unfinished at once, each in its own slot
+// (its fiber stacks and shared-memory window).
+constexpr unsigned kMaxLiveBlocks = 64;
+constexpr unsigned long long kSpinLimit = 1ull << 12;
+inline unsigned g_slot = 0;                 // the running block's slot
+inline unsigned long long g_spin = 0;       // spin evidence in the running thread's turn
+inline unsigned long long g_progress = 0;   // barriers and collectives completed, threads finished
+inline bool g_parked = false;               // the running block gave way to other blocks
 inline Rng g_rng{0};
 inline cudaError_t g_last_error = cudaSuccess;
 inline unsigned long long g_launch_count = 0;
@@ -239,7 +238,7 @@ inline unsigned long long g_switches = 0;  // fiber context switches, for benchm
 // right before an inaccessible page, so that an access past its end faults, as it
 // does on a GPU (at the granularity of 16 bytes).
 constexpr size_t kSharedWindow = 256 * 1024;
-inline char *g_arena = nullptr;
+inline char *g_arena = nullptr;   // the running block's shared-memory window
 inline void (*g_block_start_hook)() = nullptr;  // tools reset per-block state here
 inline void (*g_fault_hook)() = nullptr;        // tools save what they measured before a fault exit
 inline int g_fault_fd = -1;  // a second place for the fault message (kernels loaded into a Python test,
@@ -332,6 +331,7 @@ inline void switch_away(bool random_pick) {
     }
   }
   if (next == self) return;
+  g_spin = 0;
   void **save = self ? &self->sp : &g_sched_sp;
   void *to = next ? next->sp : g_sched_sp;
   g_cur = next;
@@ -340,6 +340,7 @@ inline void switch_away(bool random_pick) {
 }
 
 inline void block_release() {
+  ++g_progress;
   Block &b = *g_block;
   b.result = b.pred_count;
   b.pred_count = 0;
@@ -367,13 +368,20 @@ inline void fiber_main() {
   g_launch->body(g_launch->env);
   self = g_cur;
   self->state = kDone;
+  ++g_progress;
   Block &b = *g_block;
   --b.live;
   ++b.exited;
   // a lane leaving may complete a warp collective its peers wait in
+  unsigned bit = 1u << (self->linear % 32);
   Warp &w = b.warps[self->linear / 32];
-  w.need &= ~(1u << (self->linear % 32));
+  w.need &= ~bit;
   warp_check_release(w);
+  for (Warp &g : b.groups)
+    if (g.index == self->linear / 32) {
+      g.need &= ~bit;
+      warp_check_release(g);
+    }
   if (block_barrier_complete()) block_release();
   switch_away(false);
   fault(kExitFault, "internal error: a finished fiber was resumed");
@@ -403,11 +411,12 @@ inline void wait_block_barrier(const char *file, int line, int pred) {
 
 inline void warp_check_release(Warp &w) {
   if (w.need == 0 || (w.arrived & w.need) != w.need) return;
+  ++g_progress;
   w.part[w.gen & 1] = w.arrived;
   w.arrived = 0;
   w.need = 0;
   ++w.gen;
-  size_t base = size_t(&w - g_block->warps.data()) * 32;
+  size_t base = size_t(w.index) * 32;
   for (size_t i = base; i < base + 32 && i < g_fibers.size(); ++i)
     if (g_fibers[i].state == kAtWarp) g_fibers[i].state = kRunnable;
 }
@@ -426,13 +435,25 @@ inline unsigned lane_live_mask(unsigned warp) {
 inline const unsigned long long *warp_meet(unsigned mask, unsigned long long value, const char *file,
                                            int line, unsigned *part = nullptr) {
   Fiber *self = g_cur;
-  unsigned lane = self->linear % 32;
-  Warp &w = g_block->warps[self->linear / 32];
+  unsigned lane = self->linear % 32, index = self->linear / 32;
+  Warp *wp = &g_block->warps[index];
+  if (mask != 0xffffffffu) {   // a tile or another subset: its own collective
+    wp = nullptr;
+    for (Warp &g : g_block->groups)
+      if (g.index == index && g.group == mask) wp = &g;
+    if (!wp) {
+      g_block->groups.emplace_back();
+      wp = &g_block->groups.back();
+      wp->index = index;
+      wp->group = mask;
+    }
+  }
+  Warp &w = *wp;
   unsigned gen = w.gen;
   const unsigned long long *slots = w.slots[gen & 1];
   w.slots[gen & 1][lane] = value;
   if (w.arrived == 0) {
-    w.need = (mask | (1u << lane)) & lane_live_mask(self->linear / 32);
+    w.need = (mask | (1u << lane)) & lane_live_mask(index);
     w.file = file;
     w.line = line;
   }
@@ -442,8 +463,10 @@ inline const unsigned long long *warp_meet(unsigned mask, unsigned long long val
   if ((w.arrived & w.need) == w.need) {
     warp_check_release(w);
   } else {
-    self->state = kAtWarp;
-    switch_away(config().seeded);
+    while (w.gen == gen) {   // releases wake the whole warp: wait for this collective's
+      self->state = kAtWarp;
+      switch_away(config().seeded);
+    }
   }
   if (part) *part = w.part[gen & 1];
   return slots;
@@ -476,6 +499,9 @@ inline std::vector<unsigned> block_order(unsigned nblocks) {
   return order;
 }
 
+inline std::vector<std::vector<char *>> g_slot_stacks;   // fiber stacks of each slot
+inline std::vector<char *> g_slot_arenas;                 // shared-memory window of each slot
+
 inline char *stack_for(size_t i) {
   while (g_stacks.size() <= i) {
     size_t page = size_t(sysconf(_SC_PAGESIZE));
@@ -506,23 +532,53 @@ inline void on_segv(int sig, siginfo_t *info, void *) {
   signal(sig, SIG_DFL);  // any other fault: the default action when the access repeats
 }
 
-inline void run_block(Launch &L, uint3 bid) {
+// A started block: its state and threads, kept while it is parked.
+struct LiveBlock {
   Block b;
-  b.bid = bid;
-  b.nthreads = L.block.x * L.block.y * L.block.z;
-  b.live = b.nthreads;
-  b.warps.assign((b.nthreads + 31) / 32, Warp{});
-  if (!g_arena) {
+  std::vector<Fiber> fibers;
+  unsigned slot = 0;
+};
+
+inline char *arena_for(unsigned slot) {
+  while (g_slot_arenas.size() <= slot) {
     size_t page = size_t(sysconf(_SC_PAGESIZE));
     void *m = mmap(nullptr, kSharedWindow + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) fault(kExitFault, "out of memory for the shared memory window");
     mprotect(static_cast<char *>(m) + kSharedWindow, page, PROT_NONE);
-    g_arena = static_cast<char *>(m);
-    struct sigaction sa {};
-    sa.sa_sigaction = on_segv;
-    sa.sa_flags = SA_SIGINFO;
-    sigaction(SIGSEGV, &sa, nullptr);
+    g_slot_arenas.push_back(static_cast<char *>(m));
+    if (g_slot_arenas.size() == 1) {
+      struct sigaction sa {};
+      sa.sa_sigaction = on_segv;
+      sa.sa_flags = SA_SIGINFO;
+      sigaction(SIGSEGV, &sa, nullptr);
+    }
   }
+  return g_slot_arenas[slot];
+}
+
+// Make `lb` the running block (its fibers, stacks and shared window become the current ones).
+inline void enter(LiveBlock &lb) {
+  g_slot = lb.slot;
+  if (g_slot_stacks.size() <= lb.slot) g_slot_stacks.resize(lb.slot + 1);
+  g_stacks.swap(g_slot_stacks[lb.slot]);
+  g_arena = arena_for(lb.slot);
+  g_fibers.swap(lb.fibers);
+  g_block = &lb.b;
+}
+inline void leave(LiveBlock &lb) {
+  g_fibers.swap(lb.fibers);
+  g_stacks.swap(g_slot_stacks[lb.slot]);
+  g_block = nullptr;
+}
+
+inline void start_block(Launch &L, uint3 bid, LiveBlock &lb) {
+  Block &b = lb.b;
+  b.bid = bid;
+  b.nthreads = L.block.x * L.block.y * L.block.z;
+  b.live = b.nthreads;
+  b.warps.assign((b.nthreads + 31) / 32, Warp{});
+  for (size_t i = 0; i < b.warps.size(); ++i) b.warps[i].index = unsigned(i);
+  enter(lb);
   size_t dyn_bytes = (L.shm + 15) / 16 * 16;
   if (dyn_bytes > kSharedWindow)
     fault(kExitFault, "dynamic shared memory of the launch exceeds the cpu backend's 256 KiB window");
@@ -530,7 +586,6 @@ inline void run_block(Launch &L, uint3 bid) {
   b.dyn_bytes = dyn_bytes;
   b.arena_used = 0;
   std::memset(b.dyn, 0, dyn_bytes);
-  g_block = &b;
   if (g_block_start_hook) g_block_start_hook();
   g_fibers.assign(b.nthreads, Fiber{});
   unsigned i = 0;
@@ -546,22 +601,82 @@ inline void run_block(Launch &L, uint3 bid) {
         for (int r = 0; r < 6; ++r) *--sp = nullptr;             // rbp rbx r12-r15
         f.sp = sp;
       }
+}
+
+// Runs the running block's threads until every one is done or blocked, or the block parks.
+inline void run_turn() {
   g_cur = nullptr;
-  switch_away(config().seeded);  // runs fibers until every one is done or blocked
-  if (b.live != 0) barrier_fault(kExitDeadlock, "deadlock (every live thread is blocked)");
-  g_block = nullptr;
+  g_parked = false;
+  g_spin = 0;
+  switch_away(config().seeded);
 }
 
 inline void run_grid(Launch &L) {
   config();
   g_launch = &L;
   unsigned nblocks = L.grid.x * L.grid.y * L.grid.z;
-  for (unsigned lin : block_order(nblocks)) {
-    uint3 bid{lin % L.grid.x, (lin / L.grid.x) % L.grid.y, lin / (L.grid.x * L.grid.y)};
-    run_block(L, bid);
+  std::vector<unsigned> order = block_order(nblocks);
+  std::deque<LiveBlock> parked;
+  std::vector<unsigned> free_slots;
+  for (unsigned s = kMaxLiveBlocks; s-- > 0;) free_slots.push_back(s);
+  size_t next = 0;
+  unsigned idle_turns = 0;   // parked blocks resumed in a row without any progress
+  while (next < order.size() || !parked.empty()) {
+    LiveBlock lb;
+    unsigned long long progress_before = g_progress;
+    if (next < order.size() && (parked.empty() || !free_slots.empty())) {
+      unsigned lin = order[next++];
+      lb.slot = free_slots.back();
+      free_slots.pop_back();
+      start_block(L, uint3{lin % L.grid.x, (lin / L.grid.x) % L.grid.y, lin / (L.grid.x * L.grid.y)}, lb);
+    } else {
+      lb = std::move(parked.front());
+      parked.pop_front();
+      enter(lb);
+    }
+    run_turn();
+    if (g_parked) {
+      idle_turns = g_progress == progress_before ? idle_turns + 1 : 0;
+      if (idle_turns > 2 * (parked.size() + 1) + 2) {
+        if (next < order.size())
+          barrier_fault(kExitDeadlock, "blocks wait for each other beyond the 64 blocks the cpu backend runs "
+                                       "at once (each spins on memory that only a later block would change)");
+        barrier_fault(kExitDeadlock, "deadlock across blocks (every started block spins, waiting for memory "
+                                     "no block changes)");
+      }
+      leave(lb);
+      parked.push_back(std::move(lb));
+      continue;
+    }
+    idle_turns = 0;
+    if (lb.b.live != 0) barrier_fault(kExitDeadlock, "deadlock (every live thread is blocked)");
+    free_slots.push_back(lb.slot);
+    leave(lb);
   }
   ++g_launch_count;
   g_launch = nullptr;
+}
+
+// Called where device code polls memory (atomics, fences, sleeps): a thread that does so many
+// times in one turn is taken to be spinning. It lets the block's other threads run; when every
+// runnable thread of the block only spins, the block parks so that other blocks run.
+inline void spin_point() {
+  if (!g_cur || ++g_spin < kSpinLimit) return;
+  g_spin = 0;
+  Block &b = *g_block;
+  if (b.progress_mark != g_progress) {
+    b.progress_mark = g_progress;
+    b.spin_turns = 0;
+  }
+  if (++b.spin_turns <= b.live) {
+    switch_away(false);
+    return;
+  }
+  b.spin_turns = 0;
+  g_parked = true;
+  Fiber *self = g_cur;
+  g_cur = nullptr;
+  cudaemu_switch_ctx(&self->sp, g_sched_sp);   // back to run_grid; resumed when the block runs again
 }
 
 template <class T> inline unsigned long long to_bits(T v) {

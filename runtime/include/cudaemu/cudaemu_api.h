@@ -76,34 +76,25 @@ inline cudaError_t cudaGetLastError() {
 inline cudaError_t cudaPeekAtLastError() { return ::cudaemu::detail::g_last_error; }
 inline const char *cudaGetErrorName(cudaError_t e) {
   switch (e) {
-    case cudaSuccess: return "cudaSuccess";
-    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
-    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
-    case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
-    case cudaErrorInvalidSymbol: return "cudaErrorInvalidSymbol";
-    case cudaErrorNoDevice: return "cudaErrorNoDevice";
-    case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
-    case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
-    default: return "cudaErrorUnknown";
+#define CUDAEMU_ERROR_NAME(name, value, text) case name: return #name;
+    CUDACOMMON_ERRORS(CUDAEMU_ERROR_NAME)
+#undef CUDAEMU_ERROR_NAME
   }
+  return "cudaErrorUnknown";
 }
 inline const char *cudaGetErrorString(cudaError_t e) {
   switch (e) {
-    case cudaSuccess: return "no error";
-    case cudaErrorInvalidValue: return "invalid argument";
-    case cudaErrorMemoryAllocation: return "out of memory";
-    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
-    case cudaErrorInvalidSymbol: return "invalid device symbol";
-    case cudaErrorNoDevice: return "no CUDA-capable device is detected";
-    case cudaErrorInvalidDevice: return "invalid device ordinal";
-    case cudaErrorLaunchFailure: return "unspecified launch failure";
-    default: return "unknown error";
+#define CUDAEMU_ERROR_TEXT(name, value, text) case name: return text;
+    CUDACOMMON_ERRORS(CUDAEMU_ERROR_TEXT)
+#undef CUDAEMU_ERROR_TEXT
   }
+  return "unknown error";
 }
 inline cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return cudaSuccess; }
 inline cudaError_t cudaGetDevice(int *d) { *d = 0; return cudaSuccess; }
 inline cudaError_t cudaSetDevice(int d) { return d == 0 ? cudaSuccess : ::cudaemu::detail::record(cudaErrorInvalidDevice); }
 inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d) {
+  if (!p) return ::cudaemu::detail::record(cudaErrorInvalidValue);
   if (d != 0) return ::cudaemu::detail::record(cudaErrorInvalidDevice);
   std::memset(p, 0, sizeof *p);
   std::snprintf(p->name, sizeof p->name, "cudaemu (cpu backend)");
@@ -123,6 +114,23 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d) {
   p->clockRate = 1000000;
   p->unifiedAddressing = 1;
   p->managedMemory = 1;
+  p->concurrentManagedAccess = 1;
+  p->canMapHostMemory = 1;
+  p->cooperativeLaunch = 1;
+  p->concurrentKernels = 1;
+  p->computeMode = cudaComputeModeDefault;
+  p->l2CacheSize = 4 << 20;
+  p->memoryClockRate = 1000000;
+  p->memoryBusWidth = 256;
+  p->sharedMemPerBlockOptin = 227 * 1024;
+  p->regsPerMultiprocessor = 65536;
+  p->memPitch = 2147483647;
+  p->textureAlignment = 512;
+  p->asyncEngineCount = 1;
+  p->hostRegisterSupported = 1;
+  p->pageableMemoryAccess = 1;
+  p->directManagedMemAccessFromHost = 1;
+  p->memoryPoolsSupported = 1;
   return cudaSuccess;
 }
 inline cudaError_t cudaStreamCreate(cudaStream_t *s) { *s = new CUstream_st{1}; return cudaSuccess; }
@@ -147,6 +155,151 @@ template <class T> inline cudaError_t cudaFuncSetCacheConfig(T *, cudaFuncCache)
 template <class T>
 inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, T, int block, size_t) {
   *n = block > 0 ? 2048 / block : 0;
+  return cudaSuccess;
+}
+
+// Each attribute reads the property it names, so the two calls always agree.
+inline cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int d) {
+  cudaDeviceProp p;
+  if (!v) return ::cudaemu::detail::record(cudaErrorInvalidValue);
+  if (cudaError_t e = cudaGetDeviceProperties(&p, d)) return e;
+  switch (a) {
+    case cudaDevAttrMaxThreadsPerBlock: *v = p.maxThreadsPerBlock; break;
+    case cudaDevAttrMaxBlockDimX: *v = p.maxThreadsDim[0]; break;
+    case cudaDevAttrMaxBlockDimY: *v = p.maxThreadsDim[1]; break;
+    case cudaDevAttrMaxBlockDimZ: *v = p.maxThreadsDim[2]; break;
+    case cudaDevAttrMaxGridDimX: *v = p.maxGridSize[0]; break;
+    case cudaDevAttrMaxGridDimY: *v = p.maxGridSize[1]; break;
+    case cudaDevAttrMaxGridDimZ: *v = p.maxGridSize[2]; break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *v = int(p.sharedMemPerBlock); break;
+    case cudaDevAttrTotalConstantMemory: *v = int(p.totalConstMem); break;
+    case cudaDevAttrWarpSize: *v = p.warpSize; break;
+    case cudaDevAttrMaxPitch: *v = int(p.memPitch); break;
+    case cudaDevAttrMaxRegistersPerBlock: *v = p.regsPerBlock; break;
+    case cudaDevAttrClockRate: *v = p.clockRate; break;
+    case cudaDevAttrTextureAlignment: *v = int(p.textureAlignment); break;
+    case cudaDevAttrMultiProcessorCount: *v = p.multiProcessorCount; break;
+    case cudaDevAttrIntegrated: *v = p.integrated; break;
+    case cudaDevAttrCanMapHostMemory: *v = p.canMapHostMemory; break;
+    case cudaDevAttrComputeMode: *v = p.computeMode; break;
+    case cudaDevAttrConcurrentKernels: *v = p.concurrentKernels; break;
+    case cudaDevAttrEccEnabled: *v = p.ECCEnabled; break;
+    case cudaDevAttrMemoryClockRate: *v = p.memoryClockRate; break;
+    case cudaDevAttrGlobalMemoryBusWidth: *v = p.memoryBusWidth; break;
+    case cudaDevAttrL2CacheSize: *v = p.l2CacheSize; break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: *v = p.maxThreadsPerMultiProcessor; break;
+    case cudaDevAttrAsyncEngineCount: *v = p.asyncEngineCount; break;
+    case cudaDevAttrUnifiedAddressing: *v = p.unifiedAddressing; break;
+    case cudaDevAttrComputeCapabilityMajor: *v = p.major; break;
+    case cudaDevAttrComputeCapabilityMinor: *v = p.minor; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *v = int(p.sharedMemPerMultiprocessor); break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor: *v = p.regsPerMultiprocessor; break;
+    case cudaDevAttrManagedMemory: *v = p.managedMemory; break;
+    case cudaDevAttrPageableMemoryAccess: *v = p.pageableMemoryAccess; break;
+    case cudaDevAttrConcurrentManagedAccess: *v = p.concurrentManagedAccess; break;
+    case cudaDevAttrCooperativeLaunch: *v = p.cooperativeLaunch; break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *v = int(p.sharedMemPerBlockOptin); break;
+    case cudaDevAttrHostRegisterSupported: *v = p.hostRegisterSupported; break;
+    case cudaDevAttrDirectManagedMemAccessFromHost: *v = p.directManagedMemAccessFromHost; break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor: *v = p.maxBlocksPerMultiProcessor; break;
+    case cudaDevAttrMemoryPoolsSupported: *v = p.memoryPoolsSupported; break;
+    default: *v = 0; break;
+  }
+  return cudaSuccess;
+}
+inline cudaError_t cudaDriverGetVersion(int *v) { *v = CUDART_VERSION; return cudaSuccess; }
+inline cudaError_t cudaRuntimeGetVersion(int *v) { *v = CUDART_VERSION; return cudaSuccess; }
+inline cudaError_t cudaSetDeviceFlags(unsigned) { return cudaSuccess; }
+inline cudaError_t cudaGetDeviceFlags(unsigned *f) { *f = 0; return cudaSuccess; }
+inline cudaError_t cudaChooseDevice(int *d, const cudaDeviceProp *) { *d = 0; return cudaSuccess; }
+inline cudaError_t cudaDeviceGetLimit(size_t *v, cudaLimit l) {
+  *v = l == cudaLimitStackSize ? 1024 : l == cudaLimitPrintfFifoSize ? (1u << 20) : (8u << 20);
+  return cudaSuccess;
+}
+inline cudaError_t cudaDeviceCanAccessPeer(int *can, int, int) { *can = 0; return cudaSuccess; }
+inline cudaError_t cudaDeviceEnablePeerAccess(int, unsigned) {
+  return ::cudaemu::detail::record(cudaErrorPeerAccessUnsupported);
+}
+inline cudaError_t cudaDeviceDisablePeerAccess(int) { return ::cudaemu::detail::record(cudaErrorPeerAccessNotEnabled); }
+// host memory is device memory here: registering and mapping change nothing
+inline cudaError_t cudaHostRegister(void *p, size_t, unsigned) {
+  return p ? cudaSuccess : ::cudaemu::detail::record(cudaErrorInvalidValue);
+}
+inline cudaError_t cudaHostUnregister(void *) { return cudaSuccess; }
+inline cudaError_t cudaHostGetDevicePointer(void **d, void *h, unsigned) { *d = h; return cudaSuccess; }
+template <class T> inline cudaError_t cudaHostGetDevicePointer(T **d, void *h, unsigned f) {
+  return cudaHostGetDevicePointer(reinterpret_cast<void **>(d), h, f);
+}
+inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *a, const void *p) {
+  a->type = cudaMemoryTypeDevice;
+  a->device = 0;
+  a->devicePointer = const_cast<void *>(p);
+  a->hostPointer = const_cast<void *>(p);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height) {
+  *pitch = (width + 511) / 512 * 512;
+  return cudaMalloc(p, *pitch * height);
+}
+template <class T> inline cudaError_t cudaMallocPitch(T **p, size_t *pitch, size_t w, size_t h) {
+  return cudaMallocPitch(reinterpret_cast<void **>(p), pitch, w, h);
+}
+inline cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                size_t height, cudaMemcpyKind) {
+  if (width > dpitch || width > spitch) return ::cudaemu::detail::record(cudaErrorInvalidPitchValue);
+  for (size_t r = 0; r < height; ++r)
+    std::memmove(static_cast<char *>(dst) + r * dpitch, static_cast<const char *>(src) + r * spitch, width);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemcpy2DAsync(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h,
+                                     cudaMemcpyKind k, cudaStream_t = nullptr) {
+  return cudaMemcpy2D(dst, dp, src, sp, w, h, k);
+}
+inline cudaError_t cudaMemset2D(void *p, size_t pitch, int v, size_t width, size_t height) {
+  for (size_t r = 0; r < height; ++r) std::memset(static_cast<char *>(p) + r * pitch, v, width);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemcpyPeer(void *dst, int, const void *src, int, size_t n) {
+  return cudaMemcpy(dst, src, n, cudaMemcpyDefault);
+}
+inline cudaError_t cudaMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t n, cudaStream_t = nullptr) {
+  return cudaMemcpyPeer(dst, dd, src, sd, n);
+}
+inline cudaError_t cudaMemPrefetchAsync(const void *, size_t, int, cudaStream_t = nullptr) { return cudaSuccess; }
+inline cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned, int) { return cudaStreamCreate(s); }
+inline cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest) {
+  if (least) *least = 0;
+  if (greatest) *greatest = -5;
+  return cudaSuccess;
+}
+// Work is done when it is issued (synchronous semantics): streams and events are always complete,
+// and a stream's callbacks run at once, in issue order.
+inline cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
+inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned = 0) { return cudaSuccess; }
+inline cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t cb, void *data, unsigned) {
+  cb(s, cudaSuccess, data);
+  return cudaSuccess;
+}
+inline cudaError_t cudaLaunchHostFunc(cudaStream_t, cudaHostFn_t fn, void *data) {
+  fn(data);
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void *, size_t = 0, unsigned = cudaMemAttachSingle) {
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
+inline cudaError_t cudaProfilerStart() { return cudaSuccess; }
+inline cudaError_t cudaProfilerStop() { return cudaSuccess; }
+template <class T> inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *a, T *) {
+  std::memset(a, 0, sizeof *a);
+  a->maxThreadsPerBlock = 1024;
+  a->maxDynamicSharedSizeBytes = 48 * 1024;
+  return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block, T, size_t = 0, int limit = 0) {
+  *block = limit > 0 && limit < 1024 ? limit : 1024;
+  *min_grid = 2;
   return cudaSuccess;
 }
 

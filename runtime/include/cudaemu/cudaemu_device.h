@@ -11,7 +11,7 @@
   inline R NAME##_block PARAMS { return NAME ARGS; }                                      \
   inline R NAME##_system PARAMS { return NAME ARGS; }
 #define CUDAEMU_ATOMIC(NAME, T, EXPR)                                                       \
-  inline T NAME(T *a, T v) { T old = *a; *a = (EXPR); return old; }                       \
+  inline T NAME(T *a, T v) { ::cudaemu::detail::spin_point(); T old = *a; *a = (EXPR); return old; } \
   CUDAEMU_ATOMIC_SCOPES(T, NAME, (T * a, T v), (a, v))
 #define CUDAEMU_ATOMIC_INTS(NAME, EXPR)                                                     \
   CUDAEMU_ATOMIC(NAME, int, EXPR)                                                         \
@@ -33,7 +33,7 @@ CUDAEMU_ATOMIC_INTS(atomicXor, old ^ v)
 CUDAEMU_ATOMIC(atomicInc, unsigned int, (old >= v ? 0u : old + 1u))
 CUDAEMU_ATOMIC(atomicDec, unsigned int, ((old == 0u || old > v) ? v : old - 1u))
 #define CUDAEMU_CAS(T)                                                                      \
-  inline T atomicCAS(T *a, T cmp, T v) { T old = *a; if (old == cmp) *a = v; return old; } \
+  inline T atomicCAS(T *a, T cmp, T v) { ::cudaemu::detail::spin_point(); T old = *a; if (old == cmp) *a = v; return old; } \
   CUDAEMU_ATOMIC_SCOPES(T, atomicCAS, (T * a, T cmp, T v), (a, cmp, v))
 CUDAEMU_CAS(int)
 CUDAEMU_CAS(unsigned int)
@@ -44,9 +44,10 @@ CUDAEMU_CAS(unsigned short)
 #undef CUDAEMU_ATOMIC
 #undef CUDAEMU_ATOMIC_SCOPES
 
-inline void __threadfence() {}
-inline void __threadfence_block() {}
-inline void __threadfence_system() {}
+// fences are where code that polls another block's writes stops: the spin evidence
+inline void __threadfence() { ::cudaemu::detail::spin_point(); }
+inline void __threadfence_block() { ::cudaemu::detail::spin_point(); }
+inline void __threadfence_system() { ::cudaemu::detail::spin_point(); }
 template <class T> inline T __ldg(const T *p) { return *p; }
 
 // ------------------------------------------------------------------ warp collectives
@@ -148,7 +149,13 @@ inline long long clock64() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-// clock() is the C library's (time.h), which device code may call too.
+// clock() in device code counts cycles of the device (clockRate kHz: 1 GHz here, so
+// nanoseconds), as programs that spin for a number of cycles expect; in host code it is the
+// C library's processor time.
+namespace cudaemu {
+inline clock_t clock_now() { return in_kernel() ? clock_t(clock64()) : ::clock(); }
+}  // namespace cudaemu
+#define clock() ::cudaemu::clock_now()
 [[noreturn]] inline void __trap() { ::cudaemu::detail::fault(::cudaemu::kExitFault, "__trap() called in device code"); }
 
 // ------------------------------------------------------------------ math
@@ -177,5 +184,85 @@ inline unsigned min(int a, unsigned b) { return min(unsigned(a), b); }
 inline unsigned min(unsigned a, int b) { return min(a, unsigned(b)); }
 inline unsigned max(int a, unsigned b) { return max(unsigned(a), b); }
 inline unsigned max(unsigned a, int b) { return max(a, unsigned(b)); }
+
+inline long min(long a, long b) { return a < b ? a : b; }
+inline long max(long a, long b) { return a > b ? a : b; }
+inline unsigned long min(unsigned long a, unsigned long b) { return a < b ? a : b; }
+inline unsigned long max(unsigned long a, unsigned long b) { return a > b ? a : b; }
+inline double min(float a, double b) { return std::fmin(double(a), b); }
+inline double min(double a, float b) { return std::fmin(a, double(b)); }
+inline double max(float a, double b) { return std::fmax(double(a), b); }
+inline double max(double a, float b) { return std::fmax(a, double(b)); }
+inline unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
+inline unsigned umax(unsigned a, unsigned b) { return a > b ? a : b; }
+inline long long llmin(long long a, long long b) { return a < b ? a : b; }
+inline long long llmax(long long a, long long b) { return a > b ? a : b; }
+inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+
+// CUDA's device math beyond the C library: same results, computed in the host's precision
+inline float sinpif(float x) { return std::sin(float(M_PI) * x); }
+inline double sinpi(double x) { return std::sin(M_PI * x); }
+inline float cospif(float x) { return std::cos(float(M_PI) * x); }
+inline double cospi(double x) { return std::cos(M_PI * x); }
+inline void sincospif(float x, float *s, float *c) { *s = sinpif(x); *c = cospif(x); }
+inline float normcdff(float x) { return 0.5f * std::erfc(-x * float(M_SQRT1_2)); }
+inline double normcdf(double x) { return 0.5 * std::erfc(-x * M_SQRT1_2); }
+inline double erfinv(double y) {   // Newton steps from a rational first guess
+  if (y <= -1) return -HUGE_VAL;
+  if (y >= 1) return HUGE_VAL;
+  double w = std::log((1.0 - y) * (1.0 + y)), a = 0.147, t = 2 / (M_PI * a) + w / 2;
+  double x = std::copysign(std::sqrt(std::sqrt(t * t - w / a) - t), y);
+  for (int i = 0; i < 3; ++i) x -= (std::erf(x) - y) / (2 / std::sqrt(M_PI) * std::exp(-x * x));
+  return x;
+}
+inline float erfinvf(float y) { return float(erfinv(y)); }
+inline double normcdfinv(double p) { return M_SQRT2 * erfinv(2 * p - 1); }
+inline float normcdfinvf(float p) { return float(M_SQRT2 * erfinv(2.0 * p - 1.0)); }
+inline float rcbrtf(float x) { return 1.0f / std::cbrt(x); }
+inline double rcbrt(double x) { return 1.0 / std::cbrt(x); }
+inline float __log2f(float x) { return std::log2(x); }
+inline float __tanf(float x) { return std::tan(x); }
+inline void __sincosf(float x, float *s, float *c) { *s = std::sin(x); *c = std::cos(x); }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
+inline float __fsqrt_rn(float x) { return std::sqrt(x); }
+inline float __frcp_rn(float x) { return 1.0f / x; }
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
+inline unsigned __float2uint_rn(float f) { return unsigned(std::nearbyint(f)); }
+inline unsigned __float2uint_rz(float f) { return unsigned(f); }
+inline float __uint2float_rn(unsigned x) { return float(x); }
+inline int __double2int_rn(double d) { return int(std::nearbyint(d)); }
+inline double __int2double_rn(int x) { return double(x); }
+inline float __ll2float_rn(long long x) { return float(x); }
+inline int __umul24(unsigned a, unsigned b) { return int((a & 0xffffffu) * (b & 0xffffffu)); }
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+  unsigned long long v = (unsigned long long)y << 32 | x;
+  unsigned r = 0;
+  for (int i = 0; i < 4; ++i) r |= unsigned((v >> (((s >> (4 * i)) & 7u) * 8)) & 0xffu) << (8 * i);
+  return r;
+}
+inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned n) {
+  return unsigned((((unsigned long long)hi << 32 | lo) << (n & 31)) >> 32);
+}
+inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned n) {
+  return unsigned(((unsigned long long)hi << 32 | lo) >> (n & 31));
+}
+inline unsigned __sad(int x, int y, unsigned z) { return unsigned(x > y ? x - y : y - x) + z; }
+inline unsigned __usad(unsigned x, unsigned y, unsigned z) { return (x > y ? x - y : y - x) + z; }
+inline int __hadd(int a, int b) { return int(((long long)a + b) >> 1); }
+inline int __rhadd(int a, int b) { return int(((long long)a + b + 1) >> 1); }
+inline unsigned __uhadd(unsigned a, unsigned b) { return unsigned(((unsigned long long)a + b) >> 1); }
+inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+  return (unsigned long long)(((unsigned __int128)a * b) >> 64);
+}
+inline long long __mul64hi(long long a, long long b) { return (long long)(((__int128)a * b) >> 64); }
+inline void __nanosleep(unsigned) { ::cudaemu::detail::spin_point(); }
+inline unsigned __lanemask_lt() { return (1u << (::cudaemu::detail::g_cur->linear % 32)) - 1u; }
 
 #endif  // CUDAEMU_DEVICE_H

@@ -10,11 +10,24 @@
 #ifndef CUDAPARSE_CUDA_DECLS_H
 #define CUDAPARSE_CUDA_DECLS_H
 
+// What nvcc's cuda_runtime.h brings in implicitly: programs call fabs, malloc,
+// memcpy, INT_MAX, printf and assert without including these themselves.
+#include <assert.h>
+#include <limits.h>
+#include <math.h>
 #include <stddef.h>
-
-// C library functions that device code calls (printf, sqrtf, malloc) are the
-// host headers' own: in a --cuda-host-only parse clang defers wrong-side call
-// diagnostics to device code generation, which a parse never reaches.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef __cplusplus
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <new>
+#include <type_traits>
+#include <utility>
+#endif
 
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
@@ -28,7 +41,14 @@
 #define __align__(n) __attribute__((aligned(n)))
 #define __CUDACC__ 1
 #define __CUDA_ARCH_PARSE__ 1
-#define CUDART_VERSION 12000
+#define __grid_constant__
+#define CUDART_CB
+#define __CUDA_ARCH_LIST__ 900
+// gcc's own headers (omp.h) write __attribute__((__malloc__(f, 1))), which clang 18 rejects
+#define __malloc__(...) __malloc__
+#define __CUDACC_VER_MAJOR__ 12
+#define __CUDACC_VER_MINOR__ 8
+#define __NVCC__ 1
 
 // ---------------------------------------------------------------- vector types
 #define CUDAPARSE_VEC(T, N)                                                         \
@@ -147,7 +167,7 @@ __device__ int __float2int_rn(float);
 __device__ int __float2int_rz(float);
 __device__ float __int2float_rn(int);
 __device__ long long clock64();
-__device__ int clock();
+
 template <class T> __device__ T __ldg(const T *p);
 __host__ __device__ int min(int, int);
 __host__ __device__ int max(int, int);
@@ -157,6 +177,34 @@ __host__ __device__ long long min(long long, long long);
 __host__ __device__ long long max(long long, long long);
 __host__ __device__ unsigned long long min(unsigned long long, unsigned long long);
 __host__ __device__ unsigned long long max(unsigned long long, unsigned long long);
+__host__ __device__ int min(int, unsigned);
+__host__ __device__ int min(unsigned, int);
+__host__ __device__ int max(int, unsigned);
+__host__ __device__ int max(unsigned, int);
+__host__ __device__ long min(long, long);
+__host__ __device__ long max(long, long);
+__host__ __device__ unsigned long min(unsigned long, unsigned long);
+__host__ __device__ unsigned long max(unsigned long, unsigned long);
+__host__ __device__ long long min(long long, unsigned long long);
+__host__ __device__ long long max(long long, unsigned long long);
+__host__ __device__ long long min(unsigned long long, long long);
+__host__ __device__ long long max(unsigned long long, long long);
+__host__ __device__ double min(float, double);
+__host__ __device__ double min(double, float);
+__host__ __device__ double max(float, double);
+__host__ __device__ double max(double, float);
+__host__ __device__ unsigned umin(unsigned, unsigned);
+__host__ __device__ unsigned umax(unsigned, unsigned);
+__host__ __device__ long long llmin(long long, long long);
+__host__ __device__ long long llmax(long long, long long);
+__host__ __device__ unsigned long long ullmin(unsigned long long, unsigned long long);
+__host__ __device__ unsigned long long ullmax(unsigned long long, unsigned long long);
+__device__ int __umul24(unsigned, unsigned);
+__device__ void *operator new(size_t, void *) noexcept;
+__device__ void *operator new(size_t);
+__device__ void *operator new[](size_t);
+__device__ void operator delete(void *) noexcept;
+__device__ void operator delete[](void *) noexcept;
 __host__ __device__ float min(float, float);
 __host__ __device__ float max(float, float);
 __host__ __device__ double min(double, double);
@@ -164,36 +212,92 @@ __host__ __device__ double max(double, double);
 __host__ __device__ float rsqrtf(float);
 __host__ __device__ double rsqrt(double);
 extern "C" __device__ void __trap();
-#define assert(e) ((void)0)
+
+// Host C library functions that device code calls too: the real headers declare device
+// versions beside the host ones (overloads on __host__/__device__).
+__device__ int printf(const char *, ...);
+__device__ void *malloc(size_t);
+__device__ void free(void *);
+__device__ void *memcpy(void *, const void *, size_t);
+__device__ void *memset(void *, int, size_t);
+__device__ void __assert_fail(const char *, const char *, unsigned int, const char *);
+__device__ clock_t clock();
+#define CUDAPARSE_MATH_F1(N) __device__ float N##f(float); __device__ double N(double);
+#define CUDAPARSE_MATH_F2(N) __device__ float N##f(float, float); __device__ double N(double, double);
+CUDAPARSE_MATH_F1(sqrt) CUDAPARSE_MATH_F1(cbrt) CUDAPARSE_MATH_F1(exp) CUDAPARSE_MATH_F1(exp2)
+CUDAPARSE_MATH_F1(exp10) CUDAPARSE_MATH_F1(expm1) CUDAPARSE_MATH_F1(log) CUDAPARSE_MATH_F1(log2)
+CUDAPARSE_MATH_F1(log10) CUDAPARSE_MATH_F1(log1p) CUDAPARSE_MATH_F1(sin) CUDAPARSE_MATH_F1(cos)
+CUDAPARSE_MATH_F1(tan) CUDAPARSE_MATH_F1(asin) CUDAPARSE_MATH_F1(acos) CUDAPARSE_MATH_F1(atan)
+CUDAPARSE_MATH_F1(sinh) CUDAPARSE_MATH_F1(cosh) CUDAPARSE_MATH_F1(tanh) CUDAPARSE_MATH_F1(asinh)
+CUDAPARSE_MATH_F1(acosh) CUDAPARSE_MATH_F1(atanh) CUDAPARSE_MATH_F1(fabs) CUDAPARSE_MATH_F1(floor)
+CUDAPARSE_MATH_F1(ceil) CUDAPARSE_MATH_F1(round) CUDAPARSE_MATH_F1(trunc) CUDAPARSE_MATH_F1(rint)
+CUDAPARSE_MATH_F1(nearbyint) CUDAPARSE_MATH_F1(erf) CUDAPARSE_MATH_F1(erfc) CUDAPARSE_MATH_F1(erfinv)
+CUDAPARSE_MATH_F1(lgamma) CUDAPARSE_MATH_F1(tgamma) CUDAPARSE_MATH_F1(logb) CUDAPARSE_MATH_F1(sinpi)
+CUDAPARSE_MATH_F1(cospi) CUDAPARSE_MATH_F1(normcdf) CUDAPARSE_MATH_F1(normcdfinv) CUDAPARSE_MATH_F1(rcbrt)
+CUDAPARSE_MATH_F2(pow) CUDAPARSE_MATH_F2(atan2) CUDAPARSE_MATH_F2(fmin) CUDAPARSE_MATH_F2(fmax)
+CUDAPARSE_MATH_F2(fmod) CUDAPARSE_MATH_F2(remainder) CUDAPARSE_MATH_F2(copysign) CUDAPARSE_MATH_F2(hypot)
+CUDAPARSE_MATH_F2(fdim) CUDAPARSE_MATH_F2(nextafter)
+#undef CUDAPARSE_MATH_F1
+#undef CUDAPARSE_MATH_F2
+__device__ float fmaf(float, float, float);
+__device__ double fma(double, double, double);
+__device__ float ldexpf(float, int);
+__device__ double ldexp(double, int);
+__device__ float frexpf(float, int *);
+__device__ double frexp(double, int *);
+__device__ float modff(float, float *);
+__device__ double modf(double, double *);
+__device__ void sincosf(float, float *, float *);
+__device__ void sincos(double, double *, double *);
+__device__ void sincospif(float, float *, float *);
+__device__ long lroundf(float);
+__device__ long long llroundf(float);
+__device__ long lrintf(float);
+__device__ int ilogbf(float);
+__device__ float scalbnf(float, int);
+__device__ int abs(int);
+__device__ long labs(long);
+__device__ long long llabs(long long);
+__device__ float __expf(float);
+__device__ float __logf(float);
+__device__ float __log2f(float);
+__device__ float __sinf(float);
+__device__ float __cosf(float);
+__device__ float __tanf(float);
+__device__ float __powf(float, float);
+__device__ void __sincosf(float, float *, float *);
+__device__ float __fadd_rn(float, float);
+__device__ float __fsub_rn(float, float);
+__device__ float __fmul_rn(float, float);
+__device__ float __fdiv_rn(float, float);
+__device__ float __fmaf_rn(float, float, float);
+__device__ float __fsqrt_rn(float);
+__device__ float __frcp_rn(float);
+__device__ double __dadd_rn(double, double);
+__device__ double __dmul_rn(double, double);
+__device__ double __fma_rn(double, double, double);
+__device__ unsigned __float2uint_rn(float);
+__device__ unsigned __float2uint_rz(float);
+__device__ float __uint2float_rn(unsigned);
+__device__ int __double2int_rn(double);
+__device__ double __int2double_rn(int);
+__device__ float __ll2float_rn(long long);
+__device__ unsigned __byte_perm(unsigned, unsigned, unsigned);
+__device__ unsigned __funnelshift_l(unsigned, unsigned, unsigned);
+__device__ unsigned __funnelshift_r(unsigned, unsigned, unsigned);
+__device__ unsigned __sad(int, int, unsigned);
+__device__ unsigned __usad(unsigned, unsigned, unsigned);
+__device__ int __hadd(int, int);
+__device__ int __rhadd(int, int);
+__device__ unsigned __uhadd(unsigned, unsigned);
+__device__ void __nanosleep(unsigned);
+__device__ unsigned __lanemask_lt();
+__device__ unsigned long long __umul64hi(unsigned long long, unsigned long long);
+__device__ long long __mul64hi(long long, long long);
+template <class T> __device__ unsigned __match_all_sync(unsigned mask, T v, int *pred);
 
 // ---------------------------------------------------------------- runtime API
-enum cudaError { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2,
-                 cudaErrorInvalidDevice = 101, cudaErrorNoDevice = 100, cudaErrorLaunchFailure = 719,
-                 cudaErrorUnknown = 999 };
-typedef enum cudaError cudaError_t;
-enum cudaMemcpyKind { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
-                      cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4 };
-enum cudaFuncCache { cudaFuncCachePreferNone, cudaFuncCachePreferShared, cudaFuncCachePreferL1,
-                     cudaFuncCachePreferEqual };
-enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
-                         cudaFuncAttributePreferredSharedMemoryCarveout = 9 };
-enum cudaSharedMemConfig { cudaSharedMemBankSizeDefault, cudaSharedMemBankSizeFourByte,
-                           cudaSharedMemBankSizeEightByte };
-typedef struct CUstream_st *cudaStream_t;
-typedef struct CUevent_st *cudaEvent_t;
-#define cudaStreamNonBlocking 0x01
-#define cudaEventDefault 0x00
-#define cudaHostAllocDefault 0x00
-#define cudaMemAttachGlobal 0x01
-
-struct cudaDeviceProp {
-  char name[256];
-  size_t totalGlobalMem, sharedMemPerBlock, sharedMemPerMultiprocessor, totalConstMem, memPitch;
-  int regsPerBlock, warpSize, maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], clockRate;
-  int major, minor, multiProcessorCount, maxThreadsPerMultiProcessor, memoryClockRate,
-      memoryBusWidth, l2CacheSize, concurrentKernels, ECCEnabled, unifiedAddressing,
-      managedMemory, cooperativeLaunch, maxBlocksPerMultiProcessor;
-};
+#include "../cudacommon/runtime_types.h"
 
 extern "C" {
 cudaError_t cudaMalloc(void **p, size_t n);
@@ -233,7 +337,52 @@ cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig c);
 cudaError_t cudaDeviceSetLimit(int limit, size_t value);
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes);
 int __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shm = 0, cudaStream_t s = 0);
+cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device);
+cudaError_t cudaDriverGetVersion(int *v);
+cudaError_t cudaRuntimeGetVersion(int *v);
+cudaError_t cudaSetDeviceFlags(unsigned flags);
+cudaError_t cudaGetDeviceFlags(unsigned *flags);
+cudaError_t cudaChooseDevice(int *dev, const cudaDeviceProp *prop);
+cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit);
+cudaError_t cudaDeviceCanAccessPeer(int *can, int dev, int peer);
+cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned flags);
+cudaError_t cudaDeviceDisablePeerAccess(int peer);
+cudaError_t cudaHostRegister(void *p, size_t n, unsigned flags);
+cudaError_t cudaHostUnregister(void *p);
+cudaError_t cudaHostGetDevicePointer(void **d, void *h, unsigned flags);
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *a, const void *p);
+cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height);
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                         cudaMemcpyKind kind);
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                              size_t height, cudaMemcpyKind kind, cudaStream_t s = 0);
+cudaError_t cudaMemset2D(void *p, size_t pitch, int v, size_t width, size_t height);
+cudaError_t cudaMemcpyPeer(void *dst, int ddev, const void *src, int sdev, size_t n);
+cudaError_t cudaMemcpyPeerAsync(void *dst, int ddev, const void *src, int sdev, size_t n, cudaStream_t s = 0);
+cudaError_t cudaMemPrefetchAsync(const void *p, size_t n, int dev, cudaStream_t s = 0);
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned flags, int priority);
+cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest);
+cudaError_t cudaStreamQuery(cudaStream_t s);
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags = 0);
+cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t cb, void *data, unsigned flags);
+cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *data);
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t s, void *p, size_t n = 0, unsigned flags = cudaMemAttachSingle);
+cudaError_t cudaEventQuery(cudaEvent_t e);
+cudaError_t cudaProfilerStart(void);
+cudaError_t cudaProfilerStop(void);
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *a, const void *f);
+cudaError_t cudaLaunchKernel(const void *f, dim3 grid, dim3 block, void **args, size_t shm, cudaStream_t s);
+cudaError_t cudaLaunchCooperativeKernel(const void *f, dim3 grid, dim3 block, void **args, size_t shm,
+                                        cudaStream_t s);
 }
+template <class T> cudaError_t cudaHostAlloc(T **p, size_t n, unsigned flags);
+template <class T> cudaError_t cudaHostGetDevicePointer(T **d, void *h, unsigned flags);
+template <class T> cudaError_t cudaMallocPitch(T **p, size_t *pitch, size_t width, size_t height);
+template <class T> cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *a, T *f);
+template <class T> cudaError_t cudaLaunchCooperativeKernel(T *f, dim3 grid, dim3 block, void **args,
+                                                           size_t shm = 0, cudaStream_t s = 0);
+template <class T> cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block, T f,
+                                                                  size_t shm = 0, int limit = 0);
 template <class T> cudaError_t cudaMalloc(T **p, size_t n);
 template <class T> cudaError_t cudaMallocManaged(T **p, size_t n, unsigned flags = cudaMemAttachGlobal);
 template <class T> cudaError_t cudaMallocHost(T **p, size_t n);

@@ -140,6 +140,32 @@ inline void before_free(const void *p) {
     }
 }
 
+}  // namespace host
+}  // namespace hirace
+
+// The same tracking for host-only sources (.cpp files compiled by the host compiler, which
+// cannot include this header): hirace/host_hooks.h declares these; every CUDA source that
+// includes this header defines them (weak: the linker keeps one).
+extern "C" __attribute__((weak)) void hirace_host_track_alloc(int err, void **where, size_t size, const char *name) {
+  hirace::host::track_alloc(cudaError_t(err), where, size, name);
+}
+extern "C" __attribute__((weak)) void hirace_host_before_free(const void *p) { hirace::host::before_free(p); }
+
+// Allocations are tracked where the program makes them, however they are written: inside a
+// macro's argument (CHECK(cudaMalloc(&d, n))), in a helper, anywhere after this header. The
+// macros replace only the call; a macro that stringizes its argument (#call) still shows the
+// program's own text, since # works on the argument as written.
+#include "alloc_hooks.h"
+#define cudaMalloc(p, n) HIRACE_TRACK(::hirace::host::track_alloc, ::cudaMalloc(p, n), p, n)
+#define cudaMallocManaged(p, n, ...) \
+  HIRACE_TRACK(::hirace::host::track_alloc, ::cudaMallocManaged(p, n, ##__VA_ARGS__), p, n)
+#define cudaMallocHost(p, n) HIRACE_TRACK(::hirace::host::track_alloc, ::cudaMallocHost(p, n), p, n)
+#define cudaHostAlloc(p, n, f) HIRACE_TRACK(::hirace::host::track_alloc, ::cudaHostAlloc(p, n, f), p, n)
+#define cudaFree(p) (::hirace::host::before_free((const void *)(p)), ::cudaFree(p))
+
+namespace hirace {
+namespace host {
+
 struct SymbolRegistrar {
   SymbolRegistrar(void *(*address)(), size_t size, const char *name) {
     state().symbols.push_back(Symbol{address, size, name, -1});
@@ -150,11 +176,15 @@ struct TuRegistrar {
   explicit TuRegistrar(void (*setter)(const LaunchState &)) { state().tus.push_back(setter); }
 };
 
+#if defined(CUDAEMU)
+// the cpu backend runs a block in one of its slots: a block starting there gets a fresh slice
 inline void reset_cpu_shared_shadow() {
   State &s = state();
-  if (s.d_shared) std::memset(s.d_shared, 0, s.d_shared_bytes);
-  if (s.d_shared_sites) std::memset(s.d_shared_sites, 0xff, s.d_shared_bytes / 2);
+  size_t words = size_t(s.shared_slice_words), slot = ::cudaemu::detail::g_slot;
+  if (s.d_shared) std::memset(s.d_shared + slot * words, 0, words * 8);
+  if (s.d_shared_sites) std::memset(s.d_shared_sites + slot * words, 0xff, words * 4);
 }
+#endif
 
 template <class T> inline void grow(T **p, size_t *cap_bytes, size_t need_bytes, const char *what) {
   if (need_bytes <= *cap_bytes) return;
@@ -199,7 +229,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
 #if defined(CUDAEMU)
   (void)kernel;
   unsigned long long window = ::cudaemu::detail::kSharedWindow;
-  unsigned long long slices = 1;
+  unsigned long long slices = ::cudaemu::detail::kMaxLiveBlocks;   // one per slot (reset as a block starts)
   ::cudaemu::detail::g_block_start_hook = &reset_cpu_shared_shadow;
 #else
   // shared addresses count from the window's start, which holds the reserved
@@ -227,9 +257,13 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
       if (s.d_shared_sites) cudaFree(s.d_shared_sites);
       check_cuda(cudaMalloc(reinterpret_cast<void **>(&s.d_shared_sites), s.d_shared_bytes / 2), "site shadow");
     }
+#if !defined(CUDAEMU)
     check_cuda(cudaMemset(s.d_shared_sites, 0xff, s.d_shared_bytes / 2), "site shadow reset");
+#endif
   }
+#if !defined(CUDAEMU)
   check_cuda(cudaMemset(s.d_shared, 0, s.d_shared_bytes), "shared-memory shadow reset");
+#endif
   if (!s.d_log) {
     check_cuda(cudaMalloc(reinterpret_cast<void **>(&s.d_log), s.log_cap * sizeof(RaceRecord)), "race log");
     check_cuda(cudaMalloc(reinterpret_cast<void **>(&s.d_counts), 3 * sizeof(unsigned)), "race log");

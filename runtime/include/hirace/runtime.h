@@ -74,6 +74,11 @@ HIRACE_D inline void after_block_barrier() {
 HIRACE_D inline void after_warp_barrier() {
   if (g_launch.enabled && ++thread_clocks()[1] == (1u << ShadowWord::kWclkBits)) *g_launch.wrapped = 1;
 }
+// a cooperative-groups thread_group: the whole block (a barrier) or a tile (a warp barrier)
+HIRACE_D inline void after_group_barrier(unsigned long long group_threads) {
+  if (group_threads >= 1ull * blockDim.x * blockDim.y * blockDim.z) after_block_barrier();
+  else after_warp_barrier();
+}
 template <class T> HIRACE_D inline T after_block_barrier_value(T v) {
   after_block_barrier();
   return v;
@@ -100,8 +105,9 @@ HIRACE_D inline bool locate(const void *p, Location *loc) {
 #elif defined(CUDAEMU)
   size_t off;
   if (::cudaemu::shared_offset(p, &off)) {
-    *loc = Location{L.shared_shadow, L.shared_sites, off, L.shared_slice_words << L.granularity_shift,
-                    kShared, 0};
+    unsigned long long slice = L.shared_slice_words * ::cudaemu::detail::g_slot;
+    *loc = Location{L.shared_shadow + slice, L.shared_sites ? L.shared_sites + slice : nullptr, off,
+                    L.shared_slice_words << L.granularity_shift, kShared, 0};
     return true;
   }
 #endif

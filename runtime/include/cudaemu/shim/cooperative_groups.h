@@ -1,2 +1,156 @@
-// cpu-backend stand-in for <cooperative_groups.h>.
-#error "cudaemu: cooperative groups (grid.sync() and friends) are not supported on the cpu backend; use --backend gpu"
+// cpu-backend cooperative groups: thread blocks, tiles of up to 32 threads (static and dynamic),
+// coalesced groups, group collectives (shuffles, votes, reduce, scans). A grid's blocks run one
+// after another here, so grid-wide synchronisation cannot work: the engine refuses it by name
+// before the build, and grid_group::sync stops the run if it is reached anyway.
+#pragma once
+#include "../cudaemu.h"
+
+namespace cooperative_groups {
+namespace cudaemu_cg {
+inline unsigned linear() { return unsigned(::cudaemu::linear_thread()); }
+inline unsigned block_threads() { return blockDim.x * blockDim.y * blockDim.z; }
+// the lanes of the tile of `size` threads that the calling thread belongs to, within its warp
+inline unsigned tile_mask(unsigned size) {
+  if (size >= 32) return 0xffffffffu;
+  unsigned lane = linear() % 32;
+  return ((1u << size) - 1u) << (lane / size * size);
+}
+[[noreturn]] inline void refuse(const char *what) {
+  ::cudaemu::detail::fault(::cudaemu::kExitFault, what);
+}
+}  // namespace cudaemu_cg
+
+class thread_group {
+ public:
+  explicit thread_group(unsigned size = 0) : size_(size) {}   // 0: the whole block
+  unsigned long long size() const { return size_ ? size_ : cudaemu_cg::block_threads(); }
+  unsigned long long num_threads() const { return size(); }
+  unsigned long long thread_rank() const { return size_ ? cudaemu_cg::linear() % size_ : cudaemu_cg::linear(); }
+  unsigned meta_group_rank() const { return size_ ? cudaemu_cg::linear() / size_ : 0; }
+  unsigned meta_group_size() const {
+    return size_ ? (cudaemu_cg::block_threads() + size_ - 1) / size_ : 1;
+  }
+  void sync(const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    if (size_ == 0) ::cudaemu::syncthreads(file, line);
+    else ::cudaemu::syncwarp(file, line, cudaemu_cg::tile_mask(size_));
+  }
+
+ protected:
+  unsigned size_;
+};
+
+class thread_block : public thread_group {
+ public:
+  thread_block() : thread_group(0) {}
+  dim3 group_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+  dim3 thread_index() const { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
+  dim3 dim_threads() const { return blockDim; }
+  dim3 group_dim() const { return blockDim; }
+};
+
+class grid_group {
+ public:
+  void sync() const {
+    cudaemu_cg::refuse("grid-wide synchronisation (grid_group::sync) is not supported on the cpu backend, "
+                       "which runs a grid's blocks one after another; use --backend gpu");
+  }
+  unsigned long long num_blocks() const { return 1ull * gridDim.x * gridDim.y * gridDim.z; }
+  unsigned long long block_rank() const {
+    return blockIdx.x + 1ull * gridDim.x * (blockIdx.y + 1ull * gridDim.y * blockIdx.z);
+  }
+  unsigned long long size() const { return num_blocks() * cudaemu_cg::block_threads(); }
+  unsigned long long num_threads() const { return size(); }
+  unsigned long long thread_rank() const { return block_rank() * cudaemu_cg::block_threads() + cudaemu_cg::linear(); }
+  dim3 group_dim() const { return gridDim; }
+  dim3 dim_blocks() const { return gridDim; }
+  dim3 block_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+  bool is_valid() const { return true; }
+};
+
+// A group of lanes of one warp: tiles (static or dynamic size) and coalesced groups.
+class coalesced_group : public thread_group {
+ public:
+  explicit coalesced_group(unsigned size, unsigned mask) : thread_group(size), mask_(mask) {}
+  unsigned long long thread_rank() const {
+    unsigned lane = cudaemu_cg::linear() % 32;
+    return size_ < 32 && mask_ == cudaemu_cg::tile_mask(size_) ? lane % size_
+                                                                 : __builtin_popcount(mask_ & ((1u << lane) - 1u));
+  }
+  unsigned long long size() const { return __builtin_popcount(mask_); }
+  unsigned long long num_threads() const { return size(); }
+  void sync(const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    ::cudaemu::syncwarp(file, line, mask_);
+  }
+  template <class T> T shfl(T v, int src, const char *f = __builtin_FILE(), int ln = __builtin_LINE()) const {
+    return cudaemu_shfl(f, ln, mask_, v, base() + src, 32);
+  }
+  template <class T> T shfl_down(T v, unsigned d, const char *f = __builtin_FILE(), int ln = __builtin_LINE()) const {
+    return cudaemu_shfl_down(f, ln, mask_, v, d, width());
+  }
+  template <class T> T shfl_up(T v, unsigned d, const char *f = __builtin_FILE(), int ln = __builtin_LINE()) const {
+    return cudaemu_shfl_up(f, ln, mask_, v, d, width());
+  }
+  template <class T> T shfl_xor(T v, unsigned m, const char *f = __builtin_FILE(), int ln = __builtin_LINE()) const {
+    return cudaemu_shfl_xor(f, ln, mask_, v, int(m), width());
+  }
+  unsigned ballot(int pred, const char *f = __builtin_FILE(), int ln = __builtin_LINE()) const {
+    return cudaemu_ballot(f, ln, mask_, pred) >> base();
+  }
+  int any(int pred, const char *f = __builtin_FILE(), int ln = __builtin_LINE()) const {
+    return cudaemu_ballot(f, ln, mask_, pred) != 0;
+  }
+  int all(int pred, const char *f = __builtin_FILE(), int ln = __builtin_LINE()) const {
+    return cudaemu_all(f, ln, mask_, pred);
+  }
+  unsigned mask() const { return mask_; }
+  // every member's value, in rank order (the collective under reduce and the scans)
+  template <class T> void gather(T v, T *out, const char *f, int ln) const {
+    const unsigned long long *s =
+        ::cudaemu::detail::warp_meet(mask_, ::cudaemu::detail::to_bits(v), f, ln);
+    unsigned k = 0;
+    for (unsigned i = 0; i < 32; ++i)
+      if (mask_ & (1u << i)) out[k++] = ::cudaemu::detail::from_bits<T>(s[i]);
+  }
+
+ protected:
+  unsigned base() const { return __builtin_ctz(mask_); }
+  int width() const { return size_ && size_ <= 32 ? int(size_) : 32; }
+  unsigned mask_;
+};
+
+template <unsigned Size, class Parent = void> class thread_block_tile : public coalesced_group {
+  static_assert(Size > 0 && Size <= 32 && (Size & (Size - 1)) == 0,
+                "cudaemu: tiles of 1, 2, 4, 8, 16 or 32 threads are supported on the cpu backend");
+
+ public:
+  thread_block_tile() : coalesced_group(Size, cudaemu_cg::tile_mask(Size)) {}
+  template <class P> thread_block_tile(const thread_block_tile<Size, P> &) : thread_block_tile() {}
+  unsigned long long thread_rank() const { return cudaemu_cg::linear() % Size; }
+  static constexpr unsigned num_threads() { return Size; }
+  static constexpr unsigned size() { return Size; }
+  unsigned meta_group_rank() const { return cudaemu_cg::linear() / Size; }
+  unsigned meta_group_size() const { return (cudaemu_cg::block_threads() + Size - 1) / Size; }
+};
+
+inline thread_block this_thread_block() { return thread_block(); }
+inline grid_group this_grid() { return grid_group(); }
+inline coalesced_group coalesced_threads() { return coalesced_group(32, __activemask()); }
+template <unsigned Size, class Parent> thread_block_tile<Size, Parent> tiled_partition(const Parent &) {
+  return thread_block_tile<Size, Parent>();
+}
+// dynamic tiles: tiled_partition(block, n) with n a power of two up to 32
+inline thread_group tiled_partition(const thread_group &parent, unsigned n) {
+  if (n == 0 || n > 32 || (n & (n - 1)))
+    cudaemu_cg::refuse("tiled_partition(group, n): the cpu backend supports n = 1, 2, 4, 8, 16 or 32");
+  (void)parent;
+  return thread_group(n);
+}
+template <class Group> void sync(const Group &g, const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
+  g.sync(file, line);
+}
+inline void sync(const grid_group &g) { g.sync(); }
+template <class Group> unsigned long long thread_rank(const Group &g) { return g.thread_rank(); }
+template <class Group> unsigned long long group_size(const Group &g) { return g.size(); }
+template <class Group> unsigned long long num_threads(const Group &g) { return g.num_threads(); }
+
+}  // namespace cooperative_groups

@@ -1,3 +1,2 @@
-// Parse-only stand-in for <cuda_runtime_api.h>: everything it provides is declared in cuda_decls.h,
-// which the instrument/ parser includes first.
+// Parse-only stand-in for <cuda_runtime_api.h>: cuda_decls.h (included first) declares what it provides.
 #include "../cuda_decls.h"

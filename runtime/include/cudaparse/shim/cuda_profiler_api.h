@@ -1,0 +1,2 @@
+// Parse-only stand-in for <cuda_profiler_api.h>: cuda_decls.h (included first) declares what it provides.
+#include "../cuda_decls.h"

@@ -1,0 +1,29 @@
+// hirace's allocation tracking for host-only C++ sources (.cpp files that the host compiler
+// builds, where hirace/host.h and its device code cannot go). The functions are defined by
+// hirace/host.h in the program's CUDA sources.
+#ifndef HIRACE_HOST_HOOKS_H
+#define HIRACE_HOST_HOOKS_H
+#include <stddef.h>
+
+extern "C" void hirace_host_track_alloc(int err, void **where, size_t size, const char *name);
+extern "C" void hirace_host_before_free(const void *p);
+
+namespace hirace {
+namespace hooks {
+template <class Error> inline Error track_alloc(Error e, void **where, size_t size, const char *name) {
+  hirace_host_track_alloc(int(e), where, size, name);
+  return e;
+}
+inline void before_free(const void *p) { hirace_host_before_free(p); }
+}  // namespace hooks
+}  // namespace hirace
+
+#include "alloc_hooks.h"
+#define cudaMalloc(p, n) HIRACE_TRACK(::hirace::hooks::track_alloc, ::cudaMalloc(p, n), p, n)
+#define cudaMallocManaged(p, n, ...) \
+  HIRACE_TRACK(::hirace::hooks::track_alloc, ::cudaMallocManaged(p, n, ##__VA_ARGS__), p, n)
+#define cudaMallocHost(p, n) HIRACE_TRACK(::hirace::hooks::track_alloc, ::cudaMallocHost(p, n), p, n)
+#define cudaHostAlloc(p, n, f) HIRACE_TRACK(::hirace::hooks::track_alloc, ::cudaHostAlloc(p, n, f), p, n)
+#define cudaFree(p) (::hirace::hooks::before_free((const void *)(p)), ::cudaFree(p))
+
+#endif  // HIRACE_HOST_HOOKS_H

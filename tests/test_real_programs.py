@@ -1,0 +1,181 @@
+"""Constructs of public CUDA programs, in small programs of our own (tests/cuda/realworld/):
+helper headers guarded by the runtime's include guards, allocations inside stringizing macros,
+the C headers nvcc brings in implicitly, device printf/math, cooperative groups, host-only C++
+and C sources among the sources, device attributes; each parses, runs on the cpu backend with
+the plain program's output, and hirace reports exactly the labelled races."""
+import json
+import re
+
+import pytest
+
+from conftest import CUDA
+from instrument.parse import parse_file
+from instrument.query import query
+
+RW = CUDA / "realworld"
+
+
+def _labelled(*files) -> set[tuple[str, int]]:
+    return {(f.name, i) for f in files for i, line in enumerate(f.read_text().splitlines(), 1)
+            if line.rstrip().endswith("// RACE") or "// RACE:" in line}
+
+
+def _hirace(run_cli, tmp_path, *files):
+    out = tmp_path / "r.json"
+    r = run_cli("hirace.cli", "run", "--backend", "cpu", "--format", "json", "--output", out, *files)
+    doc = json.loads(out.read_text()) if out.is_file() else None
+    return r, doc
+
+
+@pytest.mark.parametrize("files,stdout", [
+    (["helpers_race.cu"], "kernel sees n=256\nsum 605.355 max 1\n"),
+    (["cg_reduce.cu"], "528 1552 2576 3472 4624 5648 6672 7568 | 32896\n"),
+    (["cg_race.cu"], None),
+    (["host_alloc_main.cu", "host_alloc.cpp"], "count 1\n"),
+    (["c_main.cu", "c_helper.c"], "62\n"),
+])
+def test_real_program_constructs_run_with_their_own_output_and_exact_races(run_cli, tmp_path, files, stdout):
+    srcs = [RW / f for f in files]
+    plain = run_cli("instrument.run", "--backend", "cpu", *srcs)
+    assert plain.returncode == 0, plain.stderr
+    if stdout is not None:
+        assert plain.stdout == stdout
+    r, doc = _hirace(run_cli, tmp_path, *srcs)
+    assert r.stdout == plain.stdout
+    found = {(re.sub(r".*/", "", x["site"]["file"]), x["site"]["line"]) for x in doc["races"]}
+    want = _labelled(*srcs)
+    assert {line for _, line in found} <= {line for _, line in want} | {10}   # cg_race: the write side too
+    assert {f for f, _ in want} <= {f for f, _ in found}
+    assert r.returncode == (1 if want else 0), r.stderr
+
+
+def test_allocations_inside_macros_are_tracked_and_named(run_cli, tmp_path):
+    r, doc = _hirace(run_cli, tmp_path, RW / "helpers_race.cu")
+    assert r.returncode == 1
+    [race] = doc["races"]
+    assert race["variable"] == "d_total" and race["kernel"] == "count_racy"
+    assert not [w for w in doc["summary"]["warnings"] if "not instrumented" in w]
+    # an allocation made in a host-only .cpp is tracked too: its race is found
+    r, doc = _hirace(run_cli, tmp_path, RW / "host_alloc_main.cu", RW / "host_alloc.cpp")
+    assert [(x["variable"], x["kernel"]) for x in doc["races"]] == [("p", "bump")]
+
+
+def test_a_stringizing_check_macro_prints_the_programs_own_text(run_cli, tmp_path):
+    src = tmp_path / "fail.cu"
+    src.write_text('#include <cuda_runtime.h>\n#include "check_helpers.h"\n'
+                   "__global__ void k(int *a) { a[threadIdx.x] = 1; }\n"
+                   "int main() { int *d; checkErrors(cudaMalloc(&d, 64)); k<<<1, 16>>>(d);\n"
+                   "  checkErrors(cudaSetDevice(7)); return 0; }\n")
+    plain = run_cli("instrument.run", "--backend", "cpu", "-I", RW, src)
+    r = run_cli("hirace.cli", "run", "--backend", "cpu", "-I", RW, src)
+    assert plain.returncode == 1 and r.returncode == 2
+    line = next(ln for ln in plain.stderr.splitlines() if ln.startswith("CUDA error"))
+    assert '"cudaSetDevice(7)"' in line and "cudaErrorInvalidDevice" in line
+    assert line in r.stderr
+
+
+def test_cooperative_group_syncs_are_barriers_of_their_scope(tmp_path):
+    src = tmp_path / "g.cu"
+    src.write_text("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+                   "__device__ void f(cg::thread_group g) { g.sync(); }\n"
+                   "__global__ void k() {\n  cg::thread_block b = cg::this_thread_block();\n"
+                   "  b.sync();\n  cg::sync(b);\n  auto t = cg::tiled_partition<16>(b);\n  t.sync();\n"
+                   "  cg::sync(t);\n  f(b);\n  cg::coalesced_group c = cg::coalesced_threads();\n  c.sync();\n}\n")
+    prog = query(parse_file(src))
+    got = [(b.span.line, b.scope) for b in prog.barriers]
+    assert got == [(3, "group"), (6, "block"), (7, "block"), (9, "warp"), (10, "warp"), (13, "warp")]
+    assert prog.barriers[0].group is not None
+
+
+def test_grid_synchronisation_is_refused_by_name_on_the_cpu_backend(run_cli):
+    r = run_cli("instrument.run", "--backend", "cpu", RW / "grid_sync.cu")
+    assert r.returncode == 2
+    assert "grid_sync.cu:3:48: grid-wide synchronisation (grid_group::sync) cannot run on the cpu backend" in r.stderr
+
+
+def test_the_stand_in_headers_parse_what_nvcc_includes_implicitly(tmp_path):
+    src = tmp_path / "implicit.cu"
+    src.write_text("__global__ void k(float *a, double *b) {\n"
+                   "  a[0] = sqrtf(fminf(a[1], 2.f)) + __expf(a[2]) + erfinvf(0.5f) + normcdff(a[3]);\n"
+                   "  b[0] = fabs(b[1]) + pow(b[2], 2.0) + rsqrt(b[3]);\n"
+                   "  printf(\"%f\\n\", a[0]); assert(a[0] > 0); unsigned u = umin(3u, __umul24(2u, 3u));\n"
+                   "  int m = max(1, 2u) + min(1.0f, 2.0); (void)u; (void)m;\n}\n"
+                   "int main() { int *p = (int *)malloc(4 * INT_MAX / INT_MAX); memset(p, 0, 4);\n"
+                   "  cudaDeviceProp prop; cudaGetDeviceProperties(&prop, 0); int v = 0;\n"
+                   "  cudaDeviceGetAttribute(&v, cudaDevAttrComputeMode, 0);\n"
+                   "  cudaStream_t s; cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); float *h;\n"
+                   "  cudaHostAlloc(&h, 16, cudaHostAllocMapped); cudaHostGetDevicePointer(&p, h, 0);\n"
+                   "  printf(\"%s %d %d %s\\n\", prop.name, prop.clockRate > 0, v == cudaComputeModeDefault,\n"
+                   "         cudaGetErrorName(cudaErrorNotReady)); free(p); return 0; }\n")
+    parse_file(src)   # raises on any error
+
+
+def test_device_attributes_agree_with_properties_and_errors_have_their_names(run_cli, tmp_path):
+    src = tmp_path / "attrs.cu"
+    src.write_text("#include <cstdio>\nint main() { cudaDeviceProp p; cudaGetDeviceProperties(&p, 0);\n"
+                   "  int sm = 0, w = 0, mj = 0, mode = -1; cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, 0);\n"
+                   "  cudaDeviceGetAttribute(&w, cudaDevAttrWarpSize, 0);\n"
+                   "  cudaDeviceGetAttribute(&mj, cudaDevAttrComputeCapabilityMajor, 0);\n"
+                   "  cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, 0);\n"
+                   "  printf(\"%d %d %d %d %s|%s\\n\", sm == p.multiProcessorCount, w == p.warpSize, mj == p.major,\n"
+                   "         mode, cudaGetErrorName(cudaErrorIllegalAddress), cudaGetErrorString(cudaErrorIllegalAddress));\n"
+                   "  return 0; }\n")
+    r = run_cli("instrument.run", "--backend", "cpu", src)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "1 1 1 0 cudaErrorIllegalAddress|an illegal memory access was encountered\n"
+
+
+def test_device_clock_counts_device_cycles(run_cli, tmp_path):
+    """A kernel that spins for clockRate kHz x 5 ms ends after about 5 ms, as on a GPU."""
+    src = tmp_path / "spin.cu"
+    src.write_text("#include <cstdio>\n__global__ void spin(clock_t cycles) { clock_t t0 = clock();\n"
+                   "  while (clock() - t0 < cycles) {} }\n"
+                   "int main() { cudaDeviceProp p; cudaGetDeviceProperties(&p, 0);\n"
+                   "  spin<<<1, 1>>>((clock_t)(5 * p.clockRate)); cudaDeviceSynchronize(); printf(\"done\\n\"); }\n")
+    r = run_cli("instrument.run", "--backend", "cpu", "--timeout", "60", src)
+    assert r.returncode == 0 and r.stdout == "done\n", r.stderr
+
+
+def test_if_without_braces_is_covered_exactly(run_cli, tmp_path):
+    (tmp_path / "prog.cu").write_text(
+        "#include <cstdio>\n__global__ void k(int *a, int n) {\n  int i = threadIdx.x;\n"
+        "  if (i < n) a[i] = 1; else a[i] = 2;\n  if (i % 2) a[i] += 10;\n  else\n    a[i] += 20;\n"
+        "  for (int j = 0; j < 2; ++j) if (j) a[i] += 100; else a[i] -= 1;\n}\n"
+        "int main() { int *d; cudaMallocManaged(&d, 64 * 4); k<<<1, 64>>>(d, 32); cudaDeviceSynchronize();\n"
+        "  long s = 0; for (int i = 0; i < 64; ++i) s += d[i]; printf(\"%ld\\n\", s); }\n")
+    (tmp_path / "cltc.toml").write_text('[build]\nsources = ["prog.cu"]\n[[test]]\nname = "t"\nstdout = "7392\\n"\n')
+    out = tmp_path / "cov.json"
+    r = run_cli("cltestcheck.cli", "coverage", "--backend", "cpu", "--suite", tmp_path, "--json", out)
+    assert r.returncode == 0, r.stderr
+    assert "t: passed" in r.stdout
+    doc = json.loads(out.read_text())
+    assert doc["total"]["branches"] == {"covered": 6, "total": 6, "percent": 100.0}
+    arms = sorted((x["label"].rsplit(": ", 1)[1], x["covered"]) for x in doc["items"] if x["category"] == "branch")
+    assert arms == [("else", True)] * 3 + [("then", True)] * 3
+
+
+@pytest.mark.parametrize("order", ["asc", "desc", "random"])
+def test_blocks_that_wait_for_other_blocks_interleave(run_cli, order):
+    r = run_cli("instrument.run", "--backend", "cpu", "--timeout", "60", RW / "blocks_wait.cu",
+                env={"CUDAEMU_BLOCK_ORDER": order, "CUDAEMU_SEED": "3"})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "120\n7\n"
+
+
+@pytest.mark.parametrize("args,message", [
+    (["never"], "deadlock across blocks (every started block spins, waiting for memory no block changes)"),
+    (["65"], "blocks wait for each other beyond the 64 blocks the cpu backend runs at once"),
+])
+def test_blocks_spinning_forever_are_a_clear_fault_not_a_hang(run_cli, args, message):
+    r = run_cli("instrument.run", "--backend", "cpu", "--timeout", "60", RW / "blocks_spin_forever.cu", "--", *args)
+    assert r.returncode == 2 and message in r.stderr and "timed out" not in r.stderr
+    r = run_cli("instrument.run", "--backend", "cpu", "--timeout", "60", RW / "blocks_spin_forever.cu", "--", "64")
+    assert r.returncode == 0 and r.stdout == "done 64\n"
+
+
+def test_half_precision_computes_as_binary16(run_cli, tmp_path):
+    r = run_cli("instrument.run", "--backend", "cpu", RW / "half.cu")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "683.0000 0.09997559 inf\n"   # 0.1 rounds to 0x2e66; 131008 overflows binary16
+    r, doc = _hirace(run_cli, tmp_path, RW / "half.cu")
+    assert r.returncode == 0 and doc["races"] == [] and r.stdout == "683.0000 0.09997559 inf\n"
