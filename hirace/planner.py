@@ -51,7 +51,7 @@ class HiracePlanner:
         return sid
 
     def granularity(self) -> int:
-        g = self.config.granularity or max(1, min(4, self.min_size))
+        g = self.config.granularity or min(4, self.min_size)
         return g
 
     def __call__(self, prog: Program, plan: EditPlan) -> None:
@@ -78,8 +78,10 @@ class HiracePlanner:
             fn = {"read": "rd", "write": "wr", "rmw": "rmw"}[a.kind]
             sid = self._site(a.span, a.kind, a.text, a.function, a.base, a.space)
             if plan.wrap(a.span, f"(*::hirace::{fn}(&(", f"), {sid}u))", f"hirace check of {a.text}"):
-                if a.size > 0:
-                    self.min_size = min(self.min_size, a.size)
+                # the largest power of two that divides every access size: a 3-byte or 6-byte
+                # element must not share a shadow word with its neighbour; an access whose size
+                # depends on a template argument may be a byte, so it makes the granularity 1
+                self.min_size = min(self.min_size, a.size & -a.size if a.size > 0 else 1)
         for at in prog.atomics:
             if at.function not in reach or at.address is None:
                 continue

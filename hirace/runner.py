@@ -43,8 +43,11 @@ def build(sources, backend, work: Path, config: Config, include_dirs=(), defines
     planner, srcs, incs, warnings = instrument(sources, work / "src", config, include_dirs, defines,
                                                lower_cpu=getattr(backend, "needs_lowering", False))
     shift = int(math.log2(planner.granularity()))
+    # the checks add registers: at most 64 a thread keeps every block size up to 1024 launchable
+    # (a kernel with its own __launch_bounds__ keeps its own limit)
+    regs = ["-maxrregcount=64"] if backend.name == "gpu" else []
     exe = backend.build(BuildRequest(srcs, work / "prog", incs + [include_dir()],
-                                     list(defines) + [f"HIRACE_GRANULARITY_SHIFT={shift}"], list(flags)))
+                                     list(defines) + [f"HIRACE_GRANULARITY_SHIFT={shift}"], regs + list(flags)))
     return Built(exe, backend, planner, warnings)
 
 

@@ -40,8 +40,12 @@ def _lower_launches(prog: Program, plan: EditPlan) -> None:
                                        f"grid and block dimensions")
         cfg += ["0"] * (4 - len(cfg))
         callee = src.text(ls.callee.start, ls.callee.end)
+        fn = prog.functions.get(ls.kernel)
+        # a template whose arguments deduce, or a launch that leaves default arguments out, calls the
+        # kernel through a generic lambda: the C++ call then deduces and fills in defaults
+        short = fn is not None and len(ls.args) < len(fn.params)
         kernel = (f"[](auto... cudaemu_arg_) {{ {callee}(cudaemu_arg_...); }}"
-                  if ls.deduced_template else f"{callee}")
+                  if ls.deduced_template or short else f"{callee}")
         head = (f'::cudaemu::launcher("{ls.kernel}", __FILE__, __LINE__, ({cfg[0]}), ({cfg[1]}), '
                 f'({cfg[2]}), ({cfg[3]}), {kernel})')
         head_span = type(ls.span)(ls.span.file, ls.span.start, ls.config.end, ls.span.line, ls.span.col)

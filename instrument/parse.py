@@ -246,12 +246,12 @@ _SPACED = re.compile(rb"(<<|>>)([ \t]+)(<|>)")
 
 def _spaced_launches(path: str) -> list[tuple[str, str]]:
     """nvcc accepts a launch written `k<< <g, b>> >(...)`; clang does not. Such a file is parsed
-    from a copy with `<<<g, b>>>` and the spaces moved after it: the same length, so every
-    offset, line and column stays that of the file on disk."""
+    from a copy with `<<<g, b>>>` and the spaces moved before each: the same length, so every
+    offset, line and column stays that of the file on disk, and `>>>` ends where `>> >` did."""
     data = Path(path).read_bytes()
     if not _SPACED.search(data):
         return []
-    fixed = _SPACED.sub(lambda m: m.group(1) + m.group(3) + m.group(2), data)
+    fixed = _SPACED.sub(lambda m: m.group(2) + m.group(1) + m.group(3), data)
     return [(path, fixed.decode("utf-8", errors="surrogateescape"))]
 
 

@@ -438,8 +438,13 @@ class _Walker:
             if self.device:
                 self.p.special.append(("dynamic parallelism", sp))
                 return
+            # a template whose arguments deduce at the launch, also one a dependent call leaves
+            # unresolved (a launch inside a function template)
+            unresolved = ref is None or ref.kind != CK.FUNCTION_DECL
+            if not name and callee is not None:   # a dependent call has no spelling: the name as written
+                name = self._src(callee).text(callee.start, callee.end).split("<")[0].split("::")[-1].strip()
             self.p.launches.append(LaunchSite(name, sp, callee, csp, cargs, args, self.fn,
-                                               is_spec and not explicit))
+                                               (is_spec or unresolved) and not explicit))
             self.p.calls.setdefault(self.fn, set()).add(name)
             return
         self.p.calls.setdefault(self.fn, set()).add(name)

@@ -45,12 +45,16 @@ class BuildRequest:
 
 def run_process(cmd: list[str], timeout: float | None = None, env: dict | None = None,
                 cwd: str | Path | None = None, stdin: str | None = None,
-                passthrough: bool = False, measure_memory: bool = False) -> RunResult:
+                passthrough: bool = False, measure_memory: bool = False, argv0: str | None = None) -> RunResult:
     """Run cmd in its own process group; on timeout kill the whole group.
 
     passthrough=True lets the program's stdout/stderr go straight to ours;
-    measure_memory=True records the program's peak resident memory."""
+    measure_memory=True records the program's peak resident memory; argv0 is the name the
+    program sees as argv[0] (default: the path run)."""
     peak_file = None
+    executable = None
+    if argv0 is not None and not measure_memory:
+        executable, cmd = cmd[0], [argv0, *cmd[1:]]
     if measure_memory:
         from ..peak_rss import wrap
         cmd, peak_file = wrap(cmd)
@@ -58,7 +62,7 @@ def run_process(cmd: list[str], timeout: float | None = None, env: dict | None =
     full_env = None if env is None else {**os.environ, **env}
     reaper.start()
     out_pipe = None if passthrough else subprocess.PIPE
-    proc = subprocess.Popen(cmd, stdout=out_pipe, stderr=out_pipe,
+    proc = subprocess.Popen(cmd, executable=executable, stdout=out_pipe, stderr=out_pipe,
                             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                             cwd=cwd, env=full_env, start_new_session=True,
                             text=True, errors="replace")
@@ -110,8 +114,11 @@ class Backend:
     def run(self, exe: Path, args=(), env: dict | None = None, timeout: float | None = 300,
             stdin: str | None = None, cwd: str | Path | None = None,
             passthrough: bool = False, measure_memory: bool = False) -> RunResult:
+        # the program sees itself as ./NAME wherever the tool built it, so that what it prints of
+        # argv[0] is the same in a plain run and under every tool
         return run_process([str(exe), *map(str, args)], timeout=timeout, env=env, cwd=cwd,
-                           stdin=stdin, passthrough=passthrough, measure_memory=measure_memory)
+                           stdin=stdin, passthrough=passthrough, measure_memory=measure_memory,
+                           argv0=f"./{Path(exe).name}")
 
     def _compile(self, cmd: list[str], req: BuildRequest, timeout: float = 600) -> Path:
         req.output.parent.mkdir(parents=True, exist_ok=True)

@@ -36,6 +36,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <mutex>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -140,7 +141,7 @@ cudaemu_switch_ctx:
 #error "cudaemu: the cpu backend's fiber switch is written for x86-64 only"
 #endif
 
-enum FiberState : unsigned char { kRunnable, kAtBarrier, kAtWarp, kDone };
+enum FiberState : unsigned char { kRunnable, kAtBarrier, kAtWarp, kAtGather, kDone };
 
 struct Fiber {
   void *sp = nullptr;
@@ -149,6 +150,7 @@ struct Fiber {
   FiberState state = kRunnable;
   const char *wait_file = "";
   int wait_line = 0;
+  unsigned gather = 0;   // coalesced_threads(): the lanes that reached the call together
 };
 
 struct SharedSlot { const void *key; void *ptr; };
@@ -292,11 +294,12 @@ inline void describe_waiters(char *buf, size_t n) {
     const Fiber &f = g_fibers[i], &l = g_fibers[j];
     const char *st = f.state == kAtBarrier ? "wait at __syncthreads" :
                      f.state == kAtWarp ? "wait at a warp collective" :
+                     f.state == kAtGather ? "wait in coalesced_threads()" :
                      f.state == kDone ? "exited" : "are runnable";
     int k = std::snprintf(buf + used, n - used, "\n  threads (%u,%u,%u)..(%u,%u,%u) [%zu] %s", f.tid.x, f.tid.y,
                           f.tid.z, l.tid.x, l.tid.y, l.tid.z, j - i + 1, st);
     used += size_t(k);
-    if (f.state == kAtBarrier || f.state == kAtWarp)
+    if (f.state == kAtBarrier || f.state == kAtWarp || f.state == kAtGather)
       used += size_t(std::snprintf(buf + used, n - used, " at %s:%d", f.wait_file, f.wait_line));
     i = j + 1;
   }
@@ -313,8 +316,11 @@ inline void describe_waiters(char *buf, size_t n) {
 
 // Pick the next runnable fiber after the current one and switch to it; when
 // none is runnable, go back to the scheduler (which reports the deadlock).
+inline void release_gathers(unsigned warp);
+
 inline void switch_away(bool random_pick) {
   Fiber *self = g_cur;
+  if (self) release_gathers(self->linear / 32);
   size_t n = g_fibers.size();
   size_t start = self ? size_t(self - g_fibers.data()) : n - 1;  // from the scheduler: fiber 0 first
   Fiber *next = nullptr;
@@ -337,6 +343,44 @@ inline void switch_away(bool random_pick) {
   g_cur = next;
   ++g_switches;
   cudaemu_switch_ctx(save, to);
+}
+
+// coalesced_threads() in a divergent branch: the lanes that take the branch reach the call, the others
+// do not. A lane that calls it waits until no lane of its warp can still run (every other lane waits
+// somewhere or has exited); then the lanes waiting at the same call form the group, as the lanes
+// that were active together do on a GPU.
+inline void release_gathers(unsigned warp) {
+  size_t base = size_t(warp) * 32, end = std::min(base + 32, g_fibers.size());
+  bool waiting = false;
+  for (size_t i = base; i < end; ++i) {
+    if (g_fibers[i].state == kRunnable) return;
+    waiting |= g_fibers[i].state == kAtGather;
+  }
+  if (!waiting) return;
+  for (size_t i = base; i < end; ++i) {
+    Fiber &f = g_fibers[i];
+    if (f.state != kAtGather) continue;
+    unsigned mask = 0;
+    for (size_t j = base; j < end; ++j)
+      if (g_fibers[j].state == kAtGather && g_fibers[j].wait_line == f.wait_line &&
+          std::strcmp(g_fibers[j].wait_file, f.wait_file) == 0)
+        mask |= 1u << (j - base);
+    for (size_t j = base; j < end; ++j)
+      if (mask & (1u << (j - base))) {
+        g_fibers[j].gather = mask;
+        g_fibers[j].state = kRunnable;
+      }
+  }
+}
+
+inline unsigned gather_coalesced(const char *file, int line) {
+  Fiber *self = g_cur;
+  self->state = kAtGather;
+  self->wait_file = file;
+  self->wait_line = line;
+  self->gather = 0;
+  switch_away(false);
+  return self->gather;
 }
 
 inline void block_release() {
@@ -777,7 +821,9 @@ inline bool valid_config(dim3 grid, dim3 block, size_t shm) {
   }
   return true;
 }
+inline std::recursive_mutex g_launch_mutex;   // host threads that launch take turns: one grid at a time
 template <class F, class Tuple> void run_kernel(Launch L, F f, Tuple args) {
+  std::lock_guard<std::recursive_mutex> hold(g_launch_mutex);
   if (!valid_config(L.grid, L.block, L.shm)) return;
   struct Env { F f; Tuple args; } env{f, args};
   L.body = [](void *e) {

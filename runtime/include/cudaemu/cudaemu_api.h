@@ -29,6 +29,10 @@ template <class T> inline cudaError_t cudaMallocManaged(T **p, size_t n, unsigne
 }
 inline cudaError_t cudaMallocHost(void **p, size_t n) { return cudaMalloc(p, n); }
 template <class T> inline cudaError_t cudaMallocHost(T **p, size_t n) { return cudaMalloc(reinterpret_cast<void **>(p), n); }
+inline cudaError_t cudaMallocHost(void **p, size_t n, unsigned) { return cudaMalloc(p, n); }
+template <class T> inline cudaError_t cudaMallocHost(T **p, size_t n, unsigned) {
+  return cudaMalloc(reinterpret_cast<void **>(p), n);
+}
 inline cudaError_t cudaHostAlloc(void **p, size_t n, unsigned) { return cudaMalloc(p, n); }
 template <class T> inline cudaError_t cudaHostAlloc(T **p, size_t n, unsigned) { return cudaMalloc(reinterpret_cast<void **>(p), n); }
 inline cudaError_t cudaFree(void *p) { std::free(p); return cudaSuccess; }

@@ -61,11 +61,20 @@ inline unsigned __activemask() {
 // that deadlock and divergence reports name the user's file and line.
 template <class T> inline T cudaemu_shfl_impl(const char *file, int line, unsigned mask, T v, int src_lane, int width) {
   unsigned lane = CUDAEMU_LANE();
-  const unsigned long long *s = ::cudaemu::detail::warp_meet(mask, ::cudaemu::detail::to_bits(v), file, line);
   unsigned base = lane - lane % unsigned(width);
   unsigned src = base + unsigned(src_lane);
   if (src_lane < 0 || src >= base + unsigned(width)) src = lane;
-  return ::cudaemu::detail::from_bits<T>(s[src]);
+  if constexpr (sizeof(T) <= 8) {
+    const unsigned long long *s = ::cudaemu::detail::warp_meet(mask, ::cudaemu::detail::to_bits(v), file, line);
+    return ::cudaemu::detail::from_bits<T>(s[src]);
+  } else {   // a wider type (uint4, a struct), as cooperative groups shuffle it: 8 bytes at a time
+    unsigned long long words[(sizeof(T) + 7) / 8] = {};
+    std::memcpy(words, &v, sizeof(T));
+    for (auto &w : words) w = ::cudaemu::detail::warp_meet(mask, w, file, line)[src];
+    T r;
+    std::memcpy(&r, words, sizeof(T));
+    return r;
+  }
 }
 template <class T> inline T cudaemu_shfl(const char *f, int ln, unsigned mask, T v, int src, int width = 32) {
   return cudaemu_shfl_impl(f, ln, mask, v, ((src % width) + width) % width, width);
@@ -168,6 +177,8 @@ inline float __powf(float a, float b) { return std::pow(a, b); }
 inline float __saturatef(float x) { return x < 0.f ? 0.f : (x > 1.f ? 1.f : x); }
 inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
+// umin, llmax, ...: templates with a defaulted parameter, so that a program's own host function of the
+// same name and signature (CUDA has only device ones) is preferred instead of clashing.
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }
 inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
@@ -193,12 +204,12 @@ inline double min(float a, double b) { return std::fmin(double(a), b); }
 inline double min(double a, float b) { return std::fmin(a, double(b)); }
 inline double max(float a, double b) { return std::fmax(double(a), b); }
 inline double max(double a, float b) { return std::fmax(a, double(b)); }
-inline unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
-inline unsigned umax(unsigned a, unsigned b) { return a > b ? a : b; }
-inline long long llmin(long long a, long long b) { return a < b ? a : b; }
-inline long long llmax(long long a, long long b) { return a > b ? a : b; }
-inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
-inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+template <class = void> inline unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
+template <class = void> inline unsigned umax(unsigned a, unsigned b) { return a > b ? a : b; }
+template <class = void> inline long long llmin(long long a, long long b) { return a < b ? a : b; }
+template <class = void> inline long long llmax(long long a, long long b) { return a > b ? a : b; }
+template <class = void> inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+template <class = void> inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
 
 // CUDA's device math beyond the C library: same results, computed in the host's precision
 inline float sinpif(float x) { return std::sin(float(M_PI) * x); }

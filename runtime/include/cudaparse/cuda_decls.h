@@ -193,12 +193,12 @@ __host__ __device__ double min(float, double);
 __host__ __device__ double min(double, float);
 __host__ __device__ double max(float, double);
 __host__ __device__ double max(double, float);
-__host__ __device__ unsigned umin(unsigned, unsigned);
-__host__ __device__ unsigned umax(unsigned, unsigned);
-__host__ __device__ long long llmin(long long, long long);
-__host__ __device__ long long llmax(long long, long long);
-__host__ __device__ unsigned long long ullmin(unsigned long long, unsigned long long);
-__host__ __device__ unsigned long long ullmax(unsigned long long, unsigned long long);
+__device__ unsigned umin(unsigned, unsigned);
+__device__ unsigned umax(unsigned, unsigned);
+__device__ long long llmin(long long, long long);
+__device__ long long llmax(long long, long long);
+__device__ unsigned long long ullmin(unsigned long long, unsigned long long);
+__device__ unsigned long long ullmax(unsigned long long, unsigned long long);
 __device__ int __umul24(unsigned, unsigned);
 __device__ void *operator new(size_t, void *) noexcept;
 __device__ void *operator new(size_t);
@@ -376,6 +376,8 @@ cudaError_t cudaLaunchCooperativeKernel(const void *f, dim3 grid, dim3 block, vo
                                         cudaStream_t s);
 }
 template <class T> cudaError_t cudaHostAlloc(T **p, size_t n, unsigned flags);
+cudaError_t cudaMallocHost(void **p, size_t n, unsigned flags);
+template <class T> cudaError_t cudaMallocHost(T **p, size_t n, unsigned flags);
 template <class T> cudaError_t cudaHostGetDevicePointer(T **d, void *h, unsigned flags);
 template <class T> cudaError_t cudaMallocPitch(T **p, size_t *pitch, size_t width, size_t height);
 template <class T> cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *a, T *f);

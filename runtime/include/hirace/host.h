@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <mutex>
 #include <vector>
 
 #include "runtime.h"
@@ -122,7 +123,9 @@ inline int add_buffer(void *base, size_t size, const char *name) {
 
 // `cudaMalloc(&d, n)` becomes `track_alloc(cudaMalloc(&d, n), (void **)(&d), n, "d")`;
 // the pointer is read here, after the allocation has set it.
+inline std::recursive_mutex &launch_mutex();
 inline cudaError_t track_alloc(cudaError_t e, void **where, size_t size, const char *name) {
+  std::lock_guard<std::recursive_mutex> hold(launch_mutex());
   init();
   if (e == cudaSuccess && where && *where) add_buffer(*where, size, name);
   return e;
@@ -130,6 +133,7 @@ inline cudaError_t track_alloc(cudaError_t e, void **where, size_t size, const c
 
 // `cudaFree(p)` becomes `(before_free(p), cudaFree(p))`.
 inline void before_free(const void *p) {
+  std::lock_guard<std::recursive_mutex> hold(launch_mutex());
   for (Buffer &b : state().buffers)
     if (b.live && b.base == p) {
       b.live = false;
@@ -156,11 +160,10 @@ extern "C" __attribute__((weak)) void hirace_host_before_free(const void *p) { h
 // macros replace only the call; a macro that stringizes its argument (#call) still shows the
 // program's own text, since # works on the argument as written.
 #include "alloc_hooks.h"
-#define cudaMalloc(p, n) HIRACE_TRACK(::hirace::host::track_alloc, ::cudaMalloc(p, n), p, n)
-#define cudaMallocManaged(p, n, ...) \
-  HIRACE_TRACK(::hirace::host::track_alloc, ::cudaMallocManaged(p, n, ##__VA_ARGS__), p, n)
-#define cudaMallocHost(p, n) HIRACE_TRACK(::hirace::host::track_alloc, ::cudaMallocHost(p, n), p, n)
-#define cudaHostAlloc(p, n, f) HIRACE_TRACK(::hirace::host::track_alloc, ::cudaHostAlloc(p, n, f), p, n)
+#define cudaMalloc(p, ...) HIRACE_TRACK_V(::hirace::host, cudaMalloc, p, __VA_ARGS__)
+#define cudaMallocManaged(p, ...) HIRACE_TRACK_V(::hirace::host, cudaMallocManaged, p, __VA_ARGS__)
+#define cudaMallocHost(p, ...) HIRACE_TRACK_V(::hirace::host, cudaMallocHost, p, __VA_ARGS__)
+#define cudaHostAlloc(p, ...) HIRACE_TRACK_V(::hirace::host, cudaHostAlloc, p, __VA_ARGS__)
 #define cudaFree(p) (::hirace::host::before_free((const void *)(p)), ::cudaFree(p))
 
 namespace hirace {
@@ -199,7 +202,15 @@ inline bool kernel_selected(const char *name) {
   return k.empty() || k == ",," || k.find(std::string(",") + name + ",") != std::string::npos;
 }
 
+// One launch at a time, also when several host threads launch: before_launch takes the lock and
+// after_launch, on the same thread, releases it.
+inline std::recursive_mutex &launch_mutex() {
+  static std::recursive_mutex m;
+  return m;
+}
+
 inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 block, size_t shm) {
+  launch_mutex().lock();
   init();
   State &s = state();
   for (Symbol &sym : s.symbols)
@@ -290,6 +301,16 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
 
 inline void after_launch() {
   State &s = state();
+  std::unique_lock<std::recursive_mutex> hold(launch_mutex(), std::adopt_lock);   // taken by before_launch
+  cudaError_t launched = cudaPeekAtLastError();
+  if (launched == cudaErrorLaunchOutOfResources) {
+    std::fprintf(stderr, "hirace: kernel '%s' could not be launched under hirace: %s (the instrumented kernel "
+                 "needs more resources than the device has for %u x %u x %u threads per block)\n",
+                 s.launches.back().kernel.c_str(), cudaGetErrorString(launched), s.launches.back().block[0],
+                 s.launches.back().block[1], s.launches.back().block[2]);
+    std::fflush(stderr);
+    std::_Exit(99);
+  }
   check_cuda(cudaDeviceSynchronize(), "kernel (under hirace)");
   unsigned counts[3];
   check_cuda(cudaMemcpy(counts, s.d_counts, sizeof counts, cudaMemcpyDeviceToHost), "race log copy");

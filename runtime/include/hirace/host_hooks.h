@@ -4,6 +4,8 @@
 #ifndef HIRACE_HOST_HOOKS_H
 #define HIRACE_HOST_HOOKS_H
 #include <stddef.h>
+// the runtime's declarations first: the macros below must not rewrite them
+#include <cuda_runtime.h>
 
 extern "C" void hirace_host_track_alloc(int err, void **where, size_t size, const char *name);
 extern "C" void hirace_host_before_free(const void *p);
@@ -19,11 +21,10 @@ inline void before_free(const void *p) { hirace_host_before_free(p); }
 }  // namespace hirace
 
 #include "alloc_hooks.h"
-#define cudaMalloc(p, n) HIRACE_TRACK(::hirace::hooks::track_alloc, ::cudaMalloc(p, n), p, n)
-#define cudaMallocManaged(p, n, ...) \
-  HIRACE_TRACK(::hirace::hooks::track_alloc, ::cudaMallocManaged(p, n, ##__VA_ARGS__), p, n)
-#define cudaMallocHost(p, n) HIRACE_TRACK(::hirace::hooks::track_alloc, ::cudaMallocHost(p, n), p, n)
-#define cudaHostAlloc(p, n, f) HIRACE_TRACK(::hirace::hooks::track_alloc, ::cudaHostAlloc(p, n, f), p, n)
+#define cudaMalloc(p, ...) HIRACE_TRACK_V(::hirace::hooks, cudaMalloc, p, __VA_ARGS__)
+#define cudaMallocManaged(p, ...) HIRACE_TRACK_V(::hirace::hooks, cudaMallocManaged, p, __VA_ARGS__)
+#define cudaMallocHost(p, ...) HIRACE_TRACK_V(::hirace::hooks, cudaMallocHost, p, __VA_ARGS__)
+#define cudaHostAlloc(p, ...) HIRACE_TRACK_V(::hirace::hooks, cudaHostAlloc, p, __VA_ARGS__)
 #define cudaFree(p) (::hirace::hooks::before_free((const void *)(p)), ::cudaFree(p))
 
 #endif  // HIRACE_HOST_HOOKS_H

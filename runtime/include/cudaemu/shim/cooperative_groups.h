@@ -73,28 +73,32 @@ class coalesced_group : public thread_group {
   explicit coalesced_group(unsigned size, unsigned mask) : thread_group(size), mask_(mask) {}
   unsigned long long thread_rank() const {
     unsigned lane = cudaemu_cg::linear() % 32;
-    return size_ < 32 && mask_ == cudaemu_cg::tile_mask(size_) ? lane % size_
-                                                                 : __builtin_popcount(mask_ & ((1u << lane) - 1u));
+    return __builtin_popcount(mask_ & ((1u << lane) - 1u));
   }
   unsigned long long size() const { return __builtin_popcount(mask_); }
   unsigned long long num_threads() const { return size(); }
   void sync(const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
     ::cudaemu::syncwarp(file, line, mask_);
   }
+  // shuffles by rank in the group: the lanes of the group in order, whatever its mask
   template <class T> T shfl(T v, int src, const char *f = __builtin_FILE(), int ln = __builtin_LINE()) const {
-    return cudaemu_shfl(f, ln, mask_, v, base() + src, 32);
+    int n = int(size());
+    return pick(v, ((src % n) + n) % n, f, ln);
   }
   template <class T> T shfl_down(T v, unsigned d, const char *f = __builtin_FILE(), int ln = __builtin_LINE()) const {
-    return cudaemu_shfl_down(f, ln, mask_, v, d, width());
+    return pick(v, int(thread_rank() + d), f, ln);
   }
   template <class T> T shfl_up(T v, unsigned d, const char *f = __builtin_FILE(), int ln = __builtin_LINE()) const {
-    return cudaemu_shfl_up(f, ln, mask_, v, d, width());
+    return pick(v, int(thread_rank()) - int(d), f, ln);
   }
   template <class T> T shfl_xor(T v, unsigned m, const char *f = __builtin_FILE(), int ln = __builtin_LINE()) const {
-    return cudaemu_shfl_xor(f, ln, mask_, v, int(m), width());
+    return pick(v, int(thread_rank() ^ m), f, ln);
   }
   unsigned ballot(int pred, const char *f = __builtin_FILE(), int ln = __builtin_LINE()) const {
-    return cudaemu_ballot(f, ln, mask_, pred) >> base();
+    unsigned lanes = cudaemu_ballot(f, ln, mask_, pred), r = 0, k = 0;   // bit i: the member of rank i
+    for (unsigned i = 0; i < 32; ++i)
+      if (mask_ & (1u << i)) r |= ((lanes >> i) & 1u) << k++;
+    return r;
   }
   int any(int pred, const char *f = __builtin_FILE(), int ln = __builtin_LINE()) const {
     return cudaemu_ballot(f, ln, mask_, pred) != 0;
@@ -113,8 +117,22 @@ class coalesced_group : public thread_group {
   }
 
  protected:
-  unsigned base() const { return __builtin_ctz(mask_); }
-  int width() const { return size_ && size_ <= 32 ? int(size_) : 32; }
+  // every member's value meets; the caller gets the value of the member of rank `src` (its own when
+  // there is no such member), 8 bytes at a time for wider types
+  template <class T> T pick(T v, int src, const char *f, int ln) const {
+    unsigned lane = cudaemu_cg::linear() % 32, from = lane;
+    if (src >= 0 && src < int(size())) {
+      unsigned m = mask_;
+      for (int k = 0; k < src; ++k) m &= m - 1u;
+      from = unsigned(__builtin_ctz(m));
+    }
+    unsigned long long words[(sizeof(T) + 7) / 8] = {};
+    std::memcpy(words, &v, sizeof(T));
+    for (auto &w : words) w = ::cudaemu::detail::warp_meet(mask_, w, f, ln)[from];
+    T r;
+    std::memcpy(&r, words, sizeof(T));
+    return r;
+  }
   unsigned mask_;
 };
 
@@ -134,7 +152,9 @@ template <unsigned Size, class Parent = void> class thread_block_tile : public c
 
 inline thread_block this_thread_block() { return thread_block(); }
 inline grid_group this_grid() { return grid_group(); }
-inline coalesced_group coalesced_threads() { return coalesced_group(32, __activemask()); }
+inline coalesced_group coalesced_threads(const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return coalesced_group(32, ::cudaemu::detail::gather_coalesced(file, line));
+}
 template <unsigned Size, class Parent> thread_block_tile<Size, Parent> tiled_partition(const Parent &) {
   return thread_block_tile<Size, Parent>();
 }

@@ -52,7 +52,9 @@ template <unsigned Size, class Parent = void> class thread_block_tile : public c
   static constexpr unsigned num_threads() { return Size; }
   static constexpr unsigned size() { return Size; }
 };
+template <unsigned MaxBlockSize> struct block_tile_memory {};
 __device__ thread_block this_thread_block();
+template <unsigned N> __device__ thread_block this_thread_block(block_tile_memory<N> &scratch);
 __device__ grid_group this_grid();
 __device__ coalesced_group coalesced_threads();
 template <unsigned Size, class Parent> __device__ thread_block_tile<Size, Parent> tiled_partition(const Parent &g);
