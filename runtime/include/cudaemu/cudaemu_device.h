@@ -59,22 +59,28 @@ inline unsigned __activemask() {
 }
 // Warp collectives are macros over functions that take the call site, so
 // that deadlock and divergence reports name the user's file and line.
+namespace cudaemu::detail {
+// The lanes of `mask` meet; each gets the value lane `from` brought (8 bytes at a time for wider
+// types: uint4, structs, as cooperative groups shuffle them).
+template <class T> inline T warp_pick(unsigned mask, T v, unsigned from, const char *file, int line) {
+  if constexpr (sizeof(T) <= 8) {
+    return from_bits<T>(warp_meet(mask, to_bits(v), file, line)[from]);
+  } else {
+    unsigned long long words[(sizeof(T) + 7) / 8] = {};
+    std::memcpy(words, &v, sizeof(T));
+    for (auto &w : words) w = warp_meet(mask, w, file, line)[from];
+    T r;
+    std::memcpy(&r, words, sizeof(T));
+    return r;
+  }
+}
+}  // namespace cudaemu::detail
 template <class T> inline T cudaemu_shfl_impl(const char *file, int line, unsigned mask, T v, int src_lane, int width) {
   unsigned lane = CUDAEMU_LANE();
   unsigned base = lane - lane % unsigned(width);
   unsigned src = base + unsigned(src_lane);
   if (src_lane < 0 || src >= base + unsigned(width)) src = lane;
-  if constexpr (sizeof(T) <= 8) {
-    const unsigned long long *s = ::cudaemu::detail::warp_meet(mask, ::cudaemu::detail::to_bits(v), file, line);
-    return ::cudaemu::detail::from_bits<T>(s[src]);
-  } else {   // a wider type (uint4, a struct), as cooperative groups shuffle it: 8 bytes at a time
-    unsigned long long words[(sizeof(T) + 7) / 8] = {};
-    std::memcpy(words, &v, sizeof(T));
-    for (auto &w : words) w = ::cudaemu::detail::warp_meet(mask, w, file, line)[src];
-    T r;
-    std::memcpy(&r, words, sizeof(T));
-    return r;
-  }
+  return ::cudaemu::detail::warp_pick(mask, v, src, file, line);
 }
 template <class T> inline T cudaemu_shfl(const char *f, int ln, unsigned mask, T v, int src, int width = 32) {
   return cudaemu_shfl_impl(f, ln, mask, v, ((src % width) + width) % width, width);

@@ -118,7 +118,7 @@ class coalesced_group : public thread_group {
 
  protected:
   // every member's value meets; the caller gets the value of the member of rank `src` (its own when
-  // there is no such member), 8 bytes at a time for wider types
+  // there is no such member)
   template <class T> T pick(T v, int src, const char *f, int ln) const {
     unsigned lane = cudaemu_cg::linear() % 32, from = lane;
     if (src >= 0 && src < int(size())) {
@@ -126,12 +126,7 @@ class coalesced_group : public thread_group {
       for (int k = 0; k < src; ++k) m &= m - 1u;
       from = unsigned(__builtin_ctz(m));
     }
-    unsigned long long words[(sizeof(T) + 7) / 8] = {};
-    std::memcpy(words, &v, sizeof(T));
-    for (auto &w : words) w = ::cudaemu::detail::warp_meet(mask_, w, f, ln)[from];
-    T r;
-    std::memcpy(&r, words, sizeof(T));
-    return r;
+    return ::cudaemu::detail::warp_pick(mask_, v, from, f, ln);
   }
   unsigned mask_;
 };
