@@ -213,3 +213,17 @@ def test_kernel_templates_launched_from_templates_and_their_byte_elements(run_cl
     r, doc = _hirace(run_cli, tmp_path, RW / "template_copy.cu")
     assert r.returncode == 0 and doc["races"] == [] and doc["summary"]["granularity_bytes"] == 1
     assert doc["summary"]["launches"] == 3
+
+
+def test_hirace_gpu_builds_keep_every_block_size_launchable(tmp_path, monkeypatch):
+    """matrixMul's 1024-thread kernel did not launch under hirace on an H100 (too many registers once
+    instrumented): GPU builds cap registers at 64 a thread, and the runtime names a launch that fails."""
+    from hirace import runner
+    from hirace.config import Config
+    from instrument.backends.gpu import GpuBackend
+    seen = []
+    monkeypatch.setattr(GpuBackend, "build", lambda self, req: seen.append(req) or req.output)
+    runner.build([RW / "cg_race.cu"], GpuBackend(), tmp_path, Config())
+    assert "-maxrregcount=64" in seen[0].flags
+    host = (RW.parents[2] / "runtime" / "include" / "hirace" / "host.h").read_text()
+    assert "cudaErrorLaunchOutOfResources" in host and "could not be launched under hirace" in host
