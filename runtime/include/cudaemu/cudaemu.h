@@ -349,7 +349,9 @@ inline void switch_away(bool random_pick) {
 // do not. A lane that calls it waits until no lane of its warp can still run (every other lane waits
 // somewhere or has exited); then the lanes waiting at the same call form the group, as the lanes
 // that were active together do on a GPU.
+inline unsigned g_gathering = 0;   // threads waiting in coalesced_threads(); none: nothing to scan
 inline void release_gathers(unsigned warp) {
+  if (g_gathering == 0) return;
   size_t base = size_t(warp) * 32, end = std::min(base + 32, g_fibers.size());
   bool waiting = false;
   for (size_t i = base; i < end; ++i) {
@@ -369,6 +371,7 @@ inline void release_gathers(unsigned warp) {
       if (mask & (1u << (j - base))) {
         g_fibers[j].gather = mask;
         g_fibers[j].state = kRunnable;
+        --g_gathering;
       }
   }
 }
@@ -376,6 +379,7 @@ inline void release_gathers(unsigned warp) {
 inline unsigned gather_coalesced(const char *file, int line) {
   Fiber *self = g_cur;
   self->state = kAtGather;
+  ++g_gathering;
   self->wait_file = file;
   self->wait_line = line;
   self->gather = 0;
