@@ -22,8 +22,6 @@ from instrument.rewrite import EditPlan
 
 from .config import Config
 
-ALLOCATORS = {"cudaMalloc", "cudaMallocManaged", "cudaMallocHost", "cudaHostAlloc"}
-
 
 @dataclass(frozen=True)
 class Site:
@@ -60,16 +58,10 @@ class HiracePlanner:
         reach = prog.device_reachable()
         ignore = set(self.config.ignore)
         monitor = set(self.config.monitor)
-        lang = source_language(unit.main)
-        if lang == "c":
-            # a C source cannot call into C++: its allocations stay untracked, and hirace says so
-            for call in prog.api_calls:
-                if call.name in ALLOCATORS:
-                    plan.warnings.append(f"{call.span.where()}: {call.name} in a C source is not tracked; "
-                                         f"races on that buffer are not checked")
-            return
-        # allocations (cudaMalloc ...) are tracked by the macros of these headers
-        plan.add_prelude(unit.main, '#include "hirace/host_hooks.h"' if lang == "host" else '#include "hirace/host.h"')
+        # allocations (cudaMalloc ...) are tracked by the macros of these headers (C sources never
+        # get here: the pipeline builds them as they are)
+        host_only = source_language(unit.main) == "host"
+        plan.add_prelude(unit.main, '#include "hirace/host_hooks.h"' if host_only else '#include "hirace/host.h"')
         for a in prog.accesses:
             if a.function not in reach or a.space in ("constant", "local") or a.base in ignore:
                 continue
@@ -126,17 +118,10 @@ class HiracePlanner:
 
 
 def source_language(path: str) -> str:
-    """'cuda' for sources nvcc compiles as CUDA, 'host' for C++ the host compiler builds, 'c' for C."""
-    suffix = Path(path).suffix.lower()
-    if suffix == ".c":
-        return "c"
-    return "host" if suffix in (".cpp", ".cc", ".cxx", ".c++", ".cp") else "cuda"
+    """'cuda' for sources nvcc compiles as CUDA, 'host' for C++ the host compiler builds."""
+    return "host" if Path(path).suffix.lower() in (".cpp", ".cc", ".cxx", ".c++", ".cp") else "cuda"
 
 
 def _end_span(path: str, data: bytes):
     from instrument.parse import Span
     return Span(path, len(data), len(data), data.count(b"\n") + 1, 1)
-
-
-def _c_string(s: str) -> str:
-    return s.replace("\\", "\\\\").replace('"', '\\"')
