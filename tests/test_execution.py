@@ -140,7 +140,9 @@ def _kill_a_busy_worker(rows_file: Path, after_rows: int, stop: threading.Event,
         if n >= after_rows:
             for p in me.children():
                 try:
-                    if "spawn_main" in " ".join(p.cmdline()) and p.children():
+                    # a child other than the guardian every tool process has (instrument/reaper.py)
+                    work = [c for c in p.children() if "reaper.py" not in " ".join(c.cmdline())]
+                    if "spawn_main" in " ".join(p.cmdline()) and work:
                         p.send_signal(signal.SIGKILL)
                         killed.append(p.pid)
                         return
