@@ -267,6 +267,28 @@ def test_the_program_dies_with_the_tool_and_its_scratch_goes_too(tmp_path, modul
     assert _children_of_tmp(scratch) == []
 
 
+def test_a_program_not_yet_registered_still_dies_with_the_tool():
+    """The tool can die between starting a program and telling its guardian: the program's
+    environment mark is enough for the guardian to find it."""
+    from instrument import reaper
+    mark = "test-" + os.urandom(4).hex()
+    guardian = subprocess.Popen([sys.executable, "-I", "-S", reaper.__file__, mark],
+                                stdin=subprocess.PIPE, start_new_session=True)
+    program = subprocess.Popen(["sleep", "600"], start_new_session=True,
+                               env=dict(os.environ, **{reaper.MARK_VARIABLE: mark}))
+    other = subprocess.Popen(["sleep", "600"], start_new_session=True,
+                             env=dict(os.environ, **{reaper.MARK_VARIABLE: mark + "x"}))
+    try:
+        guardian.stdin.close()                       # the tool is gone; nothing was registered
+        assert guardian.wait(timeout=30) == 0
+        assert program.wait(timeout=30) == -signal.SIGKILL
+        assert other.poll() is None                  # another tool's program is left alone
+    finally:
+        for p in (program, other):
+            p.kill()
+            p.wait()
+
+
 def test_two_campaigns_never_share_a_results_file(work, run_cli):
     from instrument.execution.journal import campaign_lock
     results = work / "mut.csv"

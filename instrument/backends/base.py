@@ -59,8 +59,7 @@ def run_process(cmd: list[str], timeout: float | None = None, env: dict | None =
         from ..peak_rss import wrap
         cmd, peak_file = wrap(cmd)
     t0 = time.monotonic()
-    full_env = None if env is None else {**os.environ, **env}
-    reaper.start()
+    full_env = reaper.program_env(None if env is None else {**os.environ, **env})
     out_pipe = None if passthrough else subprocess.PIPE
     proc = subprocess.Popen(cmd, executable=executable, stdout=out_pipe, stderr=out_pipe,
                             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
