@@ -8,6 +8,8 @@ Planners in hirace/ and cltestcheck/ read these records; nothing here edits.
 """
 from __future__ import annotations
 
+import ctypes
+import re
 from dataclasses import dataclass, field
 
 from clang import cindex
@@ -46,15 +48,94 @@ def _group_scope(call: cindex.Cursor, kids: list) -> tuple[str, cindex.Cursor | 
     while obj is not None and obj.kind == CK.UNEXPOSED_EXPR:   # the implicit cast to a base class
         obj = next(iter(obj.get_children()), None)
     group = obj.type.get_canonical().spelling if obj is not None else ""
+    if "dependent" in group or group in ("auto", ""):   # in a template: what the group was made of
+        return _dependent_group_scope(obj, qualified=True)
+    return _scope_of_group_type(group, obj)
+
+
+def _scope_of_group_type(group: str, obj: cindex.Cursor | None) -> tuple[str, cindex.Cursor | None] | None:
     if "grid_group" in group or "multi_grid" in group:
         return "grid", obj
-    if "thread_block_tile" in group or "coalesced_group" in group:
-        return "warp", obj
-    if "thread_group" in group:
+    tile = re.search(r"thread_block_tile<\s*(\d+)", group)
+    if tile:   # a tile wider than a warp synchronises several warps: its size decides at run time
+        return ("warp" if int(tile.group(1)) <= 32 else "group"), obj
+    if "thread_block_tile" in group or "thread_group" in group:
         return "group", obj
+    if "coalesced_group" in group:
+        return "warp", obj
     if "thread_block" in group:
         return "block", obj
     return None
+
+
+# how a function template's group variable was made -> the scope of its sync
+_GROUP_MAKERS = {"this_thread_block": "block", "this_grid": "grid", "this_multi_grid": "grid",
+                 "coalesced_threads": "warp", "tiled_partition": "group", "binary_partition": "warp",
+                 "labeled_partition": "warp"}
+
+
+def dependent_callee(callee: cindex.Cursor) -> tuple[str, cindex.Cursor | None]:
+    """The name a call leaves unresolved in a template (libclang gives it no spelling), and for a
+    member call the object: ('sync', <cta>) for `cta.sync()`, ('atomicAdd', None) for a call of
+    an overloaded name."""
+    while callee.kind == CK.UNEXPOSED_EXPR and not callee.spelling:
+        kids = list(callee.get_children())
+        if len(kids) != 1:
+            break
+        callee = kids[0]
+    if callee.kind == CK.OVERLOADED_DECL_REF:
+        return callee.spelling, None
+    if callee.kind == CK.DECL_REF_EXPR and not callee.spelling:
+        ovl = next((k for k in callee.get_children() if k.kind == CK.OVERLOADED_DECL_REF), None)
+        return (ovl.spelling, None) if ovl is not None else ("", None)
+    if callee.kind == CK.MEMBER_REF_EXPR and not callee.spelling:
+        toks = [t.spelling for t in callee.get_tokens()]
+        at = max((i for i, t in enumerate(toks) if t in (".", "->")), default=-1)
+        obj = next(iter(callee.get_children()), None)
+        if 0 <= at < len(toks) - 1 and obj is not None:
+            name = toks[at + 1] if toks[at + 1] != "template" else (toks[at + 2] if at + 2 < len(toks) else "")
+            return name, obj
+    return "", None
+
+
+def _names_cooperative_groups(callee: cindex.Cursor) -> bool:
+    """An unresolved call's overloaded name belongs to namespace cooperative_groups."""
+    for c in callee.walk_preorder():
+        if c.kind == CK.OVERLOADED_DECL_REF:
+            lib = cindex.conf.lib
+            lib.clang_getOverloadedDecl.restype = cindex.Cursor
+            lib.clang_getOverloadedDecl.argtypes = [cindex.Cursor, ctypes.c_uint]
+            for i in range(lib.clang_getNumOverloadedDecls(c)):
+                owner = lib.clang_getOverloadedDecl(c, i).semantic_parent
+                while owner is not None and owner.kind not in (CK.NAMESPACE, CK.TRANSLATION_UNIT):
+                    owner = owner.semantic_parent
+                if owner is not None and owner.spelling == "cooperative_groups":
+                    return True
+            return False
+    return False
+
+
+def _dependent_group_scope(obj: cindex.Cursor | None, qualified: bool) -> tuple[str, cindex.Cursor | None] | None:
+    """The scope of `g.sync()` / `cg::sync(g)` where g's type depends on template parameters: from
+    g's declared type, else from the cooperative-groups call that made it. A `cg::sync(g)` of a
+    group we cannot place is a group sync whose size decides at run time; a member `.sync()` of
+    something else is not a cooperative-groups call."""
+    while obj is not None and obj.kind == CK.UNEXPOSED_EXPR:
+        obj = next(iter(obj.get_children()), None)
+    if obj is None:
+        return None
+    decl = obj.referenced if obj.kind == CK.DECL_REF_EXPR else None
+    if decl is not None and decl.kind in (CK.VAR_DECL, CK.PARM_DECL):
+        found = _scope_of_group_type(decl.type.spelling, obj)
+        if found is not None:
+            return found
+        for init in decl.get_children():
+            if init.kind == CK.CALL_EXPR:
+                kids = list(init.get_children())
+                maker = init.spelling or (dependent_callee(kids[0])[0] if kids else "")
+                if maker in _GROUP_MAKERS:
+                    return _GROUP_MAKERS[maker], obj
+    return ("group", obj) if qualified else None
 
 
 def atomic_parts(name: str) -> tuple[str, str] | None:
@@ -261,6 +342,12 @@ def _strip(c: cindex.Cursor) -> cindex.Cursor:
     return c
 
 
+# every kind of function definition whose body may hold device code (members included: a
+# conversion operator that declares `extern __shared__` memory is common, e.g. SharedMemory<T>)
+_FUNCTION_KINDS = (CK.FUNCTION_DECL, CK.FUNCTION_TEMPLATE, CK.CXX_METHOD, CK.CONVERSION_FUNCTION,
+                   CK.CONSTRUCTOR, CK.DESTRUCTOR)
+
+
 class _Walker:
     def __init__(self, unit: ParsedUnit, prog: Program):
         self.u = unit
@@ -313,12 +400,12 @@ class _Walker:
         if c.kind == CK.VAR_DECL:
             self._global_var(c)
             return
-        if c.kind in (CK.FUNCTION_DECL, CK.FUNCTION_TEMPLATE, CK.CXX_METHOD) and c.is_definition():
+        if c.kind in _FUNCTION_KINDS and c.is_definition():
             self._function(c)
             return
         if c.kind in (CK.STRUCT_DECL, CK.CLASS_DECL, CK.CLASS_TEMPLATE):
             for k in c.get_children():
-                if k.kind in (CK.CXX_METHOD, CK.FUNCTION_TEMPLATE) and k.is_definition():
+                if k.kind in _FUNCTION_KINDS and k.is_definition():
                     self._function(k)
 
     def _global_var(self, c: cindex.Cursor) -> None:
@@ -447,6 +534,9 @@ class _Walker:
                                                (is_spec or unresolved) and not explicit))
             self.p.calls.setdefault(self.fn, set()).add(name)
             return
+        member_obj = None
+        if not name and kids:   # a call a template leaves unresolved: the name as written
+            name, member_obj = dependent_callee(kids[0])
         self.p.calls.setdefault(self.fn, set()).add(name)
         if not self.device and sp is not None and name.startswith("cuda"):
             args = tuple(s for s in (self.u.span_of(a) for a in c.get_arguments()) if s is not None)
@@ -457,7 +547,14 @@ class _Walker:
             self.p.barriers.append(Barrier(name, BARRIERS[name], sp, self.fn))
             return
         if name == "sync":
-            found = _group_scope(c, kids)
+            if c.referenced is not None:
+                found = _group_scope(c, kids)
+            elif member_obj is not None:
+                found = _dependent_group_scope(member_obj, qualified=False)
+            else:
+                args = kids[1:]
+                found = _dependent_group_scope(args[0], qualified=True) \
+                    if args and _names_cooperative_groups(kids[0]) else None
             if found is None:
                 return
             scope, obj = found

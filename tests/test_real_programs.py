@@ -33,6 +33,7 @@ def _hirace(run_cli, tmp_path, *files):
     (["cg_race.cu"], None),
     (["host_alloc_main.cu", "host_alloc.cpp"], "count 1\n"),
     (["c_main.cu", "c_helper.c"], "62\n"),
+    (["wide_tiles.cu"], "762 771 1533\n762\n"),
 ])
 def test_real_program_constructs_run_with_their_own_output_and_exact_races(run_cli, tmp_path, files, stdout):
     srcs = [RW / f for f in files]
@@ -85,6 +86,26 @@ def test_cooperative_group_syncs_are_barriers_of_their_scope(tmp_path):
     got = [(b.span.line, b.scope) for b in prog.barriers]
     assert got == [(3, "group"), (6, "block"), (7, "block"), (9, "warp"), (10, "warp"), (13, "warp")]
     assert prog.barriers[0].group is not None
+
+
+def test_group_syncs_in_templates_are_found_through_what_made_the_group(tmp_path):
+    """In a template a group's type may depend on its parameters (libclang leaves the call
+    unresolved): the scope comes from the declared type or the call that made the group."""
+    src = tmp_path / "t.cu"
+    src.write_text("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+                   "struct Lock { __device__ void sync() {} };\n"
+                   "template <unsigned B, unsigned W, class L> __global__ void k(int *a, L l) {\n"
+                   "  __shared__ cg::block_tile_memory<B> m;\n  auto b = cg::this_thread_block(m);\n"
+                   "  auto t = cg::tiled_partition<W>(b);\n  cg::thread_block_tile<W> u = cg::tiled_partition<W>(b);\n"
+                   "  cg::sync(b);\n  b.sync();\n  t.sync();\n  u.sync();\n  cg::sync(t);\n  l.sync();\n"
+                   "  atomicAdd(&a[B], W);\n}\n"
+                   "__global__ void n() { cg::thread_block_tile<64> w = cg::tiled_partition<64>(cg::this_thread_block());\n"
+                   "  w.sync(); }\n")
+    prog = query(parse_file(src))
+    got = [(b.span.line, b.scope) for b in prog.barriers]
+    assert got == [(9, "block"), (10, "block"), (11, "group"), (12, "group"), (13, "group"), (18, "group")]
+    assert all(b.group is not None for b in prog.barriers if b.scope == "group")
+    assert [a.name for a in prog.atomics] == ["atomicAdd"]
 
 
 def test_grid_synchronisation_is_refused_by_name_on_the_cpu_backend(run_cli):
