@@ -176,6 +176,15 @@ struct Warp {
   unsigned part[2] = {0, 0};  // lanes that took part in the collective of each parity
 };
 
+// One collective of a tile wider than a warp (64..1024 threads of one block, aligned): its live
+// members meet; each stores a value in its slot of the collective's parity.
+struct TileMeet {
+  unsigned base = 0, size = 0;    // the tile: threads [base, base + size) of the block
+  unsigned arrived = 0, gen = 0;
+  std::vector<unsigned long long> slots[2];
+  std::vector<char> took[2];      // which members took part in the collective of each parity
+};
+
 struct Block {
   uint3 bid{0, 0, 0};
   unsigned nthreads = 0, live = 0, arrived = 0, exited = 0;
@@ -192,6 +201,7 @@ struct Block {
   size_t arena_used = 0;   // bytes of the shared window handed out
   std::vector<Warp> warps;   // full-warp collectives, one per warp
   std::deque<Warp> groups;   // collectives of other masks (tiles); a deque keeps references stable
+  std::deque<TileMeet> tiles;   // collectives of tiles wider than a warp
 };
 
 struct Rng {  // splitmix64: small, seedable, reproducible
@@ -410,6 +420,7 @@ inline bool block_barrier_complete() {
 }
 
 inline void warp_check_release(Warp &w);
+inline void tile_check_release(TileMeet &t);
 
 inline void fiber_main() {
   Fiber *self = g_cur;
@@ -430,6 +441,8 @@ inline void fiber_main() {
       g.need &= ~bit;
       warp_check_release(g);
     }
+  for (TileMeet &t : b.tiles)
+    if (self->linear - t.base < t.size) tile_check_release(t);
   if (block_barrier_complete()) block_release();
   switch_away(false);
   fault(kExitFault, "internal error: a finished fiber was resumed");
@@ -518,6 +531,60 @@ inline const unsigned long long *warp_meet(unsigned mask, unsigned long long val
   }
   if (part) *part = w.part[gen & 1];
   return slots;
+}
+
+inline unsigned tile_live(const TileMeet &t) {
+  unsigned n = 0;
+  for (size_t i = t.base; i < size_t(t.base) + t.size && i < g_fibers.size(); ++i) n += g_fibers[i].state != kDone;
+  return n;
+}
+
+inline void tile_check_release(TileMeet &t) {
+  if (t.arrived == 0 || t.arrived < tile_live(t)) return;
+  ++g_progress;
+  t.arrived = 0;
+  ++t.gen;   // the next collective uses the other parity: the one before the last, long read
+  std::fill(t.took[t.gen & 1].begin(), t.took[t.gen & 1].end(), 0);
+  for (size_t i = t.base; i < size_t(t.base) + t.size && i < g_fibers.size(); ++i)
+    if (g_fibers[i].state == kAtWarp) g_fibers[i].state = kRunnable;
+}
+
+// The live threads of the calling thread's tile of `size` threads (a multiple of 32) meet; returns
+// the collective's slots (member rank -> value) and, in *took, which members took part.
+inline const unsigned long long *tile_meet(unsigned size, unsigned long long value, const char *file, int line,
+                                           const char **took = nullptr) {
+  Fiber *self = g_cur;
+  unsigned base = self->linear / size * size;
+  TileMeet *tp = nullptr;
+  for (TileMeet &t : g_block->tiles)
+    if (t.base == base && t.size == size) tp = &t;
+  if (!tp) {
+    g_block->tiles.emplace_back();
+    tp = &g_block->tiles.back();
+    tp->base = base;
+    tp->size = size;
+    for (int k = 0; k < 2; ++k) {
+      tp->slots[k].assign(size, 0);
+      tp->took[k].assign(size, 0);
+    }
+  }
+  TileMeet &t = *tp;
+  unsigned gen = t.gen, rank = self->linear - base;
+  t.slots[gen & 1][rank] = value;
+  t.took[gen & 1][rank] = 1;
+  ++t.arrived;
+  self->wait_file = file;
+  self->wait_line = line;
+  if (t.arrived >= tile_live(t)) {
+    tile_check_release(t);
+  } else {
+    while (t.gen == gen) {   // releases wake the whole tile: wait for this collective's
+      self->state = kAtWarp;
+      switch_away(config().seeded);
+    }
+  }
+  if (took) *took = t.took[gen & 1].data();
+  return t.slots[gen & 1].data();
 }
 
 inline std::vector<unsigned> block_order(unsigned nblocks) {

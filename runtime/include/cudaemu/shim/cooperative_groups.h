@@ -1,8 +1,10 @@
-// cpu-backend cooperative groups: thread blocks, tiles of up to 32 threads (static and dynamic),
+// cpu-backend cooperative groups: thread blocks, tiles (static up to 1024 threads, dynamic up to 32),
 // coalesced groups, group collectives (shuffles, votes, reduce, scans). A grid's blocks run one
 // after another here, so grid-wide synchronisation cannot work: the engine refuses it by name
 // before the build, and grid_group::sync stops the run if it is reached anyway.
 #pragma once
+#include <type_traits>
+#include <vector>
 #include "../cudaemu.h"
 
 namespace cooperative_groups {
@@ -131,21 +133,57 @@ class coalesced_group : public thread_group {
   unsigned mask_;
 };
 
-template <unsigned Size, class Parent = void> class thread_block_tile : public coalesced_group {
-  static_assert(Size > 0 && Size <= 32 && (Size & (Size - 1)) == 0,
-                "cudaemu: tiles of 1, 2, 4, 8, 16 or 32 threads are supported on the cpu backend");
+// A tile wider than a warp (64, 128, ..., 1024 threads): sync, ranks and reduce, as on a GPU.
+class multi_warp_group {
+ public:
+  explicit multi_warp_group(unsigned size) : size_(size) {}
+  unsigned long long thread_rank() const { return cudaemu_cg::linear() % size_; }
+  unsigned long long size() const { return size_; }
+  unsigned long long num_threads() const { return size_; }
+  unsigned meta_group_rank() const { return cudaemu_cg::linear() / size_; }
+  unsigned meta_group_size() const { return (cudaemu_cg::block_threads() + size_ - 1) / size_; }
+  void sync(const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    ::cudaemu::detail::tile_meet(size_, 0, file, line);
+  }
+  // the value of every member that took part, in rank order; returns how many
+  template <class T> unsigned gather(T v, T *out, const char *f, int ln) const {
+    const char *took = nullptr;
+    const unsigned long long *s = ::cudaemu::detail::tile_meet(size_, ::cudaemu::detail::to_bits(v), f, ln, &took);
+    unsigned k = 0;
+    for (unsigned i = 0; i < size_; ++i)
+      if (took[i]) out[k++] = ::cudaemu::detail::from_bits<T>(s[i]);
+    return k;
+  }
+
+ protected:
+  unsigned size_;
+};
+
+template <unsigned Size>
+using tile_base = typename std::conditional<(Size <= 32), coalesced_group, multi_warp_group>::type;
+
+template <unsigned Size, class Parent = void> class thread_block_tile : public tile_base<Size> {
+  static_assert(Size > 0 && Size <= 1024 && (Size & (Size - 1)) == 0,
+                "cudaemu: a tile's size is a power of two up to 1024");
 
  public:
-  thread_block_tile() : coalesced_group(Size, cudaemu_cg::tile_mask(Size)) {}
+  thread_block_tile() : thread_block_tile(std::integral_constant<bool, (Size <= 32)>()) {}
   template <class P> thread_block_tile(const thread_block_tile<Size, P> &) : thread_block_tile() {}
   unsigned long long thread_rank() const { return cudaemu_cg::linear() % Size; }
   static constexpr unsigned num_threads() { return Size; }
   static constexpr unsigned size() { return Size; }
   unsigned meta_group_rank() const { return cudaemu_cg::linear() / Size; }
   unsigned meta_group_size() const { return (cudaemu_cg::block_threads() + Size - 1) / Size; }
+
+ private:
+  explicit thread_block_tile(std::true_type) : coalesced_group(Size, cudaemu_cg::tile_mask(Size)) {}
+  explicit thread_block_tile(std::false_type) : multi_warp_group(Size) {}
 };
 
 inline thread_block this_thread_block() { return thread_block(); }
+// the scratch that tiles wider than a warp need on a GPU; the emulation keeps its own
+template <unsigned MaxBlockSize = 1024> struct block_tile_memory {};
+template <unsigned N> inline thread_block this_thread_block(block_tile_memory<N> &) { return thread_block(); }
 inline grid_group this_grid() { return grid_group(); }
 inline coalesced_group coalesced_threads(const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
   return coalesced_group(32, ::cudaemu::detail::gather_coalesced(file, line));

@@ -17,4 +17,12 @@ T reduce(const coalesced_group &g, T v, Op op, const char *f = __builtin_FILE(),
   for (unsigned i = 1; i < g.size(); ++i) r = op(r, all[i]);
   return r;
 }
+template <class T, class Op>
+T reduce(const multi_warp_group &g, T v, Op op, const char *f = __builtin_FILE(), int ln = __builtin_LINE()) {
+  std::vector<T> all(g.size());
+  unsigned n = g.gather(v, all.data(), f, ln);
+  T r = all[0];
+  for (unsigned i = 1; i < n; ++i) r = op(r, all[i]);
+  return r;
+}
 }  // namespace cooperative_groups
