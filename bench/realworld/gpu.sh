@@ -18,7 +18,8 @@ if [ "$PHASE" = gpu ]; then
     > "$OUT/log_gpu.txt" 2>&1
   tail -40 "$OUT/log_gpu.txt"
 else
-  ( time python3 bench/realworld/run.py --backend cpu $ROOTS -j 16 --timeout 240 --part "$PART" --out "$OUT" ) \
+  ( time timeout "${LIMIT:-3600}" python3 bench/realworld/run.py --backend cpu $ROOTS -j 16 --timeout 240 \
+      --part "$PART" --out "$OUT" ) \
     > "$OUT/log_cpu.txt" 2>&1
   tail -40 "$OUT/log_cpu.txt"
 fi

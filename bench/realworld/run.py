@@ -30,7 +30,7 @@ import sys
 import tempfile
 import time
 import tomllib
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -258,8 +258,10 @@ def main(argv=None) -> int:
         work.mkdir(parents=True)
         return check(p, roots, a.backend, work, py, a.timeout, stages)
     try:
-        with ThreadPoolExecutor(max(1, a.jobs)) as pool:
-            for i, (p, row) in enumerate(zip(progs, pool.map(one, progs)), 1):
+        with ThreadPoolExecutor(max(1, a.jobs)) as pool:   # a row is printed as soon as it is known
+            futures = {pool.submit(one, p): p for p in progs}
+            for i, fut in enumerate(as_completed(futures), 1):
+                p, row = futures[fut], fut.result()
                 rows[p.name] = row
                 print(f"[{i}/{len(progs)}] {p.name}: {row.stage} parse={row.parse} nvcc={row.nvcc_hirace} "
                       f"plain={row.plain} hirace={row.hirace} races={row.races} same={row.same_output} "
