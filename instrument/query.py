@@ -527,7 +527,8 @@ class _Walker:
                 return
             # a template whose arguments deduce at the launch, also one a dependent call leaves
             # unresolved (a launch inside a function template)
-            unresolved = ref is None or ref.kind != CK.FUNCTION_DECL
+            unresolved = ref is None or ref.kind not in (CK.FUNCTION_DECL, CK.VAR_DECL, CK.PARM_DECL,
+                                                         CK.FIELD_DECL)   # those: a function pointer
             if not name and callee is not None:   # a dependent call has no spelling: the name as written
                 name = self._src(callee).text(callee.start, callee.end).split("<")[0].split("::")[-1].strip()
             self.p.launches.append(LaunchSite(name, sp, callee, csp, cargs, args, self.fn,

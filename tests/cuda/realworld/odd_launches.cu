@@ -1,5 +1,5 @@
 // Launch forms nvcc accepts: a kernel's default arguments left out, `<< <...>> >` with spaces,
-// pinned memory with flags, a 3-byte element type, a 16-byte value shuffled across a tile.
+// a launch through a function pointer, pinned memory with flags, a 3-byte element type, a 16-byte value shuffled across a tile.
 #include <cooperative_groups.h>
 #include <cstdio>
 namespace cg = cooperative_groups;
@@ -31,6 +31,8 @@ int main() {
   for (int i = 0; i < 32; ++i) v[i] = make_uint4(i, i, i, i);
   fill<<<1, 32>>>(a, 5);
   fill << < 1, 16 >> > (a, 6, a);
+  void (*pick)(RGB *, const RGB *, int) = copy_rgb;
+  pick<<<1, 128>>>(y, x, 128);
   copy_rgb<<<2, 128>>>(y, x, 256);
   rotate<<<1, 32>>>(v);
   cudaDeviceSynchronize();

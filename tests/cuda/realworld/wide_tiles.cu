@@ -31,6 +31,11 @@ template <class T, unsigned Block, unsigned Wide> __global__ void wide_sum(T *in
   }
 }
 
+// called from a template with explicit arguments: a call libclang leaves unresolved
+template <unsigned Block, class T> __device__ void publish(T *out, T v) {
+  if (threadIdx.x % 64 == 0) out[Block] = v;   // RACE
+}
+
 template <class T, unsigned Block, unsigned Wide> __global__ void wide_sum_racy(T *in, T *out) {
   T *partial = SharedMemory<T>();
   auto cta = cg::this_thread_block();
@@ -39,12 +44,13 @@ template <class T, unsigned Block, unsigned Wide> __global__ void wide_sum_racy(
   if (tile.thread_rank() == 0) partial[tile.meta_group_rank()] = v;   // RACE
   tile.sync();   // only the tile's warps: thread 0 reads the other tiles' partials unordered
   if (threadIdx.x == 0) out[blockIdx.x] = partial[0] + partial[1] + partial[2] + partial[3];   // RACE
+  publish<Block, T>(out, v);
 }
 
 int main() {
   int *in, *out;
   cudaMallocManaged(&in, 512 * sizeof(int));
-  cudaMallocManaged(&out, 3 * sizeof(int));
+  cudaMallocManaged(&out, 257 * sizeof(int));
   for (int i = 0; i < 512; ++i) in[i] = i % 7;
   for (int i = 0; i < 3; ++i) out[i] = 0;
   wide_sum<int, 256, 64><<<2, 256, 4 * sizeof(int)>>>(in, out);
