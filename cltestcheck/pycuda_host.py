@@ -14,6 +14,8 @@ import os
 import struct
 from pathlib import Path
 
+from instrument.protocol import Env
+
 MASK64 = (1 << 64) - 1
 MODES = {"none": 0, "free": 1, "first": 2, "serial": 3}
 
@@ -68,11 +70,11 @@ class ToolHost:
 
     def __init__(self, tools: list[str], env=os.environ):
         self.tools = set(tools)
-        self.cov_log = env.get("CLTC_COV_LOG", "")
-        self.mutant = int(env.get("CLTC_MUTANT", "0") or 0)
-        self.reach_log = env.get("CLTC_MUT_REACH", "")
-        self.sched_log = env.get("CLTC_SCHED_LOG", "")
-        self.mode, self.first, self.seed = parse_schedule(env.get("CLTC_SCHEDULE"))
+        self.cov_log = env.get(Env.CLTC_COV_LOG, "")
+        self.mutant = int(env.get(Env.CLTC_MUTANT, "0") or 0)
+        self.reach_log = env.get(Env.CLTC_MUT_REACH, "")
+        self.sched_log = env.get(Env.CLTC_SCHED_LOG, "")
+        self.mode, self.first, self.seed = parse_schedule(env.get(Env.CLTC_SCHEDULE))
         self.launch_blocks: list[int] = []
         self.launches = 0
         self._gate_allocs: list = []

@@ -41,6 +41,10 @@ from dataclasses import dataclass
 ACCESSES = ("R", "W", "BA", "GA")
 SYNCS = ("U", "W", "B")
 RELATIONS = ("S", "W", "B", "G")
+# the runtime's enumerators (fsm_table.h: enum Access, Sync, Relation), in the order above
+ACCESS_ENUM = ("kRead", "kWrite", "kBlockAtomic", "kDeviceAtomic")
+SYNC_ENUM = ("kUnsynced", "kWarpSynced", "kBlockSynced")
+RELATION_ENUM = ("kSameThread", "kSameWarp", "kSameBlock", "kOtherBlock")
 
 # Shadow word layout (8 bytes), the one place widths are set.  The generated
 # header exposes them as constants; nothing else shifts or masks.

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from runtime import include_dir
 
@@ -35,10 +34,9 @@ def render() -> str:
         "namespace hirace {",
         "namespace fsm {",
         "",
-        "enum Access : unsigned { " + ", ".join(
-            f"k{n} = {i}" for i, n in enumerate(("Read", "Write", "BlockAtomic", "DeviceAtomic"))) + " };",
-        "enum Sync : unsigned { kUnsynced = 0, kWarpSynced = 1, kBlockSynced = 2 };",
-        "enum Relation : unsigned { kSameThread = 0, kSameWarp = 1, kSameBlock = 2, kOtherBlock = 3 };",
+        *(f"enum {name} : unsigned {{ " + ", ".join(f"{n} = {i}" for i, n in enumerate(names)) + " };"
+          for name, names in (("Access", fsm.ACCESS_ENUM), ("Sync", fsm.SYNC_ENUM),
+                              ("Relation", fsm.RELATION_ENUM))),
         "",
         f"constexpr unsigned kNumStates = {len(fsm.STATES)};",
         "constexpr unsigned kInit = 0;",
@@ -64,7 +62,7 @@ def render() -> str:
     names = [f'"{s.name}"' for s in fsm.STATES]
     for i in range(0, len(names), 6):
         lines.append("    " + ", ".join(names[i:i + 6]) + ",")
-    lines += ["};", "", f"#define HIRACE_FSM_TABLE_VALUES \\"]
+    lines += ["};", "", "#define HIRACE_FSM_TABLE_VALUES \\"]
     for i in range(0, len(tbl), 32):
         lines.append("    " + ", ".join(f"{v}" for v in tbl[i:i + 32]) + ", \\")
     lines[-1] = lines[-1].rstrip(" \\").rstrip(",")

@@ -17,15 +17,15 @@ from .config import Config, check_names
 from .planner import HiracePlanner
 from .results import RunResult, collect
 from instrument.reaper import temp_dir
+from instrument.protocol import Env, Exit
 
 
 def instrument(sources, out_dir: Path, config: Config, include_dirs=(), defines=(), lower_cpu=False):
     planner = HiracePlanner(config)
-    new_sources, incs, progs, warnings = instrument_sources(
-        sources, out_dir, [planner], include_dirs, defines, lower_cpu=lower_cpu)
-    check_names(config, progs, config.source)
+    ins = instrument_sources(sources, out_dir, [planner], include_dirs, defines, lower_cpu=lower_cpu)
+    check_names(config, ins.programs, config.source)
     planner.write_sites(Path(out_dir) / "hirace_sites.json")
-    return planner, new_sources, incs, warnings
+    return planner, ins.sources, ins.include_dirs, ins.warnings
 
 
 @dataclass
@@ -63,11 +63,11 @@ def execute(built: Built, config: Config, args=(), timeout: float = 300.0, passt
     log: it crashed, timed out or was stopped)."""
     with temp_dir(prefix="hirace-log-") as tmp:
         log = Path(tmp) / "hirace.jsonl"
-        env = {"HIRACE_LOG": str(log), "HIRACE_KERNELS": ",".join(config.kernels),
-               "HIRACE_MAX_REPORTS": str(config.max_reports),
-               "HIRACE_PRIOR_SITES": "1" if config.prior_sites else "0",
-               "HIRACE_BLOCKS": f"{config.blocks[0]}:{config.blocks[1]}" if config.blocks else "",
-               "HIRACE_THREADS": f"{config.threads[0]}:{config.threads[1]}" if config.threads else ""}
+        env = {Env.HIRACE_LOG: str(log), Env.HIRACE_KERNELS: ",".join(config.kernels),
+               Env.HIRACE_MAX_REPORTS: str(config.max_reports),
+               Env.HIRACE_PRIOR_SITES: "1" if config.prior_sites else "0",
+               Env.HIRACE_BLOCKS: f"{config.blocks[0]}:{config.blocks[1]}" if config.blocks else "",
+               Env.HIRACE_THREADS: f"{config.threads[0]}:{config.threads[1]}" if config.threads else ""}
         if passthrough:
             sys.stdout.flush()
         proc = built.backend.run(built.exe, args, env=env, timeout=timeout, passthrough=passthrough, cwd=cwd,
@@ -98,7 +98,7 @@ def run(sources, backend_name: str, config: Config, args=(), include_dirs=(), de
         if res.returncode < 0:
             raise UserError(f"the program {res.describe_failure()} under hirace")
         if out is None:
-            if res.returncode == 99:
+            if res.returncode == Exit.RUNTIME_FAILURE:
                 raise UserError("hirace's runtime failed (see its message above)")
             status = f" with status {res.returncode}" if res.returncode else ""
             raise UserError(f"the program ended{status} without writing hirace's log (it called exit "

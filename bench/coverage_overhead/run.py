@@ -27,6 +27,7 @@ from cltestcheck.build import build_instrumented  # noqa: E402
 from cltestcheck.coverage.planner import CoveragePlanner  # noqa: E402
 from cltestcheck.suite import Suite  # noqa: E402
 from instrument.backends import get_backend  # noqa: E402
+from instrument.protocol import Env  # noqa: E402
 
 KERNEL_PROGRAMS = {"reduce": 1 << 24, "histogram": 1 << 24, "matmul": 1024, "stencil": 1 << 24, "spmv": 1 << 20}
 
@@ -71,7 +72,7 @@ def main() -> int:
             for _ in range(a.repeat):
                 r = be.run(plain, [n], timeout=600)
                 tp.append(kernel_ms(r.stdout))
-                r2 = be.run(inst, [n], env={"CLTC_COV_LOG": str(tmp / "log.json")}, timeout=600)
+                r2 = be.run(inst, [n], env={Env.CLTC_COV_LOG: str(tmp / "log.json")}, timeout=600)
                 assert r2.stdout.replace(re.search(r"kernel_ms [0-9.]+", r2.stdout).group(0), "") == \
                     r.stdout.replace(re.search(r"kernel_ms [0-9.]+", r.stdout).group(0), ""), name
                 ti.append(kernel_ms(r2.stdout))
@@ -84,7 +85,7 @@ def main() -> int:
             tp, ti = [], []
             for _ in range(a.repeat):
                 r = be.run(plain, timeout=600)
-                r2 = be.run(inst, env={"CLTC_COV_LOG": str(tmp / "log.json")}, timeout=600)
+                r2 = be.run(inst, env={Env.CLTC_COV_LOG: str(tmp / "log.json")}, timeout=600)
                 assert (r.returncode, r.stdout) == (r2.returncode, r2.stdout), src.name
                 tp.append(r.wall_s)
                 ti.append(r2.wall_s)

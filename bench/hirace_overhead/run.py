@@ -27,6 +27,7 @@ sys.path.insert(0, str(HERE.parents[1]))
 from hirace import runner  # noqa: E402
 from hirace.config import Config  # noqa: E402
 from instrument.backends import BuildRequest, get_backend  # noqa: E402
+from instrument.protocol import Env  # noqa: E402
 from runtime import include_dir  # noqa: E402
 
 PROGRAMS = {"reduce": 1 << 24, "histogram": 1 << 24, "matmul": 1024, "stencil": 1 << 24, "spmv": 1 << 20}
@@ -67,7 +68,7 @@ def main() -> int:
                 r = be.run(plain, [n], timeout=600)
                 t_plain.append(kernel_ms(r.stdout))
                 log = tmp / f"{name}.jsonl"
-                r = be.run(inst, [n], env={"HIRACE_LOG": str(log)}, timeout=600)
+                r = be.run(inst, [n], env={Env.HIRACE_LOG: str(log)}, timeout=600)
                 assert "PASS" in r.stdout, (name, r.stdout, r.stderr)
                 t_hr.append(kernel_ms(r.stdout))
                 recs = [json.loads(x) for x in log.read_text().splitlines()]

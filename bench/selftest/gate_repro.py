@@ -12,6 +12,7 @@ from hirace.selftest.generate import assemble, generate  # noqa: E402
 from instrument.backends import BuildRequest  # noqa: E402
 from instrument.backends.gpu import GpuBackend  # noqa: E402
 from instrument.pipeline import instrument_sources  # noqa: E402
+from instrument.protocol import Env  # noqa: E402
 from runtime import include_dir  # noqa: E402
 
 gpu = GpuBackend()
@@ -20,13 +21,14 @@ for seed in map(int, sys.argv[1:]):
     src = d / "p.cu"
     src.write_text(assemble([generate(seed)])[0])
     plain = gpu.build(BuildRequest([src], d / "plain", [], [], ["-fmad=false"]))
-    srcs, incs, _, _ = instrument_sources([src], d / "gated-src", [SchedulePlanner(gate=True)])
+    instrumented = instrument_sources([src], d / "gated-src", [SchedulePlanner(gate=True)])
+    srcs, incs = instrumented.sources, instrumented.include_dirs
     gated = gpu.build(BuildRequest(srcs, d / "gated", list(incs) + [include_dir()], [], ["-fmad=false"]))
     print(f"== seed {seed}: plain", subprocess.run([str(plain)], capture_output=True, text=True).stdout.strip())
     for sched in ("none", "asc", "desc", "free", "first:2"):
-        r = subprocess.run([str(gated)], capture_output=True, text=True, env={"CLTC_SCHEDULE": sched, "PATH": "/usr/bin:/bin"})
+        r = subprocess.run([str(gated)], capture_output=True, text=True, env={Env.CLTC_SCHEDULE: sched, "PATH": "/usr/bin:/bin"})
         print(f"   {sched:8}", r.returncode, r.stdout.strip()[-60:], r.stderr.strip()[-200:])
     r = subprocess.run(["compute-sanitizer", "--print-limit", "3", str(gated)], capture_output=True, text=True,
-                       env={"CLTC_SCHEDULE": "desc", "PATH": "/usr/local/cuda/bin:/usr/bin:/bin"})
+                       env={Env.CLTC_SCHEDULE: "desc", "PATH": "/usr/local/cuda/bin:/usr/bin:/bin"})
     print("   sanitizer:", "\n".join(r.stdout.splitlines()[:25]))
     print("   gated source kept in", d)

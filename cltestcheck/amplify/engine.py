@@ -19,6 +19,7 @@ from ..suite import Suite
 from . import schedules as sched_mod
 from .planner import SchedulePlanner
 from instrument.reaper import temp_dir
+from instrument.protocol import Env
 
 
 @dataclass
@@ -148,7 +149,7 @@ def _reference(built: BuildOutcome, backend, suite: Suite, test):
     exe, warnings = built.value
     with temp_dir(prefix="cltc-amp-") as tmp:
         log = Path(tmp) / "ref.json"
-        env = {"CLTC_SCHEDULE": "asc", "CLTC_SCHED_LOG": str(log),
+        env = {Env.CLTC_SCHEDULE: "asc", Env.CLTC_SCHED_LOG: str(log),
                **(sched_mod.cpu_env("asc") if backend.name == "cpu" else {})}
         obs = run_test(backend, exe, suite, test, env=env)
         blocks = max(json.loads(log.read_text())["launch_blocks"] or [1]) if log.is_file() else 1
@@ -158,5 +159,5 @@ def _reference(built: BuildOutcome, backend, suite: Suite, test):
 def _scheduled(built: BuildOutcome, backend, suite: Suite, test, spec: str, limit: float):
     if built.error is not None:
         raise UserError(built.error)
-    env = {"CLTC_SCHEDULE": spec, **(sched_mod.cpu_env(spec) if backend.name == "cpu" else {})}
+    env = {Env.CLTC_SCHEDULE: spec, **(sched_mod.cpu_env(spec) if backend.name == "cpu" else {})}
     return run_test(backend, built.value[0], suite, test, env=env, timeout=limit)

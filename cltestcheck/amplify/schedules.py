@@ -4,6 +4,7 @@ from __future__ import annotations
 import random
 
 from instrument.errors import UserError
+from instrument.protocol import Env
 
 FAMILIES = {
     "first": "block W runs first, for one W drawn from each 10 consecutive block ids (N/10 schedules)",
@@ -46,9 +47,9 @@ def make(family: str, blocks: int, seed: int, permutations: int = 3) -> list[str
 def cpu_env(spec: str) -> dict:
     """The emulator's block order for a schedule (it runs blocks one after another)."""
     if spec.startswith("first:"):
-        return {"CUDAEMU_BLOCK_ORDER": spec[6:]}
+        return {Env.CUDAEMU_BLOCK_ORDER: spec[6:]}
     if spec.startswith("random:"):
-        return {"CUDAEMU_BLOCK_ORDER": "random", "CUDAEMU_SEED": spec[7:]}
+        return {Env.CUDAEMU_BLOCK_ORDER: "random", Env.CUDAEMU_SEED: spec[7:]}
     if spec in ("asc", "desc"):
-        return {"CUDAEMU_BLOCK_ORDER": spec}
-    return {"CUDAEMU_BLOCK_ORDER": "asc"}
+        return {Env.CUDAEMU_BLOCK_ORDER: spec}
+    return {Env.CUDAEMU_BLOCK_ORDER: "asc"}

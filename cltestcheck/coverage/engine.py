@@ -15,6 +15,7 @@ from ..suite import Suite
 from .planner import CoveragePlanner
 from .results import CoverageResult, TestCoverage
 from instrument.reaper import temp_dir
+from instrument.protocol import Env
 
 
 def run(suite: Suite, backend_name: str = "auto", jobs: int = 1, progress: bool = True) -> CoverageResult:
@@ -33,7 +34,7 @@ def run(suite: Suite, backend_name: str = "auto", jobs: int = 1, progress: bool 
             log = work / f"cov-{i}.json"
             # exited threads count as arrived, as on the GPU: a barrier that part
             # of a block skips is measured as divergent instead of stopping the run
-            obs = run_test(backend, exe, suite, test, env={"CLTC_COV_LOG": str(log), "CUDAEMU_EXITED_ARRIVE": "1"})
+            obs = run_test(backend, exe, suite, test, env={Env.CLTC_COV_LOG: str(log), Env.CUDAEMU_EXITED_ARRIVE: "1"})
             # a Python test that launched no kernel covered nothing, and that is all there is to know
             tc = TestCoverage(test.name, judge(test, obs), obs.wall_s, log.is_file() or obs.launches == 0)
             if log.is_file():

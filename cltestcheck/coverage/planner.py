@@ -19,7 +19,7 @@ from instrument.parse import Span
 from instrument.query import Branch, Loop, Program
 from instrument.rewrite import EditPlan
 
-from .sites import Arm, BarrierSite, BranchSite, FunctionSite, LoopSite, SiteTable
+from .sites import LOOP_CASES, Arm, BarrierSite, BranchSite, FunctionSite, LoopSite, SiteTable
 
 _CONSTANT_TRUE = {"true", "1", "1u", "(true)", "(1)"}
 
@@ -229,9 +229,9 @@ class CoveragePlanner:
         boundary = lp.cond is not None and lp.plain_cond and not endless
         # a do loop, or one with no condition, always runs its body; only a
         # condition can end a loop at its boundary
-        cases = [c for c in ("zero", "one", "many", "boundary")
+        cases = [c for c in LOOP_CASES
                  if not (c == "zero" and (lp.kind == "do" or endless)) and not (c == "boundary" and not boundary)]
-        base = self._alloc(4)
+        base = self._alloc(len(LOOP_CASES))
         var = f"cltc_loop{base}_"
         outer = self._semi_after(prog, lp.span) if (lp.kind == "do" or not lp.body_compound) else lp.span
         body = lp.body if lp.body_compound else self._semi_after(prog, lp.body)
@@ -245,7 +245,7 @@ class CoveragePlanner:
         else:
             ok = plan.wrap(outer, opener + " ", " }", f"cltc loop at {where}")
         if not ok:
-            self._release(base, 4)
+            self._release(base, len(LOOP_CASES))
             return
         plan.wrap(body, f"{{ {var}.iter(); ", " }", f"cltc loop body at {where}", allow_macro=True)
         if boundary:

@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from ..html_page import badge, esc, listing, page
 from .results import CoverageResult, _frac_text
-from .sites import LOOP_LABELS
+from .sites import LOOP_CASES, LOOP_LABELS
 
 _SHORT = {"zero": "0", "one": "1", "many": ">1", "boundary": "end"}
 
@@ -31,7 +31,7 @@ def _notes(res: CoverageResult, file: str) -> dict[int, tuple[str, list[str]]]:
     for lp in res.table.loops:
         if lp.file != file:
             continue
-        for c in ("zero", "one", "many", "boundary"):
+        for c in LOOP_CASES:
             if c not in lp.cases:
                 badges[lp.line].append(badge(_SHORT[c] + " n/a", "na", LOOP_LABELS[c] + ": cannot happen"))
                 continue

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 
 from .results import CoverageResult, Tally, pct
+from .sites import LOOP_CASES
 
 
 def rel(path: str, root: str) -> str:
@@ -24,7 +25,7 @@ def _loops(t: Tally) -> str:
     if t.loop_total[1] == 0:
         return "-"
     cells = " ".join(f"{t.loops[c][0]}/{t.loops[c][1]}" if t.loops[c][1] else "-"
-                     for c in ("zero", "one", "many", "boundary"))
+                     for c in LOOP_CASES)
     return f"{cells}  {pct(t.loop_total):5.1f}%"
 
 

@@ -5,7 +5,10 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-LOOP_CASES = ("zero", "one", "many", "boundary")
+from instrument.protocol import LoopCase
+
+# a loop's cases, in the order of their flags after its base flag (the runtime's LoopCase)
+LOOP_CASES = tuple(c.name.lower() for c in sorted(LoopCase))
 LOOP_LABELS = {"zero": "body 0 times", "one": "body once", "many": "body more than once",
                "boundary": "ended by its condition"}
 

@@ -25,6 +25,7 @@ from ..judge import Observed, judge
 from ..suite import Suite, TestCase
 from .planner import Mutant, MutationPlanner
 from instrument.reaper import temp_dir
+from instrument.protocol import Env
 
 MAX_PARSE_ROUNDS = 6
 
@@ -79,8 +80,9 @@ def plan_schemata(suite: Suite, backend: Backend, work: Path, operators: list[st
     warnings: list[str] = []
     for _ in range(MAX_PARSE_ROUNDS):
         planner = MutationPlanner(operators, exclude)
-        srcs, incs, _, warnings = instrument_sources(suite.sources, work / "check", [planner],
-                                                     suite.include, suite.defines)
+        instrumented = instrument_sources(suite.sources, work / "check", [planner],
+                                          suite.include, suite.defines)
+        srcs, incs, warnings = instrumented.sources, instrumented.include_dirs, instrumented.warnings
         defines = list(suite.defines) + [f"CLTC_MUT_SITES={max(1, planner.sites)}"]
         errors = []
         for s in srcs:
@@ -126,8 +128,9 @@ def _build(work: Path, suite: Suite, backend: Backend, planner: MutationPlanner)
         return exe, []
     lower = getattr(backend, "needs_lowering", False)
     planners = ([schedule_points] if lower else []) + [planner]
-    srcs, incs, _, warnings = instrument_sources(suite.sources, work / "src", planners, suite.include,
-                                                 suite.defines, lower_cpu=lower)
+    instrumented = instrument_sources(suite.sources, work / "src", planners, suite.include,
+                                      suite.defines, lower_cpu=lower)
+    srcs, incs, warnings = instrumented.sources, instrumented.include_dirs, instrumented.warnings
     exe = backend.build(BuildRequest(list(srcs), work / "mutants", list(incs) + [include_dir()],
                                      list(suite.defines) + [f"CLTC_MUT_SITES={max(1, planner.sites)}"],
                                      list(suite.flags)))
@@ -144,7 +147,7 @@ def build_schemata(suite: Suite, backend: Backend, work: Path, operators: list[s
 def _env(backend: Backend, run: int) -> dict:
     if backend.name != "cpu" or run == 0:
         return {}
-    return {"CUDAEMU_SEED": str(run), "CUDAEMU_BLOCK_ORDER": "random"}
+    return {Env.CUDAEMU_SEED: str(run), Env.CUDAEMU_BLOCK_ORDER: "random"}
 
 
 def run(suite: Suite, backend_name: str = "auto", operators: list[str] | None = None, runs: int = 20,
@@ -213,7 +216,7 @@ def _reference(built: BuildOutcome, backend: Backend, suite: Suite, test: TestCa
     exe, warnings = built.value
     with temp_dir(prefix="cltc-ref-") as tmp:
         log = Path(tmp) / "reach.json"
-        obs = run_test(backend, exe, suite, test, env={"CLTC_MUTANT": "0", "CLTC_MUT_REACH": str(log)})
+        obs = run_test(backend, exe, suite, test, env={Env.CLTC_MUTANT: "0", Env.CLTC_MUT_REACH: str(log)})
         reached = set(json.loads(log.read_text())["reached"]) if log.is_file() else set()
     v = judge(test, obs)
     note = ""
@@ -246,7 +249,7 @@ def _judge_mutant(built: BuildOutcome, backend: Backend, suite: Suite, refs: lis
         limit = min(ref.test.timeout, max(5.0, 10 * ref.obs.wall_s))
         killed, reason, timeouts = 0, "", 0
         for r in range(runs):
-            env = {"CLTC_MUTANT": str(m.id), **_env(backend, r)}
+            env = {Env.CLTC_MUTANT: str(m.id), **_env(backend, r)}
             obs = run_test(backend, exe, suite, ref.test, env=env, timeout=limit)
             v = judge(ref.test, obs)
             if not v.passed:

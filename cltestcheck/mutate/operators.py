@@ -1,6 +1,8 @@
 """Mutation operators: their names, what they do, and the operator codes the runtime header uses."""
 from __future__ import annotations
 
+from instrument.protocol import MUTATION_OPS
+
 OPERATORS = {
     "arithmetic": "+ - * / % swapped among themselves (% only between integers)",
     "relational": "< <= > >= == != swapped among themselves (boundary pairs included)",
@@ -15,9 +17,8 @@ OPERATORS = {
     "shared-index": "index of a __shared__ array + 1 and - 1",
 }
 
-# codes of runtime/include/cltc/mutate.h (enum Op)
-CODE = {"+": 0, "-": 1, "*": 2, "/": 3, "%": 4, "&": 5, "|": 6, "^": 7, "<<": 8, ">>": 9,
-        "<": 10, "<=": 11, ">": 12, ">=": 13, "==": 14, "!=": 15, "=": 16, "++": 32, "--": 33}
+# the operator codes of runtime/include/cltc/mutate.h (generated from instrument/protocol.py)
+CODE = {op: code for op, (code, _) in MUTATION_OPS.items()}
 
 ARITH = ("+", "-", "*", "/", "%")
 REL = ("<", "<=", ">", ">=", "==", "!=")

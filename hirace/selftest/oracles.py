@@ -25,6 +25,7 @@ from instrument.pipeline import instrument_sources, shared_parses
 from runtime import include_dir
 
 from .generate import Options, Program, assemble, generate
+from instrument.protocol import Env
 
 ORACLES = ("schedules", "hirace", "coverage", "schemata", "schedule-gate", "barrier-race", "emi-low", "emi-high")
 DESCRIPTIONS = {
@@ -118,19 +119,21 @@ class Checker:
             return built.exe, {}, built
         if kind == "coverage":
             planner = CoveragePlanner()
-            srcs, incs, _, _ = instrument_sources([src], d / "src", [planner], lower_cpu=self.cpu)
+            instrumented = instrument_sources([src], d / "src", [planner], lower_cpu=self.cpu)
+            srcs, incs = instrumented.sources, instrumented.include_dirs
             exe = b.build(BuildRequest(srcs, d / "prog", list(incs) + [include_dir()],
                                        [f"CLTC_COV_FLAGS={max(1, planner.table.flags)}",
                                         f"CLTC_COV_BARRIERS={len(planner.table.barriers)}"], flags))
-            return exe, {"CLTC_COV_LOG": str(d / "cov.json")}, None
+            return exe, {Env.CLTC_COV_LOG: str(d / "cov.json")}, None
         if kind == "schemata":
             sch = build_schemata(Suite(root=work, sources=[src], flags=flags), b, d, list(MUTATION_OPERATORS))
             return sch.exe, {}, None
         if kind == "schedule-gate":
             planner = SchedulePlanner(gate=not self.cpu)
-            srcs, incs, _, _ = instrument_sources([src], d / "src", [planner], lower_cpu=self.cpu)
+            instrumented = instrument_sources([src], d / "src", [planner], lower_cpu=self.cpu)
+            srcs, incs = instrumented.sources, instrumented.include_dirs
             exe = b.build(BuildRequest(srcs, d / "prog", list(incs) + [include_dir()], [], flags))
-            env = {"CLTC_SCHEDULE": "desc", **(cpu_env("desc") if self.cpu else {})}
+            env = {Env.CLTC_SCHEDULE: "desc", **(cpu_env("desc") if self.cpu else {})}
             return exe, env, None
         raise ValueError(kind)
 
@@ -154,7 +157,7 @@ class Checker:
             return out
         exe, reference = built
         # 1: the plain program under other schedules
-        runs = [{"CUDAEMU_SEED": str(k)} for k in self.schedule_seeds] if self.cpu else [None] * len(self.schedule_seeds)
+        runs = [{Env.CUDAEMU_SEED: str(k)} for k in self.schedule_seeds] if self.cpu else [None] * len(self.schedule_seeds)
         for env in runs:
             sums, why = _run(self.backend, exe, self.timeout, env)
             for p in programs:

@@ -7,11 +7,12 @@ from pathlib import Path
 from runtime import include_dir
 
 from ..errors import ToolchainMissing
+from ..protocol import EXIT_MEANING, Exit
 from ..toolchain import c_compiler, host_cxx
 from .base import Backend, BuildRequest, RunResult
 
 # exit codes the emulation header uses for faults it detects
-FAULT_CODES = {86: "barrier divergence", 87: "deadlock", 88: "emulation fault"}
+FAULT_CODES = {int(e): EXIT_MEANING[e] for e in (Exit.BARRIER_DIVERGENCE, Exit.DEADLOCK, Exit.EMULATION_FAULT)}
 
 
 class CpuBackend(Backend):

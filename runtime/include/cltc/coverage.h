@@ -9,6 +9,8 @@
 #ifndef CLTC_COVERAGE_H
 #define CLTC_COVERAGE_H
 
+#include "cudacommon/protocol.h"
+
 #include <cstdio>
 
 #include "cltc/linkage.h"
@@ -113,10 +115,10 @@ struct Loop {
     if (n < 2) ++n;
   }
   CLTC_HD bool test(bool c) {
-    if (!c) hit(base + 3);
+    if (!c) hit(base + ::cctk::kLoopBoundary);
     return c;
   }
-  CLTC_HD ~Loop() { hit(base + n); }
+  CLTC_HD ~Loop() { hit(base + n); }   // n: kLoopZero, kLoopOne or kLoopMany
 };
 
 CLTC_D inline unsigned linear_block() {
@@ -260,7 +262,7 @@ inline State &state() {
 inline void fail(cudaError_t e, const char *what) {
   std::fprintf(stderr, "cltc coverage: %s failed: %s\n", what, cudaGetErrorString(e));
   std::fflush(stderr);
-  std::_Exit(99);
+  std::_Exit(::cctk::exit_code::kExitRuntimeFailure);
 }
 
 // Device -> host: OR each translation unit's flags into the totals.
@@ -312,7 +314,7 @@ inline void init() {
   State &s = state();
   if (s.init) return;
   s.init = true;
-  if (const char *p = std::getenv("CLTC_COV_LOG")) s.log_path = p;
+  if (const char *p = std::getenv(::cctk::env::kCltcCovLog)) s.log_path = p;
   // registered after the CUDA runtime started (a launch follows), so it runs
   // before the runtime tears down
   static bool registered = false;

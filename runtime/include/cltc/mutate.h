@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "cltc/linkage.h"
+#include "cudacommon/protocol.h"
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -30,11 +31,8 @@ namespace mut {
 
 constexpr unsigned kSites = CLTC_MUT_SITES;
 
-// operator codes shared with cltestcheck/mutate/operators.py
-enum Op : int {
-  ADD = 0, SUB, MUL, DIV, MOD, AND, OR, XOR, SHL, SHR, LT, LE, GT, GE, EQ, NE, SET,
-  INC = 32, DEC
-};
+// operator codes: generated from instrument/protocol.py (MUTATION_OPS)
+using namespace ::cctk::mutation_op;
 
 CLTC_TU_LOCAL CLTC_MDEV unsigned g_active_dev;
 CLTC_TU_LOCAL CLTC_MDEV unsigned char g_reached_dev[kSites];
@@ -244,8 +242,8 @@ inline void before_launch() {
   State &s = state();
   if (s.init) return;
   s.init = true;
-  if (const char *p = std::getenv("CLTC_MUTANT")) s.active = unsigned(std::strtoul(p, nullptr, 10));
-  if (const char *p = std::getenv("CLTC_MUT_REACH")) s.reach_path = p;
+  if (const char *p = std::getenv(::cctk::env::kCltcMutant)) s.active = unsigned(std::strtoul(p, nullptr, 10));
+  if (const char *p = std::getenv(::cctk::env::kCltcMutReach)) s.reach_path = p;
   for (const Tu &tu : s.tus) tu.set_active(s.active);
   std::atexit(finish);
 #if defined(CUDAEMU)

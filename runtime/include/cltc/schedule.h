@@ -11,6 +11,8 @@
 #ifndef CLTC_SCHEDULE_H
 #define CLTC_SCHEDULE_H
 
+#include "cudacommon/protocol.h"
+
 #include <cstdio>
 
 #include "cltc/linkage.h"
@@ -123,8 +125,8 @@ inline void init() {
   State &s = state();
   if (s.init) return;
   s.init = true;
-  if (const char *p = std::getenv("CLTC_SCHED_LOG")) s.log_path = p;
-  const char *spec = std::getenv("CLTC_SCHEDULE");
+  if (const char *p = std::getenv(::cctk::env::kCltcSchedLog)) s.log_path = p;
+  const char *spec = std::getenv(::cctk::env::kCltcSchedule);
   std::string v = spec ? spec : "none";
   if (v == "free") s.mode = kFree;
   else if (v == "asc" || v == "desc") { s.mode = kSerial; s.first = v == "desc"; }
@@ -160,7 +162,7 @@ inline std::vector<unsigned> make_schedule(const State &s, unsigned n, unsigned 
 inline void check(cudaError_t e, const char *what) {
   if (e != cudaSuccess) {
     std::fprintf(stderr, "cltc amplify: %s failed: %s\n", what, cudaGetErrorString(e));
-    std::_Exit(99);
+    std::_Exit(::cctk::exit_code::kExitRuntimeFailure);
   }
 }
 

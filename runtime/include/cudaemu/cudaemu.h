@@ -101,6 +101,7 @@ struct dim3 {
 
 // ------------------------------------------------------------------ runtime API types
 #include "../cudacommon/runtime_types.h"
+#include "../cudacommon/protocol.h"
 struct CUstream_st { int id; };
 struct CUevent_st { std::chrono::steady_clock::time_point t; };
 
@@ -108,7 +109,7 @@ static constexpr int warpSize = 32;
 
 namespace cudaemu {
 
-enum : int { kExitDivergence = 86, kExitDeadlock = 87, kExitFault = 88 };
+using namespace ::cctk::exit_code;   // kExitBarrierDivergence, kExitDeadlock, kExitEmulationFault
 
 namespace detail {
 
@@ -259,16 +260,16 @@ inline int g_fault_fd = -1;  // a second place for the fault message (kernels lo
 inline const Config &config() {
   if (!g_cfg.loaded) {
     g_cfg.loaded = true;
-    if (const char *s = std::getenv("CUDAEMU_SEED"); s && *s) {
+    if (const char *s = std::getenv(::cctk::env::kCudaemuSeed); s && *s) {
       g_cfg.seeded = true;
       g_cfg.seed = std::strtoull(s, nullptr, 10);
       g_cfg.switch_p = 0.25;
     }
-    if (const char *s = std::getenv("CUDAEMU_SWITCH"); s && *s) g_cfg.switch_p = std::atof(s);
-    if (const char *s = std::getenv("CUDAEMU_STACK_KB"); s && *s)
+    if (const char *s = std::getenv(::cctk::env::kCudaemuSwitch); s && *s) g_cfg.switch_p = std::atof(s);
+    if (const char *s = std::getenv(::cctk::env::kCudaemuStackKb); s && *s)
       g_cfg.stack_bytes = std::max<size_t>(16, std::strtoull(s, nullptr, 10)) * 1024;
-    if (const char *s = std::getenv("CUDAEMU_BLOCK_ORDER"); s && *s) g_cfg.order = s;
-    if (const char *s = std::getenv("CUDAEMU_EXITED_ARRIVE"); s && *s == '1') g_cfg.exited_arrive = true;
+    if (const char *s = std::getenv(::cctk::env::kCudaemuBlockOrder); s && *s) g_cfg.order = s;
+    if (const char *s = std::getenv(::cctk::env::kCudaemuExitedArrive); s && *s == '1') g_cfg.exited_arrive = true;
     g_rng.s = g_cfg.seed * 0x2545F4914F6CDD1Dull + 1;
   }
   return g_cfg;
@@ -413,9 +414,9 @@ inline void block_release() {
 inline bool block_barrier_complete() {
   Block &b = *g_block;
   if (b.arrived == 0 || b.arrived != b.live) return false;
-  if (b.bar_mismatch) barrier_fault(kExitDivergence, "barrier divergence (threads wait at different barriers)");
+  if (b.bar_mismatch) barrier_fault(kExitBarrierDivergence, "barrier divergence (threads wait at different barriers)");
   if (b.exited && !config().exited_arrive)
-    barrier_fault(kExitDivergence, "barrier divergence (some threads exited while others wait at a barrier)");
+    barrier_fault(kExitBarrierDivergence, "barrier divergence (some threads exited while others wait at a barrier)");
   return true;
 }
 
@@ -445,7 +446,7 @@ inline void fiber_main() {
     if (self->linear - t.base < t.size) tile_check_release(t);
   if (block_barrier_complete()) block_release();
   switch_away(false);
-  fault(kExitFault, "internal error: a finished fiber was resumed");
+  fault(kExitEmulationFault, "internal error: a finished fiber was resumed");
 }
 
 inline void wait_block_barrier(const char *file, int line, int pred) {
@@ -467,7 +468,7 @@ inline void wait_block_barrier(const char *file, int line, int pred) {
     return;
   }
   switch_away(config().seeded);
-  if (self->state != kRunnable) fault(kExitFault, "internal error: fiber resumed while waiting");
+  if (self->state != kRunnable) fault(kExitEmulationFault, "internal error: fiber resumed while waiting");
 }
 
 inline void warp_check_release(Warp &w) {
@@ -604,7 +605,7 @@ inline std::vector<unsigned> block_order(unsigned nblocks) {
     while (*p) {
       char *end;
       unsigned long v = std::strtoul(p, &end, 10);
-      if (end == p) fault(kExitFault, "CUDAEMU_BLOCK_ORDER must be asc, desc, random or a comma list of ids");
+      if (end == p) fault(kExitEmulationFault, "CUDAEMU_BLOCK_ORDER must be asc, desc, random or a comma list of ids");
       if (v < nblocks && !seen[v]) { listed.push_back(unsigned(v)); seen[v] = 1; }
       p = *end == ',' ? end + 1 : end;
     }
@@ -622,7 +623,7 @@ inline char *stack_for(size_t i) {
     size_t page = size_t(sysconf(_SC_PAGESIZE));
     size_t total = config().stack_bytes + page;
     void *m = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED) fault(kExitFault, "out of memory for fiber stacks (lower CUDAEMU_STACK_KB)");
+    if (m == MAP_FAILED) fault(kExitEmulationFault, "out of memory for fiber stacks (lower CUDAEMU_STACK_KB)");
     mprotect(m, page, PROT_NONE);  // guard page: an overflow faults instead of corrupting
     g_stacks.push_back(static_cast<char *>(m) + total);
   }
@@ -642,7 +643,7 @@ inline void on_segv(int sig, siginfo_t *info, void *) {
                   size_t(a - (g_arena + kSharedWindow)) + 1, g_launch ? g_launch->shm : size_t(0),
                   g_block ? g_block->bid.x : 0, g_block ? g_block->bid.y : 0, g_block ? g_block->bid.z : 0,
                   g_cur ? g_cur->tid.x : 0, g_cur ? g_cur->tid.y : 0, g_cur ? g_cur->tid.z : 0);
-    fault(kExitFault, msg);
+    fault(kExitEmulationFault, msg);
   }
   signal(sig, SIG_DFL);  // any other fault: the default action when the access repeats
 }
@@ -658,7 +659,7 @@ inline char *arena_for(unsigned slot) {
   while (g_slot_arenas.size() <= slot) {
     size_t page = size_t(sysconf(_SC_PAGESIZE));
     void *m = mmap(nullptr, kSharedWindow + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) fault(kExitFault, "out of memory for the shared memory window");
+    if (m == MAP_FAILED) fault(kExitEmulationFault, "out of memory for the shared memory window");
     mprotect(static_cast<char *>(m) + kSharedWindow, page, PROT_NONE);
     g_slot_arenas.push_back(static_cast<char *>(m));
     if (g_slot_arenas.size() == 1) {
@@ -696,7 +697,7 @@ inline void start_block(Launch &L, uint3 bid, LiveBlock &lb) {
   enter(lb);
   size_t dyn_bytes = (L.shm + 15) / 16 * 16;
   if (dyn_bytes > kSharedWindow)
-    fault(kExitFault, "dynamic shared memory of the launch exceeds the cpu backend's 256 KiB window");
+    fault(kExitEmulationFault, "dynamic shared memory of the launch exceeds the cpu backend's 256 KiB window");
   b.dyn = g_arena + kSharedWindow - dyn_bytes;
   b.dyn_bytes = dyn_bytes;
   b.arena_used = 0;
@@ -855,7 +856,7 @@ template <class T> T &block_shared(const void *key) {
   Block &b = *detail::g_block;
   size_t bytes = (sizeof(T) + 63) / 64 * 64;
   if (b.arena_used + bytes + b.dyn_bytes > detail::kSharedWindow)
-    detail::fault(kExitFault, "shared memory of one block exceeds the cpu backend's 256 KiB window");
+    detail::fault(kExitEmulationFault, "shared memory of one block exceeds the cpu backend's 256 KiB window");
   void *p = detail::g_arena + b.arena_used;
   b.arena_used += bytes;
   std::memset(p, 0, bytes);

@@ -171,7 +171,7 @@ namespace cudaemu {
 inline clock_t clock_now() { return in_kernel() ? clock_t(clock64()) : ::clock(); }
 }  // namespace cudaemu
 #define clock() ::cudaemu::clock_now()
-[[noreturn]] inline void __trap() { ::cudaemu::detail::fault(::cudaemu::kExitFault, "__trap() called in device code"); }
+[[noreturn]] inline void __trap() { ::cudaemu::detail::fault(::cudaemu::kExitEmulationFault, "__trap() called in device code"); }
 
 // ------------------------------------------------------------------ math
 inline float __fdividef(float a, float b) { return a / b; }

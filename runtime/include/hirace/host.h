@@ -4,6 +4,8 @@
 #ifndef HIRACE_HOST_H
 #define HIRACE_HOST_H
 
+#include "cudacommon/protocol.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -84,12 +86,12 @@ inline void init() {
   State &s = state();
   if (s.init) return;
   s.init = true;
-  if (const char *p = std::getenv("HIRACE_LOG")) s.log_path = p;
-  if (const char *p = std::getenv("HIRACE_KERNELS")) s.kernels = std::string(",") + p + ",";
-  if (const char *p = std::getenv("HIRACE_MAX_REPORTS")) s.log_cap = unsigned(std::max(1, std::atoi(p)));
-  if (const char *p = std::getenv("HIRACE_PRIOR_SITES")) s.prior_sites = *p == '1';
-  if (const char *p = std::getenv("HIRACE_BLOCKS")) std::sscanf(p, "%u:%u", &s.bid_lo, &s.bid_hi);
-  if (const char *p = std::getenv("HIRACE_THREADS")) std::sscanf(p, "%u:%u", &s.tid_lo, &s.tid_hi);
+  if (const char *p = std::getenv(::cctk::env::kHiraceLog)) s.log_path = p;
+  if (const char *p = std::getenv(::cctk::env::kHiraceKernels)) s.kernels = std::string(",") + p + ",";
+  if (const char *p = std::getenv(::cctk::env::kHiraceMaxReports)) s.log_cap = unsigned(std::max(1, std::atoi(p)));
+  if (const char *p = std::getenv(::cctk::env::kHiracePriorSites)) s.prior_sites = *p == '1';
+  if (const char *p = std::getenv(::cctk::env::kHiraceBlocks)) std::sscanf(p, "%u:%u", &s.bid_lo, &s.bid_hi);
+  if (const char *p = std::getenv(::cctk::env::kHiraceThreads)) std::sscanf(p, "%u:%u", &s.tid_lo, &s.tid_hi);
   std::atexit(write_log);
 }
 
@@ -97,7 +99,7 @@ inline void check_cuda(cudaError_t e, const char *what) {
   if (e != cudaSuccess) {
     std::fprintf(stderr, "hirace: %s failed: %s\n", what, cudaGetErrorString(e));
     std::fflush(stderr);
-    std::_Exit(99);
+    std::_Exit(::cctk::exit_code::kExitRuntimeFailure);
   }
 }
 
@@ -309,7 +311,7 @@ inline void after_launch() {
                  s.launches.back().kernel.c_str(), cudaGetErrorString(launched), s.launches.back().block[0],
                  s.launches.back().block[1], s.launches.back().block[2]);
     std::fflush(stderr);
-    std::_Exit(99);
+    std::_Exit(::cctk::exit_code::kExitRuntimeFailure);
   }
   check_cuda(cudaDeviceSynchronize(), "kernel (under hirace)");
   unsigned counts[3];

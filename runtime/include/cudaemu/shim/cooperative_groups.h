@@ -18,7 +18,7 @@ inline unsigned tile_mask(unsigned size) {
   return ((1u << size) - 1u) << (lane / size * size);
 }
 [[noreturn]] inline void refuse(const char *what) {
-  ::cudaemu::detail::fault(::cudaemu::kExitFault, what);
+  ::cudaemu::detail::fault(::cudaemu::kExitEmulationFault, what);
 }
 }  // namespace cudaemu_cg
 

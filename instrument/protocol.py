@@ -1,0 +1,94 @@
+"""What the Python tools and the C++ runtimes agree on, declared once.
+
+Every environment variable a runtime header reads, every exit status a runtime ends a program
+with, the mutation operator codes and the loop-coverage cases are declared here; the C++ side,
+runtime/include/cudacommon/protocol.h, is generated from this module
+(`python -m instrument.genprotocol`, checked for staleness by the test suite), and the Python
+side imports the names from here. Nothing of this is spelled by hand on both sides.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum, StrEnum
+
+
+class Env(StrEnum):
+    """The environment variables the runtimes read (a StrEnum: usable as an env dict key)."""
+    HIRACE_LOG = "HIRACE_LOG"
+    HIRACE_KERNELS = "HIRACE_KERNELS"
+    HIRACE_MAX_REPORTS = "HIRACE_MAX_REPORTS"
+    HIRACE_PRIOR_SITES = "HIRACE_PRIOR_SITES"
+    HIRACE_BLOCKS = "HIRACE_BLOCKS"
+    HIRACE_THREADS = "HIRACE_THREADS"
+    CLTC_COV_LOG = "CLTC_COV_LOG"
+    CLTC_MUTANT = "CLTC_MUTANT"
+    CLTC_MUT_REACH = "CLTC_MUT_REACH"
+    CLTC_SCHEDULE = "CLTC_SCHEDULE"
+    CLTC_SCHED_LOG = "CLTC_SCHED_LOG"
+    CUDAEMU_SEED = "CUDAEMU_SEED"
+    CUDAEMU_SWITCH = "CUDAEMU_SWITCH"
+    CUDAEMU_STACK_KB = "CUDAEMU_STACK_KB"
+    CUDAEMU_BLOCK_ORDER = "CUDAEMU_BLOCK_ORDER"
+    CUDAEMU_EXITED_ARRIVE = "CUDAEMU_EXITED_ARRIVE"
+
+
+@dataclass(frozen=True)
+class OptionDoc:
+    runtime: str    # the header that reads it
+    value: str      # what its value looks like
+    help: str
+
+
+OPTIONS: dict[Env, OptionDoc] = {
+    Env.HIRACE_LOG: OptionDoc("hirace/host.h", "path", "where the race log is written at exit"),
+    Env.HIRACE_KERNELS: OptionDoc("hirace/host.h", "name,name", "check only launches of these kernels"),
+    Env.HIRACE_MAX_REPORTS: OptionDoc("hirace/host.h", "count", "race records kept per launch"),
+    Env.HIRACE_PRIOR_SITES: OptionDoc("hirace/host.h", "0|1", "record the site of each word's last access"),
+    Env.HIRACE_BLOCKS: OptionDoc("hirace/host.h", "lo:hi", "check only blocks lo..hi (linear ids)"),
+    Env.HIRACE_THREADS: OptionDoc("hirace/host.h", "lo:hi", "check only threads lo..hi of each block"),
+    Env.CLTC_COV_LOG: OptionDoc("cltc/coverage.h", "path", "where the coverage flags are written at exit"),
+    Env.CLTC_MUTANT: OptionDoc("cltc/mutate.h", "id", "the active mutant (0: none)"),
+    Env.CLTC_MUT_REACH: OptionDoc("cltc/mutate.h", "path", "where the reached mutation sites are written"),
+    Env.CLTC_SCHEDULE: OptionDoc("cltc/schedule.h", "spec", "the block schedule to impose (amplify)"),
+    Env.CLTC_SCHED_LOG: OptionDoc("cltc/schedule.h", "path", "where the schedule actually run is written"),
+    Env.CUDAEMU_SEED: OptionDoc("cudaemu/cudaemu.h", "integer", "seed of the cpu backend's thread schedule"),
+    Env.CUDAEMU_SWITCH: OptionDoc("cudaemu/cudaemu.h", "probability", "chance to switch threads at an access"),
+    Env.CUDAEMU_STACK_KB: OptionDoc("cudaemu/cudaemu.h", "KiB", "stack of each emulated thread"),
+    Env.CUDAEMU_BLOCK_ORDER: OptionDoc("cudaemu/cudaemu.h", "asc|desc|random|ids",
+                                       "the order in which blocks start"),
+    Env.CUDAEMU_EXITED_ARRIVE: OptionDoc("cudaemu/cudaemu.h", "0|1",
+                                         "exited threads count as arrived at __syncthreads"),
+}
+
+
+class Exit(IntEnum):
+    """Exit statuses a runtime ends the program with (chosen to be unlike a program's own)."""
+    BARRIER_DIVERGENCE = 86   # cpu backend: threads wait at different barriers
+    DEADLOCK = 87             # cpu backend: no thread can run
+    EMULATION_FAULT = 88      # cpu backend: a construct it cannot run, or an internal error
+    RUNTIME_FAILURE = 99      # a tool runtime could not set itself up or write its log
+
+
+EXIT_MEANING = {Exit.BARRIER_DIVERGENCE: "barrier divergence", Exit.DEADLOCK: "deadlock",
+                Exit.EMULATION_FAULT: "emulation fault", Exit.RUNTIME_FAILURE: "tool runtime failure"}
+
+
+class LoopCase(IntEnum):
+    """The coverage flags of one loop, relative to its base flag."""
+    ZERO = 0       # entered, no iteration
+    ONE = 1        # exactly one iteration
+    MANY = 2       # more than one
+    BOUNDARY = 3   # ended by its condition turning false
+
+
+# mutation operator codes: the operator as written -> (code, the runtime's enumerator)
+MUTATION_OPS: dict[str, tuple[int, str]] = {
+    "+": (0, "ADD"), "-": (1, "SUB"), "*": (2, "MUL"), "/": (3, "DIV"), "%": (4, "MOD"),
+    "&": (5, "AND"), "|": (6, "OR"), "^": (7, "XOR"), "<<": (8, "SHL"), ">>": (9, "SHR"),
+    "<": (10, "LT"), "<=": (11, "LE"), ">": (12, "GT"), ">=": (13, "GE"), "==": (14, "EQ"), "!=": (15, "NE"),
+    "=": (16, "SET"), "++": (32, "INC"), "--": (33, "DEC"),
+}
+
+
+def op_code(op: str) -> int:
+    return MUTATION_OPS[op][0]
