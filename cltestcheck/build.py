@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from instrument.backends import Backend, BuildRequest
-from instrument.pipeline import Planner, instrument_sources
+from instrument.pipeline import Instrumented, Planner, instrument_sources
 from runtime import include_dir
 
 from .suite import Suite
@@ -23,15 +23,15 @@ def build_instrumented(suite: Suite, backend: Backend, work: Path, planners: lis
     if suite.is_pytest:
         return build_kernels(suite, backend, work / name, planners, defines_after), [], []
     lower = getattr(backend, "needs_lowering", False)
-    if not planners and not lower:
-        srcs, incs, progs, warnings = suite.sources, list(suite.include), [], []
+    if not planners and not lower:   # the sources as they are
+        ins = Instrumented(list(suite.sources), list(suite.include), [], [])
     else:
-        srcs, incs, progs, warnings = instrument_sources(suite.sources, work / f"src-{name}", planners,
-                                                         suite.include, suite.defines, lower_cpu=lower)
+        ins = instrument_sources(suite.sources, work / f"src-{name}", planners, suite.include, suite.defines,
+                                 lower_cpu=lower)
     defines = list(suite.defines) + (list(defines_after()) if defines_after else [])
-    exe = backend.build(BuildRequest(list(srcs), work / name, list(incs) + [include_dir()], defines,
+    exe = backend.build(BuildRequest(list(ins.sources), work / name, list(ins.include_dirs) + [include_dir()], defines,
                                      list(suite.flags), opt=opt))
-    return exe, progs, warnings
+    return exe, ins.programs, ins.warnings
 
 
 def build_kernels(suite: Suite, backend: Backend, out: Path, planners: list[Planner],

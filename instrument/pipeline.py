@@ -24,6 +24,16 @@ Planner = Callable[[Program, EditPlan], None]
 
 
 @dataclass
+class Instrumented:
+    """What instrument_sources wrote: the new sources, the include dirs that find their headers
+    (mirrored ones first), the queried programs, and the warnings of the parse and the planners."""
+    sources: list[Path]
+    include_dirs: list[Path]
+    programs: list[Program]
+    warnings: list[str]
+
+
+@dataclass
 class BuiltProgram:
     exe: Path
     work_dir: Path
@@ -32,11 +42,9 @@ class BuiltProgram:
 
 
 def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planner] = (),
-                       include_dirs=(), defines=(), lower_cpu: bool = False):
+                       include_dirs=(), defines=(), lower_cpu: bool = False) -> Instrumented:
     """Parse every source, apply the planners (and the cpu lowering), and write every
-    user file the sources include to out_dir, mirroring their layout.
-
-    Returns (new source paths, include dirs mapped into out_dir, programs, warnings)."""
+    user file the sources include to out_dir, mirroring their layout."""
     sources = [Path(s).resolve() for s in sources]
     incs = [Path(d).resolve() for d in include_dirs]
     roots = sorted({s.parent for s in sources} | set(incs))
@@ -82,7 +90,7 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
     # directories, so that relative includes of unmirrored files still resolve
     mapped_incs = [Path(out_dir) / d.relative_to(root) for d in incs] + incs + \
         [s.parent for s in sources]
-    return new_sources, mapped_incs, programs, warnings
+    return Instrumented(new_sources, mapped_incs, programs, warnings)
 
 
 def refuse_unsupported(prog: Program, lower_cpu: bool) -> None:
@@ -149,15 +157,13 @@ def build(sources: list[Path], backend: Backend, work_dir: Path, planners: list[
     work_dir = Path(work_dir)
     src_dir = work_dir / "src"
     lower = getattr(backend, "needs_lowering", False)
-    if not planners and not lower:
-        new_sources = [Path(s).resolve() for s in sources]
-        incs, programs, warnings = [Path(d).resolve() for d in include_dirs], [], []
+    if not planners and not lower:   # the sources as they are
+        ins = Instrumented([Path(s).resolve() for s in sources], [Path(d).resolve() for d in include_dirs], [], [])
     else:
-        new_sources, incs, programs, warnings = instrument_sources(
-            sources, src_dir, planners, include_dirs, defines, lower_cpu=lower)
+        ins = instrument_sources(sources, src_dir, planners, include_dirs, defines, lower_cpu=lower)
     exe = work_dir / exe_name
-    backend.build(BuildRequest(new_sources, exe, incs, list(defines), list(flags), opt=opt))
-    return BuiltProgram(exe, work_dir, programs, warnings)
+    backend.build(BuildRequest(ins.sources, exe, ins.include_dirs, list(defines), list(flags), opt=opt))
+    return BuiltProgram(exe, work_dir, ins.programs, ins.warnings)
 
 
 def clean(work_dir: Path) -> None:

@@ -54,8 +54,9 @@ def _build_cpu(sources, entries, backend, out_dir, planners, incs, defines, defi
         harnesses.append(h)
         e.entries = ["" if k.problem else entry_name(i, j) for j, k in enumerate(e.kernels)]
     src_incs = [s.parent for s in sources]
-    new, mapped, _, _ = instrument_sources(harnesses, out_dir / "src", planners, src_incs + incs, defines,
-                                           lower_cpu=True)
+    instrumented = instrument_sources(harnesses, out_dir / "src", planners, src_incs + incs, defines,
+                                      lower_cpu=True)
+    new, mapped = instrumented.sources, instrumented.include_dirs
     all_defines = list(defines) + (list(defines_after()) if defines_after else [])
     lib = out_dir / "kernels.so"
     backend.build(BuildRequest(list(new), lib, list(mapped) + [include_dir()], all_defines,
@@ -65,7 +66,8 @@ def _build_cpu(sources, entries, backend, out_dir, planners, incs, defines, defi
 
 def _build_gpu(sources, entries, backend, out_dir, planners, incs, defines, defines_after, flags, opt):
     if planners:
-        new, mapped, _, _ = instrument_sources(sources, out_dir / "src", planners, incs, defines)
+        instrumented = instrument_sources(sources, out_dir / "src", planners, incs, defines)
+        new, mapped = instrumented.sources, instrumented.include_dirs
     else:
         new, mapped = list(sources), list(incs)
     all_defines = list(defines) + (list(defines_after()) if defines_after else []) + [MODULE_DEFINE]
