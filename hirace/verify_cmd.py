@@ -5,7 +5,6 @@ import argparse
 import csv
 import io
 import re
-import sys
 import time
 
 from instrument.cli_support import positive_int

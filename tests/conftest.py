@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import shutil
+import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -51,7 +54,9 @@ def run_cli():
     return run
 
 
-def nvcc_or_skip():
+@pytest.fixture
+def nvcc():
+    """The path of nvcc; the test is skipped where no CUDA toolkit is installed."""
     from instrument.toolchain import nvcc_path
     if nvcc_path() is None:
         pytest.skip("nvcc not found: the CUDA toolkit is needed to check that instrumented code compiles")
@@ -60,3 +65,55 @@ def nvcc_or_skip():
 
 def have(tool: str) -> bool:
     return shutil.which(tool) is not None
+
+
+# ---------------------------------------------------------------- campaigns: a worker killed mid-run
+
+def _kill_a_busy_worker(rows_file: Path, after_rows: int, stop: threading.Event, killed: list):
+    """Once `rows_file` holds `after_rows` rows, SIGKILL a dask worker process that is running
+    a child (a build or a run: it is inside a task)."""
+    import psutil
+    me = psutil.Process()
+    while not stop.is_set():
+        n = len(rows_file.read_text().splitlines()) - 1 if rows_file.is_file() else 0
+        if n >= after_rows:
+            for p in me.children():
+                try:
+                    # a child other than the guardian every tool process has (instrument/reaper.py)
+                    work = [c for c in p.children() if "reaper.py" not in " ".join(c.cmdline())]
+                    if "spawn_main" in " ".join(p.cmdline()) and work:
+                        p.send_signal(signal.SIGKILL)
+                        killed.append(p.pid)
+                        return
+                except psutil.Error:
+                    pass
+        time.sleep(0.02)
+
+
+def _with_killer(rows_file: Path, after_rows: int, fn):
+    stop, killed = threading.Event(), []
+    t = threading.Thread(target=_kill_a_busy_worker, args=(rows_file, after_rows, stop, killed), daemon=True)
+    t.start()
+    try:
+        return fn(), killed
+    finally:
+        stop.set()
+        t.join()
+
+
+def _tidy(rows, drop=("wall_s", "peak_mem_mib")):
+    """Rows as comparable tuples, in a fixed order, without the columns that vary run to run."""
+    return sorted(tuple((k, v) for k, v in r.items() if k not in drop) for r in rows)
+
+
+@pytest.fixture
+def with_killer():
+    """with_killer(rows_file, after_rows, fn) -> (fn(), pids killed): SIGKILLs a busy Dask worker
+    once the campaign's journal holds after_rows rows."""
+    return _with_killer
+
+
+@pytest.fixture
+def tidy():
+    """tidy(rows, drop) -> rows as sorted tuples without the columns that vary run to run."""
+    return _tidy

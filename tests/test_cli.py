@@ -1,8 +1,6 @@
 """Command lines: help, exit codes, the plain runner's contract, installation."""
 import subprocess
-import sys
 import venv
-from pathlib import Path
 
 import pytest
 

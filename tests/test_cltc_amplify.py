@@ -96,7 +96,8 @@ def test_gate_goes_into_every_kernel_of_a_name(tmp_path):
     src.write_text("namespace a { __global__ void k(int *p) { p[blockIdx.x] = 1; } }\n"
                    "namespace b { __global__ void k(int *p) { p[blockIdx.x] = 2; } }\n"
                    "int main() { int *p; cudaMalloc((void **)&p, 8); a::k<<<2, 1>>>(p); b::k<<<2, 1>>>(p); return 0; }\n")
-    srcs, _, progs, _ = instrument_sources([src], tmp_path / "out", [SchedulePlanner(gate=True)])
+    instrumented = instrument_sources([src], tmp_path / "out", [SchedulePlanner(gate=True)])
+    srcs, progs = instrumented.sources, instrumented.programs
     text = srcs[0].read_text()
     assert len(progs[0].kernels) == 2
     assert text.count("::cltc::sched::Gate cltc_gate_;") == 2 and text.count("before_launch") == 2

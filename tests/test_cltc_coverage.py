@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pytest
@@ -164,7 +163,7 @@ int main() {
 """
 
 
-def test_host_device_function_counts_kernel_calls_only(tmp_path):
+def test_host_device_function_counts_kernel_calls_only(tmp_path, request):
     """Regression (found by hirace selftest on nvcc): instrumented __host__ __device__ functions
     called a __device__-only helper and did not compile; on the host they must record nothing."""
     src = tmp_path / "hd.cu"
@@ -173,13 +172,13 @@ def test_host_device_function_counts_kernel_calls_only(tmp_path):
     res = engine.run(suite_mod.load(tmp_path), "cpu", progress=False)
     arms = {i.label: i.covered for i in res.items() if i.category == "branch" and i.function == "pick"}
     assert len(arms) == 2 and sorted(arms.values()) == [False, True], arms   # kernel: x > 0 only
-    from conftest import nvcc_or_skip
-    nvcc_or_skip()
+    request.getfixturevalue("nvcc")   # the rest needs nvcc: skipped without a CUDA toolkit
     from instrument.backends import BuildRequest
     from instrument.backends.gpu import GpuBackend
     from instrument.pipeline import instrument_sources
     from runtime import include_dir
     planner = CoveragePlanner()
-    srcs, incs, _, _ = instrument_sources([src], tmp_path / "inst", [planner])
+    instrumented = instrument_sources([src], tmp_path / "inst", [planner])
+    srcs, incs = instrumented.sources, instrumented.include_dirs
     GpuBackend(arch="sm_80").compile_object(BuildRequest(srcs, tmp_path / "hd.o", list(incs) + [include_dir()],
                                                          [f"CLTC_COV_FLAGS={planner.table.flags}"]))

@@ -4,13 +4,12 @@ from __future__ import annotations
 import json
 
 import jsonschema
-import pytest
 
 from cltestcheck import suite as suite_mod
 from cltestcheck.mutate import engine
 from cltestcheck.mutate.results import counts
 
-from conftest import TESTS
+from conftest import CUDA, TESTS
 
 SUITES = TESTS / "suites"
 
@@ -104,19 +103,18 @@ def test_list_operators_and_bad_operator(run_cli):
     assert r.returncode == 2 and "unknown mutation operator(s): arith, nope" in r.stderr
 
 
-def test_every_operator_compiles_on_the_corpus_with_nvcc(tmp_path):
+def test_every_operator_compiles_on_the_corpus_with_nvcc(tmp_path, nvcc):
     """Schemata of a shared-memory, atomic and loop-heavy corpus program compile with nvcc."""
-    from conftest import CUDA, nvcc_or_skip
     from cltestcheck.mutate.planner import MutationPlanner
     from instrument.backends import BuildRequest
     from instrument.backends.gpu import GpuBackend
     from instrument.pipeline import instrument_sources
     from runtime import include_dir
-    nvcc_or_skip()
     for name in ("reduce_shared.cu", "histogram_global_atomics.cu", "scan_blelloch.cu", "warp_vote.cu"):
         p = MutationPlanner(["arithmetic", "relational", "bitwise", "logical", "assignment", "unary", "barrier",
                              "loop", "atomic", "thread-index", "shared-index"])
-        srcs, incs, _, _ = instrument_sources([CUDA / "corpus" / name], tmp_path / name, [p])
+        instrumented = instrument_sources([CUDA / "corpus" / name], tmp_path / name, [p])
+        srcs, incs = instrumented.sources, instrumented.include_dirs
         GpuBackend(arch="sm_80").compile_object(BuildRequest(srcs, tmp_path / (name + ".o"),
                                                              incs + [include_dir()], [f"CLTC_MUT_SITES={p.sites}"]))
         assert p.mutants

@@ -1,6 +1,5 @@
 """The cpu backend end to end: the corpus matches its sequential references,
 faults become reports, block order and seeded schedules are controllable."""
-from pathlib import Path
 
 import pytest
 

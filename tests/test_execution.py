@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import csv
 import os
-import signal
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -130,44 +128,7 @@ def test_a_task_that_kills_every_worker_fails_after_two_retries(cluster):
 
 # ---------------------------------------------------------------- campaigns: dask rows == local rows
 
-def _kill_a_busy_worker(rows_file: Path, after_rows: int, stop: threading.Event, killed: list):
-    """Once `rows_file` holds `after_rows` rows, SIGKILL a dask worker process that is running
-    a child (a build or a run: it is inside a task)."""
-    import psutil
-    me = psutil.Process()
-    while not stop.is_set():
-        n = len(rows_file.read_text().splitlines()) - 1 if rows_file.is_file() else 0
-        if n >= after_rows:
-            for p in me.children():
-                try:
-                    # a child other than the guardian every tool process has (instrument/reaper.py)
-                    work = [c for c in p.children() if "reaper.py" not in " ".join(c.cmdline())]
-                    if "spawn_main" in " ".join(p.cmdline()) and work:
-                        p.send_signal(signal.SIGKILL)
-                        killed.append(p.pid)
-                        return
-                except psutil.Error:
-                    pass
-        time.sleep(0.02)
-
-
-def with_killer(rows_file: Path, after_rows: int, fn):
-    stop, killed = threading.Event(), []
-    t = threading.Thread(target=_kill_a_busy_worker, args=(rows_file, after_rows, stop, killed), daemon=True)
-    t.start()
-    try:
-        return fn(), killed
-    finally:
-        stop.set()
-        t.join()
-
-
-def tidy(rows, drop=("wall_s", "peak_mem_mib")):
-    """Rows as comparable tuples, in a fixed order, without the columns that vary run to run."""
-    return sorted(tuple((k, v) for k, v in r.items() if k not in drop) for r in rows)
-
-
-def test_mutation_campaign_on_two_dask_workers_matches_local_after_a_worker_is_killed(tmp_path):
+def test_mutation_campaign_on_two_dask_workers_matches_local_after_a_worker_is_killed(tmp_path, with_killer, tidy):
     from cltestcheck import suite as suite_mod
     from cltestcheck.mutate import engine
     s = suite_mod.load(ROOT / "tests" / "suites" / "mut_racy")

@@ -109,10 +109,8 @@ def test_verify_fsm_command_and_export(tmp_path):
     assert ["R", "U", "S", "INIT", "SW_1R_R_R"] in rows
 
 
-def test_header_compiles_with_nvcc(tmp_path):
-    from conftest import nvcc_or_skip
+def test_header_compiles_with_nvcc(tmp_path, nvcc):
     from runtime import include_dir
-    nvcc = nvcc_or_skip()
     src = tmp_path / "use.cu"
     src.write_text('#include "hirace/update.h"\n__global__ void k(unsigned long long *s) {\n'
                    '  hirace::ThreadCtx c{threadIdx.x, blockIdx.x, 0, 0, 32};\n'

@@ -115,13 +115,11 @@ def test_instrument_writes_a_new_tree_and_never_touches_the_source(run_cli, tmp_
     assert RACY.read_bytes() == before
 
 
-def test_instrumented_program_compiles_with_nvcc(tmp_path):
+def test_instrumented_program_compiles_with_nvcc(tmp_path, nvcc):
     import subprocess
-    from conftest import nvcc_or_skip
     from hirace import runner
     from hirace.config import Config
     from runtime import include_dir
-    nvcc = nvcc_or_skip()
     for src in (RACY, CUDA / "races" / "devvar_race.cu", CUDA / "races" / "width_int4_overlaps_int.cu"):
         planner, srcs, incs, _ = runner.instrument([src], tmp_path / src.stem, Config())
         r = subprocess.run([str(nvcc), "-std=c++17", "-c", f"-I{include_dir()}", *[f"-I{d}" for d in incs],

@@ -1,7 +1,6 @@
 """The accuracy corpus: every labelled program on the cpu backend, zero misses and
 zero false alarms. A line ending in `// RACE` takes part in a race; a program
 without such a line is race-free."""
-import json
 from pathlib import Path
 
 import pytest

@@ -278,13 +278,12 @@ def test_rerun_skips_finished_rows_and_redoes_lost_ones(swept, run_cli):
     assert {key(x): x["verdict"] for x in after} == {key(x): x["verdict"] for x in before}
 
 
-def test_sweep_on_two_dask_workers_gives_the_local_rows_after_a_worker_is_killed(swept, tmp_path):
+def test_sweep_on_two_dask_workers_gives_the_local_rows_after_a_worker_is_killed(swept, tmp_path, with_killer, tidy):
     """7 codes x 1 graph x 2 tools on a 2-worker LocalCluster, one worker SIGKILLed mid-run:
     the same rows as the local sweep of the fixture (timings and memory aside)."""
     pytest.importorskip("distributed", reason="needs dask[distributed] (the test extra installs it)")
     import shutil
     from indigo_bench import sweep
-    from test_execution import tidy, with_killer
     _d, g, local_out = swept
     codes = tmp_path / "codes"
     for pattern in ("max_reduce", "pull_min"):
@@ -296,7 +295,9 @@ def test_sweep_on_two_dask_workers_gives_the_local_rows_after_a_worker_is_killed
     res, killed = with_killer(out / JOURNAL, 3, lambda: sweep.run(settings))
     assert killed, "no busy worker was found to kill"
     assert res.ran == 14 and res.errors == 0 and res.stats.retried >= 1 and res.stats.failed == 0, res.stats
-    assert res.stats.workers == 2 and res.stats.builds >= 14
+    # each of the 14 builds is made once on this host; a worker killed after making one takes the
+    # report of it along, and the retry finds it made
+    assert res.stats.workers == 2 and res.stats.builds >= 14 - res.stats.retried
     names = {p.stem for p in codes.rglob("*.cu")}
     want = [r for r in _rows(local_out / JOURNAL) if r["code"] in names and r["graph"] == graph.name]
     assert len(want) == 14 and tidy(_rows(out / JOURNAL)) == tidy(want)

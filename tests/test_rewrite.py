@@ -1,6 +1,4 @@
-import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -8,9 +6,9 @@ from instrument.errors import RewriteConflict, UserError
 from instrument.parse import Span, parse_file
 from instrument.pipeline import instrument_sources
 from instrument.query import query
-from instrument.rewrite import Edit, EditPlan, apply, apply_plan
+from instrument.rewrite import Edit, EditPlan, apply
 
-from conftest import CUDA, nvcc_or_skip
+from conftest import CUDA
 from probe_planner import probe_planner
 
 ALL_SOURCES = sorted(p for p in CUDA.rglob("*.cu") if p.name != "syntax_error.cu")
@@ -90,7 +88,8 @@ def test_compile_errors_point_at_the_original_line(tmp_path):
         plan.add_prelude(prog.unit.main, "// one\n// two\n")
         for a in prog.accesses:
             plan.wrap(a.span, "(*undeclared_probe(&(", ")))", "probe")
-    [new], _, _, _ = instrument_sources([src], tmp_path / "out", [planner])
+    instrumented = instrument_sources([src], tmp_path / "out", [planner])
+    [new] = instrumented.sources
     r = subprocess.run(["g++", "-fsyntax-only", "-x", "c++", "-D__global__=", str(new)],
                        capture_output=True, text=True)
     assert f"{src}:3:" in r.stderr and "undeclared_probe" in r.stderr, r.stderr
@@ -98,18 +97,24 @@ def test_compile_errors_point_at_the_original_line(tmp_path):
 
 def test_user_sources_are_never_modified(tmp_path):
     before = {p: p.read_bytes() for p in ALL_SOURCES}
-    with pytest.raises(Exception):
+    with pytest.raises(UserError, match="refusing to replace .*engine: it exists and was not written by this tool"):
         instrument_sources([CUDA / "engine" / "mixed.cu"], CUDA / "engine", [probe_planner])
     assert {p: p.read_bytes() for p in ALL_SOURCES} == before
 
 
 @pytest.mark.parametrize("path", ALL_SOURCES, ids=lambda p: str(p.relative_to(CUDA)))
-def test_instrumented_sources_reparse_and_compile_with_nvcc(path, tmp_path):
-    new_srcs, incs, progs, _ = instrument_sources([path], tmp_path / "out", [probe_planner])
-    assert progs[0].accesses or progs[0].barriers or not progs[0].kernels or True
+def test_instrumented_sources_reparse_and_compile_with_nvcc(path, tmp_path, request):
+    instrumented = instrument_sources([path], tmp_path / "out", [probe_planner])
+    new_srcs, incs, progs = instrumented.sources, instrumented.include_dirs, instrumented.programs
+    prog = progs[0]
+    assert not prog.kernels or prog.accesses or prog.barriers or prog.atomics   # a kernel does something
+    reach = prog.device_reachable()   # every access the probe planned was applied (inside a macro's
+    planned = sum(a.span.file == str(path) and a.function in reach   # body an edit cannot be made)
+                  and (prog.unit.macro_at(a.span) is None or a.span.in_macro_arg) for a in prog.accesses)
+    assert new_srcs[0].read_text().count("(*probe(&(") == planned
     reparsed = parse_file(new_srcs[0], include_dirs=incs)   # raises on any error
     assert not [d for d in reparsed.tu.diagnostics if d.severity >= 3]
-    nvcc = nvcc_or_skip()
+    nvcc = request.getfixturevalue("nvcc")
     obj = tmp_path / "x.o"
     r = subprocess.run([str(nvcc), "-std=c++17", "-c", "-x", "cu", *[f"-I{d}" for d in incs],
                         str(new_srcs[0]), "-o", str(obj)], capture_output=True, text=True)
