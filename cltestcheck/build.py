@@ -22,7 +22,7 @@ def build_instrumented(suite: Suite, backend: Backend, work: Path, planners: lis
     work = Path(work)
     if suite.is_pytest:
         return build_kernels(suite, backend, work / name, planners, defines_after), [], []
-    lower = getattr(backend, "needs_lowering", False)
+    lower = backend.needs_lowering
     if not planners and not lower:   # the sources as they are
         ins = Instrumented(list(suite.sources), list(suite.include), [], [])
     else:

@@ -5,20 +5,10 @@ import os
 from pathlib import Path
 
 from instrument.backends import Backend
-from instrument.backends.cpu import CpuBackend
 
 from .judge import Observed
 from .suite import Suite, TestCase
 from instrument.reaper import temp_dir
-
-
-def fault_of(backend: Backend, res) -> str | None:
-    """The cpu backend's fault that stopped a run, with the emulator's message."""
-    fault = CpuBackend.fault_of(res) if backend.name == "cpu" and not res.timed_out else None
-    if not fault:
-        return None
-    detail = next((ln for ln in res.stderr.splitlines() if ln.startswith("cudaemu:")), "")[9:]
-    return f"{fault}: {detail}" if detail else fault
 
 
 def run_test(backend: Backend, exe: Path, suite: Suite, test: TestCase, env: dict | None = None,
@@ -35,7 +25,7 @@ def run_test(backend: Backend, exe: Path, suite: Suite, test: TestCase, env: dic
             dst.parent.mkdir(parents=True, exist_ok=True)
             os.symlink(suite.root / rel, dst)
         res = backend.run(exe, test.args, env=env, timeout=timeout or test.timeout, stdin=test.stdin, cwd=cwd)
-        fault = fault_of(backend, res)
+        fault = backend.fault_detail(res)
         files = {}
         for name in test.output_files:
             p = cwd / name

@@ -16,7 +16,6 @@ from pathlib import Path
 from instrument.backends import Backend, run_process
 from instrument.errors import UserError
 
-from .execute import fault_of
 from .judge import Observed
 from .pytest_plugin import MANIFEST_ENV, RESULT_ENV
 from instrument.reaper import temp_dir
@@ -94,7 +93,7 @@ def run_node(backend: Backend, manifest: Path, root: Path, node: str, env: dict 
         res = run_process(pytest_command(root, "-q", "-x", "--no-header", "-p", "no:randomly", node),
                           timeout=timeout, cwd=root, env=full_env)
         data = json.loads(result.read_text()) if result.is_file() else None
-    fault = fault_of(backend, res)
+    fault = backend.fault_detail(res)
     raw = (res.stdout + res.stderr).strip()
     if data is None:
         text = "(pytest ended without a result)" if not res.timed_out else "(hang: timed out)"

@@ -8,7 +8,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from instrument.backends import BuildRequest, get_backend
-from instrument.backends.cpu import CpuBackend
 from instrument.errors import UserError
 from instrument.pipeline import instrument_sources
 from runtime import include_dir
@@ -41,7 +40,7 @@ def build(sources, backend, work: Path, config: Config, include_dirs=(), defines
     """Instrument `sources` into work/src and build work/prog."""
     work = Path(work)
     planner, srcs, incs, warnings = instrument(sources, work / "src", config, include_dirs, defines,
-                                               lower_cpu=getattr(backend, "needs_lowering", False))
+                                               lower_cpu=backend.needs_lowering)
     shift = int(math.log2(planner.granularity()))
     # the checks add registers: at most 64 a thread keeps every block size up to 1024 launchable
     # (a kernel with its own __launch_bounds__ keeps its own limit)
@@ -92,7 +91,7 @@ def run(sources, backend_name: str, config: Config, args=(), include_dirs=(), de
         if res.timed_out:
             raise UserError(f"the program timed out after {timeout:g}s under hirace",
                             hint="raise --timeout, or check the program for a hang")
-        fault = CpuBackend.fault_of(res) if backend.name == "cpu" else None
+        fault = backend.fault_of(res)
         if fault is not None:
             raise UserError(f"the cpu backend stopped the program: {fault} (see the cudaemu message above)")
         if res.returncode < 0:

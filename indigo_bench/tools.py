@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from instrument.backends import Backend, RunResult
-from instrument.backends.cpu import CpuBackend
 from instrument.toolchain import nvcc_path
 
 NAMES = ("hirace", "racecheck", "sequential")
@@ -47,10 +46,10 @@ def failure(res: RunResult, backend: Backend) -> str:
     """Why a run did not finish normally ('' when it did)."""
     if res.timed_out:
         return res.describe_failure()
-    fault = CpuBackend.fault_of(res) if backend.name == "cpu" else None
+    fault = backend.fault_of(res)
     if fault:
-        msg = next((ln for ln in res.stderr.splitlines() if ln.startswith("cudaemu:")), "")
-        return f"cpu backend stopped the program: {fault}" + (f" ({msg[9:].strip()})" if msg else "")
+        detail = backend.fault_detail(res)[len(fault):].lstrip(": ").strip()
+        return f"{backend.name} backend stopped the program: {fault}" + (f" ({detail})" if detail else "")
     if res.returncode < 0:
         return res.describe_failure()
     return ""

@@ -156,7 +156,7 @@ def build(sources: list[Path], backend: Backend, work_dir: Path, planners: list[
           opt: str = "-O2") -> BuiltProgram:
     work_dir = Path(work_dir)
     src_dir = work_dir / "src"
-    lower = getattr(backend, "needs_lowering", False)
+    lower = backend.needs_lowering
     if not planners and not lower:   # the sources as they are
         ins = Instrumented([Path(s).resolve() for s in sources], [Path(d).resolve() for d in include_dirs], [], [])
     else:

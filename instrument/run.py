@@ -14,7 +14,7 @@ from pathlib import Path
 
 from . import pipeline
 from .backends import NAMES, get_backend
-from .backends.cpu import CpuBackend
+from .backends.base import Backend
 from .cli_support import positive_float, run_main, split_program_args
 from .errors import EXIT_ERROR
 from .files import check_sources
@@ -32,12 +32,12 @@ def add_build_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("sources", nargs="+", type=Path, metavar="prog.cu", help="CUDA source files")
 
 
-def report_run_failure(prog: str, res, timeout: float, backend: str = "cpu") -> int | None:
+def report_run_failure(prog: str, res, timeout: float, backend: Backend) -> int | None:
     """Print why a run failed (timeout, emulator fault, crash); None when it simply exited."""
     if res.timed_out:
         print(f"{prog}: error: the program timed out after {timeout:g}s", file=sys.stderr)
         return EXIT_ERROR
-    fault = CpuBackend.fault_of(res) if backend == "cpu" else None
+    fault = backend.fault_of(res)
     if fault is not None:
         print(f"{prog}: error: the cpu backend stopped the program: {fault} (see the cudaemu "
               f"message above)", file=sys.stderr)
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
                                    defines=a.define)
             sys.stdout.flush()
             res = backend.run(built.exe, prog_args, timeout=a.timeout, passthrough=True)
-        failed = report_run_failure("run", res, a.timeout, backend.name)
+        failed = report_run_failure("run", res, a.timeout, backend)
         return failed if failed is not None else res.returncode
 
     return run_main("run", go)

@@ -58,7 +58,7 @@ def main() -> int:
             from instrument import pipeline
             plain = pipeline.build([src], be, tmp / f"{name}-plain").exe
             planner, srcs, incs, _ = runner.instrument([src], tmp / f"{name}-hr" / "src", Config(),
-                                                       lower_cpu=getattr(be, "needs_lowering", False))
+                                                       lower_cpu=be.needs_lowering)
             shift = int(math.log2(planner.granularity()))
             inst = be.build(BuildRequest(srcs, tmp / f"{name}-hr" / "prog", incs + [include_dir()],
                                          [f"HIRACE_GRANULARITY_SHIFT={shift}"]))

@@ -126,7 +126,7 @@ def _build(work: Path, suite: Suite, backend: Backend, planner: MutationPlanner)
         exe = build_kernels(suite, backend, work / "mutants", [planner],
                             lambda: [f"CLTC_MUT_SITES={max(1, planner.sites)}"], [schedule_points])
         return exe, []
-    lower = getattr(backend, "needs_lowering", False)
+    lower = backend.needs_lowering
     planners = ([schedule_points] if lower else []) + [planner]
     instrumented = instrument_sources(suite.sources, work / "src", planners, suite.include,
                                       suite.defines, lower_cpu=lower)

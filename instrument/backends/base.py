@@ -99,9 +99,19 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 
 class Backend:
-    """Build sources into an executable, and run it."""
+    """Build sources into an executable, run it, and say what stopped a run."""
 
     name = "?"
+    needs_lowering = False   # whether sources need lower_cpu before this backend's compiler sees them
+
+    def fault_of(self, result: RunResult) -> str | None:
+        """What stopped a run when the backend itself stopped it (its message is on stderr); None
+        when the program ended on its own, crashed or timed out."""
+        return None
+
+    def fault_detail(self, result: RunResult) -> str | None:
+        """fault_of with the backend's own message appended, when it printed one."""
+        return self.fault_of(result)
 
     def available(self) -> tuple[bool, str]:
         """(usable, reason when not)."""

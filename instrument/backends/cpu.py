@@ -52,7 +52,13 @@ class CpuBackend(Backend):
             objects.append(obj)
         return self._compile(self.compile_command(req, objects), req)
 
-    @staticmethod
-    def fault_of(result: RunResult) -> str | None:
+    def fault_of(self, result: RunResult) -> str | None:
         """The emulator fault that stopped a run, if any (its message is on stderr)."""
-        return FAULT_CODES.get(result.returncode)
+        return None if result.timed_out else FAULT_CODES.get(result.returncode)
+
+    def fault_detail(self, result: RunResult) -> str | None:
+        fault = self.fault_of(result)
+        if not fault:
+            return None
+        detail = next((ln for ln in result.stderr.splitlines() if ln.startswith("cudaemu:")), "")[9:]
+        return f"{fault}: {detail}" if detail else fault
