@@ -6,9 +6,9 @@
 (the test suite runs it, so a stale header fails CI)."""
 from __future__ import annotations
 
-import argparse
 import sys
 
+from instrument import generated
 from runtime import include_dir
 
 from . import fsm
@@ -52,7 +52,7 @@ def render() -> str:
         f"constexpr unsigned kBlockOnlyStates = 0x{sum(1 << fsm.STATE_INDEX[st] for st in fsm.STATES if st.kind == 'MW'):x}u;",
         "",
         "// index = access | sync | relation | state, concatenated (most significant first)",
-        "HIRACE_HD constexpr unsigned index(unsigned access, unsigned sync, unsigned relation, unsigned state) {",
+        "CCTK_HD constexpr unsigned index(unsigned access, unsigned sync, unsigned relation, unsigned state) {",
         "  return (((access << kSyncBits | sync) << kRelationBits | relation) << kStateBits) | state;",
         "}",
         "",
@@ -74,7 +74,7 @@ def render() -> str:
         f"inline constexpr unsigned char kTable[{len(tbl)}] = {{HIRACE_FSM_TABLE_VALUES}};",
         "#undef HIRACE_FSM_TABLE_VALUES",
         "",
-        "HIRACE_HD inline unsigned lookup(unsigned idx) {",
+        "CCTK_HD inline unsigned lookup(unsigned idx) {",
         "#if defined(__CUDA_ARCH__)",
         "  return kTableDevice[idx];",
         "#else",
@@ -97,22 +97,23 @@ def render() -> str:
         "",
         "  unsigned long long bits = 0;",
         "",
-        "  HIRACE_HD constexpr ShadowWord() = default;",
-        "  HIRACE_HD constexpr explicit ShadowWord(unsigned long long b) : bits(b) {}",
+        "  CCTK_HD constexpr ShadowWord() = default;",
+        "  CCTK_HD constexpr explicit ShadowWord(unsigned long long b) : bits(b) {}",
     ]
     for name, bits in fsm.SHADOW_FIELDS:
         c = _camel(name)
-        lines.append(f"  HIRACE_HD constexpr unsigned {name}() const {{ return unsigned((bits >> k{c}Shift) & "
+        lines.append(f"  CCTK_HD constexpr unsigned {name}() const {{ return unsigned((bits >> k{c}Shift) & "
                      f"((1ull << k{c}Bits) - 1)); }}")
     params = ", ".join(f"unsigned {n}" for n, _ in fsm.SHADOW_FIELDS)
     body = " |\n                      ".join(
         f"((unsigned long long)({n}) & ((1ull << k{_camel(n)}Bits) - 1)) << k{_camel(n)}Shift"
         for n, _ in fsm.SHADOW_FIELDS)
     lines += [
-        f"  HIRACE_HD static constexpr ShadowWord make({params}) {{",
+        f"  CCTK_HD static constexpr ShadowWord make({params}) {{",
         f"    return ShadowWord({body});",
         "  }",
         "};",
+        "static_assert(sizeof(ShadowWord) == 8, \"the shadow record is one 8-byte word (atomically updated)\");",
         "",
         "}  // namespace hirace",
         "",
@@ -123,19 +124,8 @@ def render() -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m hirace.genheader")
-    ap.add_argument("--check", action="store_true", help="exit 1 if the header is stale")
-    a = ap.parse_args(argv)
-    text = render()
-    if a.check:
-        current = TARGET.read_text() if TARGET.is_file() else ""
-        if current != text:
-            print(f"{TARGET} is stale: run `python -m hirace.genheader`", file=sys.stderr)
-            return 1
-        return 0
-    TARGET.write_text(text)
-    print(f"wrote {TARGET} ({len(fsm.STATES)} states, {len(fsm.table())} table entries)")
-    return 0
+    return generated.main("python -m hirace.genheader", TARGET, render, argv,
+                          f"{len(fsm.STATES)} states, {len(fsm.table())} table entries")
 
 
 if __name__ == "__main__":

@@ -6,12 +6,11 @@
 suite runs it, so a stale header fails CI)."""
 from __future__ import annotations
 
-import argparse
 import sys
 
 from runtime import include_dir
 
-from . import protocol
+from . import generated, protocol
 
 TARGET = include_dir() / "cudacommon" / "protocol.h"
 
@@ -71,19 +70,7 @@ def render() -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m instrument.genprotocol")
-    ap.add_argument("--check", action="store_true", help="exit 1 if the header is stale")
-    a = ap.parse_args(argv)
-    text = render()
-    if a.check:
-        current = TARGET.read_text() if TARGET.is_file() else ""
-        if current != text:
-            print(f"{TARGET} is stale: run `python -m instrument.genprotocol`", file=sys.stderr)
-            return 1
-        return 0
-    TARGET.write_text(text)
-    print(f"wrote {TARGET}")
-    return 0
+    return generated.main("python -m instrument.genprotocol", TARGET, render, argv)
 
 
 if __name__ == "__main__":

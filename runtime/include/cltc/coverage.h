@@ -19,15 +19,7 @@
 #include <string>
 #include <vector>
 
-#if defined(__CUDACC__) && !defined(CUDAEMU)
-#define CLTC_D __device__
-#define CLTC_HD __host__ __device__   // what instrumented __host__ __device__ functions call
-#define CLTC_DEVICE_GLOBAL __device__
-#else
-#define CLTC_D
-#define CLTC_HD
-#define CLTC_DEVICE_GLOBAL
-#endif
+#include "cudacommon/qualifiers.h"
 
 #ifndef CLTC_COV_FLAGS
 #define CLTC_COV_FLAGS 1
@@ -55,18 +47,18 @@ struct BarrierState {
   unsigned *exits;     // [linear block]: threads of the block that have finished
 };
 
-CLTC_TU_LOCAL CLTC_DEVICE_GLOBAL unsigned char g_flags[kFlags];
-CLTC_TU_LOCAL CLTC_DEVICE_GLOBAL unsigned char g_barrier_flags[kBarrierFlags];
-CLTC_TU_LOCAL CLTC_DEVICE_GLOBAL BarrierState g_barriers;
-CLTC_TU_LOCAL CLTC_DEVICE_GLOBAL Divergence g_divergence[kDivergenceCap];
-CLTC_TU_LOCAL CLTC_DEVICE_GLOBAL unsigned g_divergence_count;
+CLTC_TU_LOCAL CCTK_DEVICE_GLOBAL unsigned char g_flags[kFlags];
+CLTC_TU_LOCAL CCTK_DEVICE_GLOBAL unsigned char g_barrier_flags[kBarrierFlags];
+CLTC_TU_LOCAL CCTK_DEVICE_GLOBAL BarrierState g_barriers;
+CLTC_TU_LOCAL CCTK_DEVICE_GLOBAL Divergence g_divergence[kDivergenceCap];
+CLTC_TU_LOCAL CCTK_DEVICE_GLOBAL unsigned g_divergence_count;
 
 // Set a flag once. On the GPU the load and store are opaque to the compiler
 // (asm without a memory clobber): a C++ byte store could alias the kernel's own
 // data and cost it its register-held and read-only-cached values (measured:
 // spmv 5% -> 80% overhead), and a volatile load misses L1 on every evaluation
 // (measured: reduce 26x). A stale read only costs a second store of 1.
-CLTC_D inline void set_once(unsigned char *flags, unsigned id) {
+CCTK_D inline void set_once(unsigned char *flags, unsigned id) {
 #if defined(__CUDA_ARCH__)
   unsigned char *p = flags + id;
   unsigned short v;
@@ -79,7 +71,7 @@ CLTC_D inline void set_once(unsigned char *flags, unsigned id) {
 
 // Coverage is of kernel execution: a __host__ __device__ function running on the host records
 // nothing, on the GPU backend (no device flags there) and on the cpu backend (outside a launch) alike.
-CLTC_HD inline void hit(unsigned id) {
+CCTK_HD inline void hit(unsigned id) {
 #if defined(__CUDA_ARCH__)
   set_once(g_flags, id);
 #elif !defined(__CUDACC__) || defined(CUDAEMU)
@@ -95,13 +87,13 @@ CLTC_HD inline void hit(unsigned id) {
 // `if (c)` -> `if (br(!!(c), then_flag, else_flag))`; also ?: and &&/|| operands.
 // (A per-function register mask of flags already set was tried: passing it by
 // reference put it in local memory and doubled the overhead on an H100.)
-CLTC_HD inline bool br(bool c, unsigned if_true, unsigned if_false) {
+CCTK_HD inline bool br(bool c, unsigned if_true, unsigned if_false) {
   hit(c ? if_true : if_false);
   return c;
 }
 
 // `switch (x)` -> `switch (auto v = (x); sw(v == (c1) ? f1 : ... : fout, v))`.
-template <class T> CLTC_HD inline T sw(unsigned flag, T v) {
+template <class T> CCTK_HD inline T sw(unsigned flag, T v) {
   hit(flag);
   return v;
 }
@@ -110,26 +102,26 @@ template <class T> CLTC_HD inline T sw(unsigned flag, T v) {
 // and notes when the loop condition turned false (the loop boundary).
 struct Loop {
   unsigned base, n;
-  CLTC_HD explicit Loop(unsigned b) : base(b), n(0) {}
-  CLTC_HD void iter() {
+  CCTK_HD explicit Loop(unsigned b) : base(b), n(0) {}
+  CCTK_HD void iter() {
     if (n < 2) ++n;
   }
-  CLTC_HD bool test(bool c) {
+  CCTK_HD bool test(bool c) {
     if (!c) hit(base + ::cctk::kLoopBoundary);
     return c;
   }
-  CLTC_HD ~Loop() { hit(base + n); }   // n: kLoopZero, kLoopOne or kLoopMany
+  CCTK_HD ~Loop() { hit(base + n); }   // n: kLoopZero, kLoopOne or kLoopMany
 };
 
-CLTC_D inline unsigned linear_block() {
+CCTK_D inline unsigned linear_block() {
   return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
 }
 
-CLTC_D inline unsigned block_threads() { return blockDim.x * blockDim.y * blockDim.z; }
+CCTK_D inline unsigned block_threads() { return blockDim.x * blockDim.y * blockDim.z; }
 
 // The block's last thread to finish sorts each barrier it counted into reached
 // by every thread / reached by part of the block (a divergence record).
-CLTC_D inline void classify(unsigned b, unsigned n, unsigned tpb) {
+CCTK_D inline void classify(unsigned b, unsigned n, unsigned tpb) {
   if (n == 0) return;
   set_once(g_barrier_flags, 2 * b);
   if (n % tpb == 0) {
@@ -220,13 +212,13 @@ __device__ inline void sync_counted(unsigned b) {
 // whichever way the thread leaves the kernel. On the GPU only the variants
 // (__syncthreads_count/_and/_or) need it (Variants = true).
 template <bool Variants> struct BlockScope {
-  CLTC_D BlockScope() {
+  CCTK_D BlockScope() {
 #if defined(__CUDACC__) && !defined(CUDAEMU)
     if (!Variants) return;
 #endif
     block_start();
   }
-  CLTC_D ~BlockScope() {
+  CCTK_D ~BlockScope() {
 #if defined(__CUDACC__) && !defined(CUDAEMU)
     if (!Variants) return;
 #endif

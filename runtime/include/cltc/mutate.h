@@ -14,13 +14,7 @@
 #include <string>
 #include <vector>
 
-#if defined(__CUDACC__) && !defined(CUDAEMU)
-#define CLTC_MD __host__ __device__
-#define CLTC_MDEV __device__
-#else
-#define CLTC_MD
-#define CLTC_MDEV
-#endif
+#include "cudacommon/qualifiers.h"
 
 #ifndef CLTC_MUT_SITES
 #define CLTC_MUT_SITES 1
@@ -34,13 +28,13 @@ constexpr unsigned kSites = CLTC_MUT_SITES;
 // operator codes: generated from instrument/protocol.py (MUTATION_OPS)
 using namespace ::cctk::mutation_op;
 
-CLTC_TU_LOCAL CLTC_MDEV unsigned g_active_dev;
-CLTC_TU_LOCAL CLTC_MDEV unsigned char g_reached_dev[kSites];
+CLTC_TU_LOCAL CCTK_D unsigned g_active_dev;
+CLTC_TU_LOCAL CCTK_D unsigned char g_reached_dev[kSites];
 static unsigned g_active_host;
 static unsigned char g_reached_host[kSites];
 
 // The active mutant's index among site s's mutants (base..base+k-1), or -1.
-CLTC_MD inline int sel(unsigned s, unsigned base, unsigned k) {
+CCTK_HD inline int sel(unsigned s, unsigned base, unsigned k) {
 #if defined(__CUDA_ARCH__)
   volatile unsigned char *r = g_reached_dev;
   unsigned active = g_active_dev;
@@ -53,9 +47,9 @@ CLTC_MD inline int sel(unsigned s, unsigned base, unsigned k) {
   return d < k ? int(d) : -1;
 }
 
-CLTC_MD inline bool on(unsigned s, unsigned id) { return sel(s, id, 1) == 0; }
+CCTK_HD inline bool on(unsigned s, unsigned id) { return sel(s, id, 1) == 0; }
 
-template <int Op, class A, class B> CLTC_MD inline auto bin(A a, B b) {
+template <int Op, class A, class B> CCTK_HD inline auto bin(A a, B b) {
   if constexpr (Op == ADD) return a + b;
   else if constexpr (Op == SUB) return a - b;
   else if constexpr (Op == MUL) return a * b;
@@ -75,7 +69,7 @@ template <int Op, class A, class B> CLTC_MD inline auto bin(A a, B b) {
 }
 
 // `a OP b` -> `bin_m<OP, ALT...>(a, b, s, base)`: ALT[i] when mutant base+i is active.
-template <int Orig, int... Alts, class A, class B> CLTC_MD inline auto bin_m(A a, B b, unsigned s, unsigned base) {
+template <int Orig, int... Alts, class A, class B> CCTK_HD inline auto bin_m(A a, B b, unsigned s, unsigned base) {
   using R = decltype(bin<Orig>(a, b));
   int m = sel(s, base, sizeof...(Alts));
   if (m < 0) return bin<Orig>(a, b);
@@ -85,7 +79,7 @@ template <int Orig, int... Alts, class A, class B> CLTC_MD inline auto bin_m(A a
   return r;
 }
 
-template <int Op, class T, class V> CLTC_MD inline T &assign(T &x, V v) {
+template <int Op, class T, class V> CCTK_HD inline T &assign(T &x, V v) {
   if constexpr (Op == SET) x = v;
   else if constexpr (Op == ADD) x += v;
   else if constexpr (Op == SUB) x -= v;
@@ -101,7 +95,7 @@ template <int Op, class T, class V> CLTC_MD inline T &assign(T &x, V v) {
 }
 
 // `x OP= v` -> `assign_m<OP, ALT...>(x, v, s, base)`
-template <int Orig, int... Alts, class T, class V> CLTC_MD inline T &assign_m(T &x, V v, unsigned s, unsigned base) {
+template <int Orig, int... Alts, class T, class V> CCTK_HD inline T &assign_m(T &x, V v, unsigned s, unsigned base) {
   int m = sel(s, base, sizeof...(Alts));
   if (m < 0) return assign<Orig>(x, v);
   int i = 0;
@@ -111,28 +105,28 @@ template <int Orig, int... Alts, class T, class V> CLTC_MD inline T &assign_m(T 
 
 // `a && b` / `a || b`: the operator in force is || when `is_or` says so; b is
 // evaluated exactly when the operator needs it, as the original does.
-CLTC_MD inline bool is_or(bool orig_or, unsigned s, unsigned id) { return orig_or != on(s, id); }
+CCTK_HD inline bool is_or(bool orig_or, unsigned s, unsigned id) { return orig_or != on(s, id); }
 
 // `!x` -> `not_m(x, s, id)`: drops the negation when active.
-template <class T> CLTC_MD inline bool not_m(const T &x, unsigned s, unsigned id) { return on(s, id) ? bool(x) : !x; }
+template <class T> CCTK_HD inline bool not_m(const T &x, unsigned s, unsigned id) { return on(s, id) ? bool(x) : !x; }
 
 // `-x` -> `neg_m(x, s, id)`: drops the negation when active.
-template <class T> CLTC_MD inline auto neg_m(T x, unsigned s, unsigned id) -> decltype(-x) {
+template <class T> CCTK_HD inline auto neg_m(T x, unsigned s, unsigned id) -> decltype(-x) {
   return on(s, id) ? decltype(-x)(+x) : -x;
 }
 
 // `++x` / `x++` (and --): the other direction when active.
-template <int Op, class T> CLTC_MD inline T &pre_m(T &x, unsigned s, unsigned id) {
+template <int Op, class T> CCTK_HD inline T &pre_m(T &x, unsigned s, unsigned id) {
   bool inc = (Op == INC) != on(s, id);
   return inc ? ++x : --x;
 }
-template <int Op, class T> CLTC_MD inline T post_m(T &x, unsigned s, unsigned id) {
+template <int Op, class T> CCTK_HD inline T post_m(T &x, unsigned s, unsigned id) {
   bool inc = (Op == INC) != on(s, id);
   return inc ? x++ : x--;
 }
 
 // threadIdx.c -> idx_m(threadIdx.c, blockIdx.c, s, base): +1, -1, swapped with blockIdx.c
-CLTC_MD inline unsigned idx_m(unsigned v, unsigned other, unsigned s, unsigned base, unsigned k) {
+CCTK_HD inline unsigned idx_m(unsigned v, unsigned other, unsigned s, unsigned base, unsigned k) {
   switch (sel(s, base, k)) {
     case 0: return k == 1 ? other : v + 1;
     case 1: return v - 1;
@@ -142,7 +136,7 @@ CLTC_MD inline unsigned idx_m(unsigned v, unsigned other, unsigned s, unsigned b
 }
 
 // shared-memory index i -> shidx_m(i, s, base): i + 1, i - 1
-template <class T> CLTC_MD inline T shidx_m(T i, unsigned s, unsigned base) {
+template <class T> CCTK_HD inline T shidx_m(T i, unsigned s, unsigned base) {
   switch (sel(s, base, 2)) {
     case 0: return T(i + 1);
     case 1: return T(i - 1);
@@ -151,7 +145,7 @@ template <class T> CLTC_MD inline T shidx_m(T i, unsigned s, unsigned base) {
 }
 
 // loop bound b -> bound_m(b, s, base): b - 1, b + 1
-template <class T> CLTC_MD inline T bound_m(T b, unsigned s, unsigned base) {
+template <class T> CCTK_HD inline T bound_m(T b, unsigned s, unsigned base) {
   switch (sel(s, base, 2)) {
     case 0: return T(b - 1);
     case 1: return T(b + 1);
@@ -170,7 +164,7 @@ template <class T> CLTC_MD inline T bound_m(T b, unsigned s, unsigned base) {
 // atomics as plain read-modify-write when active (lost updates become possible;
 // on the cpu backend, seeded schedules may switch threads between read and write)
 #define CLTC_MUT_PLAIN_ATOMIC(NAME, EXPR)                                                          \
-  template <class T, class V> CLTC_MD inline T NAME##_m(unsigned s, unsigned id, T *p, V v) {     \
+  template <class T, class V> CCTK_HD inline T NAME##_m(unsigned s, unsigned id, T *p, V v) {     \
     if (!on(s, id)) return NAME(p, v);                                                             \
     T old = *p;                                                                                    \
     CLTC_MUT_YIELD();                                                                              \
@@ -188,7 +182,7 @@ CLTC_MUT_PLAIN_ATOMIC(atomicXor, T(old ^ v))
 CLTC_MUT_PLAIN_ATOMIC(atomicInc, T((old >= T(v)) ? 0 : old + 1))
 CLTC_MUT_PLAIN_ATOMIC(atomicDec, T((old == 0 || old > T(v)) ? T(v) : old - 1))
 #undef CLTC_MUT_PLAIN_ATOMIC
-template <class T, class C, class V> CLTC_MD inline T atomicCAS_m(unsigned s, unsigned id, T *p, C cmp, V v) {
+template <class T, class C, class V> CCTK_HD inline T atomicCAS_m(unsigned s, unsigned id, T *p, C cmp, V v) {
   if (!on(s, id)) return atomicCAS(p, cmp, v);
   T old = *p;
   CLTC_MUT_YIELD();

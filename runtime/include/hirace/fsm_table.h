@@ -25,7 +25,7 @@ constexpr unsigned kAccessorFreeStates = 0x6u;
 constexpr unsigned kBlockOnlyStates = 0xf8u;
 
 // index = access | sync | relation | state, concatenated (most significant first)
-HIRACE_HD constexpr unsigned index(unsigned access, unsigned sync, unsigned relation, unsigned state) {
+CCTK_HD constexpr unsigned index(unsigned access, unsigned sync, unsigned relation, unsigned state) {
   return (((access << kSyncBits | sync) << kRelationBits | relation) << kStateBits) | state;
 }
 
@@ -109,7 +109,7 @@ static __constant__ unsigned char kTableDevice[2048] = {HIRACE_FSM_TABLE_VALUES}
 inline constexpr unsigned char kTable[2048] = {HIRACE_FSM_TABLE_VALUES};
 #undef HIRACE_FSM_TABLE_VALUES
 
-HIRACE_HD inline unsigned lookup(unsigned idx) {
+CCTK_HD inline unsigned lookup(unsigned idx) {
 #if defined(__CUDA_ARCH__)
   return kTableDevice[idx];
 #else
@@ -130,14 +130,14 @@ class ShadowWord {
 
   unsigned long long bits = 0;
 
-  HIRACE_HD constexpr ShadowWord() = default;
-  HIRACE_HD constexpr explicit ShadowWord(unsigned long long b) : bits(b) {}
-  HIRACE_HD constexpr unsigned state() const { return unsigned((bits >> kStateShift) & ((1ull << kStateBits) - 1)); }
-  HIRACE_HD constexpr unsigned tid() const { return unsigned((bits >> kTidShift) & ((1ull << kTidBits) - 1)); }
-  HIRACE_HD constexpr unsigned bid() const { return unsigned((bits >> kBidShift) & ((1ull << kBidBits) - 1)); }
-  HIRACE_HD constexpr unsigned bclk() const { return unsigned((bits >> kBclkShift) & ((1ull << kBclkBits) - 1)); }
-  HIRACE_HD constexpr unsigned wclk() const { return unsigned((bits >> kWclkShift) & ((1ull << kWclkBits) - 1)); }
-  HIRACE_HD static constexpr ShadowWord make(unsigned state, unsigned tid, unsigned bid, unsigned bclk, unsigned wclk) {
+  CCTK_HD constexpr ShadowWord() = default;
+  CCTK_HD constexpr explicit ShadowWord(unsigned long long b) : bits(b) {}
+  CCTK_HD constexpr unsigned state() const { return unsigned((bits >> kStateShift) & ((1ull << kStateBits) - 1)); }
+  CCTK_HD constexpr unsigned tid() const { return unsigned((bits >> kTidShift) & ((1ull << kTidBits) - 1)); }
+  CCTK_HD constexpr unsigned bid() const { return unsigned((bits >> kBidShift) & ((1ull << kBidBits) - 1)); }
+  CCTK_HD constexpr unsigned bclk() const { return unsigned((bits >> kBclkShift) & ((1ull << kBclkBits) - 1)); }
+  CCTK_HD constexpr unsigned wclk() const { return unsigned((bits >> kWclkShift) & ((1ull << kWclkBits) - 1)); }
+  CCTK_HD static constexpr ShadowWord make(unsigned state, unsigned tid, unsigned bid, unsigned bclk, unsigned wclk) {
     return ShadowWord(((unsigned long long)(state) & ((1ull << kStateBits) - 1)) << kStateShift |
                       ((unsigned long long)(tid) & ((1ull << kTidBits) - 1)) << kTidShift |
                       ((unsigned long long)(bid) & ((1ull << kBidBits) - 1)) << kBidShift |
@@ -145,6 +145,7 @@ class ShadowWord {
                       ((unsigned long long)(wclk) & ((1ull << kWclkBits) - 1)) << kWclkShift);
   }
 };
+static_assert(sizeof(ShadowWord) == 8, "the shadow record is one 8-byte word (atomically updated)");
 
 }  // namespace hirace
 

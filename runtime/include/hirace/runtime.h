@@ -7,13 +7,7 @@
 #include "config.h"
 #include "update.h"
 
-#if defined(__CUDACC__) && !defined(CUDAEMU)
-#define HIRACE_D __device__
-#define HIRACE_DEVICE_GLOBAL __device__
-#else
-#define HIRACE_D
-#define HIRACE_DEVICE_GLOBAL
-#endif
+#include "cudacommon/qualifiers.h"
 
 namespace hirace {
 
@@ -55,31 +49,31 @@ struct LaunchState {
   unsigned bid_lo, bid_hi, tid_lo, tid_hi;  // only threads in these ranges are checked
 };
 
-static HIRACE_DEVICE_GLOBAL LaunchState g_launch;
+static CCTK_DEVICE_GLOBAL LaunchState g_launch;
 
-HIRACE_D inline unsigned linear_tid() {
+CCTK_D inline unsigned linear_tid() {
   return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
 }
-HIRACE_D inline unsigned linear_bid() {
+CCTK_D inline unsigned linear_bid() {
   return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
 }
-HIRACE_D inline unsigned *thread_clocks() {
+CCTK_D inline unsigned *thread_clocks() {
   const LaunchState &L = g_launch;
   return L.clocks + 2ull * (linear_bid() * (unsigned long long)L.threads_per_block + linear_tid());
 }
 
-HIRACE_D inline void after_block_barrier() {
+CCTK_D inline void after_block_barrier() {
   if (g_launch.enabled && ++thread_clocks()[0] == (1u << ShadowWord::kBclkBits)) *g_launch.wrapped = 1;
 }
-HIRACE_D inline void after_warp_barrier() {
+CCTK_D inline void after_warp_barrier() {
   if (g_launch.enabled && ++thread_clocks()[1] == (1u << ShadowWord::kWclkBits)) *g_launch.wrapped = 1;
 }
 // a cooperative-groups thread_group: the whole block (a barrier) or a tile (a warp barrier)
-HIRACE_D inline void after_group_barrier(unsigned long long group_threads) {
+CCTK_D inline void after_group_barrier(unsigned long long group_threads) {
   if (group_threads >= 1ull * blockDim.x * blockDim.y * blockDim.z) after_block_barrier();
   else after_warp_barrier();
 }
-template <class T> HIRACE_D inline T after_block_barrier_value(T v) {
+template <class T> CCTK_D inline T after_block_barrier_value(T v) {
   after_block_barrier();
   return v;
 }
@@ -92,7 +86,7 @@ struct Location {
   unsigned space, buffer;
 };
 
-HIRACE_D inline bool locate(const void *p, Location *loc) {
+CCTK_D inline bool locate(const void *p, Location *loc) {
   const LaunchState &L = g_launch;
 #if defined(__CUDA_ARCH__)
   if (__isShared(p)) {
@@ -124,7 +118,7 @@ HIRACE_D inline bool locate(const void *p, Location *loc) {
   return true;
 }
 
-HIRACE_D inline void log_race(const RaceRecord &r) {
+CCTK_D inline void log_race(const RaceRecord &r) {
   const LaunchState &L = g_launch;
   unsigned n = *(volatile unsigned *)L.log_count;
   if (n > L.log_cap) n = L.log_cap;
@@ -142,7 +136,7 @@ HIRACE_D inline void log_race(const RaceRecord &r) {
 }
 
 // The check every instrumented access makes before it happens.
-HIRACE_D inline void check(const void *p, unsigned size, unsigned site, fsm::Access kind) {
+CCTK_D inline void check(const void *p, unsigned size, unsigned site, fsm::Access kind) {
   const LaunchState &L = g_launch;
   if (!L.enabled) return;
   unsigned tid = linear_tid(), bid = linear_bid();
@@ -171,24 +165,24 @@ HIRACE_D inline void check(const void *p, unsigned size, unsigned site, fsm::Acc
 }
 
 // Instrumented expressions: `(*::hirace::rd(&(a[i]), 12))`.
-template <class T> HIRACE_D inline T *rd(T *p, unsigned site) {
+template <class T> CCTK_D inline T *rd(T *p, unsigned site) {
   check((const void *)p, sizeof(T), site, fsm::kRead);
   return p;
 }
-template <class T> HIRACE_D inline T *wr(T *p, unsigned site) {
+template <class T> CCTK_D inline T *wr(T *p, unsigned site) {
   check((const void *)p, sizeof(T), site, fsm::kWrite);
   return p;
 }
-template <class T> HIRACE_D inline T *rmw(T *p, unsigned site) {
+template <class T> CCTK_D inline T *rmw(T *p, unsigned site) {
   check((const void *)p, sizeof(T), site, fsm::kRead);
   check((const void *)p, sizeof(T), site, fsm::kWrite);
   return p;
 }
-template <class T> HIRACE_D inline T *atomic_block(T *p, unsigned site) {
+template <class T> CCTK_D inline T *atomic_block(T *p, unsigned site) {
   check((const void *)p, sizeof(T), site, fsm::kBlockAtomic);
   return p;
 }
-template <class T> HIRACE_D inline T *atomic_device(T *p, unsigned site) {
+template <class T> CCTK_D inline T *atomic_device(T *p, unsigned site) {
   check((const void *)p, sizeof(T), site, fsm::kDeviceAtomic);
   return p;
 }

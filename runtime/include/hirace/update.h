@@ -16,7 +16,7 @@ struct ThreadCtx {
   unsigned warp_size;  // 32 on hardware; the model checker uses smaller warps
 };
 
-HIRACE_HD inline unsigned relation(ShadowWord s, const ThreadCtx &c) {
+CCTK_HD inline unsigned relation(ShadowWord s, const ThreadCtx &c) {
   if (s.bid() != (c.bid & ((1ull << ShadowWord::kBidBits) - 1))) return fsm::kOtherBlock;
   if (s.tid() == c.tid) return fsm::kSameThread;
   return s.tid() / c.warp_size == c.tid / c.warp_size ? fsm::kSameWarp : fsm::kSameBlock;
@@ -26,7 +26,7 @@ HIRACE_HD inline unsigned relation(ShadowWord s, const ThreadCtx &c) {
 // thread's clock has wrapped, "equal" may hide a whole lap of barriers: the
 // access is then taken as synchronised (no false alarm; the host warns that
 // races within one barrier interval are no longer reported for that launch).
-HIRACE_HD inline unsigned sync_status(ShadowWord s, const ThreadCtx &c) {
+CCTK_HD inline unsigned sync_status(ShadowWord s, const ThreadCtx &c) {
   if (((c.bclk - s.bclk()) & ((1u << ShadowWord::kBclkBits) - 1)) != 0) return fsm::kBlockSynced;
   if (c.bclk >> ShadowWord::kBclkBits) return fsm::kBlockSynced;
   if (((c.wclk - s.wclk()) & ((1u << ShadowWord::kWclkBits) - 1)) != 0) return fsm::kWarpSynced;
@@ -34,7 +34,7 @@ HIRACE_HD inline unsigned sync_status(ShadowWord s, const ThreadCtx &c) {
   return fsm::kUnsynced;
 }
 
-HIRACE_HD inline unsigned long long cas(unsigned long long *p, unsigned long long expected,
+CCTK_HD inline unsigned long long cas(unsigned long long *p, unsigned long long expected,
                                         unsigned long long desired) {
 #if defined(__CUDA_ARCH__)
   return atomicCAS(p, expected, desired);
@@ -46,7 +46,7 @@ HIRACE_HD inline unsigned long long cas(unsigned long long *p, unsigned long lon
 
 // Returns true when this access completes a race (the word enters RACE now);
 // *prior receives the record it replaced.
-HIRACE_HD inline bool update(unsigned long long *shadow, const ThreadCtx &c, fsm::Access a,
+CCTK_HD inline bool update(unsigned long long *shadow, const ThreadCtx &c, fsm::Access a,
                              ShadowWord *prior = nullptr) {
   unsigned long long old = *reinterpret_cast<volatile unsigned long long *>(shadow);
   for (;;) {
