@@ -75,37 +75,35 @@ def test_a_stringizing_check_macro_prints_the_programs_own_text(run_cli, tmp_pat
     assert line in r.stderr
 
 
-def test_cooperative_group_syncs_are_barriers_of_their_scope(tmp_path):
+GROUP_SYNCS = "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+PLAIN_SYNCS = ("__device__ void f(cg::thread_group g) { g.sync(); }\n"
+               "__global__ void k() {\n  cg::thread_block b = cg::this_thread_block();\n"
+               "  b.sync();\n  cg::sync(b);\n  auto t = cg::tiled_partition<16>(b);\n  t.sync();\n"
+               "  cg::sync(t);\n  f(b);\n  cg::coalesced_group c = cg::coalesced_threads();\n  c.sync();\n}\n")
+# in a template a group's type may depend on its parameters (libclang leaves the call unresolved): the
+# scope comes from the declared type or the call that made the group; a user's own sync() is no barrier
+TEMPLATE_SYNCS = ("struct Lock { __device__ void sync() {} };\n"
+                  "template <unsigned B, unsigned W, class L> __global__ void k(int *a, L l) {\n"
+                  "  __shared__ cg::block_tile_memory<B> m;\n  auto b = cg::this_thread_block(m);\n"
+                  "  auto t = cg::tiled_partition<W>(b);\n  cg::thread_block_tile<W> u = cg::tiled_partition<W>(b);\n"
+                  "  cg::sync(b);\n  b.sync();\n  t.sync();\n  u.sync();\n  cg::sync(t);\n  l.sync();\n"
+                  "  atomicAdd(&a[B], W);\n}\n"
+                  "__global__ void n() { cg::thread_block_tile<64> w = cg::tiled_partition<64>(cg::this_thread_block());\n"
+                  "  w.sync(); }\n")
+
+
+@pytest.mark.parametrize("body,want,atomics", [
+    (PLAIN_SYNCS, [(3, "group"), (6, "block"), (7, "block"), (9, "warp"), (10, "warp"), (13, "warp")], []),
+    (TEMPLATE_SYNCS, [(9, "block"), (10, "block"), (11, "group"), (12, "group"), (13, "group"), (18, "group")],
+     ["atomicAdd"]),
+], ids=["plain", "templates"])
+def test_cooperative_group_syncs_are_barriers_of_their_scope(tmp_path, body, want, atomics):
     src = tmp_path / "g.cu"
-    src.write_text("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
-                   "__device__ void f(cg::thread_group g) { g.sync(); }\n"
-                   "__global__ void k() {\n  cg::thread_block b = cg::this_thread_block();\n"
-                   "  b.sync();\n  cg::sync(b);\n  auto t = cg::tiled_partition<16>(b);\n  t.sync();\n"
-                   "  cg::sync(t);\n  f(b);\n  cg::coalesced_group c = cg::coalesced_threads();\n  c.sync();\n}\n")
+    src.write_text(GROUP_SYNCS + body)
     prog = query(parse_file(src))
-    got = [(b.span.line, b.scope) for b in prog.barriers]
-    assert got == [(3, "group"), (6, "block"), (7, "block"), (9, "warp"), (10, "warp"), (13, "warp")]
-    assert prog.barriers[0].group is not None
-
-
-def test_group_syncs_in_templates_are_found_through_what_made_the_group(tmp_path):
-    """In a template a group's type may depend on its parameters (libclang leaves the call
-    unresolved): the scope comes from the declared type or the call that made the group."""
-    src = tmp_path / "t.cu"
-    src.write_text("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
-                   "struct Lock { __device__ void sync() {} };\n"
-                   "template <unsigned B, unsigned W, class L> __global__ void k(int *a, L l) {\n"
-                   "  __shared__ cg::block_tile_memory<B> m;\n  auto b = cg::this_thread_block(m);\n"
-                   "  auto t = cg::tiled_partition<W>(b);\n  cg::thread_block_tile<W> u = cg::tiled_partition<W>(b);\n"
-                   "  cg::sync(b);\n  b.sync();\n  t.sync();\n  u.sync();\n  cg::sync(t);\n  l.sync();\n"
-                   "  atomicAdd(&a[B], W);\n}\n"
-                   "__global__ void n() { cg::thread_block_tile<64> w = cg::tiled_partition<64>(cg::this_thread_block());\n"
-                   "  w.sync(); }\n")
-    prog = query(parse_file(src))
-    got = [(b.span.line, b.scope) for b in prog.barriers]
-    assert got == [(9, "block"), (10, "block"), (11, "group"), (12, "group"), (13, "group"), (18, "group")]
+    assert [(b.span.line, b.scope) for b in prog.barriers] == want
     assert all(b.group is not None for b in prog.barriers if b.scope == "group")
-    assert [a.name for a in prog.atomics] == ["atomicAdd"]
+    assert [a.name for a in prog.atomics] == atomics
 
 
 def test_grid_synchronisation_is_refused_by_name_on_the_cpu_backend(run_cli):
