@@ -6,7 +6,7 @@ from pathlib import Path
 
 from instrument.backends import Backend
 
-from .judge import Observed
+from .observed import Observed
 from .suite import Suite, TestCase
 from instrument.reaper import temp_dir
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from instrument.backends import Backend, run_process
 from instrument.errors import UserError
 
-from .judge import Observed
+from .observed import Observed
 from .pytest_plugin import MANIFEST_ENV, RESULT_ENV
 from instrument.reaper import temp_dir
 

@@ -14,7 +14,7 @@ from instrument.progress import Progress
 
 from ..build import build_instrumented
 from ..execute import run_test
-from ..judge import Observed
+from ..observed import Observed
 from ..suite import Suite
 from . import schedules as sched_mod
 from .planner import SchedulePlanner

@@ -7,7 +7,7 @@ import json
 import socket
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from instrument.backends import Backend, BuildRequest, get_backend
@@ -21,47 +21,15 @@ from runtime import include_dir
 
 from ..build import build_kernels
 from ..execute import run_test
-from ..judge import Observed, judge
+from ..judge import judge
 from ..suite import Suite, TestCase
+from .journal import MutantJournal, fingerprint
+from .outcomes import MutantOutcome, MutationResult, Reference
 from .planner import Mutant, MutationPlanner
 from instrument.reaper import temp_dir
 from instrument.protocol import Env
 
 MAX_PARSE_ROUNDS = 6
-
-
-@dataclass
-class MutantOutcome:
-    mutant: Mutant
-    status: str                    # killed | timeout | undecided | survived | no-coverage | failed
-    reason: str = ""
-    killed_by: list[str] = field(default_factory=list)
-    covered_by: list[str] = field(default_factory=list)
-    kills: dict[str, list[int]] = field(default_factory=dict)   # test -> [runs that killed, runs]
-
-
-@dataclass
-class Reference:
-    test: TestCase                 # as judged (expectations dropped when the original fails them)
-    obs: Observed
-    reached: set[int]
-    note: str = ""
-
-
-@dataclass
-class MutationResult:
-    suite: str
-    backend: str
-    runs: int
-    operators: list[str]
-    outcomes: list[MutantOutcome]
-    references: list[Reference]
-    not_compilable: list[Mutant] = field(default_factory=list)
-    separate_builds: int = 0
-    build_s: float = 0.0
-    judge_s: float = 0.0
-    warnings: list[str] = field(default_factory=list)
-    execution: object = None       # instrument.execution.Stats of the campaign
 
 
 @dataclass
@@ -156,7 +124,6 @@ def run(suite: Suite, backend_name: str = "auto", operators: list[str] | None = 
     """Judge every mutant: locally (`jobs` at once) or on a Dask cluster (`dask`). With `results`,
     each judged mutant is appended to that CSV file as it finishes, and mutants already there
     (from an interrupted run of the same campaign) are not judged again."""
-    from .journal import MutantJournal, fingerprint
     from .operators import OPERATORS
     backend = get_backend(backend_name)
     ops = operators or list(OPERATORS)

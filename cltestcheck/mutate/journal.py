@@ -14,6 +14,8 @@ from pathlib import Path
 from instrument.errors import UserError
 from instrument.execution.journal import CsvJournal, read_rows
 
+from .outcomes import MutantOutcome
+
 COLUMNS = ["campaign", "id", "operator", "file", "line", "col", "replacement", "status", "reason",
            "killed_by", "covered_by", "kills"]
 
@@ -49,7 +51,6 @@ class MutantJournal:
 
     def finished(self, mutants) -> dict:
         """Mutant id -> MutantOutcome for the mutants this file already holds (last row wins)."""
-        from .engine import MutantOutcome
         by_id = {m.id: m for m in mutants}
         out = {}
         for r in self.rows:

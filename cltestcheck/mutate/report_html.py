@@ -5,7 +5,7 @@ import os
 from collections import defaultdict
 
 from ..html_page import badge, esc, listing, page
-from .engine import MutationResult
+from .outcomes import MutationResult
 from .results import by, counts
 
 _CLS = {"killed": "ok", "timeout": "ok", "undecided": "warn", "survived": "no", "no-coverage": "na", "failed": "warn"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
-from .engine import MutationResult
+from .outcomes import MutationResult
 from .results import by, counts
 
 

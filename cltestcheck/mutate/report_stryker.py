@@ -7,7 +7,7 @@ import os
 from collections import OrderedDict
 
 from .. import __version__
-from .engine import MutationResult
+from .outcomes import MutationResult
 from .operators import STRYKER_NAME
 
 STATUS = {"killed": "Killed", "timeout": "Timeout", "survived": "Survived", "undecided": "Survived",

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 
 from ..coverage.report_text import rel
-from .engine import MutationResult
+from .outcomes import MutationResult
 from .results import by, counts, diff_line
 
 

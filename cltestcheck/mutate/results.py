@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from .engine import MutationResult
+from .outcomes import MutationResult
 
 DETECTED = ("killed", "timeout")
 STATUSES = ("killed", "timeout", "undecided", "survived", "no-coverage", "failed")
