@@ -4,10 +4,10 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from .results import RunResult
+from .results import RaceReport
 
 
-def to_dict(res: RunResult) -> dict:
+def to_dict(res: RaceReport) -> dict:
     races = []
     for r in res.races:
         d = dataclasses.asdict(r)
@@ -24,5 +24,5 @@ def to_dict(res: RunResult) -> dict:
                         "program_exit": res.program_exit, "warnings": res.warnings}}
 
 
-def render(res: RunResult) -> str:
+def render(res: RaceReport) -> str:
     return json.dumps(to_dict(res), indent=1) + "\n"

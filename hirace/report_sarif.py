@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 from . import __version__
-from .results import RunResult
+from .results import RaceReport
 
 RULE = "hirace/data-race"
 
@@ -20,7 +20,7 @@ def _location(site, message: str | None = None) -> dict:
     return loc
 
 
-def render(res: RunResult) -> str:
+def render(res: RaceReport) -> str:
     results = []
     for r in res.races:
         msg = (f"Data race ({r.kind}) in {r.memory} memory on {r.variable}, kernel '{r.kernel}': "

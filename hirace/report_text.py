@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from .results import Race, RunResult
+from .results import Race, RaceReport
 
 
 def _where(site) -> str:
@@ -39,7 +39,7 @@ def render_race(r: Race) -> str:
     return "\n".join(lines)
 
 
-def render(res: RunResult) -> str:
+def render(res: RaceReport) -> str:
     out = [render_race(r) for r in res.races]
     kernels = sorted({r.kernel for r in res.races})
     if res.races:

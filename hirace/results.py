@@ -45,7 +45,8 @@ class Race:
 
 
 @dataclass
-class RunResult:
+class RaceReport:
+    """What a hirace run found: its races, the launches checked, and what the runtime noted."""
     races: list[Race] = field(default_factory=list)
     dropped: int = 0
     launches: int = 0
@@ -93,12 +94,12 @@ def buffer_name(written: str) -> str:
     return words[-1] if words else written
 
 
-def collect(log_path: Path, sites: list[Site], warp_size: int = 32) -> RunResult:
+def collect(log_path: Path, sites: list[Site], warp_size: int = 32) -> RaceReport:
     if not log_path.is_file():
         raise UserError("the program ended without writing hirace's log (it crashed, called _exit, "
                         "or never returned from main)")
     buffers, launches, recs = {}, {}, []
-    res = RunResult()
+    res = RaceReport()
     for line in log_path.read_text().splitlines():
         row = json.loads(line)
         if "buffer" in row and "race" not in row:

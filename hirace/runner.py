@@ -14,7 +14,7 @@ from runtime import include_dir
 
 from .config import Config, check_names
 from .planner import HiracePlanner
-from .results import RunResult, collect
+from .results import RaceReport, collect
 from instrument.reaper import temp_dir
 from instrument.protocol import Env, Exit
 
@@ -81,7 +81,7 @@ def execute(built: Built, config: Config, args=(), timeout: float = 300.0, passt
 
 
 def run(sources, backend_name: str, config: Config, args=(), include_dirs=(), defines=(),
-        timeout: float = 300.0, prior_sites: bool | None = None) -> RunResult:
+        timeout: float = 300.0, prior_sites: bool | None = None) -> RaceReport:
     backend = get_backend(backend_name)
     if prior_sites is not None:
         config.prior_sites = prior_sites

@@ -74,7 +74,7 @@ def sequential(res: RunResult, backend: Backend) -> Outcome:
 
 
 def hirace(res: RunResult, races, backend: Backend) -> Outcome:
-    """races: hirace's RunResult, or None when the run left no log."""
+    """races: hirace's RaceReport, or None when the run left no log."""
     why = failure(res, backend)
     if why or races is None:
         return _outcome(res, "error", None, why or f"no hirace log (exit {res.returncode}): {_tail(res.stderr)}")

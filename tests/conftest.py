@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["pytester"]   # tests of the cltc pytest plugin run pytest through pytester
+
 from instrument import pipeline
 from instrument.backends.cpu import CpuBackend
 from instrument.parse import parse_file

@@ -75,11 +75,11 @@ def test_an_exception_in_a_task_is_its_failure_not_the_campaign(tmp_path):
     assert c.stats.failed == 1 and c.stats.tasks == 2
 
 
-def test_bad_jobs_and_unreachable_scheduler_are_clear_errors():
+def test_bad_jobs_and_unreachable_scheduler_are_clear_errors(monkeypatch):
     with pytest.raises(UserError, match="at least 1"):
         open_executor(None, 0, "cpu")
     from instrument.execution import dask_cluster
-    dask_cluster.CONNECT_TIMEOUT = "2s"
+    monkeypatch.setattr(dask_cluster, "CONNECT_TIMEOUT", "2s")
     with pytest.raises(UserError, match="cannot reach the dask scheduler at tcp://127.0.0.1:9"):
         open_executor("tcp://127.0.0.1:9", 1, "cpu")
 

@@ -7,6 +7,8 @@ import pytest
 
 from hirace import runner
 from hirace.config import Config
+from instrument.parse import parse_file
+from instrument.query import query
 
 from conftest import CUDA
 
@@ -17,10 +19,20 @@ def expected_lines(path: Path) -> set[int]:
     return {i for i, line in enumerate(path.read_text().splitlines(), 1) if line.rstrip().endswith("// RACE")}
 
 
-def test_corpus_size_and_balance():
-    racy = [p for p in PROGRAMS if expected_lines(p)]
-    assert len(PROGRAMS) >= 60
-    assert len(racy) >= 25 and len(PROGRAMS) - len(racy) >= 25
+def test_the_corpus_has_races_in_every_memory_space_and_race_free_programs_of_every_synchronisation():
+    """What the corpus must exercise: labelled races on shared memory, on device variables and
+    through pointers; race-free programs ordered by barriers, warp barriers and atomics."""
+    spaces, syncs, racy = set(), set(), 0
+    for p in PROGRAMS:
+        prog = query(parse_file(p, include_dirs=[p.parent]))
+        want = expected_lines(p)
+        racy += bool(want)
+        spaces |= {a.space for a in prog.accesses if a.span.line in want}
+        if not want:
+            syncs |= {b.name for b in prog.barriers} | ({"atomic"} if prog.atomics else set())
+    assert {"shared", "global", "pointer"} <= spaces
+    assert {"__syncthreads", "__syncwarp", "atomic"} <= syncs
+    assert 0 < racy < len(PROGRAMS)
 
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: f"{p.parent.name}/{p.stem}")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -177,25 +176,26 @@ def test_python_schedule_matches_the_runtime_header(tmp_path):
 
 # -- the pytest plugin on its own ---------------------------------------------
 
-def run_pytest(*args, cwd=EXAMPLE):
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
-                          capture_output=True, text=True, cwd=cwd, timeout=300,
-                          env={**os.environ, "PYTEST_ADDOPTS": QUIET_PLUGINS})
+@pytest.fixture
+def plugin_run(pytester, monkeypatch):
+    """Run pytest with the cltc plugin in a child process (a kernel fault ends the process, as
+    on a GPU) in pytester's directory; returns pytester's RunResult."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", QUIET_PLUGINS)
+    return lambda *args: pytester.runpytest_subprocess("-p", "no:cacheprovider", "--cuda-backend", "cpu",
+                                                       *args, timeout=300)
 
 
-def test_plugin_runs_the_example_suite_on_the_cpu_backend():
-    r = run_pytest("--cuda-backend", "cpu", str(EXAMPLE))
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "5 passed" in r.stdout
+def test_plugin_runs_the_example_suite_on_the_cpu_backend(plugin_run):
+    r = plugin_run(str(EXAMPLE))
+    r.assert_outcomes(passed=5)
 
 
-def test_plugin_reports_a_missing_kernel_as_a_test_failure(tmp_path):
-    (tmp_path / "k.cu").write_text("__global__ void present(int *a) { a[0] = 1; }\n")
-    (tmp_path / "test_k.py").write_text(
-        "def test_missing(cuda_kernel):\n    cuda_kernel('k.cu', 'absent')\n")
-    r = run_pytest("--cuda-backend", "cpu", str(tmp_path), cwd=tmp_path)
-    assert r.returncode == 1
-    assert "no kernel named 'absent'; its kernels: present" in r.stdout
+def test_plugin_reports_a_missing_kernel_as_a_test_failure(pytester, plugin_run):
+    pytester.makefile(".cu", k="__global__ void present(int *a) { a[0] = 1; }\n")
+    pytester.makepyfile(test_k="def test_missing(cuda_kernel):\n    cuda_kernel('k.cu', 'absent')\n")
+    r = plugin_run()
+    r.assert_outcomes(failed=1)
+    r.stdout.fnmatch_lines(["*no kernel named 'absent'; its kernels: present*"])
 
 
 # -- pytest suites under cltc ---------------------------------------------------
@@ -255,21 +255,22 @@ def test_cltc_mutate_of_the_example_suite():
     assert by_id[15].status == "killed" and "after the end of its 256 bytes of dynamic shared memory" in by_id[15].reason
 
 
-def test_shared_memory_past_the_end_stops_the_test_process(tmp_path):
+def test_shared_memory_past_the_end_stops_the_test_process(pytester, plugin_run):
     """On the cpu backend, as on a GPU, an access past the dynamic shared memory is a fault."""
-    (tmp_path / "k.cu").write_text(
+    pytester.makefile(".cu", k=(
         "__global__ void k(unsigned *out, int nb) {\n"
         "  extern __shared__ unsigned local[];\n"
         "  for (int b = threadIdx.x; b <= nb; b += blockDim.x) local[b] = 0;\n"
         "  __syncthreads();\n"
-        "  out[threadIdx.x] = local[threadIdx.x % nb];\n}\n")
-    (tmp_path / "test_k.py").write_text(
+        "  out[threadIdx.x] = local[threadIdx.x % nb];\n}\n"))
+    pytester.makepyfile(test_k=(
         "import numpy as np\n"
         "def test_k(cuda_kernel):\n"
-        "    cuda_kernel('k.cu', 'k')(1, 128, np.zeros(128, np.uint32), 64, shared_mem=256)\n")
-    r = run_pytest("--cuda-backend", "cpu", str(tmp_path), cwd=tmp_path)
-    assert r.returncode == 88
-    assert "kernel 'k' (launched at" in r.stderr and "accessed byte 1 after the end of its 256 bytes" in r.stderr
+        "    cuda_kernel('k.cu', 'k')(1, 128, np.zeros(128, np.uint32), 64, shared_mem=256)\n"))
+    r = plugin_run()
+    assert r.ret == 88
+    err = r.stderr.str()
+    assert "kernel 'k' (launched at" in err and "accessed byte 1 after the end of its 256 bytes" in err
 
 
 def test_bad_pytest_suites_get_clear_errors(tmp_path):

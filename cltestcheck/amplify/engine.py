@@ -91,12 +91,13 @@ def run(suite: Suite, backend_name: str = "auto", runs: int = 20, family: str = 
                 obs, blocks, w = d.value
                 refs[int(d.key)] = (obs, blocks)
                 warnings += [x for x in w if x not in warnings]
-            plans = []
+            plans, runs_of = [], []   # the tasks, and the (test, schedule) each one runs
             for test, (obs, blocks) in zip(suite.tests, refs):
                 limit = timeout or min(test.timeout, max(10.0, 20 * obs.wall_s))
                 for spec in sched_mod.make(family, blocks, seed):
                     for r in range(per_schedule):
                         plans.append(Task(str(len(plans)), _scheduled, (backend, suite, test, spec, limit), build))
+                        runs_of.append((test, spec))
             bar = Progress(len(plans), "schedules", enabled=progress)
             observed: list = [None] * len(plans)
             try:
@@ -114,8 +115,7 @@ def run(suite: Suite, backend_name: str = "auto", runs: int = 20, family: str = 
         sigs: OrderedDict = OrderedDict([(ref_obs.signature(), 0)])
         texts = [_abridge(ref_obs)]
         by_spec: OrderedDict[str, ScheduleRuns] = OrderedDict()
-        for task, obs in zip(plans, observed):
-            t, spec = task.args[2], task.args[3]     # _scheduled(built, backend, suite, test, spec, limit)
+        for (t, spec), obs in zip(runs_of, observed):
             if t is not test:
                 continue
             sr = by_spec.setdefault(spec, ScheduleRuns(spec))

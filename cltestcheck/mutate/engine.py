@@ -24,7 +24,7 @@ from ..execute import run_test
 from ..judge import judge
 from ..suite import Suite, TestCase
 from .journal import MutantJournal, fingerprint
-from .outcomes import MutantOutcome, MutationResult, Reference
+from .outcomes import MutantOutcome, MutationResult, Reference, Status
 from .planner import Mutant, MutationPlanner
 from instrument.reaper import temp_dir
 from instrument.protocol import Env
@@ -158,7 +158,7 @@ def run(suite: Suite, backend_name: str = "auto", operators: list[str] | None = 
                 tasks = [Task(str(m.id), _judge_mutant, (backend, suite, refs, m, runs), build) for m in todo]
                 for d in campaign.run(tasks, bar):
                     m = by_id[int(d.key)]
-                    out = d.value if d.ok else MutantOutcome(m, "failed", reason=d.error)
+                    out = d.value if d.ok else MutantOutcome(m, Status.FAILED, reason=d.error)
                     outcomes[m.id] = out
                     if journal:
                         journal.add(out)
@@ -207,7 +207,7 @@ def _judge_mutant(built: BuildOutcome, backend: Backend, suite: Suite, refs: lis
         raise UserError(built.error)
     exe = built.value[0]
     covering = [r for r in refs if m.site in r.reached]
-    out = MutantOutcome(m, "no-coverage", covered_by=[r.test.name for r in covering])
+    out = MutantOutcome(m, Status.NO_COVERAGE, covered_by=[r.test.name for r in covering])
     if not covering:
         out.reason = "no test reaches it"
         return out
@@ -227,14 +227,14 @@ def _judge_mutant(built: BuildOutcome, backend: Backend, suite: Suite, refs: lis
                 break
         out.kills[ref.test.name] = [killed, r + 1]
         if killed == r + 1 and r + 1 == runs:
-            out.status = "timeout" if timeouts == runs else "killed"
+            out.status = Status.TIMEOUT if timeouts == runs else Status.KILLED
             out.killed_by = [ref.test.name]
             out.reason = f"{ref.test.name}: {reason}"
             return out
         if killed:
             partial = True
             out.reason = out.reason or f"{ref.test.name}: killed in {killed} of {r + 1} runs ({reason})"
-    out.status = "undecided" if partial else "survived"
+    out.status = Status.UNDECIDED if partial else Status.SURVIVED
     if not partial:
         out.reason = f"survived {runs} runs of {len(covering)} test(s)"
     return out

@@ -14,7 +14,7 @@ from pathlib import Path
 from instrument.errors import UserError
 from instrument.execution.journal import CsvJournal, read_rows
 
-from .outcomes import MutantOutcome
+from .outcomes import MutantOutcome, Status
 
 COLUMNS = ["campaign", "id", "operator", "file", "line", "col", "replacement", "status", "reason",
            "killed_by", "covered_by", "kills"]
@@ -57,10 +57,14 @@ class MutantJournal:
             m = by_id.get(int(r["id"]))
             if m is None or (r["operator"], r["replacement"]) != (m.operator, m.replacement):
                 continue
-            if r["status"] == "failed":
+            try:
+                status = Status(r["status"])
+            except ValueError:   # not a status: the mutant is judged again
+                status = Status.FAILED
+            if status is Status.FAILED:
                 out.pop(m.id, None)
                 continue
-            out[m.id] = MutantOutcome(m, r["status"], r["reason"], json.loads(r["killed_by"]),
+            out[m.id] = MutantOutcome(m, status, r["reason"], json.loads(r["killed_by"]),
                                       json.loads(r["covered_by"]), json.loads(r["kills"]))
         return out
 

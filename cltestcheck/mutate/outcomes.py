@@ -2,16 +2,30 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from ..observed import Observed
 from ..suite import TestCase
 from .planner import Mutant
 
 
+class Status(StrEnum):
+    """A mutant's outcome (the value is what reports and result files say)."""
+    KILLED = "killed"              # every run of some test noticed it
+    TIMEOUT = "timeout"            # every run hung: detected too
+    UNDECIDED = "undecided"        # some runs noticed it, others not (schedule-dependent)
+    SURVIVED = "survived"          # no test noticed it
+    NO_COVERAGE = "no-coverage"    # no test reaches it
+    FAILED = "failed"              # could not be judged (a tool or build failure)
+
+
+DETECTED = (Status.KILLED, Status.TIMEOUT)
+
+
 @dataclass
 class MutantOutcome:
     mutant: Mutant
-    status: str                    # killed | timeout | undecided | survived | no-coverage | failed
+    status: Status
     reason: str = ""
     killed_by: list[str] = field(default_factory=list)
     covered_by: list[str] = field(default_factory=list)

@@ -3,19 +3,18 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from .outcomes import MutationResult
+from .outcomes import DETECTED, MutationResult, Status
 
-DETECTED = ("killed", "timeout")
-STATUSES = ("killed", "timeout", "undecided", "survived", "no-coverage", "failed")
+STATUSES = tuple(s.value for s in Status)
 
 
 def counts(outcomes) -> dict[str, int]:
     c = {s: 0 for s in STATUSES}
     for o in outcomes:
-        c[o.status] += 1
+        c[Status(o.status).value] += 1
     c["total"] = len(outcomes)
-    judged = len(outcomes) - c["failed"]     # a mutant we could not judge counts neither way
-    c["score"] = None if not judged else round(100.0 * (c["killed"] + c["timeout"]) / judged, 2)
+    judged = len(outcomes) - c[Status.FAILED]     # a mutant we could not judge counts neither way
+    c["score"] = None if not judged else round(100.0 * sum(c[s] for s in DETECTED) / judged, 2)
     return c
 
 
