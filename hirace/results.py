@@ -2,12 +2,13 @@
 Reporters (report_text, report_json, report_sarif) only read these objects."""
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from instrument import logs
 from instrument.errors import UserError
+from instrument.protocol import HIRACE_LOG
 
 from . import fsm
 from .planner import Site
@@ -94,53 +95,65 @@ def buffer_name(written: str) -> str:
     return words[-1] if words else written
 
 
+def _inconsistent(r, launches: dict, nsites: int) -> str:
+    """What is wrong with a race record's references (what the runtime wrote must name a launch,
+    sites and states that exist); '' when nothing."""
+    if r.launch not in launches:
+        return f"names launch {r.launch}, which the log does not have"
+    if 0 in launches[r.launch].grid or 0 in launches[r.launch].block:
+        return f"names launch {r.launch}, whose grid or block has a zero dimension"
+    if r.site >= nsites or not -1 <= r.prior_site < nsites:
+        return f"names site {r.site if r.site >= nsites else r.prior_site}; the program has {nsites}"
+    if r.prior_state >= len(fsm.STATES) or r.access >= len(ACCESS_NAMES) or r.space > 1:
+        return "holds a state, access or memory space that does not exist"
+    return ""
+
+
 def collect(log_path: Path, sites: list[Site], warp_size: int = 32) -> RaceReport:
     if not log_path.is_file():
         raise UserError("the program ended without writing hirace's log (it crashed, called _exit, "
                         "or never returned from main)")
-    buffers, launches, recs = {}, {}, []
-    res = RaceReport()
-    for line in log_path.read_text().splitlines():
-        row = json.loads(line)
-        if "buffer" in row and "race" not in row:
-            buffers[row["buffer"]] = buffer_name(row["name"])
-        elif "launch" in row:
-            launches[row["launch"]] = row
-            res.dropped += row["dropped"]
-            if row.get("wrapped"):
-                res.warnings.append(f"kernel '{row['kernel']}' (launch {row['launch']}) passed more barriers "
-                                    f"than the shadow's clocks count; from then on, races between accesses "
-                                    f"with no barrier between them were not reported for that launch")
-        elif "race" in row:
-            recs.append(row)
-        elif row.get("end"):
-            res.granularity = row["granularity"]
+    log = logs.read(log_path, HIRACE_LOG, "hirace's log")
+    if not log["end"]:
+        raise logs.LogError("hirace's log is incomplete (it has no end record)", hint=logs._DAMAGE_HINT)
+    res = RaceReport(granularity=log["end"][-1].granularity)
+    buffers = {b.id: buffer_name(b.name) for b in log["buffer"]}
+    launches = {x.id: x for x in log["launch"]}
+    for x in log["launch"]:
+        res.dropped += x.dropped
+        if x.wrapped:
+            res.warnings.append(f"kernel '{x.kernel}' (launch {x.id}) passed more barriers "
+                                f"than the shadow's clocks count; from then on, races between accesses "
+                                f"with no barrier between them were not reported for that launch")
     res.launches = len(launches)
-    for r in recs:
-        L = launches[r["race"]]
-        site = sites[r["site"]]
+    for n, r in enumerate(log["race"], 1):
+        problem = _inconsistent(r, launches, len(sites))
+        if problem:
+            raise logs.LogError(f"hirace's log is inconsistent: race record {n} {problem}", hint=logs._DAMAGE_HINT)
+        L = launches[r.launch]
+        site = sites[r.site]
         ref = SiteRef(site.file, site.line, site.column, site.text, site.kind)
         prior = None
-        if r["prior_site"] >= 0:
-            p = sites[r["prior_site"]]
+        if r.prior_site >= 0:
+            p = sites[r.prior_site]
             prior = SiteRef(p.file, p.line, p.column, p.text, p.kind)
-        state = fsm.STATES[r["prior_state"]]
-        self_conflict = (r["tid"], r["bid"]) == (r["prior_tid"], r["prior_bid"])
+        state = fsm.STATES[r.prior_state]
+        self_conflict = (r.tid, r.bid) == (r.prior_tid, r.prior_bid)
         if self_conflict:
             # the record names this thread; the conflicting access is another thread's,
             # from a level several threads shared (see docs/fsm.md), so its site is unknown
             prior = None
-        same_block = r["bid"] == r["prior_bid"]
-        same_warp = same_block and r["tid"] // warp_size == r["prior_tid"] // warp_size
+        same_block = r.bid == r.prior_bid
+        same_warp = same_block and r.tid // warp_size == r.prior_tid // warp_size
         cls, scope = _clash_level(state, same_block, same_warp)
-        memory = "shared" if r["space"] == 1 else "global"
-        variable = site.variable if (memory == "shared" or not buffers.get(r["buffer"])) else buffers[r["buffer"]]
+        memory = "shared" if r.space == 1 else "global"
+        variable = site.variable if (memory == "shared" or not buffers.get(r.buffer)) else buffers[r.buffer]
         res.races.append(Race(
-            kind=_race_kind(r["access"], cls, prior), memory=memory, kernel=L["kernel"], launch=r["race"],
-            access=ACCESS_NAMES[r["access"]], site=ref,
-            thread=_coords(r["tid"], L["block"]), block=_coords(r["bid"], L["grid"]),
-            prior_thread=_coords(r["prior_tid"], L["block"]), prior_block=_coords(r["prior_bid"], L["grid"]),
-            prior_site=prior, scope=scope, variable=variable or site.text, offset=r["offset"],
-            count=r["count"], prior_is_other=self_conflict))
+            kind=_race_kind(r.access, cls, prior), memory=memory, kernel=L.kernel, launch=r.launch,
+            access=ACCESS_NAMES[r.access], site=ref,
+            thread=_coords(r.tid, L.block), block=_coords(r.bid, L.grid),
+            prior_thread=_coords(r.prior_tid, L.block), prior_block=_coords(r.prior_bid, L.grid),
+            prior_site=prior, scope=scope, variable=variable or site.text, offset=r.offset,
+            count=r.count, prior_is_other=self_conflict))
     res.races.sort(key=lambda x: (x.launch, x.site.file, x.site.line, x.site.column))
     return res

@@ -26,6 +26,9 @@ def render() -> str:
         "#ifndef CCTK_PROTOCOL_H",
         "#define CCTK_PROTOCOL_H",
         "",
+        "#include <cstddef>",
+        "#include <cstdio>",
+        "",
         "namespace cctk {",
         "",
         "// environment variables the runtimes read",
@@ -61,12 +64,56 @@ def render() -> str:
         "};",
         "}  // namespace mutation_op",
         "",
+        *_log_writers("hirace_log", protocol.HIRACE_LOG),
         "}  // namespace cctk",
         "",
         "#endif  // CCTK_PROTOCOL_H",
         "",
     ]
     return "\n".join(lines)
+
+
+_C_TYPE = {"uint": "unsigned", "int": "int", "size": "std::size_t", "u64": "unsigned long long",
+           "str": "const char *", "dim3": "const unsigned *"}
+_FORMAT = {"uint": "%u", "int": "%d", "size": "%zu", "u64": "%llu", "dim3": "[%u, %u, %u]"}
+
+
+def _log_writers(namespace: str, records) -> list[str]:
+    """One writer per record: write_TAG(FILE *, fields...) prints {"record": "TAG", ...} and a newline."""
+    lines = [f"// writers of the records of one runtime log (instrument/protocol.py: {namespace.upper()})",
+             f"namespace {namespace} {{",
+             "inline void write_string(std::FILE *f, const char *v) {",
+             "  std::fputc('\"', f);",
+             "  for (; *v; ++v) {",
+             "    unsigned char c = (unsigned char)*v;",
+             "    if (c == '\"' || c == '\\\\') std::fputc('\\\\', f);",
+             "    if (c < 0x20) std::fprintf(f, \"\\\\u%04x\", c); else std::fputc(c, f);",
+             "  }",
+             "  std::fputc('\"', f);",
+             "}"]
+    for rec in records:
+        params = ", ".join(f"{_C_TYPE[x.kind]} {x.name}" for x in rec.fields)
+        lines.append(f"// {rec.help}")
+        lines.append(f"inline void write_{rec.tag}(std::FILE *f, {params}) {{")
+        fmt, args = '{\\"record\\": \\"' + rec.tag + '\\"', []
+
+        def flush(fmt, args):
+            call = ", ".join([f'"{fmt}"', *args])
+            lines.append(f"  std::fprintf(f, {call});")
+
+        for x in rec.fields:
+            fmt += f', \\"{x.name}\\": '
+            if x.kind == "str":
+                flush(fmt, args)
+                lines.append(f"  write_string(f, {x.name});")
+                fmt, args = "", []
+            else:
+                fmt += _FORMAT[x.kind]
+                args += [f"{x.name}[{i}]" for i in range(3)] if x.kind == "dim3" else [x.name]
+        flush(fmt + "}\\n", args)
+        lines.append("}")
+    lines += [f"}}  // namespace {namespace}", ""]
+    return lines
 
 
 def main(argv=None) -> int:

@@ -92,3 +92,36 @@ MUTATION_OPS: dict[str, tuple[int, str]] = {
 
 def op_code(op: str) -> int:
     return MUTATION_OPS[op][0]
+
+
+# ---------------------------------------------------------------- runtime logs
+# A runtime writes its log as JSON lines, one record a line, each tagged {"record": TAG, ...}; the
+# writers (C++) and the typed readers (instrument/logs.py) are generated from / built on these.
+
+@dataclass(frozen=True)
+class LogField:
+    name: str
+    kind: str   # uint | int | size | u64 | str | dim3
+
+
+@dataclass(frozen=True)
+class LogRecord:
+    tag: str
+    fields: tuple[LogField, ...]
+    help: str
+
+
+def _record(tag: str, help: str, *fields: str) -> LogRecord:
+    return LogRecord(tag, tuple(LogField(*f.split(":")) for f in fields), help)
+
+
+HIRACE_LOG = (
+    _record("buffer", "a tracked allocation", "id:size", "name:str", "size:size"),
+    _record("launch", "a checked launch", "id:size", "kernel:str", "grid:dim3", "block:dim3", "dropped:uint",
+            "wrapped:uint"),
+    _record("race", "one race record of a launch", "launch:uint", "site:uint", "prior_site:int", "tid:uint",
+            "bid:uint", "prior_tid:uint", "prior_bid:uint", "prior_state:uint", "access:uint", "space:uint",
+            "buffer:uint", "offset:u64", "count:uint"),
+    _record("end", "the last record: the log is complete", "granularity:uint", "user_bytes:size",
+            "tool_bytes:size"),
+)

@@ -2,6 +2,8 @@
 only spelling; the runtimes' header is generated from it and nothing repeats a name by hand."""
 import re
 
+import pytest
+
 from conftest import ROOT
 from instrument import genprotocol, protocol
 
@@ -53,3 +55,63 @@ def test_operator_codes_and_loop_cases_come_from_the_protocol():
     header = (ROOT / "runtime/include/cudacommon/protocol.h").read_text()
     for op, (code, name) in protocol.MUTATION_OPS.items():
         assert f"  {name} = {code}," in header
+
+
+def test_generated_log_writers_and_the_typed_reader_agree(tmp_path):
+    """Every record written by the C++ writers reads back, field by field, as its dataclass."""
+    import subprocess
+    from instrument import logs
+    from runtime import include_dir
+    src = tmp_path / "w.cpp"
+    src.write_text('#include "cudacommon/protocol.h"\nint main() {\n  namespace r = ::cctk::hirace_log;\n'
+                   '  unsigned g[3] = {4, 1, 1}, b[3] = {32, 2, 1};\n'
+                   '  r::write_buffer(stdout, 0, "d_\\"x\\"\\n", 4096);\n'
+                   '  r::write_launch(stdout, 0, "k<int>", g, b, 1, 0);\n'
+                   '  r::write_race(stdout, 0, 7, -1, 3, 2, 35, 1, 5, 1, 0, 0, 1ull << 40, 9);\n'
+                   '  r::write_end(stdout, 4, 100, 900);\n}\n')
+    exe = tmp_path / "w"
+    subprocess.run(["g++", "-std=c++17", f"-I{include_dir()}", str(src), "-o", str(exe)], check=True)
+    log = tmp_path / "log.jsonl"
+    log.write_text(subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout)
+    got = logs.read(log, protocol.HIRACE_LOG, "the log")
+    assert [(b.id, b.name, b.size) for b in got["buffer"]] == [(0, 'd_"x"\n', 4096)]
+    [launch] = got["launch"]
+    assert (launch.kernel, launch.grid, launch.block, launch.dropped) == ("k<int>", (4, 1, 1), (32, 2, 1), 1)
+    [race] = got["race"]
+    assert (race.site, race.prior_site, race.tid, race.offset, race.count) == (7, -1, 3, 1 << 40, 9)
+    assert got["end"][0].tool_bytes == 900
+
+
+@pytest.mark.parametrize("line,message", [
+    ("not json", "line 2 is not a JSON record"),
+    ('{"record": "wormhole"}', "line 2 is not a record it declares"),
+    ('{"record": "buffer", "id": 0, "name": 3, "size": -1}', "line 2 (buffer) has bad or missing name, size"),
+])
+def test_a_damaged_log_is_a_clear_error_naming_its_line(tmp_path, line, message):
+    from instrument import logs
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"record": "end", "granularity": 4, "user_bytes": 1, "tool_bytes": 1}\n' + line + "\n")
+    with pytest.raises(logs.LogError, match=re.escape(message)):
+        logs.read(log, protocol.HIRACE_LOG, "hirace's log")
+
+
+@pytest.mark.parametrize("race,message", [
+    ('"launch": 5, "site": 0, "prior_site": -1', "race record 1 names launch 5, which the log does not have"),
+    ('"launch": 0, "site": 9, "prior_site": -1', "race record 1 names site 9; the program has 1"),
+    ('"launch": 0, "site": 0, "prior_site": 4', "race record 1 names site 4; the program has 1"),
+])
+def test_race_records_that_name_what_does_not_exist_are_reported_not_raised(tmp_path, race, message):
+    """A program that writes over hirace's log buffer leaves records naming launches or sites that
+    do not exist: hirace says so (issue: memory errors), it never indexes past its tables."""
+    from hirace.planner import Site
+    from hirace.results import collect
+    from instrument import logs
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"record": "launch", "id": 0, "kernel": "k", "grid": [1, 1, 1], "block": [32, 1, 1], '
+                   '"dropped": 0, "wrapped": 0}\n'
+                   '{"record": "race", ' + race + ', "tid": 1, "bid": 0, "prior_tid": 0, "prior_bid": 0, '
+                   '"prior_state": 1, "access": 1, "space": 0, "buffer": 0, "offset": 0, "count": 1}\n'
+                   '{"record": "end", "granularity": 4, "user_bytes": 1, "tool_bytes": 1}\n')
+    site = Site(0, "k.cu", 1, 1, "write", "a[i]", "k", "a", "global")
+    with pytest.raises(logs.LogError, match=re.escape(message)):
+        collect(log, [site])

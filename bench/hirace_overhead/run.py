@@ -27,7 +27,8 @@ sys.path.insert(0, str(HERE.parents[1]))
 from hirace import runner  # noqa: E402
 from hirace.config import Config  # noqa: E402
 from instrument.backends import BuildRequest, get_backend  # noqa: E402
-from instrument.protocol import Env  # noqa: E402
+from instrument import logs  # noqa: E402
+from instrument.protocol import HIRACE_LOG, Env  # noqa: E402
 from runtime import include_dir  # noqa: E402
 
 PROGRAMS = {"reduce": 1 << 24, "histogram": 1 << 24, "matmul": 1024, "stencil": 1 << 24, "spmv": 1 << 20}
@@ -71,10 +72,10 @@ def main() -> int:
                 r = be.run(inst, [n], env={Env.HIRACE_LOG: str(log)}, timeout=600)
                 assert "PASS" in r.stdout, (name, r.stdout, r.stderr)
                 t_hr.append(kernel_ms(r.stdout))
-                recs = [json.loads(x) for x in log.read_text().splitlines()]
-                races = sum(1 for x in recs if "race" in x)
-                end = recs[-1]
-                mem = (end["user_bytes"], end["tool_bytes"])
+                recs = logs.read(log, HIRACE_LOG, "hirace's log")
+                races = len(recs["race"])
+                end = recs["end"][-1]
+                mem = (end.user_bytes, end.tool_bytes)
                 if sanitizer:
                     r = subprocess.run([sanitizer, "--tool", "racecheck", str(plain), n], capture_output=True,
                                        text=True, timeout=1800)

@@ -3,6 +3,9 @@
 #ifndef CCTK_PROTOCOL_H
 #define CCTK_PROTOCOL_H
 
+#include <cstddef>
+#include <cstdio>
+
 namespace cctk {
 
 // environment variables the runtimes read
@@ -62,6 +65,39 @@ enum MutationOp : int {
   DEC = 33,   // --
 };
 }  // namespace mutation_op
+
+// writers of the records of one runtime log (instrument/protocol.py: HIRACE_LOG)
+namespace hirace_log {
+inline void write_string(std::FILE *f, const char *v) {
+  std::fputc('"', f);
+  for (; *v; ++v) {
+    unsigned char c = (unsigned char)*v;
+    if (c == '"' || c == '\\') std::fputc('\\', f);
+    if (c < 0x20) std::fprintf(f, "\\u%04x", c); else std::fputc(c, f);
+  }
+  std::fputc('"', f);
+}
+// a tracked allocation
+inline void write_buffer(std::FILE *f, std::size_t id, const char * name, std::size_t size) {
+  std::fprintf(f, "{\"record\": \"buffer\", \"id\": %zu, \"name\": ", id);
+  write_string(f, name);
+  std::fprintf(f, ", \"size\": %zu}\n", size);
+}
+// a checked launch
+inline void write_launch(std::FILE *f, std::size_t id, const char * kernel, const unsigned * grid, const unsigned * block, unsigned dropped, unsigned wrapped) {
+  std::fprintf(f, "{\"record\": \"launch\", \"id\": %zu, \"kernel\": ", id);
+  write_string(f, kernel);
+  std::fprintf(f, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"dropped\": %u, \"wrapped\": %u}\n", grid[0], grid[1], grid[2], block[0], block[1], block[2], dropped, wrapped);
+}
+// one race record of a launch
+inline void write_race(std::FILE *f, unsigned launch, unsigned site, int prior_site, unsigned tid, unsigned bid, unsigned prior_tid, unsigned prior_bid, unsigned prior_state, unsigned access, unsigned space, unsigned buffer, unsigned long long offset, unsigned count) {
+  std::fprintf(f, "{\"record\": \"race\", \"launch\": %u, \"site\": %u, \"prior_site\": %d, \"tid\": %u, \"bid\": %u, \"prior_tid\": %u, \"prior_bid\": %u, \"prior_state\": %u, \"access\": %u, \"space\": %u, \"buffer\": %u, \"offset\": %llu, \"count\": %u}\n", launch, site, prior_site, tid, bid, prior_tid, prior_bid, prior_state, access, space, buffer, offset, count);
+}
+// the last record: the log is complete
+inline void write_end(std::FILE *f, unsigned granularity, std::size_t user_bytes, std::size_t tool_bytes) {
+  std::fprintf(f, "{\"record\": \"end\", \"granularity\": %u, \"user_bytes\": %zu, \"tool_bytes\": %zu}\n", granularity, user_bytes, tool_bytes);
+}
+}  // namespace hirace_log
 
 }  // namespace cctk
 

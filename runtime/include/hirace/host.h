@@ -328,44 +328,24 @@ inline void after_launch() {
   for (auto setter : s.tus) setter(off);
 }
 
-inline void json_string(FILE *f, const std::string &v) {
-  std::fputc('"', f);
-  for (char c : v) {
-    if (c == '"' || c == '\\') std::fputc('\\', f);
-    if (c >= 0 && c < 0x20) std::fprintf(f, "\\u%04x", c); else std::fputc(c, f);
-  }
-  std::fputc('"', f);
-}
-
 inline void write_log() {
   State &s = state();
   if (s.log_path.empty()) return;
   std::string tmp = s.log_path + ".part";
   FILE *f = std::fopen(tmp.c_str(), "w");
   if (!f) return;
-  for (size_t i = 0; i < s.buffers.size(); ++i) {
-    std::fprintf(f, "{\"buffer\": %zu, \"name\": ", i);
-    json_string(f, s.buffers[i].name);
-    std::fprintf(f, ", \"size\": %zu}\n", s.buffers[i].size);
-  }
+  namespace rec = ::cctk::hirace_log;   // record writers generated from instrument/protocol.py
+  for (size_t i = 0; i < s.buffers.size(); ++i) rec::write_buffer(f, i, s.buffers[i].name.c_str(), s.buffers[i].size);
   for (size_t i = 0; i < s.launches.size(); ++i) {
     const LaunchInfo &l = s.launches[i];
-    std::fprintf(f, "{\"launch\": %zu, \"kernel\": ", i);
-    json_string(f, l.kernel);
-    std::fprintf(f, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"dropped\": %u, \"wrapped\": %u}\n",
-                 l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.dropped, l.wrapped);
+    rec::write_launch(f, i, l.kernel.c_str(), l.grid, l.block, l.dropped, l.wrapped);
   }
   for (const LoggedRace &x : s.races) {
     const RaceRecord &r = x.r;
-    std::fprintf(f,
-                 "{\"race\": %u, \"site\": %u, \"prior_site\": %d, \"tid\": %u, \"bid\": %u, \"prior_tid\": %u, "
-                 "\"prior_bid\": %u, \"prior_state\": %u, \"access\": %u, \"space\": %u, \"buffer\": %u, "
-                 "\"offset\": %llu, \"count\": %u}\n",
-                 x.launch, r.site, r.prior_site == ~0u ? -1 : int(r.prior_site), r.tid, r.bid, r.prior_tid,
-                 r.prior_bid, r.prior_state, r.access, r.space, r.buffer, r.offset, r.count);
+    rec::write_race(f, x.launch, r.site, r.prior_site == ~0u ? -1 : int(r.prior_site), r.tid, r.bid, r.prior_tid,
+                    r.prior_bid, r.prior_state, r.access, r.space, r.buffer, r.offset, r.count);
   }
-  std::fprintf(f, "{\"end\": true, \"granularity\": %u, \"user_bytes\": %zu, \"tool_bytes\": %zu}\n",
-               1u << kShift, s.user_bytes_peak, s.tool_bytes_peak);
+  rec::write_end(f, 1u << kShift, s.user_bytes_peak, s.tool_bytes_peak);
   std::fclose(f);
   std::rename(tmp.c_str(), s.log_path.c_str());
 }
