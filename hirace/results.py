@@ -115,7 +115,7 @@ def collect(log_path: Path, sites: list[Site], warp_size: int = 32) -> RaceRepor
                         "or never returned from main)")
     log = logs.read(log_path, HIRACE_LOG, "hirace's log")
     if not log["end"]:
-        raise logs.LogError("hirace's log is incomplete (it has no end record)", hint=logs._DAMAGE_HINT)
+        raise logs.LogError("hirace's log is incomplete (it has no end record)", hint=logs.DAMAGE_HINT)
     res = RaceReport(granularity=log["end"][-1].granularity)
     buffers = {b.id: buffer_name(b.name) for b in log["buffer"]}
     launches = {x.id: x for x in log["launch"]}
@@ -129,7 +129,7 @@ def collect(log_path: Path, sites: list[Site], warp_size: int = 32) -> RaceRepor
     for n, r in enumerate(log["race"], 1):
         problem = _inconsistent(r, launches, len(sites))
         if problem:
-            raise logs.LogError(f"hirace's log is inconsistent: race record {n} {problem}", hint=logs._DAMAGE_HINT)
+            raise logs.LogError(f"hirace's log is inconsistent: race record {n} {problem}", hint=logs.DAMAGE_HINT)
         L = launches[r.launch]
         site = sites[r.site]
         ref = SiteRef(site.file, site.line, site.column, site.text, site.kind)

@@ -47,18 +47,18 @@ def read(path: Path, records: tuple[LogRecord, ...], what: str) -> dict[str, lis
             row = json.loads(line)
         except ValueError:
             raise LogError(f"{what} is damaged: line {n} is not a JSON record",
-                           hint=_DAMAGE_HINT) from None
+                           hint=DAMAGE_HINT) from None
         rec = by_tag.get(row.get("record")) if isinstance(row, dict) else None
         if rec is None:
-            raise LogError(f"{what} is damaged: line {n} is not a record it declares", hint=_DAMAGE_HINT)
+            raise LogError(f"{what} is damaged: line {n} is not a record it declares", hint=DAMAGE_HINT)
         bad = [f.name for f in rec.fields if not _ok(f.kind, row.get(f.name))]
         if bad:
             raise LogError(f"{what} is damaged: line {n} ({rec.tag}) has bad or missing {', '.join(bad)}",
-                           hint=_DAMAGE_HINT)
+                           hint=DAMAGE_HINT)
         values = [tuple(row[f.name]) if f.kind == "dim3" else row[f.name] for f in rec.fields]
         out[rec.tag].append(record_class(rec)(*values))
     return out
 
 
-_DAMAGE_HINT = ("the program may have written over the tool's memory (an access out of bounds); "
+DAMAGE_HINT = ("the program may have written over the tool's memory (an access out of bounds); "
                 "run it with `python -m instrument.run` or compute-sanitizer's memcheck")

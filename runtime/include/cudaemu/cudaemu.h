@@ -182,6 +182,7 @@ struct Warp {
 struct TileMeet {
   unsigned base = 0, size = 0;    // the tile: threads [base, base + size) of the block
   unsigned arrived = 0, gen = 0;
+  unsigned need = 0;              // live members when the collective's first member arrived
   std::vector<unsigned long long> slots[2];
   std::vector<char> took[2];      // which members took part in the collective of each parity
 };
@@ -422,6 +423,7 @@ inline bool block_barrier_complete() {
 
 inline void warp_check_release(Warp &w);
 inline void tile_check_release(TileMeet &t);
+inline unsigned tile_live(const TileMeet &t);
 
 inline void fiber_main() {
   Fiber *self = g_cur;
@@ -443,7 +445,10 @@ inline void fiber_main() {
       warp_check_release(g);
     }
   for (TileMeet &t : b.tiles)
-    if (self->linear - t.base < t.size) tile_check_release(t);
+    if (self->linear - t.base < t.size && t.arrived) {   // one member fewer to wait for
+      t.need = tile_live(t);
+      tile_check_release(t);
+    }
   if (block_barrier_complete()) block_release();
   switch_away(false);
   fault(kExitEmulationFault, "internal error: a finished fiber was resumed");
@@ -541,7 +546,7 @@ inline unsigned tile_live(const TileMeet &t) {
 }
 
 inline void tile_check_release(TileMeet &t) {
-  if (t.arrived == 0 || t.arrived < tile_live(t)) return;
+  if (t.arrived == 0 || t.arrived < t.need) return;
   ++g_progress;
   t.arrived = 0;
   ++t.gen;   // the next collective uses the other parity: the one before the last, long read
@@ -573,10 +578,10 @@ inline const unsigned long long *tile_meet(unsigned size, unsigned long long val
   unsigned gen = t.gen, rank = self->linear - base;
   t.slots[gen & 1][rank] = value;
   t.took[gen & 1][rank] = 1;
-  ++t.arrived;
+  if (t.arrived++ == 0) t.need = tile_live(t);   // counted once per collective, not per arrival
   self->wait_file = file;
   self->wait_line = line;
-  if (t.arrived >= tile_live(t)) {
+  if (t.arrived >= t.need) {
     tile_check_release(t);
   } else {
     while (t.gen == gen) {   // releases wake the whole tile: wait for this collective's
