@@ -146,6 +146,7 @@ enum FiberState : unsigned char { kRunnable, kAtBarrier, kAtWarp, kAtGather, kDo
 
 struct Fiber {
   void *sp = nullptr;
+  char *stack = nullptr;   // the top of its stack while it has one (from its start to its end)
   uint3 tid{0, 0, 0};
   unsigned linear = 0;
   FiberState state = kRunnable;
@@ -230,7 +231,10 @@ inline Fiber *g_cur = nullptr;
 inline Block *g_block = nullptr;
 inline Launch *g_launch = nullptr;
 inline std::vector<Fiber> g_fibers;   // the running block's threads
-inline std::vector<char *> g_stacks;   // the running block's slot's fiber stacks
+// Fiber stacks not in use. A thread gets one when it first runs and gives it back when it ends;
+// a thread that ends hands its stack straight to the next thread when that one has not started,
+// so the threads of a kernel without barriers run one after another on one stack, with no switch.
+inline std::vector<char *> g_free_stacks;
 inline void *g_sched_sp = nullptr;
 // Blocks interleave when they wait for each other: a thread that keeps spinning (atomics and
 // fences with no switch in between) first lets its block's other threads run; when the whole
@@ -326,30 +330,31 @@ inline void describe_waiters(char *buf, size_t n) {
   fault(code, msg);
 }
 
-// Pick the next runnable fiber after the current one and switch to it; when
-// none is runnable, go back to the scheduler (which reports the deadlock).
 inline void release_gathers(unsigned warp);
+inline void start_fiber(Fiber &f);
 
-inline void switch_away(bool random_pick) {
-  Fiber *self = g_cur;
+// The next runnable fiber after the current one (or a random one), nullptr when none is.
+inline Fiber *pick_next(Fiber *self, bool random_pick) {
   if (self) release_gathers(self->linear / 32);
   size_t n = g_fibers.size();
-  size_t start = self ? size_t(self - g_fibers.data()) : n - 1;  // from the scheduler: fiber 0 first
-  Fiber *next = nullptr;
-  if (random_pick) {
-    size_t r = g_rng.next() % n;
-    for (size_t i = 0; i < n && !next; ++i) {
-      Fiber &f = g_fibers[(r + i) % n];
-      if (f.state == kRunnable) next = &f;
-    }
-  } else {
-    for (size_t i = 1; i <= n && !next; ++i) {
-      Fiber &f = g_fibers[(start + i) % n];
-      if (f.state == kRunnable) next = &f;
-    }
+  // the scan starts after the current fiber (from the scheduler: at fiber 0), or at a random one
+  size_t i = random_pick ? size_t(g_rng.next() % n) : self ? size_t(self - g_fibers.data()) + 1 : 0;
+  Fiber *fibers = g_fibers.data();
+  for (size_t k = 0; k < n; ++k, ++i) {
+    if (i == n) i = 0;
+    if (fibers[i].state == kRunnable) return &fibers[i];
   }
+  return nullptr;
+}
+
+// Switch to the next runnable fiber; when none is runnable, go back to the scheduler (which
+// reports the deadlock).
+inline void switch_away(bool random_pick) {
+  Fiber *self = g_cur;
+  Fiber *next = pick_next(self, random_pick);
   if (next == self) return;
   g_spin = 0;
+  if (next && !next->stack) start_fiber(*next);
   void **save = self ? &self->sp : &g_sched_sp;
   void *to = next ? next->sp : g_sched_sp;
   g_cur = next;
@@ -425,10 +430,8 @@ inline void warp_check_release(Warp &w);
 inline void tile_check_release(TileMeet &t);
 inline unsigned tile_live(const TileMeet &t);
 
-inline void fiber_main() {
-  Fiber *self = g_cur;
-  g_launch->body(g_launch->env);
-  self = g_cur;
+// A thread has returned from the kernel: wake what waited for it to end.
+inline void finish_thread(Fiber *self) {
   self->state = kDone;
   ++g_progress;
   Block &b = *g_block;
@@ -450,8 +453,32 @@ inline void fiber_main() {
       tile_check_release(t);
     }
   if (block_barrier_complete()) block_release();
-  switch_away(false);
-  fault(kExitEmulationFault, "internal error: a finished fiber was resumed");
+}
+
+// Every fiber starts here, on a fresh stack. When its thread ends and the next thread to run has
+// not started yet, that thread runs here too, on the same stack (the order is the same as with a
+// switch to it; only the switch is saved).
+inline void fiber_main() {
+  for (;;) {
+    g_launch->body(g_launch->env);
+    Fiber *self = g_cur;
+    finish_thread(self);
+    Fiber *next = pick_next(self, false);
+    if (next && !next->stack) {
+      next->stack = self->stack;
+      self->stack = nullptr;
+      g_cur = next;
+      g_spin = 0;
+      continue;
+    }
+    g_free_stacks.push_back(self->stack);   // left for good by the switch below
+    self->stack = nullptr;
+    g_cur = next;
+    g_spin = 0;
+    ++g_switches;
+    cudaemu_switch_ctx(&self->sp, next ? next->sp : g_sched_sp);
+    fault(kExitEmulationFault, "internal error: a finished fiber was resumed");
+  }
 }
 
 inline void wait_block_barrier(const char *file, int line, int pred) {
@@ -463,7 +490,7 @@ inline void wait_block_barrier(const char *file, int line, int pred) {
   if (b.bar_file == nullptr) {
     b.bar_file = file;
     b.bar_line = line;
-  } else if (b.bar_line != line || std::strcmp(b.bar_file, file) != 0) {
+  } else if (b.bar_line != line || (b.bar_file != file && std::strcmp(b.bar_file, file) != 0)) {
     b.bar_mismatch = true;
   }
   ++b.arrived;
@@ -620,19 +647,30 @@ inline std::vector<unsigned> block_order(unsigned nblocks) {
   return order;
 }
 
-inline std::vector<std::vector<char *>> g_slot_stacks;   // fiber stacks of each slot
 inline std::vector<char *> g_slot_arenas;                 // shared-memory window of each slot
 
-inline char *stack_for(size_t i) {
-  while (g_stacks.size() <= i) {
-    size_t page = size_t(sysconf(_SC_PAGESIZE));
-    size_t total = config().stack_bytes + page;
-    void *m = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED) fault(kExitEmulationFault, "out of memory for fiber stacks (lower CUDAEMU_STACK_KB)");
-    mprotect(m, page, PROT_NONE);  // guard page: an overflow faults instead of corrupting
-    g_stacks.push_back(static_cast<char *>(m) + total);
+inline char *new_stack() {
+  size_t page = size_t(sysconf(_SC_PAGESIZE));
+  size_t total = config().stack_bytes + page;
+  void *m = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) fault(kExitEmulationFault, "out of memory for fiber stacks (lower CUDAEMU_STACK_KB)");
+  mprotect(m, page, PROT_NONE);  // guard page: an overflow faults instead of corrupting
+  return static_cast<char *>(m) + total;
+}
+
+// Give `f` a stack whose first switch "returns" into fiber_main.
+inline void start_fiber(Fiber &f) {
+  if (g_free_stacks.empty()) {
+    f.stack = new_stack();
+  } else {
+    f.stack = g_free_stacks.back();
+    g_free_stacks.pop_back();
   }
-  return g_stacks[i];
+  void **sp = reinterpret_cast<void **>(reinterpret_cast<uintptr_t>(f.stack) & ~uintptr_t(15));
+  *--sp = nullptr;                                         // keeps the ABI's 16-byte alignment
+  *--sp = reinterpret_cast<void *>(&fiber_main);
+  for (int r = 0; r < 6; ++r) *--sp = nullptr;             // rbp rbx r12-r15
+  f.sp = sp;
 }
 
 // An access to the page after the shared window (past the dynamic shared memory)
@@ -680,15 +718,12 @@ inline char *arena_for(unsigned slot) {
 // Make `lb` the running block (its fibers, stacks and shared window become the current ones).
 inline void enter(LiveBlock &lb) {
   g_slot = lb.slot;
-  if (g_slot_stacks.size() <= lb.slot) g_slot_stacks.resize(lb.slot + 1);
-  g_stacks.swap(g_slot_stacks[lb.slot]);
   g_arena = arena_for(lb.slot);
   g_fibers.swap(lb.fibers);
   g_block = &lb.b;
 }
 inline void leave(LiveBlock &lb) {
   g_fibers.swap(lb.fibers);
-  g_stacks.swap(g_slot_stacks[lb.slot]);
   g_block = nullptr;
 }
 
@@ -715,12 +750,7 @@ inline void start_block(Launch &L, uint3 bid, LiveBlock &lb) {
       for (unsigned x = 0; x < L.block.x; ++x, ++i) {
         Fiber &f = g_fibers[i];
         f.tid = uint3{x, y, z};
-        f.linear = i;
-        void **sp = reinterpret_cast<void **>(reinterpret_cast<uintptr_t>(stack_for(i)) & ~uintptr_t(15));
-        *--sp = nullptr;                                         // keeps the ABI's 16-byte alignment
-        *--sp = reinterpret_cast<void *>(&fiber_main);           // where the first switch "returns"
-        for (int r = 0; r < 6; ++r) *--sp = nullptr;             // rbp rbx r12-r15
-        f.sp = sp;
+        f.linear = i;   // its stack comes when it first runs (start_fiber)
       }
 }
 
