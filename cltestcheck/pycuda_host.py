@@ -9,12 +9,11 @@ reached mutation sites are read back. The device variables have external names i
 these modules (CLTC_KERNEL_MODULE), found under their Itanium-mangled names."""
 from __future__ import annotations
 
-import json
 import os
 import struct
-from pathlib import Path
 
-from instrument.protocol import Env
+from instrument import logs
+from instrument.protocol import COVERAGE_LOG, REACH_LOG, SCHEDULE_LOG, Env
 
 MASK64 = (1 << 64) - 1
 MODES = {"none": 0, "free": 1, "first": 2, "serial": 3}
@@ -57,12 +56,6 @@ def make_schedule(mode: int, first: int, seed: int, n: int, launch: int) -> list
             j = (((x * 0x2545F4914F6CDD1D) & MASK64) >> 33) % i
             order[i - 1], order[j] = order[j], order[i - 1]
     return order
-
-
-def _write_json(path: str, data: dict) -> None:
-    tmp = path + ".part"
-    Path(tmp).write_text(json.dumps(data) + "\n")
-    os.replace(tmp, path)
 
 
 class ToolHost:
@@ -118,7 +111,8 @@ class ToolHost:
         if "mutate" in self.tools and self.reach_log:
             self._write_reach(lib)
         if "amplify" in self.tools and self.sched_log:
-            _write_json(self.sched_log, {"launch_blocks": self.launch_blocks})
+            logs.write(self.sched_log, SCHEDULE_LOG,
+                       [("launch", {"blocks": n}) for n in self.launch_blocks] + [("end", {})])
 
     # -- helpers -------------------------------------------------------------
     def _free_gate(self) -> None:
@@ -146,14 +140,15 @@ class ToolHost:
             cap = len(raw) // 24
             for k in range(min(count, cap)):
                 b, bx, by, bz, arrived, threads = struct.unpack_from("<6I", raw, 24 * k)
-                divs.append({"barrier": b, "block": [bx, by, bz], "arrived": arrived, "threads": threads})
+                divs.append(("divergence", {"barrier": b, "block": [bx, by, bz], "arrived": arrived,
+                                            "threads": threads}))
             total += count
-        _write_json(self.cov_log, {"launches": self.launches, "flags": sorted(flags),
-                                   "barrier_flags": sorted(bflags), "divergence_total": total,
-                                   "divergences": divs})
+        logs.write(self.cov_log, COVERAGE_LOG,
+                   [("flag", {"id": i}) for i in sorted(flags)] + [("barrier_flag", {"id": i}) for i in sorted(bflags)]
+                   + divs + [("end", {"launches": self.launches, "divergence_total": total})])
 
     def _write_reach(self, lib) -> None:
         reached: set[int] = set()
         for mod in lib.modules.values():
             reached |= {i for i, b in enumerate(self._read(lib, mod, mangled("cltc", "mut", "g_reached_dev"))) if b}
-        _write_json(self.reach_log, {"reached": sorted(reached)})
+        logs.write(self.reach_log, REACH_LOG, [("reached", {"site": i}) for i in sorted(reached)] + [("end", {})])

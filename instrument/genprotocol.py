@@ -64,7 +64,20 @@ def render() -> str:
         "};",
         "}  // namespace mutation_op",
         "",
-        *_log_writers("hirace_log", protocol.HIRACE_LOG),
+        "// a JSON string, escaped (what every log writer below uses for text fields)",
+        "namespace log_detail {",
+        "inline void write_string(std::FILE *f, const char *v) {",
+        "  std::fputc('\"', f);",
+        "  for (; *v; ++v) {",
+        "    unsigned char c = (unsigned char)*v;",
+        "    if (c == '\"' || c == '\\\\') std::fputc('\\\\', f);",
+        "    if (c < 0x20) std::fprintf(f, \"\\\\u%04x\", c); else std::fputc(c, f);",
+        "  }",
+        "  std::fputc('\"', f);",
+        "}",
+        "}  // namespace log_detail",
+        "",
+        *[line for ns, recs in protocol.LOGS.items() for line in _log_writers(ns, recs)],
         "}  // namespace cctk",
         "",
         "#endif  // CCTK_PROTOCOL_H",
@@ -81,20 +94,11 @@ _FORMAT = {"uint": "%u", "int": "%d", "size": "%zu", "u64": "%llu", "dim3": "[%u
 def _log_writers(namespace: str, records) -> list[str]:
     """One writer per record: write_TAG(FILE *, fields...) prints {"record": "TAG", ...} and a newline."""
     lines = [f"// writers of the records of one runtime log (instrument/protocol.py: {namespace.upper()})",
-             f"namespace {namespace} {{",
-             "inline void write_string(std::FILE *f, const char *v) {",
-             "  std::fputc('\"', f);",
-             "  for (; *v; ++v) {",
-             "    unsigned char c = (unsigned char)*v;",
-             "    if (c == '\"' || c == '\\\\') std::fputc('\\\\', f);",
-             "    if (c < 0x20) std::fprintf(f, \"\\\\u%04x\", c); else std::fputc(c, f);",
-             "  }",
-             "  std::fputc('\"', f);",
-             "}"]
+             f"namespace {namespace} {{"]
     for rec in records:
-        params = ", ".join(f"{_C_TYPE[x.kind]} {x.name}" for x in rec.fields)
+        params = "".join(f", {_C_TYPE[x.kind]} {x.name}" for x in rec.fields)
         lines.append(f"// {rec.help}")
-        lines.append(f"inline void write_{rec.tag}(std::FILE *f, {params}) {{")
+        lines.append(f"inline void write_{rec.tag}(std::FILE *f{params}) {{")
         fmt, args = '{\\"record\\": \\"' + rec.tag + '\\"', []
 
         def flush(fmt, args):
@@ -105,7 +109,7 @@ def _log_writers(namespace: str, records) -> list[str]:
             fmt += f', \\"{x.name}\\": '
             if x.kind == "str":
                 flush(fmt, args)
-                lines.append(f"  write_string(f, {x.name});")
+                lines.append(f"  log_detail::write_string(f, {x.name});")
                 fmt, args = "", []
             else:
                 fmt += _FORMAT[x.kind]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from dataclasses import make_dataclass
 from pathlib import Path
 
@@ -58,6 +59,32 @@ def read(path: Path, records: tuple[LogRecord, ...], what: str) -> dict[str, lis
         values = [tuple(row[f.name]) if f.kind == "dim3" else row[f.name] for f in rec.fields]
         out[rec.tag].append(record_class(rec)(*values))
     return out
+
+
+def read_complete(path: Path, records: tuple[LogRecord, ...], what: str) -> dict[str, list]:
+    """read(), and the log must end with its `end` record (a log cut short is an error, not a
+    smaller result)."""
+    log = read(path, records, what)
+    if len(log.get("end", ())) != 1:
+        raise LogError(f"{what} is incomplete: it has no end record, or several",
+                       hint="the program ended in a way that skipped the tool's exit hook (_exit, abort, "
+                            "a signal), or wrote over the tool's memory")
+    return log
+
+
+def write(path: Path, records: tuple[LogRecord, ...], rows: list[tuple[str, dict]]) -> None:
+    """Write a log as a runtime does (for hosts written in Python): each (tag, fields) a JSON line,
+    checked against its declaration; the file appears whole or not at all."""
+    by_tag = {r.tag: r for r in records}
+    lines = []
+    for tag, fields in rows:
+        rec = by_tag[tag]
+        if [f.name for f in rec.fields] != list(fields) or not all(_ok(f.kind, fields[f.name]) for f in rec.fields):
+            raise ValueError(f"a {tag} record does not match its declaration: {fields}")
+        lines.append(json.dumps({"record": tag, **fields}))
+    part = Path(f"{path}.part")
+    part.write_text("".join(line + "\n" for line in lines))
+    os.replace(part, path)
 
 
 DAMAGE_HINT = ("the program may have written over the tool's memory (an access out of bounds); "

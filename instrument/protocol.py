@@ -125,3 +125,24 @@ HIRACE_LOG = (
     _record("end", "the last record: the log is complete", "granularity:uint", "user_bytes:size",
             "tool_bytes:size"),
 )
+
+COVERAGE_LOG = (   # cltc coverage (CLTC_COV_LOG)
+    _record("flag", "a coverage flag the run set", "id:uint"),
+    _record("barrier_flag", "a barrier flag the run set (2 per barrier: reached, reached by all)", "id:uint"),
+    _record("divergence", "a barrier part of a block reached", "barrier:uint", "block:dim3", "arrived:uint",
+            "threads:uint"),
+    _record("end", "the last record: the log is complete", "launches:uint", "divergence_total:uint"),
+)
+
+REACH_LOG = (   # cltc mutate: the mutation sites the original program reaches (CLTC_MUT_REACH)
+    _record("reached", "a mutation site the run reached", "site:uint"),
+    _record("end", "the last record: the log is complete"),
+)
+
+SCHEDULE_LOG = (   # cltc amplify: the launches a run made (CLTC_SCHED_LOG)
+    _record("launch", "a launch, in program order", "blocks:uint"),
+    _record("end", "the last record: the log is complete"),
+)
+
+LOGS = {"hirace_log": HIRACE_LOG, "coverage_log": COVERAGE_LOG, "reach_log": REACH_LOG,
+        "schedule_log": SCHEDULE_LOG}   # C++ namespace of the writers -> records

@@ -82,6 +82,44 @@ def test_generated_log_writers_and_the_typed_reader_agree(tmp_path):
     assert got["end"][0].tool_bytes == 900
 
 
+def test_every_runtime_log_is_written_by_generated_writers_only():
+    found = [(p.name, m) for p, text in _sources("runtime/include/**/*.h")
+             for m in re.findall(r'\\"\w+\\": ', text)]
+    assert found == [], "a runtime writes a log record by hand: declare it in instrument/protocol.py"
+
+
+def test_cltc_logs_written_in_cpp_and_in_python_read_back_the_same(tmp_path):
+    """The cltc runtimes' logs (C++ writers, and the Python twin pycuda_host uses) read back as
+    typed records, and only when complete."""
+    import subprocess
+    from instrument import logs
+    from runtime import include_dir
+    src = tmp_path / "w.cpp"
+    src.write_text('#include "cudacommon/protocol.h"\nint main() {\n  namespace c = ::cctk::coverage_log;\n'
+                   '  unsigned blk[3] = {2, 0, 0};\n  c::write_flag(stdout, 3);\n  c::write_barrier_flag(stdout, 1);\n'
+                   '  c::write_divergence(stdout, 0, blk, 31, 64);\n  c::write_end(stdout, 5, 2);\n}\n')
+    exe = tmp_path / "w"
+    subprocess.run(["g++", "-std=c++17", f"-I{include_dir()}", str(src), "-o", str(exe)], check=True)
+    from_cpp = tmp_path / "cpp.jsonl"
+    from_cpp.write_text(subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout)
+    from_py = tmp_path / "py.jsonl"
+    logs.write(from_py, protocol.COVERAGE_LOG,
+               [("flag", {"id": 3}), ("barrier_flag", {"id": 1}),
+                ("divergence", {"barrier": 0, "block": [2, 0, 0], "arrived": 31, "threads": 64}),
+                ("end", {"launches": 5, "divergence_total": 2})])
+    assert from_py.read_text() == from_cpp.read_text()
+    got = logs.read_complete(from_cpp, protocol.COVERAGE_LOG, "the coverage log")
+    assert [f.id for f in got["flag"]] == [3] and got["divergence"][0].block == (2, 0, 0)
+    assert got["end"][0].launches == 5
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(from_cpp.read_text().splitlines(keepends=True)[:-1]))
+    with pytest.raises(logs.LogError, match="the coverage log is incomplete"):
+        logs.read_complete(cut, protocol.COVERAGE_LOG, "the coverage log")
+    with pytest.raises(ValueError, match="does not match its declaration"):
+        logs.write(tmp_path / "bad.jsonl", protocol.REACH_LOG, [("reached", {"site": -1})])
+    assert not (tmp_path / "bad.jsonl").exists()
+
+
 @pytest.mark.parametrize("line,message", [
     ("not json", "line 2 is not a JSON record"),
     ('{"record": "wormhole"}', "line 2 is not a record it declares"),

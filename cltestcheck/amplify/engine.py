@@ -2,7 +2,6 @@
 schedule; each run is one task of the execution layer."""
 from __future__ import annotations
 
-import json
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +18,8 @@ from ..suite import Suite
 from . import schedules as sched_mod
 from .planner import SchedulePlanner
 from instrument.reaper import temp_dir
-from instrument.protocol import Env
+from instrument import logs
+from instrument.protocol import SCHEDULE_LOG, Env
 
 
 @dataclass
@@ -152,7 +152,8 @@ def _reference(built: BuildOutcome, backend, suite: Suite, test):
         env = {Env.CLTC_SCHEDULE: "asc", Env.CLTC_SCHED_LOG: str(log),
                **(sched_mod.cpu_env("asc") if backend.name == "cpu" else {})}
         obs = run_test(backend, exe, suite, test, env=env)
-        blocks = max(json.loads(log.read_text())["launch_blocks"] or [1]) if log.is_file() else 1
+        launches = logs.read_complete(log, SCHEDULE_LOG, "the schedule log")["launch"] if log.is_file() else []
+        blocks = max([r.blocks for r in launches] or [1])
     return obs, blocks, warnings
 
 

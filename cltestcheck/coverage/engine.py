@@ -1,7 +1,6 @@
 """cltc coverage: instrument -> build -> run every test -> collect what each covered."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from instrument.backends import get_backend
@@ -15,7 +14,8 @@ from ..suite import Suite
 from .planner import CoveragePlanner
 from .results import CoverageResult, TestCoverage
 from instrument.reaper import temp_dir
-from instrument.protocol import Env
+from instrument import logs
+from instrument.protocol import COVERAGE_LOG, Env
 
 
 def run(suite: Suite, backend_name: str = "auto", jobs: int = 1, progress: bool = True) -> CoverageResult:
@@ -38,11 +38,12 @@ def run(suite: Suite, backend_name: str = "auto", jobs: int = 1, progress: bool 
             # a Python test that launched no kernel covered nothing, and that is all there is to know
             tc = TestCoverage(test.name, judge(test, obs), obs.wall_s, log.is_file() or obs.launches == 0)
             if log.is_file():
-                data = json.loads(log.read_text())
-                tc.flags = set(data["flags"])
-                tc.barrier_flags = set(data["barrier_flags"])
-                tc.divergences = data["divergences"]
-                tc.divergence_total = data["divergence_total"]
+                data = logs.read_complete(log, COVERAGE_LOG, f"the coverage log of test '{test.name}'")
+                tc.flags = {r.id for r in data["flag"]}
+                tc.barrier_flags = {r.id for r in data["barrier_flag"]}
+                tc.divergences = [{"barrier": d.barrier, "block": list(d.block), "arrived": d.arrived,
+                                   "threads": d.threads} for d in data["divergence"]]
+                tc.divergence_total = data["end"][0].divergence_total
             return tc
 
         try:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import socket
 import sys
 import time
@@ -27,7 +26,8 @@ from .journal import MutantJournal, fingerprint
 from .outcomes import MutantOutcome, MutationResult, Reference, Status
 from .planner import Mutant, MutationPlanner
 from instrument.reaper import temp_dir
-from instrument.protocol import Env
+from instrument import logs
+from instrument.protocol import REACH_LOG, Env
 
 MAX_PARSE_ROUNDS = 6
 
@@ -184,7 +184,8 @@ def _reference(built: BuildOutcome, backend: Backend, suite: Suite, test: TestCa
     with temp_dir(prefix="cltc-ref-") as tmp:
         log = Path(tmp) / "reach.json"
         obs = run_test(backend, exe, suite, test, env={Env.CLTC_MUTANT: "0", Env.CLTC_MUT_REACH: str(log)})
-        reached = set(json.loads(log.read_text())["reached"]) if log.is_file() else set()
+        reached = ({r.site for r in logs.read_complete(log, REACH_LOG, "the reached-sites log")["reached"]}
+                   if log.is_file() else set())
     v = judge(test, obs)
     note = ""
     if obs.timed_out or obs.fault or obs.exit_code < 0:

@@ -9,7 +9,7 @@
 #ifndef CLTC_COVERAGE_H
 #define CLTC_COVERAGE_H
 
-#include "cudacommon/protocol.h"
+#include "cudacommon/host_runtime.h"
 
 #include <cstdio>
 
@@ -251,11 +251,7 @@ inline State &state() {
   return s;
 }
 
-inline void fail(cudaError_t e, const char *what) {
-  std::fprintf(stderr, "cltc coverage: %s failed: %s\n", what, cudaGetErrorString(e));
-  std::fflush(stderr);
-  std::_Exit(::cctk::exit_code::kExitRuntimeFailure);
-}
+inline void fail(cudaError_t e, const char *what) { ::cctk::host::fail("cltc coverage", what, e); }
 
 // Device -> host: OR each translation unit's flags into the totals.
 inline void pull() {
@@ -265,33 +261,19 @@ inline void pull() {
 
 inline void write_log() {
   State &s = state();
-  if (s.log_path.empty()) return;
-  std::string tmp = s.log_path + ".part";
-  FILE *f = std::fopen(tmp.c_str(), "w");
-  if (!f) return;
-  std::fprintf(f, "{\"launches\": %u, \"flags\": [", s.launches);
-  bool first = true;
+  ::cctk::host::LogFile log(s.log_path);
+  if (!log) return;
+  std::FILE *f = log.get();
+  namespace rec = ::cctk::coverage_log;   // record writers generated from instrument/protocol.py
   for (unsigned i = 0; i < kFlags; ++i)
-    if (s.flags[i]) {
-      std::fprintf(f, first ? "%u" : ", %u", i);
-      first = false;
-    }
-  std::fprintf(f, "], \"barrier_flags\": [");
-  first = true;
+    if (s.flags[i]) rec::write_flag(f, i);
   for (unsigned i = 0; i < 2 * kBarriers; ++i)
-    if (s.barrier_flags[i]) {
-      std::fprintf(f, first ? "%u" : ", %u", i);
-      first = false;
-    }
-  std::fprintf(f, "], \"divergence_total\": %u, \"divergences\": [", s.divergence_total);
-  for (size_t i = 0; i < s.divergences.size(); ++i) {
-    const Divergence &d = s.divergences[i];
-    std::fprintf(f, "%s{\"barrier\": %u, \"block\": [%u, %u, %u], \"arrived\": %u, \"threads\": %u}",
-                 i ? ", " : "", d.barrier, d.bx, d.by, d.bz, d.arrived, d.threads);
+    if (s.barrier_flags[i]) rec::write_barrier_flag(f, i);
+  for (const Divergence &d : s.divergences) {
+    const unsigned block[3] = {d.bx, d.by, d.bz};
+    rec::write_divergence(f, d.barrier, block, d.arrived, d.threads);
   }
-  std::fprintf(f, "]}\n");
-  std::fclose(f);
-  std::rename(tmp.c_str(), s.log_path.c_str());
+  rec::write_end(f, s.launches, s.divergence_total);
 }
 
 inline void finish() {
@@ -306,16 +288,11 @@ inline void init() {
   State &s = state();
   if (s.init) return;
   s.init = true;
-  if (const char *p = std::getenv(::cctk::env::kCltcCovLog)) s.log_path = p;
-  // registered after the CUDA runtime started (a launch follows), so it runs
-  // before the runtime tears down
-  static bool registered = false;
+  if (const char *p = ::cctk::host::option(::cctk::env::kCltcCovLog)) s.log_path = p;
+  static bool registered = false;   // a cudaDeviceReset starts another init: one hook is enough
   if (!registered) {
     registered = true;
-    std::atexit(finish);
-#if defined(CUDAEMU)
-    ::cudaemu::detail::g_fault_hook = finish;
-#endif
+    ::cctk::host::at_end(finish);
   }
 }
 

@@ -9,7 +9,7 @@
 #include <cstdio>
 
 #include "cltc/linkage.h"
-#include "cudacommon/protocol.h"
+#include "cudacommon/host_runtime.h"
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -215,19 +215,14 @@ inline void finish() {
   std::vector<unsigned char> r(kSites, 0);
   for (unsigned i = 0; i < kSites; ++i) r[i] = g_reached_host[i];
   for (const Tu &tu : s.tus) tu.pull(r);
-  std::string tmp = s.reach_path + ".part";
-  FILE *f = std::fopen(tmp.c_str(), "w");
-  if (!f) return;
-  std::fprintf(f, "{\"reached\": [");
-  bool first = true;
-  for (unsigned i = 0; i < kSites; ++i)
-    if (r[i]) {
-      std::fprintf(f, first ? "%u" : ", %u", i);
-      first = false;
-    }
-  std::fprintf(f, "]}\n");
-  std::fclose(f);
-  std::rename(tmp.c_str(), s.reach_path.c_str());
+  {
+    ::cctk::host::LogFile log(s.reach_path);
+    if (!log) return;
+    namespace rec = ::cctk::reach_log;   // record writers generated from instrument/protocol.py
+    for (unsigned i = 0; i < kSites; ++i)
+      if (r[i]) rec::write_reached(log.get(), i);
+    rec::write_end(log.get());
+  }
   s.reach_path.clear();
 }
 
@@ -236,13 +231,15 @@ inline void before_launch() {
   State &s = state();
   if (s.init) return;
   s.init = true;
-  if (const char *p = std::getenv(::cctk::env::kCltcMutant)) s.active = unsigned(std::strtoul(p, nullptr, 10));
-  if (const char *p = std::getenv(::cctk::env::kCltcMutReach)) s.reach_path = p;
+  using ::cctk::host::option;
+  if (const char *p = option(::cctk::env::kCltcMutant)) s.active = unsigned(std::strtoul(p, nullptr, 10));
+  if (const char *p = option(::cctk::env::kCltcMutReach)) s.reach_path = p;
   for (const Tu &tu : s.tus) tu.set_active(s.active);
-  std::atexit(finish);
-#if defined(CUDAEMU)
-  ::cudaemu::detail::g_fault_hook = finish;
-#endif
+  static bool registered = false;   // a cudaDeviceReset starts another init: one hook is enough
+  if (!registered) {
+    registered = true;
+    ::cctk::host::at_end(finish);
+  }
 }
 
 // `cudaDeviceReset()` frees the reached flags: read them first.

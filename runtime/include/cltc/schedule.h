@@ -11,7 +11,7 @@
 #ifndef CLTC_SCHEDULE_H
 #define CLTC_SCHEDULE_H
 
-#include "cudacommon/protocol.h"
+#include "cudacommon/host_runtime.h"
 
 #include <cstdio>
 
@@ -110,32 +110,25 @@ inline State &state() {
 
 inline void write_log() {
   State &s = state();
-  if (s.log_path.empty()) return;
-  std::string tmp = s.log_path + ".part";
-  FILE *f = std::fopen(tmp.c_str(), "w");
-  if (!f) return;
-  std::fprintf(f, "{\"launch_blocks\": [");
-  for (size_t i = 0; i < s.blocks.size(); ++i) std::fprintf(f, i ? ", %u" : "%u", s.blocks[i]);
-  std::fprintf(f, "]}\n");
-  std::fclose(f);
-  std::rename(tmp.c_str(), s.log_path.c_str());
+  ::cctk::host::LogFile log(s.log_path);
+  if (!log) return;
+  namespace rec = ::cctk::schedule_log;   // record writers generated from instrument/protocol.py
+  for (unsigned n : s.blocks) rec::write_launch(log.get(), n);
+  rec::write_end(log.get());
 }
 
 inline void init() {
   State &s = state();
   if (s.init) return;
   s.init = true;
-  if (const char *p = std::getenv(::cctk::env::kCltcSchedLog)) s.log_path = p;
-  const char *spec = std::getenv(::cctk::env::kCltcSchedule);
+  if (const char *p = ::cctk::host::option(::cctk::env::kCltcSchedLog)) s.log_path = p;
+  const char *spec = ::cctk::host::option(::cctk::env::kCltcSchedule);
   std::string v = spec ? spec : "none";
   if (v == "free") s.mode = kFree;
   else if (v == "asc" || v == "desc") { s.mode = kSerial; s.first = v == "desc"; }
   else if (v.rfind("first:", 0) == 0) { s.mode = kFirst; s.first = unsigned(std::strtoul(v.c_str() + 6, nullptr, 10)); }
   else if (v.rfind("random:", 0) == 0) { s.mode = kSerial; s.first = 2; s.seed = std::strtoull(v.c_str() + 7, nullptr, 10); }
-  std::atexit(write_log);
-#if defined(CUDAEMU)
-  ::cudaemu::detail::g_fault_hook = write_log;
-#endif
+  ::cctk::host::at_end(write_log);
 }
 
 // ticket -> logical block for one launch of n blocks
@@ -160,10 +153,7 @@ inline std::vector<unsigned> make_schedule(const State &s, unsigned n, unsigned 
 }
 
 inline void check(cudaError_t e, const char *what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "cltc amplify: %s failed: %s\n", what, cudaGetErrorString(e));
-    std::_Exit(::cctk::exit_code::kExitRuntimeFailure);
-  }
+  if (e != cudaSuccess) ::cctk::host::fail("cltc amplify", what, e);
 }
 
 // Wraps every launch: records it, and on the GPU prepares its gate.

@@ -66,8 +66,8 @@ enum MutationOp : int {
 };
 }  // namespace mutation_op
 
-// writers of the records of one runtime log (instrument/protocol.py: HIRACE_LOG)
-namespace hirace_log {
+// a JSON string, escaped (what every log writer below uses for text fields)
+namespace log_detail {
 inline void write_string(std::FILE *f, const char *v) {
   std::fputc('"', f);
   for (; *v; ++v) {
@@ -77,16 +77,20 @@ inline void write_string(std::FILE *f, const char *v) {
   }
   std::fputc('"', f);
 }
+}  // namespace log_detail
+
+// writers of the records of one runtime log (instrument/protocol.py: HIRACE_LOG)
+namespace hirace_log {
 // a tracked allocation
 inline void write_buffer(std::FILE *f, std::size_t id, const char * name, std::size_t size) {
   std::fprintf(f, "{\"record\": \"buffer\", \"id\": %zu, \"name\": ", id);
-  write_string(f, name);
+  log_detail::write_string(f, name);
   std::fprintf(f, ", \"size\": %zu}\n", size);
 }
 // a checked launch
 inline void write_launch(std::FILE *f, std::size_t id, const char * kernel, const unsigned * grid, const unsigned * block, unsigned dropped, unsigned wrapped) {
   std::fprintf(f, "{\"record\": \"launch\", \"id\": %zu, \"kernel\": ", id);
-  write_string(f, kernel);
+  log_detail::write_string(f, kernel);
   std::fprintf(f, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"dropped\": %u, \"wrapped\": %u}\n", grid[0], grid[1], grid[2], block[0], block[1], block[2], dropped, wrapped);
 }
 // one race record of a launch
@@ -98,6 +102,50 @@ inline void write_end(std::FILE *f, unsigned granularity, std::size_t user_bytes
   std::fprintf(f, "{\"record\": \"end\", \"granularity\": %u, \"user_bytes\": %zu, \"tool_bytes\": %zu}\n", granularity, user_bytes, tool_bytes);
 }
 }  // namespace hirace_log
+
+// writers of the records of one runtime log (instrument/protocol.py: COVERAGE_LOG)
+namespace coverage_log {
+// a coverage flag the run set
+inline void write_flag(std::FILE *f, unsigned id) {
+  std::fprintf(f, "{\"record\": \"flag\", \"id\": %u}\n", id);
+}
+// a barrier flag the run set (2 per barrier: reached, reached by all)
+inline void write_barrier_flag(std::FILE *f, unsigned id) {
+  std::fprintf(f, "{\"record\": \"barrier_flag\", \"id\": %u}\n", id);
+}
+// a barrier part of a block reached
+inline void write_divergence(std::FILE *f, unsigned barrier, const unsigned * block, unsigned arrived, unsigned threads) {
+  std::fprintf(f, "{\"record\": \"divergence\", \"barrier\": %u, \"block\": [%u, %u, %u], \"arrived\": %u, \"threads\": %u}\n", barrier, block[0], block[1], block[2], arrived, threads);
+}
+// the last record: the log is complete
+inline void write_end(std::FILE *f, unsigned launches, unsigned divergence_total) {
+  std::fprintf(f, "{\"record\": \"end\", \"launches\": %u, \"divergence_total\": %u}\n", launches, divergence_total);
+}
+}  // namespace coverage_log
+
+// writers of the records of one runtime log (instrument/protocol.py: REACH_LOG)
+namespace reach_log {
+// a mutation site the run reached
+inline void write_reached(std::FILE *f, unsigned site) {
+  std::fprintf(f, "{\"record\": \"reached\", \"site\": %u}\n", site);
+}
+// the last record: the log is complete
+inline void write_end(std::FILE *f) {
+  std::fprintf(f, "{\"record\": \"end\"}\n");
+}
+}  // namespace reach_log
+
+// writers of the records of one runtime log (instrument/protocol.py: SCHEDULE_LOG)
+namespace schedule_log {
+// a launch, in program order
+inline void write_launch(std::FILE *f, unsigned blocks) {
+  std::fprintf(f, "{\"record\": \"launch\", \"blocks\": %u}\n", blocks);
+}
+// the last record: the log is complete
+inline void write_end(std::FILE *f) {
+  std::fprintf(f, "{\"record\": \"end\"}\n");
+}
+}  // namespace schedule_log
 
 }  // namespace cctk
 

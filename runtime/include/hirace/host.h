@@ -4,7 +4,7 @@
 #ifndef HIRACE_HOST_H
 #define HIRACE_HOST_H
 
-#include "cudacommon/protocol.h"
+#include "cudacommon/host_runtime.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -86,21 +86,19 @@ inline void init() {
   State &s = state();
   if (s.init) return;
   s.init = true;
-  if (const char *p = std::getenv(::cctk::env::kHiraceLog)) s.log_path = p;
-  if (const char *p = std::getenv(::cctk::env::kHiraceKernels)) s.kernels = std::string(",") + p + ",";
-  if (const char *p = std::getenv(::cctk::env::kHiraceMaxReports)) s.log_cap = unsigned(std::max(1, std::atoi(p)));
-  if (const char *p = std::getenv(::cctk::env::kHiracePriorSites)) s.prior_sites = *p == '1';
-  if (const char *p = std::getenv(::cctk::env::kHiraceBlocks)) std::sscanf(p, "%u:%u", &s.bid_lo, &s.bid_hi);
-  if (const char *p = std::getenv(::cctk::env::kHiraceThreads)) std::sscanf(p, "%u:%u", &s.tid_lo, &s.tid_hi);
-  std::atexit(write_log);
+  using ::cctk::host::option;
+  if (const char *p = option(::cctk::env::kHiraceLog)) s.log_path = p;
+  if (const char *p = option(::cctk::env::kHiraceKernels)) s.kernels = std::string(",") + p + ",";
+  if (const char *p = option(::cctk::env::kHiraceMaxReports)) s.log_cap = unsigned(std::max(1, std::atoi(p)));
+  if (const char *p = option(::cctk::env::kHiracePriorSites)) s.prior_sites = *p == '1';
+  if (const char *p = option(::cctk::env::kHiraceBlocks)) std::sscanf(p, "%u:%u", &s.bid_lo, &s.bid_hi);
+  if (const char *p = option(::cctk::env::kHiraceThreads)) std::sscanf(p, "%u:%u", &s.tid_lo, &s.tid_hi);
+  // a run the cpu backend stops has no log: the tool reports the fault instead
+  ::cctk::host::at_end(write_log, /*on_fault=*/false);
 }
 
 inline void check_cuda(cudaError_t e, const char *what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "hirace: %s failed: %s\n", what, cudaGetErrorString(e));
-    std::fflush(stderr);
-    std::_Exit(::cctk::exit_code::kExitRuntimeFailure);
-  }
+  if (e != cudaSuccess) ::cctk::host::fail("hirace", what, e);
 }
 
 constexpr unsigned kShift = HIRACE_GRANULARITY_SHIFT;
@@ -201,7 +199,7 @@ template <class T> inline void grow(T **p, size_t *cap_bytes, size_t need_bytes,
 
 inline bool kernel_selected(const char *name) {
   const std::string &k = state().kernels;
-  return k.empty() || k == ",," || k.find(std::string(",") + name + ",") != std::string::npos;
+  return k.empty() || k.find(std::string(",") + name + ",") != std::string::npos;
 }
 
 // One launch at a time, also when several host threads launch: before_launch takes the lock and
@@ -330,10 +328,9 @@ inline void after_launch() {
 
 inline void write_log() {
   State &s = state();
-  if (s.log_path.empty()) return;
-  std::string tmp = s.log_path + ".part";
-  FILE *f = std::fopen(tmp.c_str(), "w");
-  if (!f) return;
+  ::cctk::host::LogFile log(s.log_path);
+  if (!log) return;
+  std::FILE *f = log.get();
   namespace rec = ::cctk::hirace_log;   // record writers generated from instrument/protocol.py
   for (size_t i = 0; i < s.buffers.size(); ++i) rec::write_buffer(f, i, s.buffers[i].name.c_str(), s.buffers[i].size);
   for (size_t i = 0; i < s.launches.size(); ++i) {
@@ -346,8 +343,6 @@ inline void write_log() {
                     r.prior_bid, r.prior_state, r.access, r.space, r.buffer, r.offset, r.count);
   }
   rec::write_end(f, 1u << kShift, s.user_bytes_peak, s.tool_bytes_peak);
-  std::fclose(f);
-  std::rename(tmp.c_str(), s.log_path.c_str());
 }
 
 }  // namespace host

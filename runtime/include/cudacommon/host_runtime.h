@@ -1,0 +1,80 @@
+// What every tool's host runtime (hirace/host.h, cltc/coverage.h, mutate.h, schedule.h) needs:
+// its options from the environment, a log written whole or not at all, one way to run code when
+// the program ends (at exit, and before the cpu backend stops it with a fault), and one way to
+// stop on a CUDA call that failed. The names of options and the records of logs come from the
+// generated protocol.h. Included after the CUDA runtime (nvcc's, or cudaemu on the cpu backend).
+#ifndef CCTK_HOST_RUNTIME_H
+#define CCTK_HOST_RUNTIME_H
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "protocol.h"
+
+namespace cctk {
+namespace host {
+
+// The value of a runtime option (an environment variable of protocol.h), nullptr when unset or empty.
+inline const char *option(const char *name) {
+  const char *v = std::getenv(name);
+  return v && *v ? v : nullptr;
+}
+
+// A log that appears whole or not at all: records go to PATH.part, which becomes PATH when the
+// file closes cleanly. An empty path is no log (the tool was not asked for one).
+class LogFile {
+ public:
+  explicit LogFile(const std::string &path) : path_(path), part_(path + ".part") {
+    if (!path_.empty()) f_ = std::fopen(part_.c_str(), "w");
+  }
+  ~LogFile() {
+    if (!f_) return;
+    if (std::fclose(f_) == 0) std::rename(part_.c_str(), path_.c_str());
+    else std::remove(part_.c_str());
+  }
+  LogFile(const LogFile &) = delete;
+  LogFile &operator=(const LogFile &) = delete;
+  explicit operator bool() const { return f_ != nullptr; }
+  std::FILE *get() const { return f_; }
+
+ private:
+  std::string path_, part_;
+  std::FILE *f_ = nullptr;
+};
+
+// Run `fn` when the program ends: at exit (registered after the CUDA runtime started, as tools
+// register at their first allocation or launch, it runs before the runtime tears down) and, when
+// `on_fault`, also when the cpu backend stops the program with a fault (which exits with _Exit):
+// what was measured until then is saved.
+inline std::vector<void (*)()> &fault_hooks() {
+  static std::vector<void (*)()> fns;
+  return fns;
+}
+inline void run_fault_hooks() {
+  for (size_t i = fault_hooks().size(); i-- > 0;) fault_hooks()[i]();
+}
+inline void at_end(void (*fn)(), bool on_fault = true) {
+  std::atexit(fn);
+#if defined(CUDAEMU)
+  if (on_fault) {
+    fault_hooks().push_back(fn);
+    ::cudaemu::detail::g_fault_hook = run_fault_hooks;
+  }
+#else
+  (void)on_fault;
+#endif
+}
+
+// A CUDA call the runtime itself made failed: say which, and end with the runtime-failure status.
+[[noreturn]] inline void fail(const char *tool, const char *what, cudaError_t e) {
+  std::fprintf(stderr, "%s: %s failed: %s\n", tool, what, cudaGetErrorString(e));
+  std::fflush(stderr);
+  std::_Exit(::cctk::exit_code::kExitRuntimeFailure);
+}
+
+}  // namespace host
+}  // namespace cctk
+
+#endif  // CCTK_HOST_RUNTIME_H
