@@ -51,12 +51,12 @@ OPTIONS: dict[Env, OptionDoc] = {
     Env.CLTC_MUT_REACH: OptionDoc("cltc/mutate.h", "path", "where the reached mutation sites are written"),
     Env.CLTC_SCHEDULE: OptionDoc("cltc/schedule.h", "spec", "the block schedule to impose (amplify)"),
     Env.CLTC_SCHED_LOG: OptionDoc("cltc/schedule.h", "path", "where the schedule actually run is written"),
-    Env.CUDAEMU_SEED: OptionDoc("cudaemu/cudaemu.h", "integer", "seed of the cpu backend's thread schedule"),
-    Env.CUDAEMU_SWITCH: OptionDoc("cudaemu/cudaemu.h", "probability", "chance to switch threads at an access"),
-    Env.CUDAEMU_STACK_KB: OptionDoc("cudaemu/cudaemu.h", "KiB", "stack of each emulated thread"),
-    Env.CUDAEMU_BLOCK_ORDER: OptionDoc("cudaemu/cudaemu.h", "asc|desc|random|ids",
+    Env.CUDAEMU_SEED: OptionDoc("cudaemu/state.h", "integer", "seed of the cpu backend's thread schedule"),
+    Env.CUDAEMU_SWITCH: OptionDoc("cudaemu/state.h", "probability", "chance to switch threads at an access"),
+    Env.CUDAEMU_STACK_KB: OptionDoc("cudaemu/state.h", "KiB", "stack of each emulated thread"),
+    Env.CUDAEMU_BLOCK_ORDER: OptionDoc("cudaemu/state.h", "asc|desc|random|ids",
                                        "the order in which blocks start"),
-    Env.CUDAEMU_EXITED_ARRIVE: OptionDoc("cudaemu/cudaemu.h", "0|1",
+    Env.CUDAEMU_EXITED_ARRIVE: OptionDoc("cudaemu/state.h", "0|1",
                                          "exited threads count as arrived at __syncthreads"),
 }
 

@@ -21,11 +21,11 @@ constexpr const char kCltcMutant[] = "CLTC_MUTANT";   // id: the active mutant (
 constexpr const char kCltcMutReach[] = "CLTC_MUT_REACH";   // path: where the reached mutation sites are written (cltc/mutate.h)
 constexpr const char kCltcSchedule[] = "CLTC_SCHEDULE";   // spec: the block schedule to impose (amplify) (cltc/schedule.h)
 constexpr const char kCltcSchedLog[] = "CLTC_SCHED_LOG";   // path: where the schedule actually run is written (cltc/schedule.h)
-constexpr const char kCudaemuSeed[] = "CUDAEMU_SEED";   // integer: seed of the cpu backend's thread schedule (cudaemu/cudaemu.h)
-constexpr const char kCudaemuSwitch[] = "CUDAEMU_SWITCH";   // probability: chance to switch threads at an access (cudaemu/cudaemu.h)
-constexpr const char kCudaemuStackKb[] = "CUDAEMU_STACK_KB";   // KiB: stack of each emulated thread (cudaemu/cudaemu.h)
-constexpr const char kCudaemuBlockOrder[] = "CUDAEMU_BLOCK_ORDER";   // asc|desc|random|ids: the order in which blocks start (cudaemu/cudaemu.h)
-constexpr const char kCudaemuExitedArrive[] = "CUDAEMU_EXITED_ARRIVE";   // 0|1: exited threads count as arrived at __syncthreads (cudaemu/cudaemu.h)
+constexpr const char kCudaemuSeed[] = "CUDAEMU_SEED";   // integer: seed of the cpu backend's thread schedule (cudaemu/state.h)
+constexpr const char kCudaemuSwitch[] = "CUDAEMU_SWITCH";   // probability: chance to switch threads at an access (cudaemu/state.h)
+constexpr const char kCudaemuStackKb[] = "CUDAEMU_STACK_KB";   // KiB: stack of each emulated thread (cudaemu/state.h)
+constexpr const char kCudaemuBlockOrder[] = "CUDAEMU_BLOCK_ORDER";   // asc|desc|random|ids: the order in which blocks start (cudaemu/state.h)
+constexpr const char kCudaemuExitedArrive[] = "CUDAEMU_EXITED_ARRIVE";   // 0|1: exited threads count as arrived at __syncthreads (cudaemu/state.h)
 }  // namespace env
 
 // exit statuses a runtime ends the program with
