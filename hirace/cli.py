@@ -6,7 +6,7 @@ import sys
 from instrument.cli_app import App
 
 from . import __version__, run_cmd, verify_cmd
-from .selftest import command as selftest_cmd
+from selftest import command as selftest_cmd
 
 
 def build_app() -> App:

@@ -5,7 +5,7 @@ import sys
 
 from conftest import ROOT
 
-PACKAGES = ("instrument", "hirace", "cltestcheck", "indigo_bench", "runtime")
+PACKAGES = ("instrument", "hirace", "cltestcheck", "selftest", "indigo_bench", "runtime")
 
 
 def _modules() -> dict:
@@ -79,3 +79,30 @@ def test_no_import_cycle_among_the_projects_modules():
 
 def test_the_cycle_finder_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+# which package may import which: the engine knows no tool; a tool knows the engine, not another
+# tool; the selftest checks every tool; hirace's command line offers `hirace selftest`
+ALLOWED = {
+    "runtime": set(),
+    "instrument": {"runtime"},
+    "hirace": {"instrument", "runtime"},
+    "cltestcheck": {"instrument", "runtime"},
+    "indigo_bench": {"instrument", "runtime", "hirace", "cltestcheck"},
+    "selftest": {"instrument", "runtime", "hirace", "cltestcheck"},
+}
+EXCEPTIONS = {("hirace.cli", "selftest.command")}
+
+
+def test_the_engine_knows_no_tool_and_no_tool_another():
+    mods = _modules()
+    wrong = [(name, dep) for name, path in mods.items() for dep in _imports(name, path, mods)
+             if dep.split(".")[0] != name.split(".")[0] and dep.split(".")[0] not in ALLOWED[name.split(".")[0]]
+             and (name, dep) not in EXCEPTIONS]
+    assert wrong == []
+    assert set(ALLOWED) == set(PACKAGES)
+
+
+def test_the_engines_generated_code_names_no_tool():
+    text = "\n".join(p.read_text() for p in (ROOT / "instrument").rglob("*.py"))
+    assert "::cltc::" not in text and "::hirace::" not in text

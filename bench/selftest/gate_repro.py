@@ -8,7 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from cltestcheck.amplify.planner import SchedulePlanner  # noqa: E402
-from hirace.selftest.generate import assemble, generate  # noqa: E402
+from selftest.generate import assemble, generate  # noqa: E402
 from instrument.backends import BuildRequest  # noqa: E402
 from instrument.backends.gpu import GpuBackend  # noqa: E402
 from instrument.pipeline import instrument_sources  # noqa: E402

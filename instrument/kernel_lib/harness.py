@@ -11,7 +11,7 @@ from .signatures import KernelSig
 
 
 def entry_name(source_index: int, kernel_index: int) -> str:
-    return f"cltc_py_launch_{source_index}_{kernel_index}"
+    return f"cctk_py_launch_{source_index}_{kernel_index}"
 
 
 def harness_text(source: Path, source_index: int, sigs: list[KernelSig], finish: bool) -> str:
@@ -31,14 +31,13 @@ def harness_text(source: Path, source_index: int, sigs: list[KernelSig], finish:
                 "  return int(cudaDeviceSynchronize());",
                 "}", ""]
     if finish:
-        out += ['extern "C" void cltc_py_set_fault_fd(int fd) {',
+        out += ['extern "C" void cctk_py_set_fault_fd(int fd) {',
                 "#ifdef CUDAEMU", "  ::cudaemu::detail::g_fault_fd = fd;", "#else", "  (void)fd;", "#endif",
                 "}", ""]
-        # the tools write what they measured at exit; Python calls this first, so that
-        # results are on disk even when the interpreter ends without running atexit
-        out += ['extern "C" void cltc_py_finish() {',
-                "#ifdef CLTC_COVERAGE_H", "  ::cltc::cov::host::finish();", "#endif",
-                "#ifdef CLTC_MUTATE_H", "  ::cltc::mut::host::finish();", "#endif",
-                "#ifdef CLTC_SCHEDULE_H", "  ::cltc::sched::host::write_log();", "#endif",
+        # the tools' runtimes write what they measured at exit (cudacommon/host_runtime.h's end
+        # hooks); Python calls this first, so that results are on disk even when the interpreter
+        # ends without running atexit
+        out += ['extern "C" void cctk_py_finish() {',
+                "#ifdef CCTK_HOST_RUNTIME_H", "  ::cctk::host::run_end_hooks();", "#endif",
                 "}", ""]
     return "\n".join(out)

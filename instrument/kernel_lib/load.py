@@ -133,8 +133,8 @@ class CpuLibrary(Library):
             raise UserError(f"{path}: cannot load the kernel library ({exc})",
                             hint="rebuild it; it was built for another machine or is incomplete") from None
         self._finished = False
-        if fault_fd is not None and hasattr(self.dll, "cltc_py_set_fault_fd"):
-            self.dll.cltc_py_set_fault_fd(ctypes.c_int(fault_fd))
+        if fault_fd is not None and hasattr(self.dll, "cctk_py_set_fault_fd"):
+            self.dll.cctk_py_set_fault_fd(ctypes.c_int(fault_fd))
 
     def launch(self, k: Kernel, grid, block, shm, prepared) -> None:
         fn = getattr(self.dll, k.source.entries[k.index])
@@ -177,7 +177,7 @@ class CpuLibrary(Library):
             return
         self._finished = True
         super().finish()
-        fin = getattr(self.dll, "cltc_py_finish", None)
+        fin = getattr(self.dll, "cctk_py_finish", None)
         if fin is not None:
             fin()
 

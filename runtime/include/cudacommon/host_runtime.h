@@ -47,23 +47,26 @@ class LogFile {
 // Run `fn` when the program ends: at exit (registered after the CUDA runtime started, as tools
 // register at their first allocation or launch, it runs before the runtime tears down) and, when
 // `on_fault`, also when the cpu backend stops the program with a fault (which exits with _Exit):
-// what was measured until then is saved.
-inline std::vector<void (*)()> &fault_hooks() {
-  static std::vector<void (*)()> fns;
-  return fns;
+// what was measured until then is saved. A host that ends otherwise (kernels loaded into Python)
+// calls run_end_hooks() itself; the hooks tolerate running again at exit.
+struct EndHook {
+  void (*fn)();
+  bool on_fault;
+};
+inline std::vector<EndHook> &end_hooks() {
+  static std::vector<EndHook> hooks;
+  return hooks;
 }
-inline void run_fault_hooks() {
-  for (size_t i = fault_hooks().size(); i-- > 0;) fault_hooks()[i]();
+inline void run_end_hooks(bool faulted = false) {   // the last registered first, as at exit
+  for (size_t i = end_hooks().size(); i-- > 0;)
+    if (!faulted || end_hooks()[i].on_fault) end_hooks()[i].fn();
 }
+inline void run_fault_hooks() { run_end_hooks(true); }
 inline void at_end(void (*fn)(), bool on_fault = true) {
   std::atexit(fn);
+  end_hooks().push_back(EndHook{fn, on_fault});
 #if defined(CUDAEMU)
-  if (on_fault) {
-    fault_hooks().push_back(fn);
-    ::cudaemu::detail::g_fault_hook = run_fault_hooks;
-  }
-#else
-  (void)on_fault;
+  if (on_fault) ::cudaemu::detail::g_fault_hook = run_fault_hooks;
 #endif
 }
 

@@ -1,6 +1,6 @@
 // C entry points for launching kernels from Python (cpu backend, through ctypes).
 // instrument/kernel_lib/harness.py writes one entry per kernel:
-//   extern "C" int cltc_py_launch_<s>_<k>(const unsigned *dims, unsigned long long shm, void **args)
+//   extern "C" int cctk_py_launch_<s>_<k>(const unsigned *dims, unsigned long long shm, void **args)
 // dims = grid x, y, z, block x, y, z; args[i] points at the value of parameter i
 // (for pointer parameters: at the pointer). The harness includes the kernel's
 // source, so the launch is an ordinary `<<<...>>>` that every tool instruments.

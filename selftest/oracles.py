@@ -24,8 +24,17 @@ from instrument.pipeline import build as build_plain
 from instrument.pipeline import instrument_sources, shared_parses
 from runtime import include_dir
 
-from .generate import Options, Program, assemble, generate
+from cltestcheck.amplify.planner import SchedulePlanner
+from cltestcheck.amplify.schedules import cpu_env
+from cltestcheck.coverage.planner import CoveragePlanner
+from cltestcheck.mutate.engine import build_schemata
+from cltestcheck.mutate.operators import OPERATORS as MUTATION_OPERATORS
+from cltestcheck.suite import Suite
+from hirace import runner
+from hirace.config import Config
 from instrument.protocol import Env
+
+from .generate import Options, Program, assemble, generate
 
 ORACLES = ("schedules", "hirace", "coverage", "schemata", "schedule-gate", "barrier-race", "emi-low", "emi-high")
 DESCRIPTIONS = {
@@ -95,16 +104,6 @@ class Checker:
 
     def _build(self, kind: str, src: Path, work: Path):
         """(exe, extra env, planner-or-None) for a build kind."""
-        from cltestcheck.amplify.planner import SchedulePlanner
-        from cltestcheck.amplify.schedules import cpu_env
-        from cltestcheck.coverage.planner import CoveragePlanner
-        from cltestcheck.mutate.engine import build_schemata
-        from cltestcheck.mutate.operators import OPERATORS as MUTATION_OPERATORS
-        from cltestcheck.suite import Suite
-
-        from .. import runner
-        from ..config import Config
-
         b = self.backend
         flags = _flags(b)
         d = work / kind
@@ -206,7 +205,6 @@ class Checker:
             out.set(kind, programs[0].seed, f"build failed: {e.message}")
             return
         if built is not None:
-            from .. import runner
             res, races = runner.execute(built, _config(), (), self.timeout, cwd=work)
             sums, why = _checksums(res.stdout), ("" if res.returncode == 0 and races is not None
                                                  else f"{res.describe_failure()} under hirace")
@@ -237,7 +235,6 @@ class Checker:
         removed = {p.seed: p.seed % p.phase_barriers for p in removable}
         text, where = assemble(removable, removed)
         src = self._write(work, "barrier-race", text)
-        from .. import runner
         try:
             built = runner.build([src], self.backend, work / "barrier-race", _config(), flags=_flags(self.backend))
         except UserError as e:
@@ -258,7 +255,6 @@ class Checker:
 
 
 def _config():
-    from ..config import Config
     return Config()
 
 

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from hirace.selftest import generate as gen
-from hirace.selftest import oracles
+from selftest import generate as gen
+from selftest import oracles
 from instrument.backends.cpu import CpuBackend
 
 
