@@ -15,6 +15,7 @@ from pathlib import Path
 
 from instrument.backends import Backend, run_process
 from instrument.errors import UserError
+from instrument.kernel_lib.build import build_library
 
 from .observed import Observed
 from .pytest_plugin import MANIFEST_ENV, RESULT_ENV
@@ -81,6 +82,29 @@ def collect(root: Path, timeout: float = 300) -> list[str]:
     if not ids:
         raise UserError(f"{root}: pytest collected no tests", hint="name test files test_*.py and tests test_*")
     return ids
+
+
+class PytestKind:
+    """How a pytest suite is built (one kernel library) and run (one pytest node a test)."""
+    name = "pytest"
+
+    def where(self, suite) -> Path:
+        return suite.root
+
+    def build(self, suite, backend: Backend, work: Path, planners, defines_after=None, name: str = "prog",
+              opt: str = "-O2", cpu_planners=()):
+        """The kernel sources as one kernel library instrumented by `planners`; (manifest, [], [])."""
+        tools = sorted({getattr(p, "tool", "") for p in planners} - {""})
+        extra = list(cpu_planners) if backend.needs_lowering else []
+        manifest = build_library(suite.sources, backend, work / name, extra + list(planners), suite.include,
+                                 suite.defines, defines_after, suite.flags, tools, opt=opt)
+        return manifest, [], []
+
+    def run(self, backend: Backend, exe: Path, suite, test, env: dict | None, timeout: float) -> Observed:
+        return run_node(backend, exe, suite.root, test.name, env, timeout)
+
+
+PYTEST = PytestKind()
 
 
 def run_node(backend: Backend, manifest: Path, root: Path, node: str, env: dict | None,

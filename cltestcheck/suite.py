@@ -31,6 +31,10 @@ from pathlib import Path
 from instrument.errors import UserError
 from instrument.files import read_text
 
+from . import pytest_suite
+from .program_suite import PROGRAM, ProgramKind
+from .pytest_suite import PytestKind
+
 BUILD_KEYS = {
     "sources": "list of .cu files, relative to the suite directory (required)",
     "include": "list of include directories",
@@ -79,11 +83,7 @@ class Suite:
     defines: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     tests: list[TestCase] = field(default_factory=list)
-    kind: str = "program"    # 'program' (cltc.toml) | 'pytest'
-
-    @property
-    def is_pytest(self) -> bool:
-        return self.kind == "pytest"
+    kind: ProgramKind | PytestKind = PROGRAM   # how the suite is built and run
 
     def input_files(self) -> list[Path]:
         """Every file the suite reads: reports must never be written over one of these."""
@@ -96,7 +96,7 @@ class Suite:
         if not names:
             return self
         known = {t.name for t in self.tests}
-        where = self.root if self.is_pytest else self.root / "cltc.toml"
+        where = self.kind.where(self)
         for n in names:
             if n not in known:
                 raise UserError(f"{where}: no test named '{n}'", hint="tests: " + ", ".join(sorted(known)))
@@ -142,7 +142,6 @@ def load(suite_dir: str | Path, kernels: list[Path] | None = None) -> Suite:
     path = root / "cltc.toml"
     if not root.is_dir():
         raise UserError(f"{suite_dir}: no such suite directory")
-    from . import pytest_suite
     if not path.is_file() and pytest_suite.looks_like_pytest_suite(root):
         return load_pytest(root, kernels)
     if kernels:
@@ -226,8 +225,7 @@ def load(suite_dir: str | Path, kernels: list[Path] | None = None) -> Suite:
 
 
 def load_pytest(root: Path, kernels: list[Path] | None = None) -> Suite:
-    from . import pytest_suite
     sources = pytest_suite.kernel_sources(root, kernels)
     tests = [TestCase(node, timeout=pytest_suite.DEFAULT_TIMEOUT, pytest=True)
              for node in pytest_suite.collect(root)]
-    return Suite(root, sources, tests=tests, kind="pytest")
+    return Suite(root, sources, tests=tests, kind=pytest_suite.PYTEST)

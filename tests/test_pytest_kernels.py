@@ -204,7 +204,7 @@ def test_cltc_coverage_of_the_example_suite():
     from cltestcheck import suite as suite_mod
     from cltestcheck.coverage import engine
     s = suite_mod.load(EXAMPLE)
-    assert s.is_pytest and [p.name for p in s.sources] == ["histogram.cu", "saxpy.cu"]
+    assert s.kind.name == "pytest" and [p.name for p in s.sources] == ["histogram.cu", "saxpy.cu"]
     res = engine.run(s, "cpu", jobs=2, progress=False)
     assert all(t.verdict.passed for t in res.tests)
     total = res.total()
@@ -291,7 +291,7 @@ def test_bad_pytest_suites_get_clear_errors(tmp_path):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "k.cu").write_text("__global__ void k(int *a) { a[0] = 1; }\n")
     s = suite_mod.load(elsewhere, [tmp_path / "src" / "k.cu"])
-    assert s.is_pytest and [t.name for t in s.tests] == ["test_y.py::test_y"]
+    assert s.kind.name == "pytest" and [t.name for t in s.tests] == ["test_y.py::test_y"]
 
 
 def test_builds_are_cached_between_sessions_until_a_dependency_changes(tmp_path, monkeypatch):

@@ -18,7 +18,7 @@ from instrument.schedule_points import schedule_points
 from instrument.progress import Progress
 from runtime import include_dir
 
-from ..build import build_kernels
+from ..build import build_instrumented
 from ..execute import run_test
 from ..judge import judge
 from ..suite import Suite, TestCase
@@ -90,18 +90,10 @@ def build_planned(work: Path, suite: Suite, backend: Backend, operators, exclude
 
 
 def _build(work: Path, suite: Suite, backend: Backend, planner: MutationPlanner) -> tuple[Path, list[str]]:
-    if suite.is_pytest:
-        exe = build_kernels(suite, backend, work / "mutants", [planner],
-                            lambda: [f"CLTC_MUT_SITES={max(1, planner.sites)}"], [schedule_points])
-        return exe, []
-    lower = backend.needs_lowering
-    planners = ([schedule_points] if lower else []) + [planner]
-    instrumented = instrument_sources(suite.sources, work / "src", planners, suite.include,
-                                      suite.defines, lower_cpu=lower)
-    srcs, incs, warnings = instrumented.sources, instrumented.include_dirs, instrumented.warnings
-    exe = backend.build(BuildRequest(list(srcs), work / "mutants", list(incs) + [include_dir()],
-                                     list(suite.defines) + [f"CLTC_MUT_SITES={max(1, planner.sites)}"],
-                                     list(suite.flags)))
+    # on the cpu backend a mutant's run may switch threads at the planned schedule points
+    exe, _, warnings = build_instrumented(suite, backend, work, [planner],
+                                          lambda: [f"CLTC_MUT_SITES={max(1, planner.sites)}"], name="mutants",
+                                          cpu_planners=[schedule_points])
     return exe, warnings
 
 
