@@ -16,9 +16,8 @@ def build_plain(suite: Suite, backend: Backend, work: Path, name: str = "plain")
 
 
 def build_instrumented(suite: Suite, backend: Backend, work: Path, planners: list[Planner],
-                       defines_after=None, name: str = "prog", opt: str = "-O2", cpu_planners=()):
+                       name: str = "prog", opt: str = "-O2", cpu_planners=()):
     """Instrument with `planners` (and `cpu_planners` where the backend lowers for the host
-    compiler), then build. `defines_after()` gives -D values that depend on the planning (site
-    counts). Returns (exe, programs, warnings); a pytest suite's exe is its kernel library's
-    manifest."""
-    return suite.kind.build(suite, backend, Path(work), planners, defines_after, name, opt, cpu_planners)
+    compiler), then build with the planners' defines. Returns (exe, programs, warnings); a pytest
+    suite's exe is its kernel library's manifest."""
+    return suite.kind.build(suite, backend, Path(work), planners, name, opt, cpu_planners)

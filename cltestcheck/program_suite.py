@@ -5,10 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from instrument.backends import Backend, BuildRequest
-from instrument.pipeline import Instrumented, instrument_sources
+from instrument.backends import Backend
+from instrument.pipeline import build
 from instrument.reaper import temp_dir
-from runtime import include_dir
 
 from .observed import Observed
 
@@ -21,22 +20,13 @@ class ProgramKind:
         """What an error about the suite's tests names."""
         return suite.root / "cltc.toml"
 
-    def build(self, suite, backend: Backend, work: Path, planners, defines_after=None, name: str = "prog",
-              opt: str = "-O2", cpu_planners=()):
+    def build(self, suite, backend: Backend, work: Path, planners, name: str = "prog", opt: str = "-O2",
+              cpu_planners=()):
         """Instrument with `planners` (and `cpu_planners` where the backend lowers for the host
-        compiler), then build. `defines_after()` gives -D values that depend on the planning.
-        Returns (exe, programs, warnings)."""
-        lower = backend.needs_lowering
-        planners = (list(cpu_planners) if lower else []) + list(planners)
-        if not planners and not lower:   # the sources as they are
-            ins = Instrumented(list(suite.sources), list(suite.include), [], [])
-        else:
-            ins = instrument_sources(suite.sources, work / f"src-{name}", planners, suite.include, suite.defines,
-                                     lower_cpu=lower)
-        defines = list(suite.defines) + (list(defines_after()) if defines_after else [])
-        exe = backend.build(BuildRequest(list(ins.sources), work / name, list(ins.include_dirs) + [include_dir()],
-                                         defines, list(suite.flags), opt=opt))
-        return exe, ins.programs, ins.warnings
+        compiler), then build. Returns (exe, programs, warnings)."""
+        b = build(suite.sources, backend, work, planners, suite.include, suite.defines, suite.flags, exe_name=name,
+                  opt=opt, cpu_planners=cpu_planners, src_name=f"src-{name}")
+        return b.exe, b.programs, b.warnings
 
     def run(self, backend: Backend, exe: Path, suite, test, env: dict | None, timeout: float) -> Observed:
         """Run `exe` as `test` says, in a scratch directory that holds the test's input files."""

@@ -91,13 +91,13 @@ class PytestKind:
     def where(self, suite) -> Path:
         return suite.root
 
-    def build(self, suite, backend: Backend, work: Path, planners, defines_after=None, name: str = "prog",
-              opt: str = "-O2", cpu_planners=()):
+    def build(self, suite, backend: Backend, work: Path, planners, name: str = "prog", opt: str = "-O2",
+              cpu_planners=()):
         """The kernel sources as one kernel library instrumented by `planners`; (manifest, [], [])."""
         tools = sorted({getattr(p, "tool", "") for p in planners} - {""})
         extra = list(cpu_planners) if backend.needs_lowering else []
         manifest = build_library(suite.sources, backend, work / name, extra + list(planners), suite.include,
-                                 suite.defines, defines_after, suite.flags, tools, opt=opt)
+                                 suite.defines, suite.flags, tools, opt=opt)
         return manifest, [], []
 
     def run(self, backend: Backend, exe: Path, suite, test, env: dict | None, timeout: float) -> Observed:

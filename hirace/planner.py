@@ -49,8 +49,11 @@ class HiracePlanner:
         return sid
 
     def granularity(self) -> int:
-        g = self.config.granularity or min(4, self.min_size)
-        return g
+        return self.config.granularity or min(4, self.min_size)
+
+    def defines(self) -> list[str]:
+        """What the runtime must be built with, known once the program is planned."""
+        return [f"HIRACE_GRANULARITY_SHIFT={self.granularity().bit_length() - 1}"]
 
     def __call__(self, prog: Program, plan: EditPlan) -> None:
         unit = prog.unit

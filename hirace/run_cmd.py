@@ -72,6 +72,8 @@ def setup_instrument(p: argparse.ArgumentParser) -> None:
 
 
 def do_instrument(a: argparse.Namespace, _extra) -> int:
+    from runtime import include_dir
+
     from . import runner
     check_sources(a.sources)
     check_outputs([Output("-o", a.out, "dir")], inputs=[*a.sources, a.config, *a.include])
@@ -81,6 +83,6 @@ def do_instrument(a: argparse.Namespace, _extra) -> int:
     for w in warnings:
         print(f"hirace: warning: {w}", file=sys.stderr)
     print(f"hirace: instrumented {len(planner.sites)} sites into {a.out} "
-          f"(site table: {a.out / 'hirace_sites.json'}); build with -I {runner.include_dir()} "
-          f"-DHIRACE_GRANULARITY_SHIFT={planner.granularity().bit_length() - 1}")
+          f"(site table: {a.out / 'hirace_sites.json'}); build with -I {include_dir()} "
+          + " ".join(f"-D{d}" for d in planner.defines()))
     return EXIT_OK

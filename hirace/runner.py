@@ -1,16 +1,15 @@
 """hirace's pipeline: instrument -> build -> run -> collect."""
 from __future__ import annotations
 
-import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
-from instrument.backends import BuildRequest, get_backend
+from instrument import pipeline
+from instrument.backends import get_backend
 from instrument.errors import UserError
 from instrument.pipeline import instrument_sources
-from runtime import include_dir
 
 from .config import Config, check_names
 from .planner import HiracePlanner
@@ -39,15 +38,15 @@ class Built:
 def build(sources, backend, work: Path, config: Config, include_dirs=(), defines=(), flags=()) -> Built:
     """Instrument `sources` into work/src and build work/prog."""
     work = Path(work)
-    planner, srcs, incs, warnings = instrument(sources, work / "src", config, include_dirs, defines,
-                                               lower_cpu=backend.needs_lowering)
-    shift = int(math.log2(planner.granularity()))
+    planner = HiracePlanner(config)
     # the checks add registers: at most 64 a thread keeps every block size up to 1024 launchable
     # (a kernel with its own __launch_bounds__ keeps its own limit)
     regs = ["-maxrregcount=64"] if backend.name == "gpu" else []
-    exe = backend.build(BuildRequest(srcs, work / "prog", incs + [include_dir()],
-                                     list(defines) + [f"HIRACE_GRANULARITY_SHIFT={shift}"], regs + list(flags)))
-    return Built(exe, backend, planner, warnings)
+    built = pipeline.build(sources, backend, work, [planner], include_dirs, defines, regs + list(flags))
+    check_names(config, built.programs, config.source)
+    planner.write_sites(work / "src" / "hirace_sites.json")
+    return Built(built.exe, backend, planner, built.warnings)
+
 
 
 def portable(built: Built) -> Built:

@@ -18,9 +18,16 @@ from .output import write_tree
 from .parse import ParsedUnit, parse_file
 from .query import Program, query
 from .rewrite import EditPlan, apply
+from runtime import include_dir
 
-# a planner adds a tool's edits for one translation unit
+# A planner adds a tool's edits for one translation unit: planner(program, plan). A tool's planner
+# may also have `defines()`: the -D values its runtime must be built with, known once every unit
+# is planned (site counts, the shadow granularity); the builds add them (planned_defines).
 Planner = Callable[[Program, EditPlan], None]
+
+
+def planned_defines(planners) -> list[str]:
+    return [d for p in planners if hasattr(p, "defines") for d in p.defines()]
 
 
 @dataclass
@@ -152,17 +159,22 @@ def _parse_and_query(src: Path, incs, defines) -> tuple[ParsedUnit, Program]:
 
 
 def build(sources: list[Path], backend: Backend, work_dir: Path, planners: list[Planner] = (),
-          include_dirs=(), defines=(), flags=(), exe_name: str = "prog",
-          opt: str = "-O2") -> BuiltProgram:
+          include_dirs=(), defines=(), flags=(), exe_name: str = "prog", opt: str = "-O2",
+          cpu_planners: list[Planner] = (), src_name: str = "src") -> BuiltProgram:
+    """The one path from sources to an executable, for every tool: instrument with `planners`
+    (and `cpu_planners` where the backend lowers for the host compiler) into work_dir/src_name,
+    then build work_dir/exe_name against the runtime headers, with the planners' defines."""
     work_dir = Path(work_dir)
-    src_dir = work_dir / "src"
     lower = backend.needs_lowering
+    planners = (list(cpu_planners) if lower else []) + list(planners)
     if not planners and not lower:   # the sources as they are
         ins = Instrumented([Path(s).resolve() for s in sources], [Path(d).resolve() for d in include_dirs], [], [])
     else:
-        ins = instrument_sources(sources, src_dir, planners, include_dirs, defines, lower_cpu=lower)
+        ins = instrument_sources(sources, work_dir / src_name, planners, include_dirs, defines, lower_cpu=lower)
     exe = work_dir / exe_name
-    backend.build(BuildRequest(ins.sources, exe, ins.include_dirs, list(defines), list(flags), opt=opt))
+    defines = list(defines) + planned_defines(planners)
+    backend.build(BuildRequest(list(ins.sources), exe, list(ins.include_dirs) + [include_dir()], defines,
+                               list(flags), opt=opt))
     return BuiltProgram(exe, work_dir, ins.programs, ins.warnings)
 
 

@@ -18,11 +18,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from instrument.backends import Backend, BuildRequest
+from instrument.backends import Backend
 from instrument.errors import UserError
-from instrument.pipeline import build as build_plain
-from instrument.pipeline import instrument_sources, shared_parses
-from runtime import include_dir
+from instrument import pipeline
+from instrument.pipeline import shared_parses
 
 from cltestcheck.amplify.planner import SchedulePlanner
 from cltestcheck.amplify.schedules import cpu_env
@@ -109,29 +108,21 @@ class Checker:
         d = work / kind
         if kind in ("plain", "emi-high"):
             opt = "-O2" if self.cpu else "-O3"
-            return build_plain([src], b, d, flags=flags, opt=opt if kind == "emi-high" else "-O2").exe, {}, None
+            return pipeline.build([src], b, d, flags=flags, opt=opt if kind == "emi-high" else "-O2").exe, {}, None
         if kind == "emi-low":
             low = flags + ([] if self.cpu else ["-Xptxas", "-O0"])
-            return build_plain([src], b, d, flags=low, opt="-O0").exe, {}, None
+            return pipeline.build([src], b, d, flags=low, opt="-O0").exe, {}, None
         if kind in ("hirace", "barrier-race"):
             built = runner.build([src], b, d, Config(), flags=flags)
             return built.exe, {}, built
         if kind == "coverage":
-            planner = CoveragePlanner()
-            instrumented = instrument_sources([src], d / "src", [planner], lower_cpu=self.cpu)
-            srcs, incs = instrumented.sources, instrumented.include_dirs
-            exe = b.build(BuildRequest(srcs, d / "prog", list(incs) + [include_dir()],
-                                       [f"CLTC_COV_FLAGS={max(1, planner.table.flags)}",
-                                        f"CLTC_COV_BARRIERS={len(planner.table.barriers)}"], flags))
+            exe = pipeline.build([src], b, d, [CoveragePlanner()], flags=flags).exe
             return exe, {Env.CLTC_COV_LOG: str(d / "cov.json")}, None
         if kind == "schemata":
             sch = build_schemata(Suite(root=work, sources=[src], flags=flags), b, d, list(MUTATION_OPERATORS))
             return sch.exe, {}, None
         if kind == "schedule-gate":
-            planner = SchedulePlanner(gate=not self.cpu)
-            instrumented = instrument_sources([src], d / "src", [planner], lower_cpu=self.cpu)
-            srcs, incs = instrumented.sources, instrumented.include_dirs
-            exe = b.build(BuildRequest(srcs, d / "prog", list(incs) + [include_dir()], [], flags))
+            exe = pipeline.build([src], b, d, [SchedulePlanner(gate=not self.cpu)], flags=flags).exe
             env = {Env.CLTC_SCHEDULE: "desc", **(cpu_env("desc") if self.cpu else {})}
             return exe, env, None
         raise ValueError(kind)

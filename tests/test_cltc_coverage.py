@@ -139,9 +139,7 @@ def test_instrumented_corpus_prints_what_the_original_prints(path, tmp_path):
     cpu = CpuBackend()
     plain = build_plain(s, cpu, tmp_path)
     planner = CoveragePlanner()
-    inst, _, _ = build_instrumented(s, cpu, tmp_path, [planner],
-                                    lambda: [f"CLTC_COV_FLAGS={max(1, planner.table.flags)}",
-                                             f"CLTC_COV_BARRIERS={len(planner.table.barriers)}"])
+    inst, _, _ = build_instrumented(s, cpu, tmp_path, [planner])
     a = cpu.run(plain, timeout=120)
     b = cpu.run(inst, env={"CLTC_COV_LOG": str(tmp_path / "log.json")}, timeout=120)
     assert (a.returncode, a.stdout) == (b.returncode, b.stdout)
@@ -183,4 +181,4 @@ def test_host_device_function_counts_kernel_calls_only(tmp_path, request):
     instrumented = instrument_sources([src], tmp_path / "inst", [planner])
     srcs, incs = instrumented.sources, instrumented.include_dirs
     GpuBackend(arch="sm_80").compile_object(BuildRequest(srcs, tmp_path / "hd.o", list(incs) + [include_dir()],
-                                                         [f"CLTC_COV_FLAGS={planner.table.flags}"]))
+                                                         planner.defines()))

@@ -116,5 +116,5 @@ def test_every_operator_compiles_on_the_corpus_with_nvcc(tmp_path, nvcc):
         instrumented = instrument_sources([CUDA / "corpus" / name], tmp_path / name, [p])
         srcs, incs = instrumented.sources, instrumented.include_dirs
         GpuBackend(arch="sm_80").compile_object(BuildRequest(srcs, tmp_path / (name + ".o"),
-                                                             incs + [include_dir()], [f"CLTC_MUT_SITES={p.sites}"]))
+                                                             incs + [include_dir()], p.defines()))
         assert p.mutants

@@ -43,9 +43,7 @@ def builds(src: Path, be, work: Path, defines=()):
     s = Suite(src.parent, [src], defines=list(defines))
     plain = build_instrumented(s, be, work, [], name="plain")[0]
     p = CoveragePlanner()
-    inst = build_instrumented(s, be, work, [p], lambda: [f"CLTC_COV_FLAGS={max(1, p.table.flags)}",
-                                                         f"CLTC_COV_BARRIERS={len(p.table.barriers)}"],
-                              name="cov")[0]
+    inst = build_instrumented(s, be, work, [p], name="cov")[0]
     return plain, inst
 
 

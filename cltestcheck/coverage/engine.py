@@ -24,9 +24,7 @@ def run(suite: Suite, backend_name: str = "auto", jobs: int = 1, progress: bool 
     with temp_dir(prefix="cltc-cov-") as tmp:
         work = Path(tmp)
         exe, _, warnings = build_instrumented(
-            suite, backend, work, [planner],
-            lambda: [f"CLTC_COV_FLAGS={max(1, planner.table.flags)}",
-                     f"CLTC_COV_BARRIERS={len(planner.table.barriers)}"], name="cov")
+            suite, backend, work, [planner], name="cov")
         bar = Progress(len(suite.tests), "coverage", enabled=progress)
 
         def one(i_test):

@@ -62,6 +62,10 @@ class CoveragePlanner:
         self._seen.add(key)
         return True
 
+    def defines(self) -> list[str]:
+        """What the runtime must be built with, known once the program is planned."""
+        return [f"CLTC_COV_FLAGS={max(1, self.table.flags)}", f"CLTC_COV_BARRIERS={len(self.table.barriers)}"]
+
     # -- the planner -----------------------------------------------------------
     def __call__(self, prog: Program, plan: EditPlan) -> None:
         unit = prog.unit

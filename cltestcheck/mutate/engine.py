@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from instrument.backends import Backend, BuildRequest, get_backend
+from instrument.backends import Backend, get_backend
 from instrument.errors import UserError
 from instrument.execution import BuildOutcome, Campaign, HostBuild, Task, open_executor
 from instrument.parse import error_diagnostics
@@ -51,7 +51,7 @@ def plan_schemata(suite: Suite, backend: Backend, work: Path, operators: list[st
         instrumented = instrument_sources(suite.sources, work / "check", [planner],
                                           suite.include, suite.defines)
         srcs, incs, warnings = instrumented.sources, instrumented.include_dirs, instrumented.warnings
-        defines = list(suite.defines) + [f"CLTC_MUT_SITES={max(1, planner.sites)}"]
+        defines = list(suite.defines) + planner.defines()
         errors = []
         for s in srcs:
             errors += error_diagnostics(s, list(incs) + [include_dir()], defines)
@@ -91,8 +91,7 @@ def build_planned(work: Path, suite: Suite, backend: Backend, operators, exclude
 
 def _build(work: Path, suite: Suite, backend: Backend, planner: MutationPlanner) -> tuple[Path, list[str]]:
     # on the cpu backend a mutant's run may switch threads at the planned schedule points
-    exe, _, warnings = build_instrumented(suite, backend, work, [planner],
-                                          lambda: [f"CLTC_MUT_SITES={max(1, planner.sites)}"], name="mutants",
+    exe, _, warnings = build_instrumented(suite, backend, work, [planner], name="mutants",
                                           cpu_planners=[schedule_points])
     return exe, warnings
 

@@ -74,6 +74,10 @@ class MutationPlanner:
         """(site index, first mutant id) for the next site."""
         return self.sites, len(self.mutants) + 1
 
+    def defines(self) -> list[str]:
+        """What the runtime must be built with, known once the program is planned."""
+        return [f"CLTC_MUT_SITES={max(1, self.sites)}"]
+
     # -- the planner -------------------------------------------------------------
     def __call__(self, prog: Program, plan: EditPlan) -> None:
         unit = prog.unit

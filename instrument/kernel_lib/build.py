@@ -8,13 +8,12 @@ host side (cltestcheck/pycuda_host.py) can find them."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
 
 from runtime import include_dir
 
 from ..backends import Backend, BuildRequest
 from ..parse import parse_file
-from ..pipeline import Planner, instrument_sources
+from ..pipeline import Planner, instrument_sources, planned_defines
 from .harness import entry_name, harness_text
 from .manifest import Manifest, SourceEntry
 from .signatures import kernel_signatures
@@ -23,7 +22,7 @@ MODULE_DEFINE = "CLTC_KERNEL_MODULE"
 
 
 def build_library(sources: list[Path], backend: Backend, out_dir: Path, planners: list[Planner] = (),
-                  include_dirs=(), defines=(), defines_after: Callable[[], list[str]] | None = None,
+                  include_dirs=(), defines=(),
                   flags=(), tools: list[str] = (), opt: str = "-O2") -> Path:
     """Build and write out_dir/manifest.json; returns its path."""
     out_dir = Path(out_dir)
@@ -36,15 +35,15 @@ def build_library(sources: list[Path], backend: Backend, out_dir: Path, planners
         entries.append(SourceEntry(str(s), sigs))
     if backend.name == "cpu":
         manifest = _build_cpu(sources, entries, backend, out_dir, list(planners), incs, defines,
-                              defines_after, flags, opt)
+                              flags, opt)
     else:
         manifest = _build_gpu(sources, entries, backend, out_dir, list(planners), incs, defines,
-                              defines_after, flags, opt)
+                              flags, opt)
     manifest.tools = list(tools)
     return manifest.write(out_dir / "manifest.json")
 
 
-def _build_cpu(sources, entries, backend, out_dir, planners, incs, defines, defines_after, flags, opt):
+def _build_cpu(sources, entries, backend, out_dir, planners, incs, defines, flags, opt):
     hdir = out_dir / "harness"
     hdir.mkdir(exist_ok=True)
     harnesses = []
@@ -57,20 +56,20 @@ def _build_cpu(sources, entries, backend, out_dir, planners, incs, defines, defi
     instrumented = instrument_sources(harnesses, out_dir / "src", planners, src_incs + incs, defines,
                                       lower_cpu=True)
     new, mapped = instrumented.sources, instrumented.include_dirs
-    all_defines = list(defines) + (list(defines_after()) if defines_after else [])
+    all_defines = list(defines) + planned_defines(planners)
     lib = out_dir / "kernels.so"
     backend.build(BuildRequest(list(new), lib, list(mapped) + [include_dir()], all_defines,
                                ["-shared", "-fPIC", *flags], opt=opt))
     return Manifest("cpu", entries, library=lib.name, root=out_dir)
 
 
-def _build_gpu(sources, entries, backend, out_dir, planners, incs, defines, defines_after, flags, opt):
+def _build_gpu(sources, entries, backend, out_dir, planners, incs, defines, flags, opt):
     if planners:
         instrumented = instrument_sources(sources, out_dir / "src", planners, incs, defines)
         new, mapped = instrumented.sources, instrumented.include_dirs
     else:
         new, mapped = list(sources), list(incs)
-    all_defines = list(defines) + (list(defines_after()) if defines_after else []) + [MODULE_DEFINE]
+    all_defines = list(defines) + planned_defines(planners) + [MODULE_DEFINE]
     for i, (s, e) in enumerate(zip(new, entries)):
         cubin = out_dir / f"module_{i}_{Path(e.path).stem}.cubin"
         backend.build_cubin(BuildRequest([s], cubin, [*mapped, include_dir()], all_defines, list(flags), opt=opt))
