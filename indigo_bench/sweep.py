@@ -25,7 +25,6 @@ from instrument.errors import UserError
 from instrument.execution.journal import campaign_lock
 from instrument.output import atomic_write_text
 from instrument.execution import BuildOutcome, Campaign, HostBuild, Task, open_executor
-from instrument.pipeline import build as build_plain
 from instrument.progress import Progress
 
 from . import egr, tools
@@ -187,33 +186,28 @@ def _run(s: Settings, stack: contextlib.ExitStack) -> Summary:
     return summary
 
 
+@dataclass(frozen=True)
+class RowSpec:
+    """What one row runs: a code on a graph under a tool, with the sweep's launch shape."""
+    code: Code
+    graph: Path
+    tool: str
+    backend: object
+    tpb: int
+    blocks: int
+    timeout: float
+
+
 def _task(code: Code, graph: Path, tool: str, s: Settings, backend) -> Task:
     """One row: build (shared by every row of the code on the worker's host), then run."""
-    which = "hirace" if tool == "hirace" else "plain"
-    build = HostBuild(f"{_safe(code.name)}.{which}", _build_hirace if which == "hirace" else _build_plain,
-                      (code.path, backend, tuple(s.include)))
-    return Task(f"{code.name}|{graph.name}|{tool}", _run_row,
-                (code, graph, tool, backend, s.tpb, s.blocks, s.timeout), build, device=backend.name == "gpu")
+    t = tools.TOOLS[tool]
+    build = HostBuild(f"{_safe(code.name)}.{t.build_name}", t.build, (code.path, backend, tuple(s.include)))
+    spec = RowSpec(code, graph, tool, backend, s.tpb, s.blocks, s.timeout)
+    return Task(f"{code.name}|{graph.name}|{tool}", _run_row, (spec,), build, device=backend.name == "gpu")
 
 
 def _safe(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
-
-
-def _build_plain(work: Path, source: Path, backend, include) -> Path:
-    try:
-        return build_plain([source], backend, work, include_dirs=list(include)).exe
-    except UserError as e:
-        raise UserError(f"build failed: {e.message}") from None
-
-
-def _build_hirace(work: Path, source: Path, backend, include):
-    from hirace import runner
-    from hirace.config import Config
-    try:
-        return runner.portable(runner.build([source], backend, work, Config(), list(include)))
-    except UserError as e:
-        raise UserError(f"hirace could not instrument or build the code: {e.message}") from None
 
 
 def _row(code: Code, graph: Path, tool: str, backend_name: str, tpb: int, blocks: int, out) -> Row:
@@ -223,32 +217,17 @@ def _row(code: Code, graph: Path, tool: str, backend_name: str, tpb: int, blocks
 
 
 def _failed_row(task: Task, why: str, backend_name: str, s: Settings) -> Row:
-    code, graph, tool = task.args[:3]
-    return _row(code, graph, tool, backend_name, s.tpb, s.blocks,
+    spec: RowSpec = task.args[0]
+    return _row(spec.code, spec.graph, spec.tool, backend_name, s.tpb, s.blocks,
                 tools.Outcome("error", None, "", -1, 0.0, None, why))
 
 
-def _run_row(built: BuildOutcome, code: Code, graph: Path, tool: str, backend, tpb: int, blocks: int,
-             timeout: float) -> Row:
+def _run_row(built: BuildOutcome, spec: RowSpec) -> Row:
     """Run one graph under one tool with the host's build; a failed build is an error row saying why."""
     if built.error is not None:
         out = tools.Outcome("error", None, "", -1, 0.0, None, built.error)
     else:
         with temp_dir(prefix="indigo-bench-") as tmp:
-            out = _run_tool(tool, backend, built.value, [str(graph), str(tpb), str(blocks)], timeout, Path(tmp))
-    return _row(code, graph, tool, backend.name, tpb, blocks, out)
-
-
-def _run_tool(tool, backend, built, args, timeout, cwd):
-    from hirace import runner
-    from hirace.config import Config
-
-    if tool == "hirace":
-        res, races = runner.execute(built, Config(), args, timeout, cwd=cwd, measure_memory=True)
-        return tools.hirace(res, races, backend)
-    if tool == "racecheck":
-        from instrument.backends import run_process
-        res = run_process(tools.racecheck_command(built) + args, timeout=timeout, cwd=cwd, measure_memory=True)
-        return tools.racecheck(res, backend)
-    res = backend.run(built, args, timeout=timeout, cwd=cwd, measure_memory=True)
-    return tools.sequential(res, backend)
+            args = [str(spec.graph), str(spec.tpb), str(spec.blocks)]
+            out = tools.TOOLS[spec.tool].run(spec.backend, built.value, args, spec.timeout, Path(tmp))
+    return _row(spec.code, spec.graph, spec.tool, spec.backend.name, spec.tpb, spec.blocks, out)

@@ -1,5 +1,6 @@
-"""The race checkers a sweep compares, each as: which build it runs, whether it can run here,
-and how its run becomes an outcome (verdict, races reported, time, memory).
+"""The race checkers a sweep compares, each an object (TOOLS) that says which build it runs,
+whether it can run here, and how its run becomes an outcome (verdict, races reported, time,
+memory).
 
   sequential  the code's own check: the plain program compares its result with its serial
               version; "result differs from serial code" counts as a race reported
@@ -14,10 +15,13 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from instrument.backends import Backend, RunResult
+from instrument import pipeline
+from instrument.backends import Backend, RunResult, run_process
+from instrument.errors import UserError
 from instrument.toolchain import nvcc_path
 
-NAMES = ("hirace", "racecheck", "sequential")
+from hirace import runner
+from hirace.config import Config
 
 MATCHES = "result matches serial code"
 DIFFERS = "result differs from serial code"
@@ -127,9 +131,65 @@ def racecheck_command(exe: Path) -> list[str]:
 
 def unavailable(tool: str, backend: Backend) -> str:
     """Why `tool` cannot run with `backend` ('' when it can)."""
-    if tool == "racecheck":
+    return TOOLS[tool].unavailable(backend)
+
+
+# ---------------------------------------------------------------- the tools
+def build_plain_program(work: Path, source: Path, backend: Backend, include) -> Path:
+    try:
+        return pipeline.build([source], backend, work, include_dirs=list(include)).exe
+    except UserError as e:
+        raise UserError(f"build failed: {e.message}") from None
+
+
+def build_hirace_program(work: Path, source: Path, backend: Backend, include):
+    try:
+        return runner.portable(runner.build([source], backend, work, Config(), list(include)))
+    except UserError as e:
+        raise UserError(f"hirace could not instrument or build the code: {e.message}") from None
+
+
+class Sequential:
+    """The code's own check: the plain program compares its result with its serial version."""
+    name, build_name = "sequential", "plain"
+    build = staticmethod(build_plain_program)
+
+    def unavailable(self, backend: Backend) -> str:
+        return ""
+
+    def run(self, backend: Backend, built, args, timeout: float, cwd: Path) -> Outcome:
+        return sequential(backend.run(built, args, timeout=timeout, cwd=cwd, measure_memory=True), backend)
+
+
+class Hirace:
+    """Our automatic instrumentation, built once per code."""
+    name, build_name = "hirace", "hirace"
+    build = staticmethod(build_hirace_program)
+
+    def unavailable(self, backend: Backend) -> str:
+        return ""
+
+    def run(self, backend: Backend, built, args, timeout: float, cwd: Path) -> Outcome:
+        res, races = runner.execute(built, Config(), args, timeout, cwd=cwd, measure_memory=True)
+        return hirace(res, races, backend)
+
+
+class Racecheck:
+    """Compute Sanitizer's racecheck on the plain program (gpu backend only)."""
+    name, build_name = "racecheck", "plain"
+    build = staticmethod(build_plain_program)
+
+    def unavailable(self, backend: Backend) -> str:
         if backend.name != "gpu":
             return "racecheck not run: Compute Sanitizer needs the gpu backend"
         if compute_sanitizer() is None:
             return "racecheck not run: compute-sanitizer not found (put it on PATH or set CUDA_HOME)"
-    return ""
+        return ""
+
+    def run(self, backend: Backend, built, args, timeout: float, cwd: Path) -> Outcome:
+        res = run_process(racecheck_command(built) + list(args), timeout=timeout, cwd=cwd, measure_memory=True)
+        return racecheck(res, backend)
+
+
+TOOLS = {t.name: t for t in (Hirace(), Racecheck(), Sequential())}
+NAMES = tuple(TOOLS)
