@@ -41,7 +41,7 @@ def build(sources, backend, work: Path, config: Config, include_dirs=(), defines
     planner = HiracePlanner(config)
     # the checks add registers: at most 64 a thread keeps every block size up to 1024 launchable
     # (a kernel with its own __launch_bounds__ keeps its own limit)
-    regs = ["-maxrregcount=64"] if backend.name == "gpu" else []
+    regs = ["-maxrregcount=64"] if backend.real_device else []
     built = pipeline.build(sources, backend, work, [planner], include_dirs, defines, regs + list(flags))
     check_names(config, built.programs, config.source)
     planner.write_sites(work / "src" / "hirace_sites.json")

@@ -89,7 +89,7 @@ def graph_files(args: list[Path]) -> list[Path]:
 
 
 def _device_name(backend) -> str:
-    if backend.name != "gpu":
+    if not backend.real_device:
         return f"cpu backend on {platform.machine()} ({platform.processor() or platform.node()})"
     try:
         out = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
@@ -203,7 +203,7 @@ def _task(code: Code, graph: Path, tool: str, s: Settings, backend) -> Task:
     t = tools.TOOLS[tool]
     build = HostBuild(f"{_safe(code.name)}.{t.build_name}", t.build, (code.path, backend, tuple(s.include)))
     spec = RowSpec(code, graph, tool, backend, s.tpb, s.blocks, s.timeout)
-    return Task(f"{code.name}|{graph.name}|{tool}", _run_row, (spec,), build, device=backend.name == "gpu")
+    return Task(f"{code.name}|{graph.name}|{tool}", _run_row, (spec,), build, device=backend.real_device)
 
 
 def _safe(name: str) -> str:

@@ -180,7 +180,7 @@ class Racecheck:
     build = staticmethod(build_plain_program)
 
     def unavailable(self, backend: Backend) -> str:
-        if backend.name != "gpu":
+        if not backend.real_device:
             return "racecheck not run: Compute Sanitizer needs the gpu backend"
         if compute_sanitizer() is None:
             return "racecheck not run: compute-sanitizer not found (put it on PATH or set CUDA_HOME)"

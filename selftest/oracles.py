@@ -24,7 +24,7 @@ from instrument import pipeline
 from instrument.pipeline import shared_parses
 
 from cltestcheck.amplify.planner import SchedulePlanner
-from cltestcheck.amplify.schedules import cpu_env
+from cltestcheck.amplify.schedules import order_env
 from cltestcheck.coverage.planner import CoveragePlanner
 from cltestcheck.mutate.engine import build_schemata
 from cltestcheck.mutate.operators import OPERATORS as MUTATION_OPERATORS
@@ -62,7 +62,7 @@ def _flags(backend: Backend) -> list[str]:
     # no fused multiply-add: instrumentation may change where nvcc contracts a*b+c, which
     # changes float results legitimately; the oracles compare bits
     # (cpu: no debug information, which only slows the compiler down on these large units)
-    return ["-fmad=false"] if backend.name == "gpu" else ["-g0"]
+    return ["-fmad=false"] if backend.real_device else ["-g0"]
 
 
 def _checksums(stdout: str) -> dict[int, str]:
@@ -86,7 +86,7 @@ class Checker:
         self.opts = opts
         self.timeout = timeout
         self.schedule_seeds = schedule_seeds
-        self.cpu = backend.name == "cpu"
+        self.cpu = backend.needs_lowering
 
     # ---------------------------------------------------------------- builds
     def _write(self, work: Path, name: str, text: str) -> Path:
@@ -123,7 +123,7 @@ class Checker:
             return sch.exe, {}, None
         if kind == "schedule-gate":
             exe = pipeline.build([src], b, d, [SchedulePlanner(gate=not self.cpu)], flags=flags).exe
-            env = {Env.CLTC_SCHEDULE: "desc", **(cpu_env("desc") if self.cpu else {})}
+            env = {Env.CLTC_SCHEDULE: "desc", **order_env(b, "desc")}
             return exe, env, None
         raise ValueError(kind)
 

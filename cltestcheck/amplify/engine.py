@@ -72,10 +72,9 @@ def run(suite: Suite, backend_name: str = "auto", runs: int = 20, family: str = 
         jobs: int = 1, progress: bool = True, timeout: float | None = None,
         dask: str | None = None) -> AmplifyResult:
     backend = get_backend(backend_name)
-    cpu = backend.name == "cpu"
-    per_schedule = 1 if cpu else runs
+    per_schedule = 1 if backend.orders_blocks else runs
     warnings = []
-    if cpu and runs > 1:
+    if backend.orders_blocks and runs > 1:
         warnings.append(f"cpu backend: block order is deterministic for a given schedule, so each schedule "
                         f"runs once (not {runs} times)")
     build = HostBuild("gated", _build_gated, (suite, backend))
@@ -137,7 +136,7 @@ def run(suite: Suite, backend_name: str = "auto", runs: int = 20, family: str = 
 
 def _build_gated(work: Path, suite: Suite, backend):
     """The suite built with the schedule gate (shared by every run on a host): (exe, warnings)."""
-    planner = SchedulePlanner(gate=backend.name != "cpu")
+    planner = SchedulePlanner(gate=not backend.orders_blocks)
     exe, _, warnings = build_instrumented(suite, backend, work, [planner], name="gated")
     return exe, warnings
 
@@ -150,7 +149,7 @@ def _reference(built: BuildOutcome, backend, suite: Suite, test):
     with temp_dir(prefix="cltc-amp-") as tmp:
         log = Path(tmp) / "ref.json"
         env = {Env.CLTC_SCHEDULE: "asc", Env.CLTC_SCHED_LOG: str(log),
-               **(sched_mod.cpu_env("asc") if backend.name == "cpu" else {})}
+               **sched_mod.order_env(backend, "asc")}
         obs = run_test(backend, exe, suite, test, env=env)
         launches = logs.read_complete(log, SCHEDULE_LOG, "the schedule log")["launch"] if log.is_file() else []
         blocks = max([r.blocks for r in launches] or [1])
@@ -160,5 +159,5 @@ def _reference(built: BuildOutcome, backend, suite: Suite, test):
 def _scheduled(built: BuildOutcome, backend, suite: Suite, test, spec: str, limit: float):
     if built.error is not None:
         raise UserError(built.error)
-    env = {Env.CLTC_SCHEDULE: spec, **(sched_mod.cpu_env(spec) if backend.name == "cpu" else {})}
+    env = {Env.CLTC_SCHEDULE: spec, **sched_mod.order_env(backend, spec)}
     return run_test(backend, built.value[0], suite, test, env=env, timeout=limit)

@@ -4,7 +4,6 @@ from __future__ import annotations
 import random
 
 from instrument.errors import UserError
-from instrument.protocol import Env
 
 FAMILIES = {
     "first": "block W runs first, for one W drawn from each 10 consecutive block ids (N/10 schedules)",
@@ -44,12 +43,11 @@ def make(family: str, blocks: int, seed: int, permutations: int = 3) -> list[str
     return out + [e for e in explicit if e not in out]
 
 
-def cpu_env(spec: str) -> dict:
-    """The emulator's block order for a schedule (it runs blocks one after another)."""
+def order_env(backend, spec: str) -> dict:
+    """The environment that gives a schedule on a backend that orders blocks itself (the cpu
+    backend runs blocks one after another); {} elsewhere (the schedule gate imposes it)."""
     if spec.startswith("first:"):
-        return {Env.CUDAEMU_BLOCK_ORDER: spec[6:]}
+        return backend.block_order_env(spec[6:])
     if spec.startswith("random:"):
-        return {Env.CUDAEMU_BLOCK_ORDER: "random", Env.CUDAEMU_SEED: spec[7:]}
-    if spec in ("asc", "desc"):
-        return {Env.CUDAEMU_BLOCK_ORDER: spec}
-    return {Env.CUDAEMU_BLOCK_ORDER: "asc"}
+        return backend.block_order_env("random", int(spec[7:]))
+    return backend.block_order_env(spec if spec in ("asc", "desc") else "asc")

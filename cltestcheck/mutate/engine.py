@@ -104,9 +104,9 @@ def build_schemata(suite: Suite, backend: Backend, work: Path, operators: list[s
 
 
 def _env(backend: Backend, run: int) -> dict:
-    if backend.name != "cpu" or run == 0:
-        return {}
-    return {Env.CUDAEMU_SEED: str(run), Env.CUDAEMU_BLOCK_ORDER: "random"}
+    """Run 0 as the program runs plainly; later runs in another (seeded) order where the backend
+    orders blocks itself (on a GPU the repeated runs vary on their own)."""
+    return backend.block_order_env("random", run) if run else {}
 
 
 def run(suite: Suite, backend_name: str = "auto", operators: list[str] | None = None, runs: int = 20,

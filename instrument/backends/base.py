@@ -103,6 +103,18 @@ class Backend:
 
     name = "?"
     needs_lowering = False   # whether sources need lower_cpu before this backend's compiler sees them
+    real_device = False      # runs on a GPU: timings are the device's, device tools (Compute Sanitizer) apply
+    orders_blocks = False    # runs a grid's blocks one after another in an order its environment sets
+
+    def block_order_env(self, order: str, seed: int | None = None) -> dict:
+        """The environment that makes a run start blocks in `order` (asc, desc, random with
+        `seed`, or a comma list of linear block ids); {} on a backend that cannot
+        (orders_blocks False: a tool imposes an order on the device itself)."""
+        return {}
+
+    def toolchain_id(self) -> str:
+        """What identifies this backend's compiler and target, for caches of its builds."""
+        return self.name
 
     def fault_of(self, result: RunResult) -> str | None:
         """What stopped a run when the backend itself stopped it (its message is on stderr); None

@@ -7,7 +7,7 @@ from pathlib import Path
 from runtime import include_dir
 
 from ..errors import ToolchainMissing
-from ..protocol import EXIT_MEANING, Exit
+from ..protocol import EXIT_MEANING, Env, Exit
 from ..toolchain import c_compiler, host_cxx
 from .base import Backend, BuildRequest, RunResult
 
@@ -18,6 +18,16 @@ FAULT_CODES = {int(e): EXIT_MEANING[e] for e in (Exit.BARRIER_DIVERGENCE, Exit.D
 class CpuBackend(Backend):
     name = "cpu"
     needs_lowering = True
+    orders_blocks = True
+
+    def block_order_env(self, order: str, seed: int | None = None) -> dict:
+        env = {Env.CUDAEMU_BLOCK_ORDER: order}
+        if seed is not None:
+            env[Env.CUDAEMU_SEED] = str(seed)
+        return env
+
+    def toolchain_id(self) -> str:
+        return f"cpu\0{host_cxx()}"
 
     def available(self) -> tuple[bool, str]:
         if host_cxx() is None:

@@ -10,6 +10,10 @@ from .base import Backend, BuildRequest
 
 class GpuBackend(Backend):
     name = "gpu"
+    real_device = True
+
+    def toolchain_id(self) -> str:
+        return f"gpu\0{nvcc_path()}\0{self.arch or gpu_arch()}"
 
     def __init__(self, arch: str | None = None):
         self.arch = arch

@@ -33,7 +33,7 @@ def build_library(sources: list[Path], backend: Backend, out_dir: Path, planners
     for s in sources:
         sigs = kernel_signatures(parse_file(s, include_dirs=[s.parent, *incs], defines=defines))
         entries.append(SourceEntry(str(s), sigs))
-    if backend.name == "cpu":
+    if backend.needs_lowering:   # a shared object of host code, with a launch harness
         manifest = _build_cpu(sources, entries, backend, out_dir, list(planners), incs, defines,
                               flags, opt)
     else:

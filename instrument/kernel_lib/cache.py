@@ -15,7 +15,6 @@ from runtime import include_dir
 
 from ..backends import Backend
 from ..parse import parse_file
-from ..toolchain import gpu_arch, host_cxx, nvcc_path
 from .build import build_library
 
 ENV = "CLTC_KERNEL_CACHE"
@@ -46,9 +45,7 @@ def _toolkit_digest() -> str:
 def key(source: Path, backend: Backend) -> str:
     unit = parse_file(source, include_dirs=[source.parent])
     h = hashlib.sha256(_toolkit_digest().encode())
-    h.update(f"{backend.name}\0{host_cxx() if backend.name == 'cpu' else nvcc_path()}\0".encode())
-    if backend.name == "gpu":
-        h.update(str(gpu_arch()).encode())
+    h.update(f"{backend.toolchain_id()}\0".encode())
     for f in sorted(unit.user_files):
         h.update(f.encode() + b"\0" + Path(f).read_bytes())
     return h.hexdigest()[:32]
