@@ -26,7 +26,7 @@ from instrument.pipeline import shared_parses
 from cltestcheck.amplify.planner import SchedulePlanner
 from cltestcheck.amplify.schedules import order_env
 from cltestcheck.coverage.planner import CoveragePlanner
-from cltestcheck.mutate.engine import build_schemata
+from cltestcheck.mutate.schemata import build_schemata
 from cltestcheck.mutate.operators import OPERATORS as MUTATION_OPERATORS
 from cltestcheck.suite import Suite
 from hirace import runner
