@@ -13,27 +13,14 @@
 """
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from instrument.query import GROUP_SYNC, Program
 from instrument.rewrite import EditPlan
 
+from . import sites as site_table
 from .config import Config
-
-
-@dataclass(frozen=True)
-class Site:
-    id: int
-    file: str
-    line: int
-    column: int
-    kind: str        # read, write, rmw, atomic
-    text: str
-    function: str
-    variable: str
-    space: str       # shared, global, pointer (decided at run time)
+from .sites import Site
 
 
 class HiracePlanner:
@@ -117,7 +104,7 @@ class HiracePlanner:
                         "hirace registration of __device__ variables", allow_macro=True)
 
     def write_sites(self, path: Path) -> None:
-        path.write_text(json.dumps([asdict(s) for s in self.sites], indent=0))
+        site_table.write(self.sites, path)
 
 
 def source_language(path: str) -> str:

@@ -11,7 +11,7 @@ from instrument.errors import UserError
 from instrument.protocol import HIRACE_LOG
 
 from . import fsm
-from .planner import Site
+from .sites import Site
 
 ACCESS_NAMES = ("read", "write", "block-scope atomic", "device-scope atomic")
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 
 from instrument import pipeline
 from instrument.backends import get_backend
@@ -13,6 +12,7 @@ from instrument.pipeline import instrument_sources
 
 from .config import Config, check_names
 from .planner import HiracePlanner
+from .sites import Site
 from .results import RaceReport, collect
 from instrument.reaper import temp_dir
 from instrument.protocol import Env, Exit
@@ -28,10 +28,11 @@ def instrument(sources, out_dir: Path, config: Config, include_dirs=(), defines=
 
 @dataclass
 class Built:
-    """An instrumented program, built for one backend; run it with `execute`."""
+    """An instrumented program, built for one backend, with its site table; run it with
+    `execute` (it pickles: a host's build cache keeps it, another process may run it)."""
     exe: Path
     backend: object
-    planner: HiracePlanner
+    sites: list[Site]
     warnings: list[str]
 
 
@@ -45,14 +46,8 @@ def build(sources, backend, work: Path, config: Config, include_dirs=(), defines
     built = pipeline.build(sources, backend, work, [planner], include_dirs, defines, regs + list(flags))
     check_names(config, built.programs, config.source)
     planner.write_sites(work / "src" / "hirace_sites.json")
-    return Built(built.exe, backend, planner, built.warnings)
+    return Built(built.exe, backend, list(planner.sites), built.warnings)
 
-
-
-def portable(built: Built) -> Built:
-    """The same build with only what `execute` needs of the planner (its site table), so that it
-    can be pickled: kept by a host's build cache, sent to another process."""
-    return Built(built.exe, built.backend, SimpleNamespace(sites=list(built.planner.sites)), list(built.warnings))
 
 
 def execute(built: Built, config: Config, args=(), timeout: float = 300.0, passthrough: bool = False,
@@ -72,7 +67,7 @@ def execute(built: Built, config: Config, args=(), timeout: float = 300.0, passt
                                 measure_memory=measure_memory)
         races = None
         if log.is_file() and not proc.timed_out:
-            races = collect(log, built.planner.sites)
+            races = collect(log, built.sites)
             races.program_exit = proc.returncode
             races.warnings = built.warnings + races.warnings
             races.backend = built.backend.name

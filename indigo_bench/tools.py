@@ -144,7 +144,7 @@ def build_plain_program(work: Path, source: Path, backend: Backend, include) -> 
 
 def build_hirace_program(work: Path, source: Path, backend: Backend, include):
     try:
-        return runner.portable(runner.build([source], backend, work, Config(), list(include)))
+        return runner.build([source], backend, work, Config(), list(include))
     except UserError as e:
         raise UserError(f"hirace could not instrument or build the code: {e.message}") from None
 

@@ -141,7 +141,7 @@ def test_a_damaged_log_is_a_clear_error_naming_its_line(tmp_path, line, message)
 def test_race_records_that_name_what_does_not_exist_are_reported_not_raised(tmp_path, race, message):
     """A program that writes over hirace's log buffer leaves records naming launches or sites that
     do not exist: hirace says so (issue: memory errors), it never indexes past its tables."""
-    from hirace.planner import Site
+    from hirace.sites import Site
     from hirace.results import collect
     from instrument import logs
     log = tmp_path / "log.jsonl"

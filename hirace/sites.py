@@ -1,0 +1,25 @@
+"""hirace's site table: every instrumented access, by the id its check passes to the runtime.
+The planner fills it; the build writes it beside the instrumented sources (hirace_sites.json);
+the collector names race records by it."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Site:
+    id: int
+    file: str
+    line: int
+    column: int
+    kind: str        # read, write, rmw, atomic
+    text: str
+    function: str
+    variable: str
+    space: str       # shared, global, pointer (decided at run time)
+
+
+def write(sites: list[Site], path: Path) -> None:
+    Path(path).write_text(json.dumps([asdict(s) for s in sites], indent=0))
