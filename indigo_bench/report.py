@@ -19,17 +19,18 @@ from instrument.output import atomic_write_bytes, atomic_write_text
 
 from .results import frame, load
 from .sweep import META
+from .tools import Verdict
 
 TOOL_ORDER = ("hirace", "racecheck", "sequential")
 CONFIG = ["backend", "tpb", "blocks"]
 
 
 def outcome(label: str, verdict: str) -> str:
-    if verdict not in ("race", "no race"):
+    if verdict not in (Verdict.RACE, Verdict.NO_RACE):
         return "error"
     if label == "racy":
-        return "found" if verdict == "race" else "missed"
-    return "false alarm" if verdict == "race" else "quiet"
+        return "found" if verdict == Verdict.RACE else "missed"
+    return "false alarm" if verdict == Verdict.RACE else "quiet"
 
 
 def _counts(df, keys: list[str]):
@@ -68,7 +69,7 @@ def table2(df):
 def slowdowns(df):
     """Tool wall time over the plain (sequential) run's, per code, graph and configuration."""
     import pandas as pd
-    ok = df[df["verdict"].isin(["race", "no race"])]
+    ok = df[df["verdict"].isin([Verdict.RACE.value, Verdict.NO_RACE.value])]
     base = ok[ok["tool"] == "sequential"][CONFIG + ["code", "graph", "wall_s"]].rename(columns={"wall_s": "plain_s"})
     tools = ok[ok["tool"] != "sequential"][CONFIG + ["code", "pattern", "graph", "tool", "wall_s"]]
     m = tools.merge(base, on=CONFIG + ["code", "graph"])

@@ -144,7 +144,7 @@ def _run(s: Settings, stack: contextlib.ExitStack) -> Summary:
             print(f"indigo-bench: note: {why}", file=sys.stderr)
         else:
             active.append(t)
-    finished = {r.key() for r in load(s.out) if not (s.retry_errors and r.verdict == "error")}
+    finished = {r.key() for r in load(s.out) if not (s.retry_errors and r.verdict == tools.Verdict.ERROR)}
     tasks: list[Task] = []
     # codes vary fastest, so that the workers start by building different codes side by side
     # rather than waiting on one another for the same build
@@ -168,7 +168,7 @@ def _run(s: Settings, stack: contextlib.ExitStack) -> Summary:
                 row = done.value if done.ok else _failed_row(by_key[done.key], done.error, backend.name, s)
                 journal.add(row)
                 summary.ran += 1
-                summary.errors += row.verdict == "error"
+                summary.errors += row.verdict == tools.Verdict.ERROR
             summary.stats = campaign.stats
     finally:
         bar.close()
@@ -219,13 +219,13 @@ def _row(code: Code, graph: Path, tool: str, backend_name: str, tpb: int, blocks
 def _failed_row(task: Task, why: str, backend_name: str, s: Settings) -> Row:
     spec: RowSpec = task.args[0]
     return _row(spec.code, spec.graph, spec.tool, backend_name, s.tpb, s.blocks,
-                tools.Outcome("error", None, "", -1, 0.0, None, why))
+                tools.Outcome(tools.Verdict.ERROR, None, "", -1, 0.0, None, why))
 
 
 def _run_row(built: BuildOutcome, spec: RowSpec) -> Row:
     """Run one graph under one tool with the host's build; a failed build is an error row saying why."""
     if built.error is not None:
-        out = tools.Outcome("error", None, "", -1, 0.0, None, built.error)
+        out = tools.Outcome(tools.Verdict.ERROR, None, "", -1, 0.0, None, built.error)
     else:
         with temp_dir(prefix="indigo-bench-") as tmp:
             args = [str(spec.graph), str(spec.tpb), str(spec.blocks)]

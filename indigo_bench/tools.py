@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 from instrument import pipeline
@@ -27,9 +28,16 @@ MATCHES = "result matches serial code"
 DIFFERS = "result differs from serial code"
 
 
+class Verdict(StrEnum):
+    """What a tool said about one run (a StrEnum: rows store and compare it as its text)."""
+    RACE = "race"
+    NO_RACE = "no race"
+    ERROR = "error"
+
+
 @dataclass
 class Outcome:
-    verdict: str            # race | no race | error
+    verdict: Verdict
     races: int | None       # races the tool reported (None when it could not tell)
     serial_check: str       # matches | differs | "" : the program's own comparison line
     exit_status: int
@@ -59,7 +67,7 @@ def failure(res: RunResult, backend: Backend) -> str:
     return ""
 
 
-def _outcome(res: RunResult, verdict: str, races: int | None, note: str = "") -> Outcome:
+def _outcome(res: RunResult, verdict: Verdict, races: int | None, note: str = "") -> Outcome:
     mem = None if res.peak_rss_kib is None else round(res.peak_rss_kib / 1024, 1)
     return Outcome(verdict, races, serial_check(res.stdout), res.returncode, round(res.wall_s, 4), mem, note)
 
@@ -73,18 +81,18 @@ def sequential(res: RunResult, backend: Backend) -> Outcome:
     why = failure(res, backend)
     check = serial_check(res.stdout)
     if why or not check:
-        return _outcome(res, "error", None, why or f"no result line (exit {res.returncode}): {_tail(res.stderr)}")
-    return _outcome(res, "race" if check == "differs" else "no race", int(check == "differs"))
+        return _outcome(res, Verdict.ERROR, None, why or f"no result line (exit {res.returncode}): {_tail(res.stderr)}")
+    return _outcome(res, Verdict.RACE if check == "differs" else Verdict.NO_RACE, int(check == "differs"))
 
 
 def hirace(res: RunResult, races, backend: Backend) -> Outcome:
     """races: hirace's RaceReport, or None when the run left no log."""
     why = failure(res, backend)
     if why or races is None:
-        return _outcome(res, "error", None, why or f"no hirace log (exit {res.returncode}): {_tail(res.stderr)}")
+        return _outcome(res, Verdict.ERROR, None, why or f"no hirace log (exit {res.returncode}): {_tail(res.stderr)}")
     n = len(races.races)
     note = f"{races.dropped} more race records dropped" if races.dropped else ""
-    return _outcome(res, "race" if n else "no race", n, note)
+    return _outcome(res, Verdict.RACE if n else Verdict.NO_RACE, n, note)
 
 
 _SUMMARY = re.compile(r"RACECHECK SUMMARY:\s*(\d+) hazards? displayed \((\d+) errors?, (\d+) warnings?\)")
@@ -94,7 +102,7 @@ _ERRORS = re.compile(r"ERROR SUMMARY:\s*(\d+) errors?")
 def racecheck(res: RunResult, backend: Backend) -> Outcome:
     why = failure(res, backend)
     if why:
-        return _outcome(res, "error", None, why)
+        return _outcome(res, Verdict.ERROR, None, why)
     text = res.stdout + res.stderr
     m = _SUMMARY.search(text)
     if m:
@@ -102,9 +110,9 @@ def racecheck(res: RunResult, backend: Backend) -> Outcome:
     else:
         e = _ERRORS.search(text)
         if not e:
-            return _outcome(res, "error", None, f"no racecheck summary (exit {res.returncode}): {_tail(text)}")
+            return _outcome(res, Verdict.ERROR, None, f"no racecheck summary (exit {res.returncode}): {_tail(text)}")
         n = int(e.group(1))
-    return _outcome(res, "race" if n else "no race", n)
+    return _outcome(res, Verdict.RACE if n else Verdict.NO_RACE, n)
 
 
 def compute_sanitizer() -> Path | None:
