@@ -157,35 +157,40 @@ def build_hirace_program(work: Path, source: Path, backend: Backend, include):
         raise UserError(f"hirace could not instrument or build the code: {e.message}") from None
 
 
-class Sequential:
-    """The code's own check: the plain program compares its result with its serial version."""
-    name, build_name = "sequential", "plain"
+class Tool:
+    """A race checker the sweep runs: its name, which build it runs (`build_name`, `build`), why
+    it cannot run with a backend ('' when it can), and how a run becomes an Outcome (`run`)."""
+    name, build_name = "?", "plain"
     build = staticmethod(build_plain_program)
 
     def unavailable(self, backend: Backend) -> str:
         return ""
 
     def run(self, backend: Backend, built, args, timeout: float, cwd: Path) -> Outcome:
+        raise NotImplementedError
+
+
+class Sequential(Tool):
+    """The code's own check: the plain program compares its result with its serial version."""
+    name = "sequential"
+
+    def run(self, backend: Backend, built, args, timeout: float, cwd: Path) -> Outcome:
         return sequential(backend.run(built, args, timeout=timeout, cwd=cwd, measure_memory=True), backend)
 
 
-class Hirace:
+class Hirace(Tool):
     """Our automatic instrumentation, built once per code."""
     name, build_name = "hirace", "hirace"
     build = staticmethod(build_hirace_program)
-
-    def unavailable(self, backend: Backend) -> str:
-        return ""
 
     def run(self, backend: Backend, built, args, timeout: float, cwd: Path) -> Outcome:
         res, races = runner.execute(built, Config(), args, timeout, cwd=cwd, measure_memory=True)
         return hirace(res, races, backend)
 
 
-class Racecheck:
+class Racecheck(Tool):
     """Compute Sanitizer's racecheck on the plain program (gpu backend only)."""
-    name, build_name = "racecheck", "plain"
-    build = staticmethod(build_plain_program)
+    name = "racecheck"
 
     def unavailable(self, backend: Backend) -> str:
         if not backend.real_device:
