@@ -78,9 +78,9 @@ def do_instrument(a: argparse.Namespace, _extra) -> int:
     check_sources(a.sources)
     check_outputs([Output("-o", a.out, "dir")], inputs=[*a.sources, a.config, *a.include])
     cfg = config_mod.load(a.config)
-    planner, srcs, incs, warnings = runner.instrument(a.sources, a.out, cfg, a.include, a.define,
-                                                      lower_cpu=a.cpu)
-    for w in warnings:
+    ins = runner.instrument(a.sources, a.out, cfg, a.include, a.define, lower_cpu=a.cpu)
+    planner = ins.planner
+    for w in ins.warnings:
         print(f"hirace: warning: {w}", file=sys.stderr)
     print(f"hirace: instrumented {len(planner.sites)} sites into {a.out} "
           f"(site table: {a.out / 'hirace_sites.json'}); build with -I {include_dir()} "

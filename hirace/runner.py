@@ -18,12 +18,22 @@ from instrument.reaper import temp_dir
 from instrument.protocol import Env, Exit
 
 
-def instrument(sources, out_dir: Path, config: Config, include_dirs=(), defines=(), lower_cpu=False):
+@dataclass
+class Instrumented:
+    """What `hirace instrument` wrote: the planner (sites, defines), the sources and include dirs."""
+    planner: HiracePlanner
+    sources: list[Path]
+    include_dirs: list[Path]
+    warnings: list[str]
+
+
+def instrument(sources, out_dir: Path, config: Config, include_dirs=(), defines=(), lower_cpu=False) -> Instrumented:
+    """Instrument `sources` into out_dir with its site table, without building."""
     planner = HiracePlanner(config)
     ins = instrument_sources(sources, out_dir, [planner], include_dirs, defines, lower_cpu=lower_cpu)
     check_names(config, ins.programs, config.source)
     planner.write_sites(Path(out_dir) / "hirace_sites.json")
-    return planner, ins.sources, ins.include_dirs, ins.warnings
+    return Instrumented(planner, ins.sources, ins.include_dirs, ins.warnings)
 
 
 @dataclass

@@ -121,9 +121,10 @@ def test_instrumented_program_compiles_with_nvcc(tmp_path, nvcc):
     from hirace.config import Config
     from runtime import include_dir
     for src in (RACY, CUDA / "races" / "devvar_race.cu", CUDA / "races" / "width_int4_overlaps_int.cu"):
-        planner, srcs, incs, _ = runner.instrument([src], tmp_path / src.stem, Config())
-        r = subprocess.run([str(nvcc), "-std=c++17", "-c", f"-I{include_dir()}", *[f"-I{d}" for d in incs],
-                            str(srcs[0]), "-o", str(tmp_path / f"{src.stem}.o")], capture_output=True, text=True)
+        ins = runner.instrument([src], tmp_path / src.stem, Config())
+        r = subprocess.run([str(nvcc), "-std=c++17", "-c", f"-I{include_dir()}", *[f"-I{d}" for d in ins.include_dirs],
+                            *[f"-D{d}" for d in ins.planner.defines()], str(ins.sources[0]),
+                            "-o", str(tmp_path / f"{src.stem}.o")], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr[-3000:]
 
 

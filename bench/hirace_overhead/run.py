@@ -26,10 +26,9 @@ sys.path.insert(0, str(HERE.parents[1]))
 
 from hirace import runner  # noqa: E402
 from hirace.config import Config  # noqa: E402
-from instrument.backends import BuildRequest, get_backend  # noqa: E402
+from instrument.backends import get_backend  # noqa: E402
 from instrument import logs  # noqa: E402
 from instrument.protocol import HIRACE_LOG, Env  # noqa: E402
-from runtime import include_dir  # noqa: E402
 
 PROGRAMS = {"reduce": 1 << 24, "histogram": 1 << 24, "matmul": 1024, "stencil": 1 << 24, "spmv": 1 << 20}
 
@@ -58,11 +57,7 @@ def main() -> int:
             n = str(max(16, int(size * a.scale))) if name != "matmul" else str(max(64, int(size * math.sqrt(a.scale)) // 16 * 16))
             from instrument import pipeline
             plain = pipeline.build([src], be, tmp / f"{name}-plain").exe
-            planner, srcs, incs, _ = runner.instrument([src], tmp / f"{name}-hr" / "src", Config(),
-                                                       lower_cpu=be.needs_lowering)
-            shift = int(math.log2(planner.granularity()))
-            inst = be.build(BuildRequest(srcs, tmp / f"{name}-hr" / "prog", incs + [include_dir()],
-                                         [f"HIRACE_GRANULARITY_SHIFT={shift}"]))
+            inst = runner.build([src], be, tmp / f"{name}-hr", Config()).exe
             t_plain, t_hr, t_rc, races, rc_hazards = [], [], [], 0, ""
             mem = (0, 0)
             for _ in range(a.repeat):
