@@ -163,3 +163,26 @@ def test_header_device_function_reached_from_the_second_file(run_cli, tmp_path):
     doc = json.loads(r.stderr[r.stderr.index("{"):])
     [race] = doc["races"]
     assert race["kernel"] == "kb" and race["site"]["file"].endswith("dev.cuh") and race["site"]["line"] == 2
+
+
+def test_only_the_programs_own_allocations_are_tracked(tmp_path):
+    """hirace's scratch memory (ranges, clocks, shared shadow, race log) is not a user buffer: the
+    log lists the program's allocations only, and the memory figures count them alone."""
+    from hirace import runner
+    from hirace.config import Config
+    from instrument import logs
+    from instrument.backends import get_backend
+    from instrument.protocol import HIRACE_LOG, Env
+    src = tmp_path / "one.cu"
+    src.write_text("#include <cstdio>\n__global__ void k(int *a) { a[threadIdx.x] = threadIdx.x; }\n"
+                   "int main() { int *d; cudaMalloc(&d, 64 * sizeof(int)); k<<<1, 64>>>(d);\n"
+                   "  cudaDeviceSynchronize(); int h; cudaMemcpy(&h, d + 3, 4, cudaMemcpyDeviceToHost);\n"
+                   "  printf(\"%d\\n\", h); }\n")
+    backend = get_backend("cpu")
+    built = runner.build([src], backend, tmp_path / "w", Config())
+    log = tmp_path / "log.jsonl"
+    res = backend.run(built.exe, env={Env.HIRACE_LOG: str(log)}, timeout=60)
+    assert res.returncode == 0 and res.stdout == "3\n", res.stderr
+    got = logs.read_complete(log, HIRACE_LOG, "hirace's log")
+    assert [(b.name, b.size) for b in got["buffer"]] == [("&d", 256)]
+    assert got["end"][0].user_bytes == 256

@@ -166,6 +166,9 @@ extern "C" __attribute__((weak)) void hirace_host_before_free(const void *p) { h
 #define cudaHostAlloc(p, ...) HIRACE_TRACK_V(::hirace::host, cudaHostAlloc, p, __VA_ARGS__)
 #define cudaFree(p) (::hirace::host::before_free((const void *)(p)), ::cudaFree(p))
 
+// Below, the runtime's own memory (ranges, clocks, shared shadow, race log) is allocated through
+// the API's parenthesized names, `(cudaMalloc)(...)`, which the macros above leave alone: it is
+// not the program's, so it is neither checked nor counted as the program's memory.
 namespace hirace {
 namespace host {
 
@@ -191,9 +194,9 @@ inline void reset_cpu_shared_shadow() {
 
 template <class T> inline void grow(T **p, size_t *cap_bytes, size_t need_bytes, const char *what) {
   if (need_bytes <= *cap_bytes) return;
-  if (*p) cudaFree(*p);
+  if (*p) (cudaFree)(*p);
   size_t bytes = std::max(need_bytes, *cap_bytes * 2);
-  check_cuda(cudaMalloc(reinterpret_cast<void **>(p), bytes), what);
+  check_cuda((cudaMalloc)(reinterpret_cast<void **>(p), bytes), what);
   *cap_bytes = bytes;
 }
 
@@ -265,8 +268,8 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   grow(&s.d_shared, &s.d_shared_bytes, std::max<size_t>(shared_bytes, 8), "shared-memory shadow");
   if (s.prior_sites) {
     if (old_bytes != s.d_shared_bytes || !s.d_shared_sites) {
-      if (s.d_shared_sites) cudaFree(s.d_shared_sites);
-      check_cuda(cudaMalloc(reinterpret_cast<void **>(&s.d_shared_sites), s.d_shared_bytes / 2), "site shadow");
+      if (s.d_shared_sites) (cudaFree)(s.d_shared_sites);
+      check_cuda((cudaMalloc)(reinterpret_cast<void **>(&s.d_shared_sites), s.d_shared_bytes / 2), "site shadow");
     }
 #if !defined(CUDAEMU)
     check_cuda(cudaMemset(s.d_shared_sites, 0xff, s.d_shared_bytes / 2), "site shadow reset");
@@ -276,8 +279,8 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   check_cuda(cudaMemset(s.d_shared, 0, s.d_shared_bytes), "shared-memory shadow reset");
 #endif
   if (!s.d_log) {
-    check_cuda(cudaMalloc(reinterpret_cast<void **>(&s.d_log), s.log_cap * sizeof(RaceRecord)), "race log");
-    check_cuda(cudaMalloc(reinterpret_cast<void **>(&s.d_counts), 3 * sizeof(unsigned)), "race log");
+    check_cuda((cudaMalloc)(reinterpret_cast<void **>(&s.d_log), s.log_cap * sizeof(RaceRecord)), "race log");
+    check_cuda((cudaMalloc)(reinterpret_cast<void **>(&s.d_counts), 3 * sizeof(unsigned)), "race log");
   }
   check_cuda(cudaMemset(s.d_counts, 0, 3 * sizeof(unsigned)), "race log reset");
   size_t user = 0, tool = s.d_clocks_bytes + s.d_shared_bytes * (s.prior_sites ? 3 : 2) / 2 +
