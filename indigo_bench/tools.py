@@ -16,13 +16,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from instrument import pipeline
 from instrument.backends import Backend, RunResult, run_process
 from instrument.errors import UserError
 from instrument.toolchain import nvcc_path
-
-from hirace import runner
-from hirace.config import Config
 
 MATCHES = "result matches serial code"
 DIFFERS = "result differs from serial code"
@@ -143,7 +139,10 @@ def unavailable(tool: str, backend: Backend) -> str:
 
 
 # ---------------------------------------------------------------- the tools
+# The builds and hirace's run import the engine's parser (libclang) when they run, not with this
+# module: `indigo-bench --help` and the sweep's option checks work where libclang is missing.
 def build_plain_program(work: Path, source: Path, backend: Backend, include) -> Path:
+    from instrument import pipeline
     try:
         return pipeline.build([source], backend, work, include_dirs=list(include)).exe
     except UserError as e:
@@ -151,6 +150,8 @@ def build_plain_program(work: Path, source: Path, backend: Backend, include) -> 
 
 
 def build_hirace_program(work: Path, source: Path, backend: Backend, include):
+    from hirace import runner
+    from hirace.config import Config
     try:
         return runner.build([source], backend, work, Config(), list(include))
     except UserError as e:
@@ -184,6 +185,8 @@ class Hirace(Tool):
     build = staticmethod(build_hirace_program)
 
     def run(self, backend: Backend, built, args, timeout: float, cwd: Path) -> Outcome:
+        from hirace import runner
+        from hirace.config import Config
         res, races = runner.execute(built, Config(), args, timeout, cwd=cwd, measure_memory=True)
         return hirace(res, races, backend)
 
