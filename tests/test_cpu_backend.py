@@ -128,3 +128,22 @@ def test_unsupported_api_is_a_compile_error_naming_it(tmp_path, run_cli):
     r = run_cli("instrument.run", "--backend", "cpu", src)
     assert r.returncode == 2
     assert "cudaGraphCreate" in r.stderr
+
+
+@pytest.mark.parametrize("tool", ["instrument.run", "hirace.cli"])
+def test_a_stray_access_in_device_code_is_reported_with_its_line_not_a_crash(run_cli, tool):
+    src = CUDA / "faults" / "stray_access.cu"
+    cmd = ["run"] if tool == "hirace.cli" else []
+    r = run_cli(tool, *cmd, "--backend", "cpu", src)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert "kernel 'stray'" in r.stderr and "made an invalid memory access" in r.stderr
+    assert f"at {src}:7, in block (1,0,0) thread (5,0,0)" in r.stderr, r.stderr
+    assert "emulation fault" in r.stderr and "SIGSEGV" not in r.stderr
+
+
+def test_a_thread_stack_overflow_names_the_line_and_the_option_to_raise(run_cli):
+    src = CUDA / "faults" / "stray_access.cu"
+    r = run_cli("instrument.run", "--backend", "cpu", src, "--", "deep")
+    assert r.returncode == 2, r.stderr
+    assert "the stack of thread (0,0,0) in block (0,0,0) of kernel 'recurse'" in r.stderr, r.stderr
+    assert f"overflowed at {src}:" in r.stderr and "raise CUDAEMU_STACK_KB, now 64 KiB" in r.stderr

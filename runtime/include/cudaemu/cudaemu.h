@@ -47,8 +47,11 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+#include <dlfcn.h>
+#include <elf.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
 // libstdc++ 13 writes __attribute__((__noinline__)): include what uses it
 // before __noinline__ becomes a macro below (their include guards keep it so)

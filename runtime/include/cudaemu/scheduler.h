@@ -175,6 +175,7 @@ inline char *new_stack() {
   void *m = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) fault(kExitEmulationFault, "out of memory for fiber stacks (lower CUDAEMU_STACK_KB)");
   mprotect(m, page, PROT_NONE);  // guard page: an overflow faults instead of corrupting
+  g_stack_guards.push_back(static_cast<char *>(m));
   return static_cast<char *>(m) + total;
 }
 
@@ -193,11 +194,77 @@ inline void start_fiber(Fiber &f) {
   f.sp = sp;
 }
 
-// An access to the page after the shared window (past the dynamic shared memory)
-// stops the run with a message, as the GPU reports an out-of-range shared address.
-inline void on_segv(int sig, siginfo_t *info, void *) {
+// The source line of a code address: addr2line on the executable or library that holds it (built
+// with -g; the rewritten copies' #line directives name the user's files). "" when unknown.
+inline void source_line(const void *pc, char *buf, size_t n) {
+  buf[0] = 0;
+  Dl_info info;
+  if (!pc || !dladdr(pc, &info) || !info.dli_fbase) return;
+  const auto *elf = static_cast<const Elf64_Ehdr *>(info.dli_fbase);
+  uintptr_t addr = uintptr_t(pc) - (elf->e_type == ET_DYN ? uintptr_t(info.dli_fbase) : 0);
+  // a library loaded by path names itself; the main program may be named relative to another
+  // directory (argv[0]): its path is read from /proc/self/exe (here, not in addr2line's process)
+  char exe[800] = "";
+  const char *file = info.dli_fname;
+  if (!file || file[0] != '/') {
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k <= 0) return;
+    exe[k] = 0;
+    file = exe;
+  }
+  if (std::strchr(file, '\'')) return;
+  char cmd[1200];
+  std::snprintf(cmd, sizeof cmd, "addr2line -e '%s' 0x%lx 2>/dev/null", file, static_cast<unsigned long>(addr));
+  FILE *p = popen(cmd, "r");
+  if (!p) return;
+  if (std::fgets(buf, int(n), p)) {
+    buf[std::strcspn(buf, " \n")] = 0;   // "file:line (discriminator 2)" -> "file:line"
+    if (std::strchr(buf, '?')) buf[0] = 0;   // "??:0", "file:?": not known
+  }
+  pclose(p);
+}
+
+inline const void *fault_pc(void *uctx) {
+#if defined(__x86_64__) && defined(REG_RIP)
+  return uctx ? reinterpret_cast<const void *>(static_cast<ucontext_t *>(uctx)->uc_mcontext.gregs[REG_RIP]) : nullptr;
+#else
+  (void)uctx;
+  return nullptr;
+#endif
+}
+
+// A fault in device code stops the run with a message naming the kernel, the thread and the
+// source line, instead of a crash: an access past the dynamic shared memory (the GPU reports an
+// out-of-range shared address), a thread's stack overflowing into its guard page, or any other
+// invalid address (where a GPU might even let the access through, the cpu backend cannot).
+inline void on_segv(int sig, siginfo_t *info, void *uctx) {
   char *a = static_cast<char *>(info->si_addr);
-  if (g_arena && a >= g_arena + kSharedWindow && a < g_arena + kSharedWindow + size_t(sysconf(_SC_PAGESIZE))) {
+  size_t page = size_t(sysconf(_SC_PAGESIZE));
+  if (g_cur && g_launch && g_block) {
+    char where[600], at[700] = "";
+    source_line(fault_pc(uctx), where, sizeof where);
+    if (where[0]) std::snprintf(at, sizeof at, " at %s", where);
+    bool overflow = false;
+    for (char *guard : g_stack_guards) overflow |= a >= guard && a < guard + page;
+    if (overflow || !(a >= g_arena + kSharedWindow && a < g_arena + kSharedWindow + page)) {
+      char msg[1600];
+      if (overflow)
+        std::snprintf(msg, sizeof msg,
+                      "the stack of thread (%u,%u,%u) in block (%u,%u,%u) of kernel '%s' (launched at %s:%d) "
+                      "overflowed%s (deep recursion or large local arrays: raise %s, now %zu KiB)",
+                      g_cur->tid.x, g_cur->tid.y, g_cur->tid.z, g_block->bid.x, g_block->bid.y, g_block->bid.z,
+                      g_launch->name, g_launch->file, g_launch->line, at, ::cctk::env::kCudaemuStackKb,
+                      config().stack_bytes / 1024);
+      else
+        std::snprintf(msg, sizeof msg,
+                      "kernel '%s' (launched at %s:%d) made an invalid memory access to address %p%s, in block "
+                      "(%u,%u,%u) thread (%u,%u,%u) (out of bounds of every allocation, or a bad pointer)",
+                      g_launch->name, g_launch->file, g_launch->line, static_cast<void *>(a), at, g_block->bid.x,
+                      g_block->bid.y, g_block->bid.z, g_cur->tid.x, g_cur->tid.y, g_cur->tid.z);
+      fault(kExitEmulationFault, msg);
+    }
+  }
+  if (g_arena && a >= g_arena + kSharedWindow && a < g_arena + kSharedWindow + page) {
     char msg[512];
     std::snprintf(msg, sizeof msg,
                   "kernel '%s' (launched at %s:%d) accessed byte %zu after the end of its %zu bytes of "
@@ -228,7 +295,7 @@ inline char *arena_for(unsigned slot) {
     if (g_slot_arenas.size() == 1) {
       struct sigaction sa {};
       sa.sa_sigaction = on_segv;
-      sa.sa_flags = SA_SIGINFO;
+      sa.sa_flags = SA_SIGINFO | SA_ONSTACK;   // on the signal stack: a stack overflow is reported too
       sigaction(SIGSEGV, &sa, nullptr);
     }
   }
@@ -282,8 +349,21 @@ inline void run_turn() {
   switch_away(config().seeded);
 }
 
+// The thread that runs a grid handles its faults on a stack of its own (see on_segv).
+inline void ensure_signal_stack() {
+  static thread_local bool done = false;
+  if (done) return;
+  done = true;
+  static thread_local char altstack[64 * 1024];
+  stack_t ss{};
+  ss.ss_sp = altstack;
+  ss.ss_size = sizeof altstack;
+  sigaltstack(&ss, nullptr);
+}
+
 inline void run_grid(Launch &L) {
   config();
+  ensure_signal_stack();
   g_launch = &L;
   unsigned nblocks = L.grid.x * L.grid.y * L.grid.z;
   std::vector<unsigned> order = block_order(nblocks);

@@ -109,6 +109,7 @@ inline unsigned long long g_switches = 0;  // fiber context switches, for benchm
 // does on a GPU (at the granularity of 16 bytes).
 constexpr size_t kSharedWindow = 256 * 1024;
 inline char *g_arena = nullptr;   // the running block's shared-memory window
+inline std::vector<char *> g_stack_guards;   // the guard page below each fiber stack
 inline void (*g_block_start_hook)() = nullptr;  // tools reset per-block state here
 inline void (*g_fault_hook)() = nullptr;        // tools save what they measured before a fault exit
 inline int g_fault_fd = -1;  // a second place for the fault message (kernels loaded into a Python test,
