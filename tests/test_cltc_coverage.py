@@ -100,6 +100,25 @@ def test_reports_from_cli(run_cli, tmp_path):
     assert "divergent: block (0,0,0) 40/64" in page and "no case matched ✗" in page
 
 
+@pytest.mark.parametrize("gate,status,line", [
+    (["--fail-under", "80"], 0, None),
+    (["--fail-under", "branches=84"], 1, "cltc coverage: branches coverage 83.3% (15/18) is under --fail-under branches=84"),
+    (["--fail-under", "branches=80", "--fail-under", "total=100"], 1, "total coverage"),
+])
+def test_fail_under_gates_exit_1_naming_what_fell_short(run_cli, gate, status, line):
+    r = run_cli("cltestcheck.cli", "coverage", "--suite", SUITES / "cov_features", "--backend", "cpu", *gate)
+    assert r.returncode == status, r.stderr
+    assert (line in r.stderr) if line else "under --fail-under" not in r.stderr
+
+
+@pytest.mark.parametrize("value,message", [("lots", "'lots' is not a percentage"), ("101", "not between 0 and 100"),
+                                           ("lines=50", "unknown measure 'lines'")])
+def test_a_bad_fail_under_is_a_clear_error(run_cli, value, message):
+    r = run_cli("cltestcheck.cli", "coverage", "--suite", SUITES / "cov_features", "--backend", "cpu",
+                "--fail-under", value)
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
+
+
 @pytest.mark.parametrize("toml,needle", [
     ('[build]\nsources = ["features.cu"]\ncolour = 1\n[[test]]\n', "unknown key 'colour' in [build]"),
     ('[build]\nsources = ["nope.cu"]\n[[test]]\n', "'sources' names a file that does not exist: nope.cu"),

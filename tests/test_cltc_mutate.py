@@ -83,7 +83,8 @@ STRYKER_SCHEMA = {   # the parts of mutation-testing-report-schema that viewers 
 
 def test_cli_reports(run_cli, tmp_path):
     r = run_cli("cltestcheck.cli", "mutate", "--suite", SUITES / "mut_racy", "--backend", "cpu", "--runs", "4",
-                "-j", "2", "--json", tmp_path / "m.json", "--stryker", tmp_path / "s.json", "--html", tmp_path / "h")
+                "-j", "2", "--json", tmp_path / "m.json", "--stryker", tmp_path / "s.json", "--html", tmp_path / "h",
+                "--results", tmp_path / "rows.csv", "--break", "0")
     assert r.returncode == 0, r.stderr
     assert "Undecided (killed in some runs only" in r.stdout and "hist.cu:8" in r.stdout
     ours = json.loads((tmp_path / "m.json").read_text())
@@ -94,6 +95,12 @@ def test_cli_reports(run_cli, tmp_path):
     und = [m for m in mutants if m["statusReason"].startswith("undecided")]
     assert und and all(m["status"] == "Survived" for m in und)
     assert (tmp_path / "h" / "index.html").is_file()
+    assert st["config"]["thresholds"] == {"high": 80, "low": 60, "break": 0}
+    # the same campaign again (its rows resumed, nothing judged again) under a break it cannot reach
+    r = run_cli("cltestcheck.cli", "mutate", "--suite", SUITES / "mut_racy", "--backend", "cpu", "--runs", "4",
+                "--results", tmp_path / "rows.csv", "--break", "100")
+    score = ours["summary"]["score"]
+    assert r.returncode == 1 and f"cltc mutate: mutation score {score:.1f}% is under --break 100" in r.stderr
 
 
 def test_list_operators_and_bad_operator(run_cli):

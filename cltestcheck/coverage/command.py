@@ -7,7 +7,9 @@ from pathlib import Path
 
 from instrument.backends import NAMES
 from instrument.cli_support import positive_int
-from instrument.errors import EXIT_OK
+from instrument.errors import EXIT_FINDINGS, EXIT_OK
+
+from .. import gates
 from instrument.files import Output, check_outputs
 
 
@@ -22,6 +24,9 @@ def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lcov", type=Path, metavar="FILE", help="also write an lcov tracefile (.info)")
     p.add_argument("--cobertura", type=Path, metavar="FILE", help="also write Cobertura XML")
     p.add_argument("--html", type=Path, metavar="DIR", help="also write annotated HTML pages")
+    p.add_argument("--fail-under", action="append", metavar="[MEASURE=]PCT",
+                   help="exit 1 when coverage is under PCT: the total, or one measure (branches, loops, "
+                        "barriers); repeatable")
 
 
 def run(a: argparse.Namespace, _extra) -> int:
@@ -29,6 +34,7 @@ def run(a: argparse.Namespace, _extra) -> int:
     from ..report_files import write_reports
     from . import engine, report_cobertura, report_html, report_json, report_lcov, report_text
 
+    thresholds = gates.coverage_thresholds(a.fail_under)
     s = suite_mod.load(a.suite, a.kernels).select(a.test)
     check_outputs([Output("--json", a.json), Output("--lcov", a.lcov), Output("--cobertura", a.cobertura),
                    Output("--html", a.html, "dir")], inputs=[*s.input_files(), s.root])
@@ -38,4 +44,10 @@ def run(a: argparse.Namespace, _extra) -> int:
                    (a.cobertura, lambda: report_cobertura.render(res))],
                   a.html, lambda: report_html.render(res))
     sys.stdout.write(report_text.render(res))
-    return EXIT_OK
+    t = res.total()
+    covered = {"branches": tuple(t.branches), "loops": tuple(t.loop_total), "barriers": tuple(t.barriers),
+               "total": (t.branches[0] + t.loop_total[0] + t.barriers[0], t.branches[1] + t.loop_total[1] + t.barriers[1])}
+    short = gates.coverage_shortfalls(covered, thresholds)
+    for line in short:
+        print(f"cltc coverage: {line}", file=sys.stderr)
+    return EXIT_FINDINGS if short else EXIT_OK

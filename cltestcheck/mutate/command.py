@@ -9,12 +9,14 @@ from pathlib import Path
 
 from instrument.backends import NAMES
 from instrument.cli_support import positive_int
-from instrument.errors import EXIT_OK, UserError
+from instrument.errors import EXIT_FINDINGS, EXIT_OK, UserError
 from instrument.files import Output, check_outputs
 from instrument.execution import add_options
 from instrument.execution.journal import campaign_lock
 
+from .. import gates
 from .operators import OPERATORS
+from .results import counts
 
 
 def setup(p: argparse.ArgumentParser) -> None:
@@ -34,6 +36,8 @@ def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", type=Path, metavar="FILE", help="also write our JSON report")
     p.add_argument("--stryker", type=Path, metavar="FILE", help="also write the Stryker mutation-testing-report JSON")
     p.add_argument("--html", type=Path, metavar="DIR", help="also write annotated HTML pages")
+    p.add_argument("--break", dest="break_at", metavar="PCT",
+                   help="exit 1 when the mutation score is under PCT (Stryker's break threshold)")
 
 
 def run(a: argparse.Namespace, _extra) -> int:
@@ -51,6 +55,7 @@ def run(a: argparse.Namespace, _extra) -> int:
     from . import engine, report_html, report_json, report_stryker, report_text
     from .operators import parse_list
 
+    break_at = None if a.break_at is None else gates.percent(a.break_at, "--break")
     ops = parse_list(a.operators)
     s = suite_mod.load(a.suite, a.kernels).select(a.test)
     check_outputs([Output("--results", a.results), Output("--json", a.json), Output("--stryker", a.stryker),
@@ -60,7 +65,11 @@ def run(a: argparse.Namespace, _extra) -> int:
         res = engine.run(s, a.backend, ops, a.runs, a.jobs, dask=a.dask, results=a.results)
     if a.dask or a.jobs > 1:
         print(f"cltc: {res.execution.summary(time.monotonic() - t0)}", file=sys.stderr)
-    write_reports([(a.json, lambda: report_json.render(res)), (a.stryker, lambda: report_stryker.render(res))],
+    write_reports([(a.json, lambda: report_json.render(res)), (a.stryker, lambda: report_stryker.render(res, break_at))],
                   a.html, lambda: report_html.render(res))
     sys.stdout.write(report_text.render(res))
+    short = gates.mutation_shortfall(counts(res.outcomes)["score"], break_at)
+    if short:
+        print(f"cltc mutate: {short}", file=sys.stderr)
+        return EXIT_FINDINGS
     return EXIT_OK

@@ -14,7 +14,7 @@ STATUS = {"killed": "Killed", "timeout": "Timeout", "survived": "Survived", "und
           "no-coverage": "NoCoverage", "failed": "RuntimeError"}
 
 
-def render(res: MutationResult) -> str:
+def render(res: MutationResult, break_at: float | None = None) -> str:
     files: OrderedDict[str, dict] = OrderedDict()
     root = res.suite
     for o in res.outcomes:
@@ -41,4 +41,6 @@ def render(res: MutationResult) -> str:
     doc = {"$schema": "https://git.io/mutation-testing-schema", "schemaVersion": "2",
            "thresholds": {"high": 80, "low": 60}, "projectRoot": root, "files": files,
            "framework": {"name": "cltc", "version": __version__}}
+    if break_at is not None:   # the schema's thresholds hold high and low; the free-form config the rest
+        doc["config"] = {"thresholds": {"high": 80, "low": 60, "break": break_at}}
     return json.dumps(doc, indent=1) + "\n"
