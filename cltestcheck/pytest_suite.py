@@ -15,7 +15,6 @@ from pathlib import Path
 
 from instrument.backends import Backend, run_process
 from instrument.errors import UserError
-from instrument.kernel_lib.build import build_library
 
 from .observed import Observed
 from .pytest_plugin import MANIFEST_ENV, RESULT_ENV
@@ -94,6 +93,7 @@ class PytestKind:
     def build(self, suite, backend: Backend, work: Path, planners, name: str = "prog", opt: str = "-O2",
               cpu_planners=()):
         """The kernel sources as one kernel library instrumented by `planners`; (manifest, [], [])."""
+        from instrument.kernel_lib.build import build_library   # the parser only when a build runs
         tools = sorted({getattr(p, "tool", "") for p in planners} - {""})
         extra = list(cpu_planners) if backend.needs_lowering else []
         manifest = build_library(suite.sources, backend, work / name, extra + list(planners), suite.include,

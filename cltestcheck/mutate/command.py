@@ -16,7 +16,6 @@ from instrument.execution.journal import campaign_lock
 
 from .. import gates
 from .operators import OPERATORS
-from .results import counts
 
 
 def setup(p: argparse.ArgumentParser) -> None:
@@ -54,6 +53,7 @@ def run(a: argparse.Namespace, _extra) -> int:
     from ..report_files import write_reports
     from . import engine, report_html, report_json, report_stryker, report_text
     from .operators import parse_list
+    from .results import counts
 
     break_at = None if a.break_at is None else gates.percent(a.break_at, "--break")
     ops = parse_list(a.operators)
