@@ -1,4 +1,8 @@
-"""hirace.toml: what to check. Every key is declared here once, with its default."""
+"""hirace.toml: what to check. Every key is declared here once, with its default.
+
+Without --config, the configuration is found as ruff and coverage.py find theirs: from the current
+directory upward, the first directory holding a `hirace.toml`, or a `pyproject.toml` with a
+`[tool.hirace]` table, gives it (hirace.toml first within one directory)."""
 from __future__ import annotations
 
 import tomllib
@@ -34,16 +38,38 @@ HELP = {
 }
 
 
+def discover(start: Path) -> Path | None:
+    """The configuration file that applies in `start`: hirace.toml, or a pyproject.toml with a
+    [tool.hirace] table, in start or the nearest directory above it; None when there is none."""
+    for d in [start, *start.parents]:
+        if (d / "hirace.toml").is_file():
+            return d / "hirace.toml"
+        py = d / "pyproject.toml"
+        if py.is_file():
+            try:
+                if "hirace" in tomllib.loads(read_text(py, "pyproject.toml")).get("tool", {}):
+                    return py
+            except tomllib.TOMLDecodeError as exc:
+                raise UserError(f"{py}: not valid TOML: {exc}",
+                                hint="hirace looks for a [tool.hirace] table in it; fix the file or pass --config") from None
+    return None
+
+
 def load(path: str | Path | None) -> Config:
     cfg = Config()
     if path is None:
         return cfg
     p = Path(path)
-    cfg.source = str(p)
     try:
         data = tomllib.loads(read_text(p, "config file"))
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{p}: not valid TOML: {exc}") from None
+    if p.name == "pyproject.toml":   # the [tool.hirace] table (none: the defaults)
+        data = data.get("tool", {}).get("hirace", {})
+        if not isinstance(data, dict):
+            raise UserError(f"{p}: [tool.hirace] must be a table")
+        p = Path(f"{p} [tool.hirace]")
+    cfg.source = str(p)
     known = {f.name: f for f in fields(Config)}
     for key, value in data.items():
         if key not in known:

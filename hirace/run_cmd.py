@@ -23,7 +23,9 @@ def _renderer(fmt: str):
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", metavar="hirace.toml", help="what to check (see docs)")
+    p.add_argument("--config", metavar="hirace.toml",
+                   help="what to check (default: hirace.toml, or [tool.hirace] in pyproject.toml, in this "
+                        "directory or the nearest one above)")
     p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
     p.add_argument("-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]")
     p.add_argument("sources", nargs="+", type=Path, metavar="prog.cu")
@@ -44,8 +46,9 @@ def setup_run(p: argparse.ArgumentParser) -> None:
 def do_run(a: argparse.Namespace, prog_args: list[str]) -> int:
     from . import runner
     check_sources(a.sources)
-    check_outputs([Output("--output", a.output)], inputs=[*a.sources, a.config])
-    cfg = config_mod.load(a.config)
+    config = a.config or config_mod.discover(Path.cwd())
+    check_outputs([Output("--output", a.output)], inputs=[*a.sources, config])
+    cfg = config_mod.load(config)
     res = runner.run(a.sources, a.backend, cfg, prog_args, a.include, a.define, a.timeout,
                      prior_sites=True if a.prior_sites else None)
     text = _renderer(a.format)(res)
@@ -76,8 +79,9 @@ def do_instrument(a: argparse.Namespace, _extra) -> int:
 
     from . import runner
     check_sources(a.sources)
-    check_outputs([Output("-o", a.out, "dir")], inputs=[*a.sources, a.config, *a.include])
-    cfg = config_mod.load(a.config)
+    config = a.config or config_mod.discover(Path.cwd())
+    check_outputs([Output("-o", a.out, "dir")], inputs=[*a.sources, config, *a.include])
+    cfg = config_mod.load(config)
     ins = runner.instrument(a.sources, a.out, cfg, a.include, a.define, lower_cpu=a.cpu)
     planner = ins.planner
     for w in ins.warnings:

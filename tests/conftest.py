@@ -48,11 +48,13 @@ def cpu_build(tmp_path):
 @pytest.fixture
 def run_cli():
     """run_cli('instrument.run', args...) -> CompletedProcess of `python -m MODULE args`."""
-    def run(module: str, *args, timeout=300, env=None):
+    def run(module: str, *args, timeout=300, env=None, cwd=None):
         import os
         e = dict(os.environ, **(env or {}))
+        if cwd is not None:   # the project on the path, as from its root
+            e["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), e.get("PYTHONPATH", "")]))
         return subprocess.run([sys.executable, "-m", module, *map(str, args)], capture_output=True,
-                              text=True, timeout=timeout, cwd=ROOT, env=e)
+                              text=True, timeout=timeout, cwd=cwd or ROOT, env=e)
     return run
 
 

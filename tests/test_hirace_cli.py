@@ -186,3 +186,30 @@ def test_only_the_programs_own_allocations_are_tracked(tmp_path):
     got = logs.read_complete(log, HIRACE_LOG, "hirace's log")
     assert [(b.name, b.size) for b in got["buffer"]] == [("&d", 256)]
     assert got["end"][0].user_bytes == 256
+
+
+TWO_KERNELS = ("__global__ void racy(int *a) { a[0] = threadIdx.x; }\n"
+               "__global__ void clean(int *a) { a[threadIdx.x] = 1; }\n"
+               "int main() { int *d; cudaMalloc(&d, 256); racy<<<1, 32>>>(d); clean<<<1, 32>>>(d);\n"
+               "  cudaDeviceSynchronize(); }\n")
+
+
+def test_the_configuration_is_found_upward_and_the_command_line_wins(run_cli, tmp_path):
+    two = tmp_path / "two.cu"
+    two.write_text(TWO_KERNELS)
+    work = tmp_path / "a" / "b"
+    work.mkdir(parents=True)
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.hirace]\nkernels = ["clean"]\n')
+    r = hirace(run_cli, "run", "--backend", "cpu", two, cwd=work)
+    assert r.returncode == 0, r.stderr                 # [tool.hirace] two levels up: racy is not checked
+    (tmp_path / "a" / "hirace.toml").write_text('kernels = ["racy"]\n')
+    r = hirace(run_cli, "run", "--backend", "cpu", two, cwd=work)
+    assert r.returncode == 1, r.stderr                 # the nearer hirace.toml applies
+    explicit = tmp_path / "explicit.toml"
+    explicit.write_text('kernels = ["clean"]\n')
+    r = hirace(run_cli, "run", "--backend", "cpu", "--config", explicit, two, cwd=work)
+    assert r.returncode == 0, r.stderr                 # the command line wins
+    (tmp_path / "a" / "hirace.toml").unlink()
+    (tmp_path / "pyproject.toml").write_text('[tool.hirace]\nbogus = 1\n')
+    r = hirace(run_cli, "run", "--backend", "cpu", two, cwd=work)
+    assert r.returncode == 2 and "pyproject.toml [tool.hirace]: unknown key 'bogus'" in r.stderr, r.stderr
