@@ -30,9 +30,9 @@ class HiracePlanner:
         self.min_size = 8
         self.skipped: list[str] = []
 
-    def _site(self, span, kind, text, function, variable, space) -> int:
+    def _site(self, span, kind, text, function, variable, space, bound="") -> int:
         sid = len(self.sites)
-        self.sites.append(Site(sid, span.file, span.line, span.col, kind, text, function, variable, space))
+        self.sites.append(Site(sid, span.file, span.line, span.col, kind, text, function, variable, space, bound))
         return sid
 
     def granularity(self) -> int:
@@ -58,8 +58,8 @@ class HiracePlanner:
             if monitor and a.base not in monitor:
                 continue
             fn = {"read": "rd", "write": "wr", "rmw": "rmw"}[a.kind]
-            sid = self._site(a.span, a.kind, a.text, a.function, a.base, a.space)
-            if plan.wrap(a.span, f"(*::hirace::{fn}(&(", f"), {sid}u))", f"hirace check of {a.text}"):
+            sid = self._site(a.span, a.kind, a.text, a.function, a.base, a.space, a.bound)
+            if plan.wrap(a.span, f"(*::hirace::{fn}(&(", f"), {sid}u{_bounds(a, src)}))", f"hirace check of {a.text}"):
                 # the largest power of two that divides every access size: a 3-byte or 6-byte
                 # element must not share a shadow word with its neighbour; an access whose size
                 # depends on a template argument may be a byte, so it makes the granularity 1
@@ -68,9 +68,10 @@ class HiracePlanner:
             if at.function not in reach or at.address is None:
                 continue
             text = src(at.span.file).text(at.span.start, at.span.end)
-            sid = self._site(at.span, "atomic", text, at.function, "", "pointer")
+            base = src(at.bound_base.file).text(at.bound_base.start, at.bound_base.end) if at.bound_base else ""
+            sid = self._site(at.span, "atomic", text, at.function, base, "pointer", at.bound)
             fn = "atomic_block" if at.scope == "block" else "atomic_device"
-            plan.wrap(at.address, f"::hirace::{fn}(", f", {sid}u)", f"hirace check of {at.name}")
+            plan.wrap(at.address, f"::hirace::{fn}(", f", {sid}u{_bounds(at, src)})", f"hirace check of {at.name}")
         for b in prog.barriers:
             if b.function not in reach:
                 continue
@@ -95,9 +96,10 @@ class HiracePlanner:
         regs = []
         for g in prog.globals:
             if g.space in ("device", "managed") and g.span.file == unit.main and g.name not in ignore:
+                where = g.span.file.replace("\\", "\\\\").replace('"', '\\"')
                 regs.append(f'static ::hirace::host::SymbolRegistrar hirace_symbol_{g.name}('
                             f'+[]() -> void * {{ void *p = nullptr; cudaGetSymbolAddress(&p, {g.name}); '
-                            f'return p; }}, sizeof({g.name}), "{g.name}");')
+                            f'return p; }}, sizeof({g.name}), "{g.name}", "{where}", {g.span.line}u);')
         if regs:
             data = src(unit.main).data
             plan.insert(_end_span(unit.main, data), len(data), " " + " ".join(regs),
@@ -105,6 +107,19 @@ class HiracePlanner:
 
     def write_sites(self, path: Path) -> None:
         site_table.write(self.sites, path)
+
+
+def _bounds(a, src) -> str:
+    """The extra arguments that bound an access where its expression names the variable:
+    `, a` (the buffer a points into), `, s, sizeof(s)` (a declared array), `, s, kDynamicShared`."""
+    if not a.bound or a.bound_base is None:
+        return ""
+    name = src(a.bound_base.file).text(a.bound_base.start, a.bound_base.end)
+    if a.bound == "pointer":
+        return f", {name}"
+    if a.bound == "array":
+        return f", {name}, sizeof({name})"
+    return f", {name}, ::hirace::kDynamicShared"
 
 
 def source_language(path: str) -> str:

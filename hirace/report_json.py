@@ -1,4 +1,5 @@
-"""JSON report: {"races": [...], "summary": {...}} (the contract scripts rely on)."""
+"""JSON report: {"races": [...], "memory_errors": [...], "summary": {...}} (the contract scripts
+rely on)."""
 from __future__ import annotations
 
 import dataclasses
@@ -18,8 +19,19 @@ def to_dict(res: RaceReport) -> dict:
         for k in ("thread", "block", "prior_thread", "prior_block"):
             d[k] = list(d[k])
         races.append(d)
-    return {"races": races,
-            "summary": {"races": len(res.races), "launches": res.launches, "dropped": res.dropped,
+    mem = []
+    for m in res.memory_errors:
+        d = dataclasses.asdict(m)
+        d["site"] = {"file": m.site.file, "line": m.site.line, "column": m.site.column, "text": m.site.text}
+        d["allocated_at"] = ({"file": m.allocated_at[0], "line": m.allocated_at[1]}
+                             if m.allocated_at else None)
+        d["where"] = m.where()
+        for k in ("thread", "block"):
+            d[k] = list(d[k])
+        mem.append(d)
+    return {"races": races, "memory_errors": mem,
+            "summary": {"races": len(res.races), "memory_errors": len(res.memory_errors),
+                        "launches": res.launches, "dropped": res.dropped,
                         "backend": res.backend, "granularity_bytes": res.granularity,
                         "program_exit": res.program_exit, "warnings": res.warnings}}
 

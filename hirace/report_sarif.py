@@ -8,6 +8,7 @@ from . import __version__
 from .results import RaceReport
 
 RULE = "hirace/data-race"
+OOB_RULE = "hirace/out-of-bounds"
 
 
 def _location(site, message: str | None = None) -> dict:
@@ -32,6 +33,20 @@ def render(res: RaceReport) -> str:
         if r.prior_site is not None:
             item["relatedLocations"] = [dict(_location(r.prior_site, "conflicting access"), id=1)]
         results.append(item)
+    for m in res.memory_errors:
+        what = f"{m.where()} {m.buffer}".rstrip()
+        msg = (f"Out-of-bounds {m.access} of {m.size} bytes in {m.memory} memory, kernel '{m.kernel}': {what} "
+               f"(offset {m.offset}, buffer of {m.buffer_size} bytes) by thread {m.thread} of block {m.block}; "
+               f"{m.count} such access{'es' if m.count != 1 else ''} at this site.")
+        item = {"ruleId": OOB_RULE, "level": "error", "message": {"text": msg},
+                "locations": [_location(m.site)],
+                "properties": {"kind": m.kind, "memory": m.memory, "kernel": m.kernel, "count": m.count}}
+        if m.allocated_at:
+            item["relatedLocations"] = [{"id": 1, "message": {"text": f"allocation of {m.buffer}"},
+                                         "physicalLocation": {
+                                             "artifactLocation": {"uri": Path(m.allocated_at[0]).resolve().as_uri()},
+                                             "region": {"startLine": m.allocated_at[1]}}}]
+        results.append(item)
     doc = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -43,10 +58,16 @@ def render(res: RaceReport) -> str:
                            "fullDescription": {"text": "Two accesses to one memory word by different GPU "
                                                        "threads, at least one a write, with no barrier or "
                                                        "atomic scope ordering them."},
+                           "defaultConfiguration": {"level": "error"}},
+                          {"id": OOB_RULE, "name": "OutOfBounds",
+                           "shortDescription": {"text": "Out-of-bounds memory access in a CUDA kernel"},
+                           "fullDescription": {"text": "An access outside the buffer or array it indexes "
+                                                       "(past its end or before its start), or outside "
+                                                       "every buffer of the program."},
                            "defaultConfiguration": {"level": "error"}}]}},
             "results": results,
             "invocations": [{"executionSuccessful": res.program_exit == 0,
-                             "exitCode": 1 if res.races else (0 if res.program_exit == 0 else 2),
+                             "exitCode": 1 if res.races or res.memory_errors else (0 if res.program_exit == 0 else 2),
                              "properties": {"programExitCode": res.program_exit,
                                             "launchesChecked": res.launches}}],
         }],

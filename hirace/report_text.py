@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from .results import Race, RaceReport
+from .results import MemError, Race, RaceReport
 
 
 def _where(site) -> str:
@@ -39,18 +39,43 @@ def render_race(r: Race) -> str:
     return "\n".join(lines)
 
 
+def render_memory_error(m: MemError) -> str:
+    buf = m.buffer or ""
+    if m.buffer and m.buffer_size:
+        buf = f"the {m.buffer_size}-byte {'array' if m.allocated_at is None else 'buffer'} {m.buffer}"
+    where = f"at byte offset {m.offset}: {m.where()} {buf}".rstrip() if m.buffer else m.where()
+    lines = [
+        "==================",
+        f"ERROR: hirace: out-of-bounds {m.access} in {m.memory} memory, kernel '{m.kernel}' (launch {m.launch})",
+        f"  {m.access.capitalize()} of {m.size} bytes {where}",
+        f"    at {_where(m.site)} by thread {_xyz(m.thread)} of block {_xyz(m.block)}:",
+        f"      {m.site.text}",
+    ]
+    if m.allocated_at:
+        lines.append(f"  {m.buffer} was allocated at {os.path.relpath(m.allocated_at[0])}:{m.allocated_at[1]}")
+    lines.append("  The access did not happen: a read gave zeros, a write was dropped")
+    if m.count > 1:
+        lines.append(f"  ({m.count} out-of-bounds accesses at this site)")
+    return "\n".join(lines)
+
+
+def _plural(n: int, word: str, suffix: str = "s") -> str:
+    return f"{n} {word}{suffix if n != 1 else ''}"
+
+
 def render(res: RaceReport) -> str:
-    out = [render_race(r) for r in res.races]
-    kernels = sorted({r.kernel for r in res.races})
-    if res.races:
+    out = [render_race(r) for r in res.races] + [render_memory_error(m) for m in res.memory_errors]
+    kernels = sorted({r.kernel for r in res.races} | {m.kernel for m in res.memory_errors})
+    checked = f"{_plural(res.launches, 'launch', 'es')} checked on the {res.backend} backend"
+    if res.races or res.memory_errors:
+        found = [x for x in (_plural(len(res.races), "data race") if res.races else "",
+                             _plural(len(res.memory_errors), "out-of-bounds access site")
+                             if res.memory_errors else "") if x]
         out.append("==================")
-        out.append(f"SUMMARY: hirace: {len(res.races)} data race{'s' if len(res.races) != 1 else ''} "
-                   f"in {len(kernels)} kernel{'s' if len(kernels) != 1 else ''} "
-                   f"({', '.join(kernels)}); {res.launches} launch{'es' if res.launches != 1 else ''} checked "
-                   f"on the {res.backend} backend")
+        out.append(f"SUMMARY: hirace: {' and '.join(found)} in {_plural(len(kernels), 'kernel')} "
+                   f"({', '.join(kernels)}); {checked}")
     else:
-        out.append(f"hirace: no data races found ({res.launches} launch{'es' if res.launches != 1 else ''} "
-                   f"checked on the {res.backend} backend)")
+        out.append(f"hirace: no data races found ({checked})")
     if res.launches == 0:
         out.append("hirace: note: the program launched no kernel, so nothing was checked")
     if res.program_exit != 0:

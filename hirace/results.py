@@ -46,9 +46,40 @@ class Race:
 
 
 @dataclass
+class MemError:
+    """An out-of-bounds access site: the first access there, and how many there were."""
+    kind: str                # out-of-bounds
+    access: str              # read, write, atomic
+    memory: str              # global | shared
+    kernel: str
+    launch: int
+    site: SiteRef
+    buffer: str              # the buffer or array, '' when the address lies outside every buffer
+    buffer_size: int         # its bytes
+    allocated_at: tuple | None   # (file, line) where the program allocated (declared) it
+    offset: int              # bytes from the buffer's start to the access (negative: before it)
+    size: int                # bytes the access covers
+    thread: tuple
+    block: tuple
+    count: int               # out-of-bounds accesses at this site (all launches)
+
+    def where(self) -> str:
+        """Where the access lies relative to its buffer, in words."""
+        if not self.buffer:
+            return "outside every buffer of the program"
+        if self.offset < 0:
+            return f"{-self.offset} bytes before the start of"
+        if self.offset >= self.buffer_size:
+            return f"{self.offset - self.buffer_size} bytes past the end of"
+        return f"across the end (at byte {self.offset}) of"
+
+
+@dataclass
 class RaceReport:
-    """What a hirace run found: its races, the launches checked, and what the runtime noted."""
+    """What a hirace run found: its races and out-of-bounds accesses, the launches checked, and
+    what the runtime noted."""
     races: list[Race] = field(default_factory=list)
+    memory_errors: list[MemError] = field(default_factory=list)
     dropped: int = 0
     launches: int = 0
     program_exit: int = 0
@@ -109,6 +140,54 @@ def _inconsistent(r, launches: dict, nsites: int) -> str:
     return ""
 
 
+def _mem_inconsistent(r, launches: dict, nsites: int, buffers: dict) -> str:
+    if r.launch not in launches:
+        return f"names launch {r.launch}, which the log does not have"
+    if 0 in launches[r.launch].grid or 0 in launches[r.launch].block:
+        return f"names launch {r.launch}, whose grid or block has a zero dimension"
+    if r.site >= nsites:
+        return f"names site {r.site}; the program has {nsites}"
+    if r.access >= len(ACCESS_NAMES) or r.space > 1 or not (r.buffer == -1 or r.buffer in buffers):
+        return "holds an access, memory space or buffer that does not exist"
+    if r.count == 0:
+        return "counts no access"
+    return ""
+
+
+def _memory_errors(log, launches: dict, sites: list[Site], buffers: dict) -> list[MemError]:
+    out: dict[tuple, MemError] = {}
+    for n, r in enumerate(log["memory_error"], 1):
+        problem = _mem_inconsistent(r, launches, len(sites), buffers)
+        if problem:
+            raise logs.LogError(f"hirace's log is inconsistent: memory error record {n} {problem}",
+                                hint=logs.DAMAGE_HINT)
+        key = (r.site, r.buffer)
+        if key in out:   # one report per site and buffer
+            out[key].count += r.count
+            continue
+        L = launches[r.launch]
+        site = sites[r.site]
+        memory = "shared" if r.space == 1 else "global"
+        allocated = None
+        if r.buffer >= 0:
+            b = buffers[r.buffer]
+            name, size = buffer_name(b.name), b.size
+            allocated = (b.file, b.line) if b.line else None
+        elif site.bound in ("array", "dynamic"):
+            name, size = site.variable, r.limit
+        elif memory == "shared":
+            name, size = "the block's shared memory", r.limit
+        else:
+            name, size = "", 0
+        access = "atomic" if r.access >= 2 else ACCESS_NAMES[r.access]
+        out[key] = MemError(
+            kind="out-of-bounds", access=access, memory=memory, kernel=L.kernel, launch=r.launch,
+            site=SiteRef(site.file, site.line, site.column, site.text, site.kind), buffer=name,
+            buffer_size=size, allocated_at=allocated, offset=r.offset, size=r.size,
+            thread=_coords(r.tid, L.block), block=_coords(r.bid, L.grid), count=r.count)
+    return sorted(out.values(), key=lambda m: (m.launch, m.site.file, m.site.line, m.site.column, m.buffer))
+
+
 def collect(log_path: Path, sites: list[Site], warp_size: int = 32) -> RaceReport:
     if not log_path.is_file():
         raise UserError("the program ended without writing hirace's log (it crashed, called _exit, "
@@ -117,8 +196,13 @@ def collect(log_path: Path, sites: list[Site], warp_size: int = 32) -> RaceRepor
     if not log["end"]:
         raise logs.LogError("hirace's log is incomplete (it has no end record)", hint=logs.DAMAGE_HINT)
     res = RaceReport(granularity=log["end"][-1].granularity)
+    buffer_records = {b.id: b for b in log["buffer"]}
     buffers = {b.id: buffer_name(b.name) for b in log["buffer"]}
     launches = {x.id: x for x in log["launch"]}
+    res.memory_errors = _memory_errors(log, launches, sites, buffer_records)
+    mem_dropped = sum(x.memory_dropped for x in log["launch"])
+    if mem_dropped:
+        res.warnings.append(f"{mem_dropped} out-of-bounds records were dropped (more sites than max_reports)")
     for x in log["launch"]:
         res.dropped += x.dropped
         if x.wrapped:

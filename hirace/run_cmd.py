@@ -37,7 +37,7 @@ def setup_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", metavar="FILE", help="write the report here instead of stderr")
     p.add_argument("--timeout", type=positive_float, default=300.0, help="seconds before the run is killed")
     p.add_argument("--error-exitcode", type=exit_code, default=EXIT_FINDINGS, metavar="N",
-                   help="exit status when races are found (default 1)")
+                   help="exit status when races or out-of-bounds accesses are found (default 1)")
     p.add_argument("--prior-sites", action="store_true",
                    help="record the conflicting access's site too (4 more bytes per word)")
     _common(p)
@@ -54,10 +54,11 @@ def do_run(a: argparse.Namespace, prog_args: list[str]) -> int:
     text = _renderer(a.format)(res)
     if a.output:
         atomic_write_text(a.output, text)
-        print(f"hirace: {len(res.races)} race(s); report written to {a.output}", file=sys.stderr)
+        print(f"hirace: {len(res.races)} race(s), {len(res.memory_errors)} out-of-bounds site(s); report "
+              f"written to {a.output}", file=sys.stderr)
     else:
         sys.stderr.write(text)
-    if res.races:
+    if res.races or res.memory_errors:
         return a.error_exitcode
     if res.program_exit != 0:
         # a failing program is never a pass, even with no race

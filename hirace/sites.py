@@ -19,6 +19,7 @@ class Site:
     function: str
     variable: str
     space: str       # shared, global, pointer (decided at run time)
+    bound: str = ""  # what bounds the access at run time: array, dynamic, pointer ('' the buffer it lands in)
 
 
 def write(sites: list[Site], path: Path) -> None:

@@ -87,7 +87,9 @@ def hirace(res: RunResult, races, backend: Backend) -> Outcome:
     if why or races is None:
         return _outcome(res, Verdict.ERROR, None, why or f"no hirace log (exit {res.returncode}): {_tail(res.stderr)}")
     n = len(races.races)
-    note = f"{races.dropped} more race records dropped" if races.dropped else ""
+    notes = [f"{races.dropped} more race records dropped" if races.dropped else "",
+             f"{len(races.memory_errors)} out-of-bounds access sites" if races.memory_errors else ""]
+    note = "; ".join(x for x in notes if x)
     return _outcome(res, Verdict.RACE if n else Verdict.NO_RACE, n, note)
 
 

@@ -87,8 +87,8 @@ def render() -> str:
 
 
 _C_TYPE = {"uint": "unsigned", "int": "int", "size": "std::size_t", "u64": "unsigned long long",
-           "str": "const char *", "dim3": "const unsigned *"}
-_FORMAT = {"uint": "%u", "int": "%d", "size": "%zu", "u64": "%llu", "dim3": "[%u, %u, %u]"}
+           "i64": "long long", "str": "const char *", "dim3": "const unsigned *"}
+_FORMAT = {"uint": "%u", "int": "%d", "size": "%zu", "u64": "%llu", "i64": "%lld", "dim3": "[%u, %u, %u]"}
 
 
 def _log_writers(namespace: str, records) -> list[str]:

@@ -24,13 +24,13 @@ def _ok(kind: str, v) -> bool:
         return isinstance(v, list) and len(v) == 3 and all(_ok("uint", x) for x in v)
     if isinstance(v, bool) or not isinstance(v, int):
         return False
-    return kind == "int" or v >= 0
+    return kind in ("int", "i64") or v >= 0
 
 
 @functools.cache
 def record_class(rec: LogRecord) -> type:
     """The dataclass of one record kind: its fields, in declaration order, typed."""
-    py = {"str": str, "dim3": tuple, "uint": int, "int": int, "size": int, "u64": int}
+    py = {"str": str, "dim3": tuple, "uint": int, "int": int, "size": int, "u64": int, "i64": int}
     name = "".join(w.capitalize() for w in rec.tag.split("_")) + "Record"
     return make_dataclass(name, [(f.name, py[f.kind]) for f in rec.fields], frozen=True)
 

@@ -20,6 +20,7 @@ class Env(StrEnum):
     HIRACE_PRIOR_SITES = "HIRACE_PRIOR_SITES"
     HIRACE_BLOCKS = "HIRACE_BLOCKS"
     HIRACE_THREADS = "HIRACE_THREADS"
+    HIRACE_BOUNDS = "HIRACE_BOUNDS"
     CLTC_COV_LOG = "CLTC_COV_LOG"
     CLTC_MUTANT = "CLTC_MUTANT"
     CLTC_MUT_REACH = "CLTC_MUT_REACH"
@@ -46,6 +47,8 @@ OPTIONS: dict[Env, OptionDoc] = {
     Env.HIRACE_PRIOR_SITES: OptionDoc("hirace/host.h", "0|1", "record the site of each word's last access"),
     Env.HIRACE_BLOCKS: OptionDoc("hirace/host.h", "lo:hi", "check only blocks lo..hi (linear ids)"),
     Env.HIRACE_THREADS: OptionDoc("hirace/host.h", "lo:hi", "check only threads lo..hi of each block"),
+    Env.HIRACE_BOUNDS: OptionDoc("hirace/host.h", "0|1", "redzones and out-of-bounds checks (default 1; 0 "
+                                 "only to measure their cost)"),
     Env.CLTC_COV_LOG: OptionDoc("cltc/coverage.h", "path", "where the coverage flags are written at exit"),
     Env.CLTC_MUTANT: OptionDoc("cltc/mutate.h", "id", "the active mutant (0: none)"),
     Env.CLTC_MUT_REACH: OptionDoc("cltc/mutate.h", "path", "where the reached mutation sites are written"),
@@ -101,7 +104,7 @@ def op_code(op: str) -> int:
 @dataclass(frozen=True)
 class LogField:
     name: str
-    kind: str   # uint | int | size | u64 | str | dim3
+    kind: str   # uint | int | size | u64 | i64 | str | dim3
 
 
 @dataclass(frozen=True)
@@ -116,12 +119,17 @@ def _record(tag: str, help: str, *fields: str) -> LogRecord:
 
 
 HIRACE_LOG = (
-    _record("buffer", "a tracked allocation", "id:size", "name:str", "size:size"),
+    _record("buffer", "a tracked allocation, and where the program made it (line 0: unknown)", "id:size",
+            "name:str", "size:size", "file:str", "line:uint"),
     _record("launch", "a checked launch", "id:size", "kernel:str", "grid:dim3", "block:dim3", "dropped:uint",
-            "wrapped:uint"),
+            "wrapped:uint", "memory_dropped:uint"),
     _record("race", "one race record of a launch", "launch:uint", "site:uint", "prior_site:int", "tid:uint",
             "bid:uint", "prior_tid:uint", "prior_bid:uint", "prior_state:uint", "access:uint", "space:uint",
             "buffer:uint", "offset:u64", "count:uint"),
+    _record("memory_error", "an out-of-bounds access site of a launch (the first access, and how many); "
+            "buffer -1: outside every buffer, or a declared array (the site names it)", "launch:uint",
+            "site:uint", "tid:uint", "bid:uint", "access:uint", "space:uint", "buffer:int", "offset:i64",
+            "limit:u64", "size:uint", "count:uint"),
     _record("end", "the last record: the log is complete", "granularity:uint", "user_bytes:size",
             "tool_bytes:size"),
 )

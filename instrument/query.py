@@ -181,6 +181,10 @@ class Access:
     type: str             # element type spelling
     size: int             # element size in bytes (-1 unknown)
     text: str
+    # what bounds the access where the expression says (a[i] on a variable a): 'array' (a declared
+    # array: sizeof), 'dynamic' (an extern __shared__ array), 'pointer' (the buffer a points into)
+    bound: str = ""
+    bound_base: Span | None = None   # the variable's reference in the expression
 
 
 @dataclass(frozen=True)
@@ -210,6 +214,8 @@ class AtomicCall:
     span: Span
     address: Span | None  # the first argument
     function: str
+    bound: str = ""                  # as Access.bound, when the address is &a[i]
+    bound_base: Span | None = None
 
 
 @dataclass(frozen=True)
@@ -570,7 +576,13 @@ class _Walker:
         parts = atomic_parts(name)
         if parts:
             addr = self.u.span_of(kids[1]) if len(kids) > 1 else None
-            self.p.atomics.append(AtomicCall(name, parts[0], parts[1], sp, addr, self.fn))
+            bound, base = "", None
+            target = _strip(kids[1]) if len(kids) > 1 else None
+            if target is not None and target.kind == CK.UNARY_OPERATOR and self._unop(target) == ("&", True):
+                inner = [k for k in target.get_children() if k.kind != CK.TYPE_REF]
+                if len(inner) == 1:
+                    bound, base = self._bound(_strip(inner[0]))
+            self.p.atomics.append(AtomicCall(name, parts[0], parts[1], sp, addr, self.fn, bound, base))
 
     # -- operators -----------------------------------------------------------
     @staticmethod
@@ -712,9 +724,43 @@ class _Walker:
         space = self._space(root)
         if space == "local":
             return
+        bound, base = self._bound(c)
         self.p.accesses.append(Access(sp, use, space, root.spelling if root is not None else "",
                                       self.fn, c.type.spelling, ctype.get_size(),
-                                      self.u.source(sp.file).text(sp.start, sp.end)))
+                                      self.u.source(sp.file).text(sp.start, sp.end), bound, base))
+
+    def _bound(self, c: cindex.Cursor) -> tuple[str, Span | None]:
+        """What bounds a subscript a[i] (or a[i][j] on an array) whose base is a variable."""
+        if c.kind != CK.ARRAY_SUBSCRIPT_EXPR:
+            return "", None
+        seen = 0
+        while c.kind == CK.ARRAY_SUBSCRIPT_EXPR and seen < 16:
+            seen += 1
+            kids = [k for k in c.get_children() if k.kind != CK.TYPE_REF]
+            if len(kids) != 2:
+                return "", None
+            base = _strip(kids[0])
+            if base.type.get_canonical().kind not in (TK.POINTER, TK.CONSTANTARRAY, TK.INCOMPLETEARRAY):
+                return "", None   # i[a], or a base of another kind
+            kind = base.type.get_canonical().kind
+            if base.kind == CK.ARRAY_SUBSCRIPT_EXPR and kind == TK.CONSTANTARRAY:
+                c = base   # a[i][j] on a 2-D array: the whole array bounds it
+                continue
+            if base.kind != CK.DECL_REF_EXPR or base.referenced is None or \
+                    base.referenced.kind not in (CK.VAR_DECL, CK.PARM_DECL):
+                return "", None
+            sp = self.u.span_of(base)
+            if sp is None or sp.file != self.u.span_of(c).file:
+                return "", None
+            space = self._space(base.referenced)
+            if kind == TK.POINTER:   # a local variable or parameter (reading it again is free)
+                return ("pointer", sp) if space == "pointer" else ("", None)
+            if kind == TK.CONSTANTARRAY and space in ("shared", "global"):
+                return "array", sp
+            if kind == TK.INCOMPLETEARRAY and space == "shared":
+                return "dynamic", sp
+            return "", None
+        return "", None
 
     def _use(self, c: cindex.Cursor) -> str | None:
         """How the lvalue c is used: 'read', 'write', 'rmw', or None (address only)."""

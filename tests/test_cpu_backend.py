@@ -130,15 +130,22 @@ def test_unsupported_api_is_a_compile_error_naming_it(tmp_path, run_cli):
     assert "cudaGraphCreate" in r.stderr
 
 
-@pytest.mark.parametrize("tool", ["instrument.run", "hirace.cli"])
-def test_a_stray_access_in_device_code_is_reported_with_its_line_not_a_crash(run_cli, tool):
+def test_a_stray_access_in_device_code_is_reported_with_its_line_not_a_crash(run_cli):
     src = CUDA / "faults" / "stray_access.cu"
-    cmd = ["run"] if tool == "hirace.cli" else []
-    r = run_cli(tool, *cmd, "--backend", "cpu", src)
+    r = run_cli("instrument.run", "--backend", "cpu", src)
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert "kernel 'stray'" in r.stderr and "made an invalid memory access" in r.stderr
     assert f"at {src}:7, in block (1,0,0) thread (5,0,0)" in r.stderr, r.stderr
     assert "emulation fault" in r.stderr and "SIGSEGV" not in r.stderr
+
+
+def test_under_hirace_the_same_stray_access_is_an_out_of_bounds_finding_and_the_run_goes_on(run_cli):
+    src = CUDA / "faults" / "stray_access.cu"
+    r = run_cli("hirace.cli", "run", "--backend", "cpu", src)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert "done" in r.stdout
+    assert "ERROR: hirace: out-of-bounds write in global memory, kernel 'stray'" in r.stderr
+    assert "stray_access.cu:7:16 by thread (5,0,0) of block (1,0,0)" in r.stderr
 
 
 def test_a_thread_stack_overflow_names_the_line_and_the_option_to_raise(run_cli):

@@ -65,9 +65,10 @@ def test_generated_log_writers_and_the_typed_reader_agree(tmp_path):
     src = tmp_path / "w.cpp"
     src.write_text('#include "cudacommon/protocol.h"\nint main() {\n  namespace r = ::cctk::hirace_log;\n'
                    '  unsigned g[3] = {4, 1, 1}, b[3] = {32, 2, 1};\n'
-                   '  r::write_buffer(stdout, 0, "d_\\"x\\"\\n", 4096);\n'
-                   '  r::write_launch(stdout, 0, "k<int>", g, b, 1, 0);\n'
+                   '  r::write_buffer(stdout, 0, "d_\\"x\\"\\n", 4096, "a.cu", 12);\n'
+                   '  r::write_launch(stdout, 0, "k<int>", g, b, 1, 0, 2);\n'
                    '  r::write_race(stdout, 0, 7, -1, 3, 2, 35, 1, 5, 1, 0, 0, 1ull << 40, 9);\n'
+                   '  r::write_memory_error(stdout, 0, 7, 3, 2, 1, 0, -1, -(1ll << 40), 256, 4, 3);\n'
                    '  r::write_end(stdout, 4, 100, 900);\n}\n')
     exe = tmp_path / "w"
     subprocess.run(["g++", "-std=c++17", f"-I{include_dir()}", str(src), "-o", str(exe)], check=True)
@@ -79,6 +80,9 @@ def test_generated_log_writers_and_the_typed_reader_agree(tmp_path):
     assert (launch.kernel, launch.grid, launch.block, launch.dropped) == ("k<int>", (4, 1, 1), (32, 2, 1), 1)
     [race] = got["race"]
     assert (race.site, race.prior_site, race.tid, race.offset, race.count) == (7, -1, 3, 1 << 40, 9)
+    [mem] = got["memory_error"]
+    assert (mem.buffer, mem.offset, mem.limit, mem.size, mem.count) == (-1, -(1 << 40), 256, 4, 3)
+    assert launch.memory_dropped == 2 and got["buffer"][0].line == 12
     assert got["end"][0].tool_bytes == 900
 
 
@@ -146,9 +150,30 @@ def test_race_records_that_name_what_does_not_exist_are_reported_not_raised(tmp_
     from instrument import logs
     log = tmp_path / "log.jsonl"
     log.write_text('{"record": "launch", "id": 0, "kernel": "k", "grid": [1, 1, 1], "block": [32, 1, 1], '
-                   '"dropped": 0, "wrapped": 0}\n'
+                   '"dropped": 0, "wrapped": 0, "memory_dropped": 0}\n'
                    '{"record": "race", ' + race + ', "tid": 1, "bid": 0, "prior_tid": 0, "prior_bid": 0, '
                    '"prior_state": 1, "access": 1, "space": 0, "buffer": 0, "offset": 0, "count": 1}\n'
+                   '{"record": "end", "granularity": 4, "user_bytes": 1, "tool_bytes": 1}\n')
+    site = Site(0, "k.cu", 1, 1, "write", "a[i]", "k", "a", "global")
+    with pytest.raises(logs.LogError, match=re.escape(message)):
+        collect(log, [site])
+
+
+@pytest.mark.parametrize("record,message", [
+    ('"launch": 3, "site": 0, "buffer": -1, "count": 1', "memory error record 1 names launch 3"),
+    ('"launch": 0, "site": 2, "buffer": -1, "count": 1', "memory error record 1 names site 2; the program has 1"),
+    ('"launch": 0, "site": 0, "buffer": 7, "count": 1', "memory error record 1 holds an access, memory space or buffer"),
+    ('"launch": 0, "site": 0, "buffer": -1, "count": 0', "memory error record 1 counts no access"),
+])
+def test_memory_error_records_that_name_what_does_not_exist_are_reported_not_raised(tmp_path, record, message):
+    from hirace.sites import Site
+    from hirace.results import collect
+    from instrument import logs
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"record": "launch", "id": 0, "kernel": "k", "grid": [1, 1, 1], "block": [32, 1, 1], '
+                   '"dropped": 0, "wrapped": 0, "memory_dropped": 0}\n'
+                   '{"record": "memory_error", ' + record + ', "tid": 1, "bid": 0, "access": 1, "space": 0, '
+                   '"offset": -4, "limit": 16, "size": 4}\n'
                    '{"record": "end", "granularity": 4, "user_bytes": 1, "tool_bytes": 1}\n')
     site = Site(0, "k.cu", 1, 1, "write", "a[i]", "k", "a", "global")
     with pytest.raises(logs.LogError, match=re.escape(message)):

@@ -16,6 +16,7 @@ constexpr const char kHiraceMaxReports[] = "HIRACE_MAX_REPORTS";   // count: rac
 constexpr const char kHiracePriorSites[] = "HIRACE_PRIOR_SITES";   // 0|1: record the site of each word's last access (hirace/host.h)
 constexpr const char kHiraceBlocks[] = "HIRACE_BLOCKS";   // lo:hi: check only blocks lo..hi (linear ids) (hirace/host.h)
 constexpr const char kHiraceThreads[] = "HIRACE_THREADS";   // lo:hi: check only threads lo..hi of each block (hirace/host.h)
+constexpr const char kHiraceBounds[] = "HIRACE_BOUNDS";   // 0|1: redzones and out-of-bounds checks (default 1; 0 only to measure their cost) (hirace/host.h)
 constexpr const char kCltcCovLog[] = "CLTC_COV_LOG";   // path: where the coverage flags are written at exit (cltc/coverage.h)
 constexpr const char kCltcMutant[] = "CLTC_MUTANT";   // id: the active mutant (0: none) (cltc/mutate.h)
 constexpr const char kCltcMutReach[] = "CLTC_MUT_REACH";   // path: where the reached mutation sites are written (cltc/mutate.h)
@@ -81,21 +82,27 @@ inline void write_string(std::FILE *f, const char *v) {
 
 // writers of the records of one runtime log (instrument/protocol.py: HIRACE_LOG)
 namespace hirace_log {
-// a tracked allocation
-inline void write_buffer(std::FILE *f, std::size_t id, const char * name, std::size_t size) {
+// a tracked allocation, and where the program made it (line 0: unknown)
+inline void write_buffer(std::FILE *f, std::size_t id, const char * name, std::size_t size, const char * file, unsigned line) {
   std::fprintf(f, "{\"record\": \"buffer\", \"id\": %zu, \"name\": ", id);
   log_detail::write_string(f, name);
-  std::fprintf(f, ", \"size\": %zu}\n", size);
+  std::fprintf(f, ", \"size\": %zu, \"file\": ", size);
+  log_detail::write_string(f, file);
+  std::fprintf(f, ", \"line\": %u}\n", line);
 }
 // a checked launch
-inline void write_launch(std::FILE *f, std::size_t id, const char * kernel, const unsigned * grid, const unsigned * block, unsigned dropped, unsigned wrapped) {
+inline void write_launch(std::FILE *f, std::size_t id, const char * kernel, const unsigned * grid, const unsigned * block, unsigned dropped, unsigned wrapped, unsigned memory_dropped) {
   std::fprintf(f, "{\"record\": \"launch\", \"id\": %zu, \"kernel\": ", id);
   log_detail::write_string(f, kernel);
-  std::fprintf(f, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"dropped\": %u, \"wrapped\": %u}\n", grid[0], grid[1], grid[2], block[0], block[1], block[2], dropped, wrapped);
+  std::fprintf(f, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"dropped\": %u, \"wrapped\": %u, \"memory_dropped\": %u}\n", grid[0], grid[1], grid[2], block[0], block[1], block[2], dropped, wrapped, memory_dropped);
 }
 // one race record of a launch
 inline void write_race(std::FILE *f, unsigned launch, unsigned site, int prior_site, unsigned tid, unsigned bid, unsigned prior_tid, unsigned prior_bid, unsigned prior_state, unsigned access, unsigned space, unsigned buffer, unsigned long long offset, unsigned count) {
   std::fprintf(f, "{\"record\": \"race\", \"launch\": %u, \"site\": %u, \"prior_site\": %d, \"tid\": %u, \"bid\": %u, \"prior_tid\": %u, \"prior_bid\": %u, \"prior_state\": %u, \"access\": %u, \"space\": %u, \"buffer\": %u, \"offset\": %llu, \"count\": %u}\n", launch, site, prior_site, tid, bid, prior_tid, prior_bid, prior_state, access, space, buffer, offset, count);
+}
+// an out-of-bounds access site of a launch (the first access, and how many); buffer -1: outside every buffer, or a declared array (the site names it)
+inline void write_memory_error(std::FILE *f, unsigned launch, unsigned site, unsigned tid, unsigned bid, unsigned access, unsigned space, int buffer, long long offset, unsigned long long limit, unsigned size, unsigned count) {
+  std::fprintf(f, "{\"record\": \"memory_error\", \"launch\": %u, \"site\": %u, \"tid\": %u, \"bid\": %u, \"access\": %u, \"space\": %u, \"buffer\": %d, \"offset\": %lld, \"limit\": %llu, \"size\": %u, \"count\": %u}\n", launch, site, tid, bid, access, space, buffer, offset, limit, size, count);
 }
 // the last record: the log is complete
 inline void write_end(std::FILE *f, unsigned granularity, std::size_t user_bytes, std::size_t tool_bytes) {

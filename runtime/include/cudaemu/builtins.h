@@ -66,6 +66,16 @@ inline bool shared_offset(const void *p, size_t *offset) {
   *offset = size_t(c - detail::g_arena);
   return true;
 }
+// Where p lies in the guard page after the current block's shared window (the end of its dynamic
+// shared memory): an out-of-bounds shared access, as offset from the window's start.
+inline bool shared_guard_offset(const void *p, size_t *offset) {
+  const char *c = static_cast<const char *>(p);
+  static const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  const char *end = detail::g_arena + detail::kSharedWindow;
+  if (!detail::g_block || c < end || c >= end + page) return false;
+  *offset = size_t(c - detail::g_arena);
+  return true;
+}
 inline size_t linear_thread() { return detail::g_cur->linear; }
 
 template <class T> T *dynamic_shared() { return static_cast<T *>(detail::g_block->dyn); }

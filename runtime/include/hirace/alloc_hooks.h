@@ -1,11 +1,29 @@
-// The expression an allocation call becomes under hirace (see host.h and host_hooks.h):
-// the call itself, then `track` reads the pointer it set. The pointer argument's text names
-// the buffer in reports ("&d_a" -> "d_a", tidied by the reader).
+// What an allocation call becomes under hirace (see host.h and host_hooks.h, which define
+// HIRACE_HOOKS, the namespace of the functions): `cudaMalloc(&d, n)` calls allocate() with the
+// pointer argument's text, which names the buffer in reports ("&d_a" -> "d_a", tidied by the
+// reader), and the place of the call. Each macro keeps every argument form of the runtime's
+// overloads (cudaMallocHost with or without flags, cudaMallocManaged with or without them).
 #ifndef HIRACE_ALLOC_HOOKS_H
 #define HIRACE_ALLOC_HOOKS_H
-#define HIRACE_TRACK(track, call, p, n) track((call), (void **)(p), (size_t)(n), #p)
-#define HIRACE_FIRST(a, ...) a
-// the allocators hirace follows, for a prefix of hooks (::hirace::host or ::hirace::hooks); each
-// keeps every argument form of the runtime's overloads (cudaMallocHost with or without flags)
-#define HIRACE_TRACK_V(ns, fn, p, ...) HIRACE_TRACK(ns::track_alloc, ::fn(p, __VA_ARGS__), p, HIRACE_FIRST(__VA_ARGS__, 0))
+namespace hirace {
+enum AllocKind : int { kDeviceAlloc = 0, kManagedAlloc = 1, kHostAlloc = 2 };
+constexpr unsigned kDefaultFlags = ~0u;   // the runtime's default flags for the kind
+}  // namespace hirace
+#define HIRACE_ALLOC(kind, p, ...) HIRACE_HOOKS::allocate(kind, #p, __FILE__, __LINE__, (void **)(p), __VA_ARGS__)
 #endif  // HIRACE_ALLOC_HOOKS_H
+
+// The macros, once the including header has defined HIRACE_HOOKS (each inclusion redefines them).
+#if defined(HIRACE_HOOKS)
+#undef cudaMalloc
+#undef cudaMallocManaged
+#undef cudaMallocHost
+#undef cudaHostAlloc
+#undef cudaFree
+#undef cudaFreeHost
+#define cudaMalloc(p, ...) HIRACE_ALLOC(::hirace::kDeviceAlloc, p, __VA_ARGS__)
+#define cudaMallocManaged(p, ...) HIRACE_ALLOC(::hirace::kManagedAlloc, p, __VA_ARGS__)
+#define cudaMallocHost(p, ...) HIRACE_ALLOC(::hirace::kHostAlloc, p, __VA_ARGS__)
+#define cudaHostAlloc(p, ...) HIRACE_ALLOC(::hirace::kHostAlloc, p, __VA_ARGS__)
+#define cudaFree(p) HIRACE_HOOKS::release(::hirace::kDeviceAlloc, (void *)(p))
+#define cudaFreeHost(p) HIRACE_HOOKS::release(::hirace::kHostAlloc, (void *)(p))
+#endif  // HIRACE_HOOKS

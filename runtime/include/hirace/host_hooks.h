@@ -7,24 +7,24 @@
 // the runtime's declarations first: the macros below must not rewrite them
 #include <cuda_runtime.h>
 
-extern "C" void hirace_host_track_alloc(int err, void **where, size_t size, const char *name);
-extern "C" void hirace_host_before_free(const void *p);
+#include "alloc_hooks.h"   // the kinds (the macros come last)
+
+extern "C" int hirace_host_allocate(int kind, const char *name, const char *file, unsigned line, void **where,
+                                    size_t size, unsigned flags);
+extern "C" int hirace_host_release(int kind, void *p);
 
 namespace hirace {
 namespace hooks {
-template <class Error> inline Error track_alloc(Error e, void **where, size_t size, const char *name) {
-  hirace_host_track_alloc(int(e), where, size, name);
-  return e;
+inline cudaError_t allocate(int kind, const char *name, const char *file, unsigned line, void **where, size_t size,
+                            unsigned flags = kDefaultFlags) {
+  return cudaError_t(hirace_host_allocate(kind, name, file, line, where, size, flags));
 }
-inline void before_free(const void *p) { hirace_host_before_free(p); }
+inline cudaError_t release(int kind, void *p) { return cudaError_t(hirace_host_release(kind, p)); }
 }  // namespace hooks
 }  // namespace hirace
 
+#undef HIRACE_HOOKS
+#define HIRACE_HOOKS ::hirace::hooks
 #include "alloc_hooks.h"
-#define cudaMalloc(p, ...) HIRACE_TRACK_V(::hirace::hooks, cudaMalloc, p, __VA_ARGS__)
-#define cudaMallocManaged(p, ...) HIRACE_TRACK_V(::hirace::hooks, cudaMallocManaged, p, __VA_ARGS__)
-#define cudaMallocHost(p, ...) HIRACE_TRACK_V(::hirace::hooks, cudaMallocHost, p, __VA_ARGS__)
-#define cudaHostAlloc(p, ...) HIRACE_TRACK_V(::hirace::hooks, cudaHostAlloc, p, __VA_ARGS__)
-#define cudaFree(p) (::hirace::hooks::before_free((const void *)(p)), ::cudaFree(p))
 
 #endif  // HIRACE_HOST_HOOKS_H

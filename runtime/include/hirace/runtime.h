@@ -13,12 +13,16 @@ namespace hirace {
 
 enum Space : unsigned { kGlobal = 0, kShared = 1 };
 
-// One monitored global buffer: [base, base + size) with its shadow words.
+// One monitored global range: a buffer of the program, [base, base + size), with the
+// redzones hirace put around it, [base - redzone, base) and [base + size, base + size + redzone),
+// or memory of hirace's own (kind kToolMemory: no access of the program belongs there).
+enum RangeKind : unsigned { kUserBuffer = 0, kToolMemory = 1 };
 struct Range {
-  unsigned long long base, size;
+  unsigned long long base, size, redzone;
   unsigned long long *shadow;
   unsigned *sites;  // last accessor's site per word (only with prior_sites)
   unsigned id;      // the host's buffer id, for reports
+  unsigned kind;
 };
 
 // A race as the device records it; the host turns it into a report.
@@ -27,6 +31,21 @@ struct RaceRecord {
   unsigned long long offset;  // bytes from the buffer (or shared window) start
   unsigned count;             // word-level races folded into this record
 };
+
+// An out-of-bounds access site as the device records it: the first access, and how many.
+constexpr unsigned kNoBuffer = ~0u;  // outside every buffer, or a declared array (the site names it)
+struct MemRecord {
+  unsigned site, tid, bid, access, space, buffer;
+  long long offset;          // bytes from the buffer's (array's) start; negative: before it
+  unsigned long long limit;  // the buffer's (array's) bytes
+  unsigned size, count;
+};
+
+// The bytes of a declared array that has none: the launch's dynamic shared memory
+constexpr unsigned long long kDynamicShared = ~0ull;
+// An access outside its buffer does not happen: a read reads kSinkBytes of zeros, a write or an
+// atomic goes to a scratch area (larger accesses cannot be diverted and go ahead)
+constexpr unsigned kSinkBytes = 1024;
 
 // Everything a launch's instrumented code reads; copied into each translation
 // unit's copy of g_launch before every launch.
@@ -47,6 +66,11 @@ struct LaunchState {
   unsigned log_cap;
   unsigned *wrapped;  // set when a barrier clock wraps (see sync_status)
   unsigned bid_lo, bid_hi, tid_lo, tid_hi;  // only threads in these ranges are checked
+  MemRecord *mem_log;
+  unsigned *mem_count;    // [0] records, [1] dropped
+  unsigned long long dynamic_shared;  // the launch's dynamic shared memory, bytes
+  void *sink_read, *sink_write;       // kSinkBytes each
+  unsigned bounds;                    // 0: out-of-bounds accesses are neither reported nor diverted
 };
 
 static CCTK_DEVICE_GLOBAL LaunchState g_launch;
@@ -78,44 +102,55 @@ template <class T> CCTK_D inline T after_block_barrier_value(T v) {
   return v;
 }
 
+// Where an address lies: in a monitored buffer or shared window (offset from its start, which
+// may fall outside [0, limit) when the address is in a redzone), or nowhere hirace watches.
+enum Where : unsigned { kUnmonitored = 0, kMonitored = 1 };
 struct Location {
   unsigned long long *shadow;
   unsigned *sites;
-  unsigned long long offset;  // bytes from the start of the buffer / shared window
-  unsigned long long limit;   // bytes in the buffer / shared window
+  long long offset;          // bytes from the start of the buffer / shared window
+  unsigned long long limit;  // bytes in the buffer / shared window
   unsigned space, buffer;
 };
 
-CCTK_D inline bool locate(const void *p, Location *loc) {
+CCTK_D inline bool inside(const Location &loc, unsigned size) {
+  return loc.offset >= 0 && (unsigned long long)loc.offset + size <= loc.limit;
+}
+
+CCTK_D inline Where locate(const void *p, Location *loc) {
   const LaunchState &L = g_launch;
 #if defined(__CUDA_ARCH__)
   if (__isShared(p)) {
     unsigned long long off = (unsigned long long)__cvta_generic_to_shared(p);
     unsigned long long slice = L.shared_slice_words * linear_bid();
-    *loc = Location{L.shared_shadow + slice, L.shared_sites ? L.shared_sites + slice : nullptr, off,
-                    L.shared_slice_words << L.granularity_shift, kShared, 0};
-    return true;
+    *loc = Location{L.shared_shadow + slice, L.shared_sites ? L.shared_sites + slice : nullptr, (long long)off,
+                    L.shared_slice_words << L.granularity_shift, kShared, kNoBuffer};
+    return kMonitored;
   }
 #elif defined(CUDAEMU)
   size_t off;
-  if (::cudaemu::shared_offset(p, &off)) {
+  if (::cudaemu::shared_offset(p, &off) || ::cudaemu::shared_guard_offset(p, &off)) {
     unsigned long long slice = L.shared_slice_words * ::cudaemu::detail::g_slot;
-    *loc = Location{L.shared_shadow + slice, L.shared_sites ? L.shared_sites + slice : nullptr, off,
-                    L.shared_slice_words << L.granularity_shift, kShared, 0};
-    return true;
+    *loc = Location{L.shared_shadow + slice, L.shared_sites ? L.shared_sites + slice : nullptr, (long long)off,
+                    (unsigned long long)::cudaemu::detail::kSharedWindow, kShared, kNoBuffer};
+    return kMonitored;
   }
 #endif
   unsigned long long a = (unsigned long long)p;
   unsigned lo = 0, hi = L.nranges;
-  while (lo < hi) {  // last range with base <= a
+  while (lo < hi) {  // last range starting (redzone included) at or before a
     unsigned mid = (lo + hi) / 2;
-    if (L.ranges[mid].base <= a) lo = mid + 1; else hi = mid;
+    if (L.ranges[mid].base - L.ranges[mid].redzone <= a) lo = mid + 1; else hi = mid;
   }
-  if (lo == 0) return false;
+  if (lo == 0) return kUnmonitored;
   const Range &r = L.ranges[lo - 1];
-  if (a >= r.base + r.size) return false;
-  *loc = Location{r.shadow, r.sites, a - r.base, r.size, kGlobal, r.id};
-  return true;
+  if (a >= r.base + r.size + r.redzone) return kUnmonitored;
+  if (r.kind == kToolMemory) {  // no buffer of the program: an access here is out of bounds
+    *loc = Location{nullptr, nullptr, -1, 0, kGlobal, kNoBuffer};
+    return kMonitored;
+  }
+  *loc = Location{r.shadow, r.sites, (long long)(a - r.base), r.size, kGlobal, r.id};
+  return kMonitored;
 }
 
 CCTK_D inline void log_race(const RaceRecord &r) {
@@ -135,21 +170,75 @@ CCTK_D inline void log_race(const RaceRecord &r) {
   else atomicAdd(L.dropped, 1u);
 }
 
-// The check every instrumented access makes before it happens.
-CCTK_D inline void check(const void *p, unsigned size, unsigned site, fsm::Access kind) {
+// One record per (site, buffer): the first access and a count. A record is published by its
+// count (set last) so that a concurrent reader never folds into a half-written one.
+CCTK_D inline void log_out_of_bounds(const MemRecord &m) {
   const LaunchState &L = g_launch;
-  if (!L.enabled) return;
+  unsigned n = *(volatile unsigned *)L.mem_count;
+  if (n > L.log_cap) n = L.log_cap;
+  for (unsigned i = 0; i < n; ++i) {
+    MemRecord &e = L.mem_log[i];
+    if (*(volatile unsigned *)&e.count && e.site == m.site && e.buffer == m.buffer) {
+      atomicAdd(&e.count, 1u);
+      return;
+    }
+  }
+  unsigned slot = atomicAdd(L.mem_count, 1u);
+  if (slot < L.log_cap) {
+    MemRecord r = m;
+    r.count = 0;
+    L.mem_log[slot] = r;
+#if defined(__CUDA_ARCH__)
+    __threadfence();
+#endif
+    atomicAdd(&L.mem_log[slot].count, 1u);
+  } else {
+    atomicAdd(L.mem_count + 1, 1u);
+  }
+}
+
+// The check every instrumented access makes before it happens. `base` and `bytes` bound the
+// access when the site knows them: a declared array [base, base + bytes) (kDynamicShared: the
+// launch's dynamic shared memory), or (bytes 0) the buffer that the pointer `base` points into.
+// Returns false when the access lies outside its buffer: it is reported, not checked as a race,
+// and must not happen.
+CCTK_D inline bool check(const void *p, unsigned size, unsigned site, fsm::Access kind,
+                         const volatile void *base = nullptr, unsigned long long bytes = 0) {
+  const LaunchState &L = g_launch;
+  if (!L.enabled) return true;
   unsigned tid = linear_tid(), bid = linear_bid();
-  if (bid < L.bid_lo || bid > L.bid_hi || tid < L.tid_lo || tid > L.tid_hi) return;
+  if (bid < L.bid_lo || bid > L.bid_hi || tid < L.tid_lo || tid > L.tid_hi) return true;
   Location loc;
-  if (!locate(p, &loc)) return;  // not monitored (host memory, constant, local)
+  Where where;
+  if (!L.bounds) base = nullptr;
+  long long delta = base ? (long long)((const char *)p - (const char *)base) : 0;
+  if (base && bytes) {  // a declared array: its bounds, whatever lies around it
+    if (bytes == kDynamicShared) bytes = L.dynamic_shared;
+    if (delta < 0 || (unsigned long long)delta + size > bytes) {
+      where = locate((const void *)base, &loc);
+      log_out_of_bounds(MemRecord{site, tid, bid, unsigned(kind), where ? loc.space : unsigned(kGlobal), kNoBuffer,
+                                  delta, bytes, size, 1u});
+      return false;
+    }
+    where = locate(p, &loc);
+  } else if (base && locate((const void *)base, &loc) && inside(loc, 0) && loc.buffer != kNoBuffer) {
+    where = kMonitored;  // the buffer the pointer points into bounds the access
+    loc.offset += delta;
+  } else {
+    where = locate(p, &loc);
+  }
+  if (!where) return true;  // not monitored (host memory, constant, local)
+  if (!L.bounds && !inside(loc, size)) return true;
+  if (!inside(loc, size)) {
+    log_out_of_bounds(MemRecord{site, tid, bid, unsigned(kind), loc.space, loc.buffer,
+                                loc.shadow ? loc.offset : (long long)(unsigned long long)p, loc.limit, size, 1u});
+    return false;
+  }
   unsigned *clk = thread_clocks();
   ThreadCtx c{tid, bid, clk[0], clk[1], 32};
-  unsigned long long first = loc.offset >> L.granularity_shift;
-  unsigned long long end = loc.offset + size;
-  if (end > loc.limit) end = loc.limit;
-  unsigned long long last = end == 0 ? 0 : (end - 1) >> L.granularity_shift;
-  for (unsigned long long w = first; w <= last && (w << L.granularity_shift) < loc.limit; ++w) {
+  unsigned long long first = (unsigned long long)loc.offset >> L.granularity_shift;
+  unsigned long long last = ((unsigned long long)loc.offset + (size ? size : 1) - 1) >> L.granularity_shift;
+  for (unsigned long long w = first; w <= last; ++w) {
     ShadowWord prior;
     if (update(&loc.shadow[w], c, kind, &prior)) {
       RaceRecord r{site, (L.prior_sites && loc.sites) ? loc.sites[w] : ~0u, c.tid, c.bid, prior.tid(),
@@ -162,29 +251,37 @@ CCTK_D inline void check(const void *p, unsigned size, unsigned site, fsm::Acces
 #if defined(CUDAEMU)
   ::cudaemu::maybe_yield();
 #endif
+  return true;
 }
 
-// Instrumented expressions: `(*::hirace::rd(&(a[i]), 12))`.
-template <class T> CCTK_D inline T *rd(T *p, unsigned site) {
-  check((const void *)p, sizeof(T), site, fsm::kRead);
+// Where an access that must not happen goes instead.
+template <class T> CCTK_D inline T *diverted(T *p, void *sink) {
+  return sizeof(T) <= kSinkBytes ? (T *)sink : p;
+}
+
+// Instrumented expressions: `(*::hirace::rd(&(a[i]), 12u))`, with the access's bounds where the
+// site knows them: `(*::hirace::rd(&(a[i]), 12u, a))`, `(*::hirace::rd(&(s[i]), 3u, s, sizeof(s)))`.
+template <class T> CCTK_D inline T *rd(T *p, unsigned site, const volatile void *base = nullptr,
+                                       unsigned long long bytes = 0) {
+  return check((const void *)p, sizeof(T), site, fsm::kRead, base, bytes) ? p : diverted(p, g_launch.sink_read);
+}
+template <class T> CCTK_D inline T *wr(T *p, unsigned site, const volatile void *base = nullptr,
+                                       unsigned long long bytes = 0) {
+  return check((const void *)p, sizeof(T), site, fsm::kWrite, base, bytes) ? p : diverted(p, g_launch.sink_write);
+}
+template <class T> CCTK_D inline T *rmw(T *p, unsigned site, const volatile void *base = nullptr,
+                                        unsigned long long bytes = 0) {
+  if (!check((const void *)p, sizeof(T), site, fsm::kRead, base, bytes)) return diverted(p, g_launch.sink_write);
+  check((const void *)p, sizeof(T), site, fsm::kWrite, base, bytes);
   return p;
 }
-template <class T> CCTK_D inline T *wr(T *p, unsigned site) {
-  check((const void *)p, sizeof(T), site, fsm::kWrite);
-  return p;
+template <class T> CCTK_D inline T *atomic_block(T *p, unsigned site, const volatile void *base = nullptr,
+                                                 unsigned long long bytes = 0) {
+  return check((const void *)p, sizeof(T), site, fsm::kBlockAtomic, base, bytes) ? p : diverted(p, g_launch.sink_write);
 }
-template <class T> CCTK_D inline T *rmw(T *p, unsigned site) {
-  check((const void *)p, sizeof(T), site, fsm::kRead);
-  check((const void *)p, sizeof(T), site, fsm::kWrite);
-  return p;
-}
-template <class T> CCTK_D inline T *atomic_block(T *p, unsigned site) {
-  check((const void *)p, sizeof(T), site, fsm::kBlockAtomic);
-  return p;
-}
-template <class T> CCTK_D inline T *atomic_device(T *p, unsigned site) {
-  check((const void *)p, sizeof(T), site, fsm::kDeviceAtomic);
-  return p;
+template <class T> CCTK_D inline T *atomic_device(T *p, unsigned site, const volatile void *base = nullptr,
+                                                  unsigned long long bytes = 0) {
+  return check((const void *)p, sizeof(T), site, fsm::kDeviceAtomic, base, bytes) ? p : diverted(p, g_launch.sink_write);
 }
 
 }  // namespace hirace
