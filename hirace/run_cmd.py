@@ -7,7 +7,7 @@ from pathlib import Path
 
 from instrument.backends import NAMES
 from instrument.cli_support import exit_code, positive_float
-from instrument.errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
+from instrument.errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UserError
 from instrument.files import Output, check_outputs, check_sources
 from instrument.output import atomic_write_text
 
@@ -49,23 +49,35 @@ def do_run(a: argparse.Namespace, prog_args: list[str]) -> int:
     config = a.config or config_mod.discover(Path.cwd())
     check_outputs([Output("--output", a.output)], inputs=[*a.sources, config])
     cfg = config_mod.load(config)
-    res = runner.run(a.sources, a.backend, cfg, prog_args, a.include, a.define, a.timeout,
-                     prior_sites=True if a.prior_sites else None)
-    text = _renderer(a.format)(res)
+    try:
+        res = runner.run(a.sources, a.backend, cfg, prog_args, a.include, a.define, a.timeout,
+                         prior_sites=True if a.prior_sites else None)
+    except UserError as exc:
+        if a.format == "sarif" and a.output:   # a CI service still gets a SARIF file: the failure
+            from . import report_sarif
+            atomic_write_text(a.output, report_sarif.render_failure(str(exc), EXIT_ERROR))
+        raise
+    if res.races or res.memory_errors:
+        status = a.error_exitcode
+    elif res.program_exit != 0:
+        status = EXIT_ERROR   # a failing program is never a pass, even with no race
+    else:
+        status = EXIT_OK
+    if a.format == "sarif":
+        from . import report_sarif
+        text = report_sarif.render(res, status)
+    else:
+        text = _renderer(a.format)(res)
     if a.output:
         atomic_write_text(a.output, text)
         print(f"hirace: {len(res.races)} race(s), {len(res.memory_errors)} out-of-bounds site(s); report "
               f"written to {a.output}", file=sys.stderr)
     else:
         sys.stderr.write(text)
-    if res.races or res.memory_errors:
-        return a.error_exitcode
-    if res.program_exit != 0:
-        # a failing program is never a pass, even with no race
+    if status == EXIT_ERROR:
         print(f"hirace: error: the program exited with status {res.program_exit} (no race was found in "
               f"what ran, but the run failed)", file=sys.stderr)
-        return EXIT_ERROR
-    return EXIT_OK
+    return status
 
 
 def setup_instrument(p: argparse.ArgumentParser) -> None:

