@@ -5,6 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from instrument.cli_support import add_progress_options, show_progress
 from instrument.backends import NAMES as BACKENDS
 from instrument.cli_app import App
 from instrument.cli_support import positive_float, positive_int
@@ -32,7 +33,7 @@ def _setup_sweep(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", dest="fmt", choices=("csv", "parquet"), default="csv",
                    help="results.csv is always kept as the journal; parquet also writes results.parquet")
     p.add_argument("--retry-errors", action="store_true", help="rerun rows that ended in an error")
-    p.add_argument("--no-progress", action="store_true")
+    add_progress_options(p)
     p.add_argument("--out", type=Path, required=True, metavar="DIR", help="results folder (resumable)")
 
 
@@ -42,8 +43,10 @@ def _sweep(a: argparse.Namespace, _extra) -> int:
     check_outputs([Output("--out", a.out, "into")], inputs=[a.codes, *a.include, *a.graphs])
     s = sweep.Settings(codes=a.codes, graphs=a.graphs, out=a.out, include=a.include, tools=names,
                        backend=a.backend, tpb=a.tpb, blocks=a.blocks, jobs=a.jobs, timeout=a.timeout, dask=a.dask,
-                       fmt=a.fmt, retry_errors=a.retry_errors, progress=not a.no_progress)
+                       fmt=a.fmt, retry_errors=a.retry_errors, progress=show_progress(a), quiet=a.quiet)
     res = sweep.run(s)
+    if a.quiet:
+        return EXIT_OK
     if res.stats is not None and res.stats.tasks:
         print(f"indigo-bench: {res.stats.summary(res.seconds, 'runs')}", file=sys.stderr)
     print(f"indigo-bench: {res.ran} rows run ({res.errors} errors), {res.skipped} already done, "

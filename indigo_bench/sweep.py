@@ -50,6 +50,7 @@ class Settings:
     fmt: str = "csv"
     retry_errors: bool = False
     progress: bool = True
+    quiet: bool = False      # no informational lines (warnings stay)
     dask: str | None = None
 
 
@@ -156,11 +157,12 @@ def _run(s: Settings, stack: contextlib.ExitStack) -> Summary:
                 else:
                     tasks.append(_task(c, g, t, s, backend))
     executor = open_executor(s.dask, s.jobs, backend.name)
-    print(f"indigo-bench: {len(codes)} codes x {len(graphs)} graphs x {len(active)} tools on the "
-          f"{backend.name} backend: {len(tasks)} runs to do, {summary.skipped} already in {s.out}; "
-          f"running on {executor.description}", file=sys.stderr)
+    if not s.quiet:
+        print(f"indigo-bench: {len(codes)} codes x {len(graphs)} graphs x {len(active)} tools on the "
+              f"{backend.name} backend: {len(tasks)} runs to do, {summary.skipped} already in {s.out}; "
+              f"running on {executor.description}", file=sys.stderr)
     journal = Journal(s.out)
-    bar = Progress(len(tasks), "runs", enabled=s.progress)
+    bar = Progress(len(tasks), "indigo-bench sweep", enabled=s.progress, unit="runs")
     by_key = {t.key: t for t in tasks}
     try:
         with Campaign(executor, "sweep") as campaign:

@@ -86,3 +86,15 @@ def positive_int(text: str) -> int:
 def exit_code(text: str) -> int:
     """argparse type: an exit status a process can return, 1..255."""
     return _value(text, int, lambda v: 1 <= v <= 255, "between 1 and 255")
+
+
+def add_progress_options(p: argparse.ArgumentParser) -> None:
+    """--no-progress and -q/--quiet, for every command that runs for long."""
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (on a terminal) or periodic progress lines (elsewhere)")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress and no informational lines on stderr: only reports, findings and errors")
+
+
+def show_progress(a: argparse.Namespace) -> bool:
+    return not (getattr(a, "no_progress", False) or getattr(a, "quiet", False))

@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+from instrument.cli_support import add_progress_options, show_progress
 from instrument.backends import NAMES, get_backend
 from instrument.errors import EXIT_FINDINGS, EXIT_OK, UserError
 from instrument.execution import Campaign, Task, add_options, open_executor
@@ -35,7 +36,7 @@ def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--save", type=Path, default=Path("hirace-selftest-failures"),
                    help="where failing programs are saved (only when something fails)")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the results as JSON")
-    p.add_argument("--no-progress", action="store_true")
+    add_progress_options(p)
 
 
 def run(a: argparse.Namespace, _extra) -> int:
@@ -53,7 +54,7 @@ def run(a: argparse.Namespace, _extra) -> int:
     checker = Checker(backend, opts, timeout=a.timeout)
     seeds = list(range(a.seed, a.seed + a.programs))
     batches = [seeds[i:i + a.batch] for i in range(0, len(seeds), a.batch)]
-    bar = Progress(len(seeds), "programs", enabled=not a.no_progress)
+    bar = Progress(len(seeds), "hirace selftest", enabled=show_progress(a), unit="programs")
     t0 = time.monotonic()
     # local processes, not threads: parsing and planning are Python work that a thread pool
     # would serialise on the interpreter lock
@@ -74,7 +75,8 @@ def run(a: argparse.Namespace, _extra) -> int:
         executor.close()
     seconds = time.monotonic() - t0
     if a.dask or a.jobs > 1:
-        print(f"hirace selftest: {stats.summary(seconds, 'batches')}", file=sys.stderr)
+        if not a.quiet:
+            print(f"hirace selftest: {stats.summary(seconds, 'batches')}", file=sys.stderr)
     merged: dict[str, dict[int, str]] = {o: {} for o in ORACLES}
     for r in results:
         for oracle, per in r.outcome.items():

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from instrument.backends import NAMES
-from instrument.cli_support import positive_float, positive_int
+from instrument.cli_support import positive_float, positive_int, add_progress_options, show_progress
 from instrument.errors import EXIT_FINDINGS, EXIT_OK, UserError
 from instrument.files import Output, check_outputs
 from instrument.execution import add_options
@@ -30,6 +30,7 @@ def setup(p: argparse.ArgumentParser) -> None:
                    help="seconds before a run counts as a hang (default: 20x the reference run, at least 10)")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the JSON report")
     p.add_argument("--plots", type=Path, metavar="DIR", help="write a PNG per schedule-dependent test here")
+    add_progress_options(p)
 
 
 def run(a: argparse.Namespace, _extra) -> int:
@@ -44,8 +45,9 @@ def run(a: argparse.Namespace, _extra) -> int:
     check_outputs([Output("--json", a.json), Output("--plots", a.plots, "into")],
                   inputs=[*s.input_files(), s.root])
     t0 = time.monotonic()
-    res = engine.run(s, a.backend, a.runs, a.schedules, a.seed, a.jobs, timeout=a.timeout, dask=a.dask)
-    if a.dask or a.jobs > 1:
+    res = engine.run(s, a.backend, a.runs, a.schedules, a.seed, a.jobs, progress=show_progress(a), timeout=a.timeout,
+                     dask=a.dask)
+    if (a.dask or a.jobs > 1) and not a.quiet:
         print(f"cltc: {res.execution.summary(time.monotonic() - t0, 'runs')}", file=sys.stderr)
     text = report.render_text(res)
     if a.json:

@@ -97,7 +97,7 @@ def run(suite: Suite, backend_name: str = "auto", runs: int = 20, family: str = 
                     for r in range(per_schedule):
                         plans.append(Task(str(len(plans)), _scheduled, (backend, suite, test, spec, limit), build))
                         runs_of.append((test, spec))
-            bar = Progress(len(plans), "schedules", enabled=progress)
+            bar = Progress(len(plans), "cltc amplify", enabled=progress, unit="schedules")
             observed: list = [None] * len(plans)
             try:
                 for d in campaign.run(plans, bar):

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from instrument.backends import NAMES
-from instrument.cli_support import positive_int
+from instrument.cli_support import positive_int, add_progress_options, show_progress
 from instrument.errors import EXIT_FINDINGS, EXIT_OK
 
 from .. import gates
@@ -27,6 +27,7 @@ def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fail-under", action="append", metavar="[MEASURE=]PCT",
                    help="exit 1 when coverage is under PCT: the total, or one measure (branches, loops, "
                         "barriers); repeatable")
+    add_progress_options(p)
 
 
 def run(a: argparse.Namespace, _extra) -> int:
@@ -38,7 +39,7 @@ def run(a: argparse.Namespace, _extra) -> int:
     s = suite_mod.load(a.suite, a.kernels).select(a.test)
     check_outputs([Output("--json", a.json), Output("--lcov", a.lcov), Output("--cobertura", a.cobertura),
                    Output("--html", a.html, "dir")], inputs=[*s.input_files(), s.root])
-    res = engine.run(s, a.backend, a.jobs)
+    res = engine.run(s, a.backend, a.jobs, progress=show_progress(a))
     write_reports([(a.json, lambda: report_json.render(res)),
                    (a.lcov, lambda: report_lcov.render(res, test_name=s.root.name)),
                    (a.cobertura, lambda: report_cobertura.render(res))],

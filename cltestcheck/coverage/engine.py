@@ -25,7 +25,7 @@ def run(suite: Suite, backend_name: str = "auto", jobs: int = 1, progress: bool 
         work = Path(tmp)
         exe, _, warnings = build_instrumented(
             suite, backend, work, [planner], name="cov")
-        bar = Progress(len(suite.tests), "coverage", enabled=progress)
+        bar = Progress(len(suite.tests), "cltc coverage", enabled=progress, unit="tests")
 
         def one(i_test):
             i, test = i_test

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from instrument.backends import NAMES
-from instrument.cli_support import positive_int
+from instrument.cli_support import positive_int, add_progress_options, show_progress
 from instrument.errors import EXIT_FINDINGS, EXIT_OK, UserError
 from instrument.files import Output, check_outputs
 from instrument.execution import add_options
@@ -37,6 +37,7 @@ def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--html", type=Path, metavar="DIR", help="also write annotated HTML pages")
     p.add_argument("--break", dest="break_at", metavar="PCT",
                    help="exit 1 when the mutation score is under PCT (Stryker's break threshold)")
+    add_progress_options(p)
 
 
 def run(a: argparse.Namespace, _extra) -> int:
@@ -62,8 +63,9 @@ def run(a: argparse.Namespace, _extra) -> int:
                    Output("--html", a.html, "dir")], inputs=[*s.input_files(), s.root])
     t0 = time.monotonic()
     with campaign_lock(a.results, "cltc mutate campaign") if a.results else contextlib.nullcontext():
-        res = engine.run(s, a.backend, ops, a.runs, a.jobs, dask=a.dask, results=a.results)
-    if a.dask or a.jobs > 1:
+        res = engine.run(s, a.backend, ops, a.runs, a.jobs, progress=show_progress(a), dask=a.dask,
+                         results=a.results)
+    if (a.dask or a.jobs > 1) and not a.quiet:
         print(f"cltc: {res.execution.summary(time.monotonic() - t0)}", file=sys.stderr)
     write_reports([(a.json, lambda: report_json.render(res)), (a.stryker, lambda: report_stryker.render(res, break_at))],
                   a.html, lambda: report_html.render(res))

@@ -64,7 +64,7 @@ def run(suite: Suite, backend_name: str = "auto", operators: list[str] | None = 
                 print(f"cltc: {len(earlier)} mutants already judged in {results}; judging the other {len(todo)}",
                       file=sys.stderr)
             by_id = {m.id: m for m in todo}
-            bar = Progress(len(todo), "mutants", enabled=progress)
+            bar = Progress(len(todo), "cltc mutate", enabled=progress, unit="mutants")
             try:
                 tasks = [Task(str(m.id), _judge_mutant, (backend, suite, refs, m, runs), build) for m in todo]
                 for d in campaign.run(tasks, bar):
