@@ -247,3 +247,22 @@ def test_the_configuration_is_found_upward_and_the_command_line_wins(run_cli, tm
     (tmp_path / "pyproject.toml").write_text('[tool.hirace]\nbogus = 1\n')
     r = hirace(run_cli, "run", "--backend", "cpu", two, cwd=work)
     assert r.returncode == 2 and "pyproject.toml [tool.hirace]: unknown key 'bogus'" in r.stderr, r.stderr
+
+
+def test_prior_sites_name_the_other_threads_access_and_keep_the_race_count(run_cli, tmp_path):
+    """examples/reduce_race.cu: thread t reads s[t], another thread reads it as s[t + d], then t writes
+    it. The shadow names t itself (the word was shared by several readers); with prior sites the
+    report names the other thread's read, and the two races (same warp, different warps) stay two."""
+    from conftest import ROOT
+    src = ROOT / "examples" / "reduce_race.cu"
+    docs = []
+    for extra in ([], ["--prior-sites"]):
+        out = tmp_path / f"r{len(extra)}.json"
+        r = hirace(run_cli, "run", "--backend", "cpu", "--format", "json", "--output", out, *extra, src)
+        assert r.returncode == 1, r.stderr
+        docs.append(json.loads(out.read_text()))
+    assert len(docs[0]["races"]) == len(docs[1]["races"]) == 2
+    for race in docs[1]["races"]:
+        assert race["prior_site"]["text"] == "s[t + d]" and race["site"]["text"] == "s[t]"
+        assert race["prior_thread"] != race["thread"] and not race["prior_is_other"]
+    assert {r["scope"].split(",")[0] for r in docs[1]["races"]} == {"same warp", "same block"}

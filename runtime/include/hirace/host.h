@@ -151,8 +151,8 @@ inline int add_buffer(void *base, size_t size, const char *name, size_t redzone,
     b.shadow = static_cast<unsigned long long *>(tool_alloc(words * 8, "shadow allocation"));
     check_cuda(cudaMemset(b.shadow, 0, words * 8), "shadow reset");
     if (s.prior_sites) {
-      b.sites = static_cast<unsigned *>(tool_alloc(words * 4, "site shadow allocation"));
-      check_cuda(cudaMemset(b.sites, 0xff, words * 4), "site shadow reset");
+      b.sites = static_cast<unsigned *>(tool_alloc(words * 4 * kSiteSlots, "site shadow allocation"));
+      check_cuda(cudaMemset(b.sites, 0xff, words * 4 * kSiteSlots), "site shadow reset");
     }
   }
   s.buffers.push_back(b);
@@ -269,7 +269,7 @@ inline void reset_cpu_shared_shadow() {
   State &s = state();
   size_t words = size_t(s.shared_slice_words), slot = ::cudaemu::detail::g_slot;
   if (s.d_shared) std::memset(s.d_shared + slot * words, 0, words * 8);
-  if (s.d_shared_sites) std::memset(s.d_shared_sites + slot * words, 0xff, words * 4);
+  if (s.d_shared_sites) std::memset(s.d_shared_sites + kSiteSlots * slot * words, 0xff, words * 4 * kSiteSlots);
 }
 #endif
 
@@ -308,7 +308,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   // a launch boundary orders everything before it: every word starts afresh
   for (const Range &r : ranges) {
     check_cuda(cudaMemset(r.shadow, 0, shadow_words(r.size) * 8), "shadow reset");
-    if (r.sites) check_cuda(cudaMemset(r.sites, 0xff, shadow_words(r.size) * 4), "site shadow reset");
+    if (r.sites) check_cuda(cudaMemset(r.sites, 0xff, shadow_words(r.size) * 4 * kSiteSlots), "site shadow reset");
   }
   size_t cap = s.d_ranges_cap * sizeof(Range);
   grow(&s.d_ranges, &cap, (ranges.size() + s.tool_memory.size() + 8) * sizeof(Range), "range table");
@@ -347,10 +347,10 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   if (s.prior_sites) {
     if (old_bytes != s.d_shared_bytes || !s.d_shared_sites) {
       tool_free(s.d_shared_sites);
-      s.d_shared_sites = static_cast<unsigned *>(tool_alloc(s.d_shared_bytes / 2, "site shadow"));
+      s.d_shared_sites = static_cast<unsigned *>(tool_alloc(s.d_shared_bytes / 2 * kSiteSlots, "site shadow"));
     }
 #if !defined(CUDAEMU)
-    check_cuda(cudaMemset(s.d_shared_sites, 0xff, s.d_shared_bytes / 2), "site shadow reset");
+    check_cuda(cudaMemset(s.d_shared_sites, 0xff, s.d_shared_bytes / 2 * kSiteSlots), "site shadow reset");
 #endif
   }
 #if !defined(CUDAEMU)

@@ -20,7 +20,7 @@ enum RangeKind : unsigned { kUserBuffer = 0, kToolMemory = 1 };
 struct Range {
   unsigned long long base, size, redzone;
   unsigned long long *shadow;
-  unsigned *sites;  // last accessor's site per word (only with prior_sites)
+  unsigned *sites;  // kSiteSlots per word (only with prior_sites): see check()
   unsigned id;      // the host's buffer id, for reports
   unsigned kind;
 };
@@ -40,6 +40,12 @@ struct MemRecord {
   unsigned long long limit;  // the buffer's (array's) bytes
   unsigned size, count;
 };
+
+// With prior_sites, each word keeps its last access's site and thread, and the site and thread of
+// the last access by another thread: a race found against a level several threads share (the
+// shadow names this very thread) is then reported with the other thread's access.
+constexpr unsigned kSiteSlots = 4;
+enum SiteSlot : unsigned { kLastSite = 0, kLastThread = 1, kOtherSite = 2, kOtherThread = 3 };
 
 // The bytes of a declared array that has none: the launch's dynamic shared memory
 constexpr unsigned long long kDynamicShared = ~0ull;
@@ -123,7 +129,7 @@ CCTK_D inline Where locate(const void *p, Location *loc) {
   if (__isShared(p)) {
     unsigned long long off = (unsigned long long)__cvta_generic_to_shared(p);
     unsigned long long slice = L.shared_slice_words * linear_bid();
-    *loc = Location{L.shared_shadow + slice, L.shared_sites ? L.shared_sites + slice : nullptr, (long long)off,
+    *loc = Location{L.shared_shadow + slice, L.shared_sites ? L.shared_sites + kSiteSlots * slice : nullptr, (long long)off,
                     L.shared_slice_words << L.granularity_shift, kShared, kNoBuffer};
     return kMonitored;
   }
@@ -131,7 +137,7 @@ CCTK_D inline Where locate(const void *p, Location *loc) {
   size_t off;
   if (::cudaemu::shared_offset(p, &off) || ::cudaemu::shared_guard_offset(p, &off)) {
     unsigned long long slice = L.shared_slice_words * ::cudaemu::detail::g_slot;
-    *loc = Location{L.shared_shadow + slice, L.shared_sites ? L.shared_sites + slice : nullptr, (long long)off,
+    *loc = Location{L.shared_shadow + slice, L.shared_sites ? L.shared_sites + kSiteSlots * slice : nullptr, (long long)off,
                     (unsigned long long)::cudaemu::detail::kSharedWindow, kShared, kNoBuffer};
     return kMonitored;
   }
@@ -157,10 +163,9 @@ CCTK_D inline void log_race(const RaceRecord &r) {
   const LaunchState &L = g_launch;
   unsigned n = *(volatile unsigned *)L.log_count;
   if (n > L.log_cap) n = L.log_cap;
-  for (unsigned i = 0; i < n; ++i) {  // one record per (site, prior site or state, space)
+  for (unsigned i = 0; i < n; ++i) {  // one record per (site, prior site, prior state, space)
     RaceRecord &e = L.log[i];
-    if (e.site == r.site && e.prior_site == r.prior_site && e.space == r.space &&
-        (r.prior_site != ~0u || e.prior_state == r.prior_state)) {
+    if (e.site == r.site && e.prior_site == r.prior_site && e.space == r.space && e.prior_state == r.prior_state) {
       atomicAdd(&e.count, 1u);
       return;
     }
@@ -238,15 +243,34 @@ CCTK_D inline bool check(const void *p, unsigned size, unsigned site, fsm::Acces
   ThreadCtx c{tid, bid, clk[0], clk[1], 32};
   unsigned long long first = (unsigned long long)loc.offset >> L.granularity_shift;
   unsigned long long last = ((unsigned long long)loc.offset + (size ? size : 1) - 1) >> L.granularity_shift;
+  unsigned me = c.bid * L.threads_per_block + c.tid;
   for (unsigned long long w = first; w <= last; ++w) {
     ShadowWord prior;
+    unsigned *e = (L.prior_sites && loc.sites) ? loc.sites + kSiteSlots * w : nullptr;
     if (update(&loc.shadow[w], c, kind, &prior)) {
-      RaceRecord r{site, (L.prior_sites && loc.sites) ? loc.sites[w] : ~0u, c.tid, c.bid, prior.tid(),
-                   prior.bid(), prior.state(), unsigned(kind), loc.space, loc.buffer,
-                   w << L.granularity_shift, 1u};
+      RaceRecord r{site, e ? e[kLastSite] : ~0u, c.tid, c.bid, prior.tid(), prior.bid(), prior.state(),
+                   unsigned(kind), loc.space, loc.buffer, w << L.granularity_shift, 1u};
+      if (e && prior.tid() == c.tid && prior.bid() == c.bid) {   // the record names this thread
+        unsigned other = e[kLastThread] != me ? e[kLastThread] : e[kOtherThread];
+        unsigned other_site = e[kLastThread] != me ? e[kLastSite] : e[kOtherSite];
+        if (other != ~0u && L.threads_per_block) {
+          r.prior_site = other_site;
+          r.prior_tid = other % L.threads_per_block;
+          r.prior_bid = other / L.threads_per_block;
+        } else {
+          r.prior_site = ~0u;
+        }
+      }
       log_race(r);
     }
-    if (L.prior_sites && loc.sites) loc.sites[w] = site;
+    if (e) {
+      if (e[kLastThread] != me) {
+        e[kOtherSite] = e[kLastSite];
+        e[kOtherThread] = e[kLastThread];
+        e[kLastThread] = me;
+      }
+      e[kLastSite] = site;
+    }
   }
 #if defined(CUDAEMU)
   ::cudaemu::maybe_yield();
