@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 
-MANIFEST_ENV = "CLTC_KERNELS"
-RESULT_ENV = "CLTC_PYTEST_RESULT"
+from .pytest_env import MANIFEST_ENV, RESULT_ENV  # noqa: F401 - part of the plugin's interface
 
 # pytest captures fd 2 while a test runs; an emulator fault ends the process before the
 # capture is shown, so its message also goes to the stderr this plugin found at import

@@ -17,7 +17,7 @@ from instrument.backends import Backend, run_process
 from instrument.errors import UserError
 
 from .observed import Observed
-from .pytest_plugin import MANIFEST_ENV, RESULT_ENV
+from .pytest_env import MANIFEST_ENV, RESULT_ENV
 from instrument.reaper import temp_dir
 
 SKIP_DIRS = {"__pycache__", "build", "node_modules", "venv"}
@@ -64,6 +64,15 @@ def _env() -> dict:
     here = str(Path(__file__).resolve().parent.parent)
     path = os.environ.get("PYTHONPATH", "")
     return {"PYTHONPATH": here + (os.pathsep + path if path else ""), "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def require_pytest(root: Path) -> None:
+    """A pytest suite runs under pytest: say how to get it when it is missing."""
+    import importlib.util
+    if importlib.util.find_spec("pytest") is None:
+        raise UserError(f"{root} is a pytest suite (test_*.py files, no cltc.toml), but pytest is not installed "
+                        f"in this Python ({sys.executable})",
+                        hint="pip install pytest (or the project's test extra), or write a cltc.toml suite")
 
 
 def collect(root: Path, timeout: float = 300) -> list[str]:

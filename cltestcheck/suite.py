@@ -225,6 +225,7 @@ def load(suite_dir: str | Path, kernels: list[Path] | None = None) -> Suite:
 
 
 def load_pytest(root: Path, kernels: list[Path] | None = None) -> Suite:
+    pytest_suite.require_pytest(root)
     sources = pytest_suite.kernel_sources(root, kernels)
     tests = [TestCase(node, timeout=pytest_suite.DEFAULT_TIMEOUT, pytest=True)
              for node in pytest_suite.collect(root)]

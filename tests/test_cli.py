@@ -78,3 +78,30 @@ def test_installed_package_finds_its_headers(tmp_path):
     assert r.returncode == 0, r.stderr
     inc, pkg = r.stdout.split()
     assert "site-packages" in inc and "site-packages" in pkg and str(ROOT) not in inc
+
+
+def test_a_plain_install_into_an_empty_venv_runs_the_commands_from_another_directory(tmp_path):
+    """`pip install .` (no test extra: no pytest) into an empty venv, then the README's commands run
+    from a directory outside the project; a pytest suite says that pytest is missing."""
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(system_site_packages=False, with_pip=True).create(env_dir)
+    r = subprocess.run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q", str(ROOT)],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=900)
+    assert r.returncode == 0, r.stderr[-2000:]
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+
+    def cmd(*args):
+        return subprocess.run([str(env_dir / "bin" / args[0]), *map(str, args[1:])], capture_output=True,
+                              text=True, cwd=work, timeout=600)
+    suite = ROOT / "examples" / "cltc_suite"
+    r = cmd("cltc", "coverage", "--suite", suite, "--lcov", work / "c.info")
+    assert r.returncode == 0, r.stderr
+    assert "Tests:" in r.stdout and (work / "c.info").read_text().startswith("TN:")
+    r = cmd("cltc", "mutate", "--suite", suite, "--runs", "1", "-q")
+    assert r.returncode in (0, 1) and "Traceback" not in r.stderr and "score" in r.stdout.lower(), r.stderr
+    r = cmd("hirace", "run", "--backend", "cpu", ROOT / "examples" / "reduce_race.cu")
+    assert r.returncode == 1 and "SUMMARY: hirace: 2 data races" in r.stderr, r.stderr
+    r = cmd("cltc", "coverage", "--suite", ROOT / "examples" / "pytest_kernels")
+    assert r.returncode == 2 and "pytest is not installed" in r.stderr and "Traceback" not in r.stderr
+    assert sorted(p.name for p in work.iterdir()) == ["c.info"]

@@ -201,3 +201,33 @@ def test_host_device_function_counts_kernel_calls_only(tmp_path, request):
     srcs, incs = instrumented.sources, instrumented.include_dirs
     GpuBackend(arch="sm_80").compile_object(BuildRequest(srcs, tmp_path / "hd.o", list(incs) + [include_dir()],
                                                          planner.defines()))
+
+
+def test_lcov_shows_the_lines_of_an_untaken_arm_as_missed(run_cli, tmp_path):
+    """Lines inside an if/else arm count the tests that took that arm: an else no test takes is a
+    missed line in lcov (and Cobertura), so line-based services (genhtml, diff-cover) see it."""
+    (tmp_path / "arms.cu").write_text(
+        "#include <cstdio>\n"
+        "__global__ void k(int *a, int n) {\n"
+        "  int i = threadIdx.x;\n"
+        "  if (i < n) {\n"
+        "    a[i] = 1;            // line 5: taken\n"
+        "  } else {\n"
+        "    a[i] = 2;            // line 7: never taken\n"
+        "    a[i] += 3;           // line 8\n"
+        "  }\n"
+        "}\n"
+        "int main() { int *d; cudaMalloc(&d, 32 * sizeof(int)); k<<<1, 32>>>(d, 32); cudaDeviceSynchronize();\n"
+        "  printf(\"ok\\n\"); return 0; }\n")
+    (tmp_path / "cltc.toml").write_text('[build]\nsources = ["arms.cu"]\n[[test]]\nname = "t"\n')
+    out = tmp_path / "out"
+    out.mkdir()
+    r = run_cli("cltestcheck.cli", "coverage", "--suite", tmp_path, "--lcov", out / "c.info",
+                "--cobertura", out / "c.xml", "-q")
+    assert r.returncode == 0, r.stderr
+    da = dict(tuple(map(int, x[3:].split(","))) for x in (out / "c.info").read_text().splitlines()
+              if x.startswith("DA:"))
+    assert da[4] == 1 and da[5] == 1 and da[7] == 0 and da[8] == 0
+    assert 6 not in da and 9 not in da   # lines of braces only are not lines of code
+    xml = (out / "c.xml").read_text()
+    assert 'number="7" hits="0"' in xml and 'number="5" hits="1"' in xml

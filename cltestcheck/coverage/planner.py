@@ -48,6 +48,18 @@ class CoveragePlanner:
         return prog.unit.source(span.file).text(span.start, span.end)
 
     @staticmethod
+    def _code_lines(prog: Program, span: Span | None) -> list[int]:
+        """The lines of a branch arm that hold code (not blank, not only braces or a comment)."""
+        if span is None:
+            return []
+        out = []
+        for i, text in enumerate(prog.unit.source(span.file).text(span.start, span.end).split("\n")):
+            code = text.split("//")[0].strip().strip("{}").strip()
+            if code and not code.startswith(("/*", "*")) and code != "else":
+                out.append(span.line + i)
+        return out
+
+    @staticmethod
     def _semi_after(prog: Program, span: Span) -> Span:
         """span extended over the `;` that ends a non-block statement."""
         t = prog.unit.source(span.file).token_at_or_after(span.end)
@@ -172,8 +184,9 @@ class CoveragePlanner:
             return
         if b.kind == "if":
             then, els = b.arms
-            arms = [Arm("then", t, then.line if then else b.span.line),
-                    Arm("else" if els is not None else "else (absent)", t + 1, els.line if els else b.span.line)]
+            arms = [Arm("then", t, then.line if then else b.span.line, self._code_lines(prog, then)),
+                    Arm("else" if els is not None else "else (absent)", t + 1, els.line if els else b.span.line,
+                        self._code_lines(prog, els))]
         else:
             arms = [Arm("true", t, b.arms[0].line if b.arms[0] else b.span.line),
                     Arm("false", t + 1, b.arms[1].line if b.arms[1] else b.span.line)]

@@ -153,7 +153,8 @@ class CoverageResult:
 
 
 def line_hits(res: CoverageResult) -> dict[tuple[str, int], int]:
-    """For each measured line, how many tests reached it (any arm, loop case or barrier arrival)."""
+    """For each measured line, how many tests reached it (any arm, loop case or barrier arrival; the
+    lines of code inside an if/else arm count the tests that took that arm)."""
     hits: dict[tuple[str, int], set[str]] = {}
 
     def add(file, line, flags_attr, flags):
@@ -166,6 +167,10 @@ def line_hits(res: CoverageResult) -> dict[tuple[str, int], int]:
         add(f.file, f.line, "flags", [f.flag])
     for b in res.table.branches:
         add(b.file, b.line, "flags", [a.flag for a in b.arms])
+        for a in b.arms:   # an arm's own lines ran in the tests that took it: untaken, they are missed
+            for line in a.body:
+                if line != b.line:
+                    add(b.file, line, "flags", [a.flag])
     for lp in res.table.loops:
         add(lp.file, lp.line, "flags", [lp.base + i for i in range(4)])
     for bar in res.table.barriers:

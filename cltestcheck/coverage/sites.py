@@ -18,6 +18,8 @@ class Arm:
     label: str            # then / else / true / false / case 3 / default / no case matched
     flag: int
     line: int
+    body: list[int] = field(default_factory=list)   # lines of code the arm holds (if/else): they ran
+                                                    # exactly when the arm was taken
 
 
 @dataclass
