@@ -210,10 +210,17 @@ def collect(log_path: Path, sites: list[Site], warp_size: int = 32) -> RaceRepor
                                 f"than the shadow's clocks count; from then on, races between accesses "
                                 f"with no barrier between them were not reported for that launch")
     res.launches = len(launches)
+    merged: dict[tuple, Race] = {}
     for n, r in enumerate(log["race"], 1):
         problem = _inconsistent(r, launches, len(sites))
         if problem:
             raise logs.LogError(f"hirace's log is inconsistent: race record {n} {problem}", hint=logs.DAMAGE_HINT)
+        # threads that log the same race at once on a GPU may each add a record: one report per
+        # (launch, site, prior site, memory, prior state), the counts summed
+        key = (r.launch, r.site, r.prior_site, r.space, r.prior_state)
+        if key in merged:
+            merged[key].count += r.count
+            continue
         L = launches[r.launch]
         site = sites[r.site]
         ref = SiteRef(site.file, site.line, site.column, site.text, site.kind)
@@ -232,12 +239,13 @@ def collect(log_path: Path, sites: list[Site], warp_size: int = 32) -> RaceRepor
         cls, scope = _clash_level(state, same_block, same_warp)
         memory = "shared" if r.space == 1 else "global"
         variable = site.variable if (memory == "shared" or not buffers.get(r.buffer)) else buffers[r.buffer]
-        res.races.append(Race(
+        merged[key] = Race(
             kind=_race_kind(r.access, cls, prior), memory=memory, kernel=L.kernel, launch=r.launch,
             access=ACCESS_NAMES[r.access], site=ref,
             thread=_coords(r.tid, L.block), block=_coords(r.bid, L.grid),
             prior_thread=_coords(r.prior_tid, L.block), prior_block=_coords(r.prior_bid, L.grid),
             prior_site=prior, scope=scope, variable=variable or site.text, offset=r.offset,
-            count=r.count, prior_is_other=self_conflict))
+            count=r.count, prior_is_other=self_conflict)
+    res.races = list(merged.values())
     res.races.sort(key=lambda x: (x.launch, x.site.file, x.site.line, x.site.column))
     return res

@@ -178,3 +178,20 @@ def test_memory_error_records_that_name_what_does_not_exist_are_reported_not_rai
     site = Site(0, "k.cu", 1, 1, "write", "a[i]", "k", "a", "global")
     with pytest.raises(logs.LogError, match=re.escape(message)):
         collect(log, [site])
+
+
+def test_race_records_logged_twice_at_once_are_one_report_with_the_counts_summed(tmp_path):
+    """On a GPU, threads that find the same race at once may each add a record (the device's
+    dedup reads the count before any of them writes): the collector merges them."""
+    from hirace.sites import Site
+    from hirace.results import collect
+    log = tmp_path / "log.jsonl"
+    race = ('{"record": "race", "launch": 0, "site": 0, "prior_site": 1, "tid": 3, "bid": 0, "prior_tid": %d, '
+            '"prior_bid": 0, "prior_state": 1, "access": 1, "space": 1, "buffer": 0, "offset": 0, "count": %d}\n')
+    log.write_text('{"record": "launch", "id": 0, "kernel": "k", "grid": [1, 1, 1], "block": [32, 1, 1], '
+                   '"dropped": 0, "wrapped": 0, "memory_dropped": 0}\n' + race % (1, 2) + race % (5, 3) +
+                   '{"record": "end", "granularity": 4, "user_bytes": 1, "tool_bytes": 1}\n')
+    sites = [Site(0, "k.cu", 3, 1, "write", "a[i]", "k", "a", "shared"),
+             Site(1, "k.cu", 2, 1, "read", "a[j]", "k", "a", "shared")]
+    res = collect(log, sites)
+    assert len(res.races) == 1 and res.races[0].count == 5 and res.races[0].prior_thread == (1, 0, 0)
