@@ -126,13 +126,19 @@ def buffer_name(written: str) -> str:
     return words[-1] if words else written
 
 
-def _inconsistent(r, launches: dict, nsites: int) -> str:
-    """What is wrong with a race record's references (what the runtime wrote must name a launch,
-    sites and states that exist); '' when nothing."""
+def _launch_problem(r, launches: dict) -> str:
     if r.launch not in launches:
         return f"names launch {r.launch}, which the log does not have"
     if 0 in launches[r.launch].grid or 0 in launches[r.launch].block:
         return f"names launch {r.launch}, whose grid or block has a zero dimension"
+    return ""
+
+
+def _inconsistent(r, launches: dict, nsites: int) -> str:
+    """What is wrong with a race record's references (what the runtime wrote must name a launch,
+    sites and states that exist); '' when nothing."""
+    if _launch_problem(r, launches):
+        return _launch_problem(r, launches)
     if r.site >= nsites or not -1 <= r.prior_site < nsites:
         return f"names site {r.site if r.site >= nsites else r.prior_site}; the program has {nsites}"
     if r.prior_state >= len(fsm.STATES) or r.access >= len(ACCESS_NAMES) or r.space > 1:
@@ -141,10 +147,9 @@ def _inconsistent(r, launches: dict, nsites: int) -> str:
 
 
 def _mem_inconsistent(r, launches: dict, nsites: int, buffers: dict) -> str:
-    if r.launch not in launches:
-        return f"names launch {r.launch}, which the log does not have"
-    if 0 in launches[r.launch].grid or 0 in launches[r.launch].block:
-        return f"names launch {r.launch}, whose grid or block has a zero dimension"
+    """The same for a memory error record (its buffer, when it names one, must exist)."""
+    if _launch_problem(r, launches):
+        return _launch_problem(r, launches)
     if r.site >= nsites:
         return f"names site {r.site}; the program has {nsites}"
     if r.access >= len(ACCESS_NAMES) or r.space > 1 or not (r.buffer == -1 or r.buffer in buffers):

@@ -108,9 +108,8 @@ template <class T> CCTK_D inline T after_block_barrier_value(T v) {
   return v;
 }
 
-// Where an address lies: in a monitored buffer or shared window (offset from its start, which
-// may fall outside [0, limit) when the address is in a redzone), or nowhere hirace watches.
-enum Where : unsigned { kUnmonitored = 0, kMonitored = 1 };
+// Where a monitored address lies: its buffer or shared window, and the offset from its start
+// (outside [0, limit) when the address is in a redzone).
 struct Location {
   unsigned long long *shadow;
   unsigned *sites;
@@ -123,7 +122,8 @@ CCTK_D inline bool inside(const Location &loc, unsigned size) {
   return loc.offset >= 0 && (unsigned long long)loc.offset + size <= loc.limit;
 }
 
-CCTK_D inline Where locate(const void *p, Location *loc) {
+// false: nowhere hirace watches (host memory, constant, local)
+CCTK_D inline bool locate(const void *p, Location *loc) {
   const LaunchState &L = g_launch;
 #if defined(__CUDA_ARCH__)
   if (__isShared(p)) {
@@ -131,7 +131,7 @@ CCTK_D inline Where locate(const void *p, Location *loc) {
     unsigned long long slice = L.shared_slice_words * linear_bid();
     *loc = Location{L.shared_shadow + slice, L.shared_sites ? L.shared_sites + kSiteSlots * slice : nullptr, (long long)off,
                     L.shared_slice_words << L.granularity_shift, kShared, kNoBuffer};
-    return kMonitored;
+    return true;
   }
 #elif defined(CUDAEMU)
   size_t off;
@@ -139,7 +139,7 @@ CCTK_D inline Where locate(const void *p, Location *loc) {
     unsigned long long slice = L.shared_slice_words * ::cudaemu::detail::g_slot;
     *loc = Location{L.shared_shadow + slice, L.shared_sites ? L.shared_sites + kSiteSlots * slice : nullptr, (long long)off,
                     (unsigned long long)::cudaemu::detail::kSharedWindow, kShared, kNoBuffer};
-    return kMonitored;
+    return true;
   }
 #endif
   unsigned long long a = (unsigned long long)p;
@@ -148,15 +148,15 @@ CCTK_D inline Where locate(const void *p, Location *loc) {
     unsigned mid = (lo + hi) / 2;
     if (L.ranges[mid].base - L.ranges[mid].redzone <= a) lo = mid + 1; else hi = mid;
   }
-  if (lo == 0) return kUnmonitored;
+  if (lo == 0) return false;
   const Range &r = L.ranges[lo - 1];
-  if (a >= r.base + r.size + r.redzone) return kUnmonitored;
+  if (a >= r.base + r.size + r.redzone) return false;
   if (r.kind == kToolMemory) {  // no buffer of the program: an access here is out of bounds
     *loc = Location{nullptr, nullptr, -1, 0, kGlobal, kNoBuffer};
-    return kMonitored;
+    return true;
   }
   *loc = Location{r.shadow, r.sites, (long long)(a - r.base), r.size, kGlobal, r.id};
-  return kMonitored;
+  return true;
 }
 
 CCTK_D inline void log_race(const RaceRecord &r) {
@@ -214,7 +214,7 @@ CCTK_D inline bool check(const void *p, unsigned size, unsigned site, fsm::Acces
   unsigned tid = linear_tid(), bid = linear_bid();
   if (bid < L.bid_lo || bid > L.bid_hi || tid < L.tid_lo || tid > L.tid_hi) return true;
   Location loc;
-  Where where;
+  bool where;
   if (!L.bounds) base = nullptr;
   long long delta = base ? (long long)((const char *)p - (const char *)base) : 0;
   if (base && bytes) {  // a declared array: its bounds, whatever lies around it
@@ -227,14 +227,14 @@ CCTK_D inline bool check(const void *p, unsigned size, unsigned site, fsm::Acces
     }
     where = locate(p, &loc);
   } else if (base && locate((const void *)base, &loc) && inside(loc, 0) && loc.buffer != kNoBuffer) {
-    where = kMonitored;  // the buffer the pointer points into bounds the access
+    where = true;  // the buffer the pointer points into bounds the access
     loc.offset += delta;
   } else {
     where = locate(p, &loc);
   }
   if (!where) return true;  // not monitored (host memory, constant, local)
-  if (!L.bounds && !inside(loc, size)) return true;
   if (!inside(loc, size)) {
+    if (!L.bounds) return true;
     log_out_of_bounds(MemRecord{site, tid, bid, unsigned(kind), loc.space, loc.buffer,
                                 loc.shadow ? loc.offset : (long long)(unsigned long long)p, loc.limit, size, 1u});
     return false;
@@ -278,20 +278,25 @@ CCTK_D inline bool check(const void *p, unsigned size, unsigned site, fsm::Acces
   return true;
 }
 
-// Where an access that must not happen goes instead.
+// Where an access that must not happen goes instead (accesses larger than a sink go ahead).
 template <class T> CCTK_D inline T *diverted(T *p, void *sink) {
   return sizeof(T) <= kSinkBytes ? (T *)sink : p;
+}
+// The access itself when the check lets it happen, else its diversion.
+template <class T> CCTK_D inline T *checked(T *p, unsigned site, fsm::Access kind, void *sink,
+                                            const volatile void *base, unsigned long long bytes) {
+  return check((const void *)p, sizeof(T), site, kind, base, bytes) ? p : diverted(p, sink);
 }
 
 // Instrumented expressions: `(*::hirace::rd(&(a[i]), 12u))`, with the access's bounds where the
 // site knows them: `(*::hirace::rd(&(a[i]), 12u, a))`, `(*::hirace::rd(&(s[i]), 3u, s, sizeof(s)))`.
 template <class T> CCTK_D inline T *rd(T *p, unsigned site, const volatile void *base = nullptr,
                                        unsigned long long bytes = 0) {
-  return check((const void *)p, sizeof(T), site, fsm::kRead, base, bytes) ? p : diverted(p, g_launch.sink_read);
+  return checked(p, site, fsm::kRead, g_launch.sink_read, base, bytes);
 }
 template <class T> CCTK_D inline T *wr(T *p, unsigned site, const volatile void *base = nullptr,
                                        unsigned long long bytes = 0) {
-  return check((const void *)p, sizeof(T), site, fsm::kWrite, base, bytes) ? p : diverted(p, g_launch.sink_write);
+  return checked(p, site, fsm::kWrite, g_launch.sink_write, base, bytes);
 }
 template <class T> CCTK_D inline T *rmw(T *p, unsigned site, const volatile void *base = nullptr,
                                         unsigned long long bytes = 0) {
@@ -301,11 +306,11 @@ template <class T> CCTK_D inline T *rmw(T *p, unsigned site, const volatile void
 }
 template <class T> CCTK_D inline T *atomic_block(T *p, unsigned site, const volatile void *base = nullptr,
                                                  unsigned long long bytes = 0) {
-  return check((const void *)p, sizeof(T), site, fsm::kBlockAtomic, base, bytes) ? p : diverted(p, g_launch.sink_write);
+  return checked(p, site, fsm::kBlockAtomic, g_launch.sink_write, base, bytes);
 }
 template <class T> CCTK_D inline T *atomic_device(T *p, unsigned site, const volatile void *base = nullptr,
                                                   unsigned long long bytes = 0) {
-  return check((const void *)p, sizeof(T), site, fsm::kDeviceAtomic, base, bytes) ? p : diverted(p, g_launch.sink_write);
+  return checked(p, site, fsm::kDeviceAtomic, g_launch.sink_write, base, bytes);
 }
 
 }  // namespace hirace
