@@ -2,6 +2,7 @@
 verdicts and reported lines with the labels and with the cpu backend's results.
 
     python bench/hirace_gpu_corpus.py [--backend gpu] [-j 8] [--out bench/results/hirace_corpus_gpu.csv]
+                                      [--no-prior-sites]
 """
 from __future__ import annotations
 
@@ -20,10 +21,10 @@ from hirace.config import Config  # noqa: E402
 from test_hirace_corpus import PROGRAMS, expected_lines  # noqa: E402
 
 
-def one(path: Path, backend: str) -> dict:
+def one(path: Path, backend: str, prior_sites: bool = True) -> dict:
     expect = expected_lines(path)
     try:
-        res = runner.run([path], backend, Config(prior_sites=True), timeout=300)
+        res = runner.run([path], backend, Config(prior_sites=prior_sites), timeout=300)
         lines = {r.site.line for r in res.races} | {r.prior_site.line for r in res.races if r.prior_site}
         verdict = "racy" if res.races else "race-free"
         err = ""
@@ -40,9 +41,10 @@ def main() -> int:
     ap.add_argument("--backend", default="gpu")
     ap.add_argument("-j", type=int, default=8)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "hirace_corpus_gpu.csv")
+    ap.add_argument("--no-prior-sites", action="store_true", help="without the prior-site table (the default of hirace run)")
     a = ap.parse_args()
     with ThreadPoolExecutor(a.j) as ex:
-        rows = list(ex.map(lambda p: one(p, a.backend), PROGRAMS))
+        rows = list(ex.map(lambda p: one(p, a.backend, not a.no_prior_sites), PROGRAMS))
     a.out.parent.mkdir(parents=True, exist_ok=True)
     with a.out.open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))

@@ -6,7 +6,8 @@
 - atomics check their address with their scope: `atomicAdd(&a[i], 1)` ->
   `atomicAdd(::hirace::atomic_device(&a[i], 8u), 1)`;
 - barriers advance the thread's clocks after they complete;
-- launches are bracketed by the host runtime (shadow, clocks, race log);
+- launches are bracketed by the host runtime (shadow, clocks, race log), and ask for hirace's
+  area of dynamic shared memory (`block_entry` at each kernel's start clears it);
 - cudaMalloc/cudaMallocManaged/cudaMallocHost/cudaHostAlloc/cudaFree are tracked by the
   runtime headers' macros (also inside the user's macros), and `__device__` variables are
   registered.
@@ -24,8 +25,11 @@ from .sites import Site
 
 
 class HiracePlanner:
-    def __init__(self, config: Config | None = None):
+    def __init__(self, config: Config | None = None, shared_area: bool = True):
         self.config = config or Config()
+        # launches may ask for hirace's area of shared memory (not on the cpu backend, whose
+        # lowering rewrites the launch configuration and keeps that state per block slot)
+        self.shared_area = shared_area
         self.sites: list[Site] = []
         self.min_size = 8
         self.skipped: list[str] = []
@@ -85,13 +89,21 @@ class HiracePlanner:
                 plan.wrap(b.span, "(", ", ::hirace::after_block_barrier())", "hirace __syncthreads clock")
             else:
                 plan.wrap(b.span, "::hirace::after_block_barrier_value(", ")", f"hirace {b.name} clock")
+        # each kernel starts by clearing its block's clocks and shared shadow where the launch keeps
+        # them in shared memory; a launch may ask for that area only when every kernel of its
+        # name has this entry and the launch's shared-memory argument can be extended
+        entered: dict[str, bool] = {}
+        for k in prog.kernels if self.shared_area else ():
+            ok = plan.insert(k.body, k.body.start + 1, " ::hirace::block_entry();", f"hirace entry of {k.name}")
+            entered[k.name] = entered.get(k.name, True) and ok
         for ls in prog.launches:
             s = src(ls.span.file)
             cfg = [s.text(x.start, x.end) for x in ls.config_args] + ["0", "0"]
             callee = s.text(ls.callee.start, ls.callee.end)
             kptr = "nullptr" if ls.deduced_template else f"(const void *)({callee})"
+            area = self.shared_area and entered.get(ls.kernel, False) and self._extend_shared(ls, plan)
             plan.wrap(ls.span, f'(::hirace::host::before_launch({kptr}, "{ls.kernel}", dim3({cfg[0]}), '
-                               f'dim3({cfg[1]}), (size_t)({cfg[2]})), ',
+                               f'dim3({cfg[1]}), (size_t)({cfg[2]}), {"true" if area else "false"}), ',
                       ", ::hirace::host::after_launch())", f"hirace launch of {ls.kernel}")
         regs = []
         for g in prog.globals:
@@ -104,6 +116,19 @@ class HiracePlanner:
             data = src(unit.main).data
             plan.insert(_end_span(unit.main, data), len(data), " " + " ".join(regs),
                         "hirace registration of __device__ variables", allow_macro=True)
+
+    @staticmethod
+    def _extend_shared(ls, plan: EditPlan) -> bool:
+        """The launch's dynamic shared memory plus hirace's area: `<<<g, b, n>>>` ->
+        `<<<g, b, ::hirace::host::launch_shared_bytes(n)>>>` (`(0)` added where none is given)."""
+        args = ls.config_args
+        if len(args) >= 3:
+            return plan.wrap(args[2], "::hirace::host::launch_shared_bytes(", ")",
+                             f"hirace shared memory of {ls.kernel}")
+        if len(args) == 2:
+            return plan.insert(args[1], args[1].end, ", ::hirace::host::launch_shared_bytes(0)",
+                               f"hirace shared memory of {ls.kernel}")
+        return False
 
     def write_sites(self, path: Path) -> None:
         site_table.write(self.sites, path)

@@ -724,9 +724,25 @@ class _Walker:
         space = self._space(root)
         if space == "local":
             return
+        size, spelling = ctype.get_size(), c.type.spelling
+        if size < 0 and c.kind == CK.ARRAY_SUBSCRIPT_EXPR and root is not None:
+            # an array whose bounds depend on a template argument: `As[ty][k]` of `float As[B][B]`
+            # has the element's size; fewer subscripts than dimensions name a row, not an access
+            elem, rank = root.type, 0
+            while elem.kind in (TK.CONSTANTARRAY, TK.DEPENDENTSIZEDARRAY, TK.INCOMPLETEARRAY) and rank < 16:
+                elem, rank = elem.element_type, rank + 1
+            depth, e = 0, c
+            while e is not None and e.kind == CK.ARRAY_SUBSCRIPT_EXPR and depth < 16:
+                depth += 1
+                kids = [k for k in e.get_children() if k.kind != CK.TYPE_REF]
+                e = _strip(kids[0]) if kids else None
+            if rank and depth < rank:
+                return
+            if rank and depth == rank and elem.get_canonical().get_size() > 0:
+                size, spelling = elem.get_canonical().get_size(), elem.spelling
         bound, base = self._bound(c)
         self.p.accesses.append(Access(sp, use, space, root.spelling if root is not None else "",
-                                      self.fn, c.type.spelling, ctype.get_size(),
+                                      self.fn, spelling, size,
                                       self.u.source(sp.file).text(sp.start, sp.end), bound, base))
 
     def _bound(self, c: cindex.Cursor) -> tuple[str, Span | None]:

@@ -118,3 +118,35 @@ def test_header_compiles_with_nvcc(tmp_path, nvcc):
     r = subprocess.run([str(nvcc), "-c", "-std=c++17", f"-I{include_dir()}", str(src), "-o",
                         str(tmp_path / "use.o")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+def test_a_record_of_an_earlier_launch_reads_as_untouched(tmp_path):
+    """Launch epochs: a record whose block lies below the launch's first block (an earlier launch's)
+    is INIT to the update, so a launch boundary orders it without a reset; a record of this launch
+    still counts."""
+    import shutil
+    from runtime import include_dir
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if cxx is None:
+        pytest.skip("no host C++ compiler (g++) on this machine")
+    src = tmp_path / "epoch.cpp"
+    src.write_text(
+        '#include <cstdio>\n#include "hirace/update.h"\nusing namespace hirace;\n'
+        'int main() {\n'
+        '  unsigned long long w = 0;\n'
+        '  ThreadCtx writer{0, 5, 0, 0, 32, 0};            // launch 1: blocks 0..9, block 5 writes\n'
+        '  if (update(&w, writer, fsm::kWrite)) return 10;\n'
+        '  ThreadCtx other{3, 12, 0, 0, 32, 10};           // launch 2: blocks 10.., block 12 writes\n'
+        '  ShadowWord prior;\n'
+        '  bool race = update(&w, other, fsm::kWrite, &prior);\n'
+        '  ThreadCtx third{4, 13, 0, 0, 32, 10};           // block 13 of launch 2 writes the same word\n'
+        '  bool race2 = update(&w, third, fsm::kWrite);\n'
+        '  std::printf("%d %u %d\\n", int(race), ShadowWord(w).state(), int(race2));\n'
+        '  return 0;\n}\n')
+    exe = tmp_path / "epoch"
+    r = subprocess.run([cxx, "-std=c++17", f"-I{include_dir()}", str(src), "-o", str(exe)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    out = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert out.returncode == 0
+    race, state, race2 = out.stdout.split()
+    assert race == "0" and race2 == "1" and int(state) == fsm.STATES.index(fsm.RACE)

@@ -149,6 +149,31 @@ def test_instrument_writes_a_new_tree_and_never_touches_the_source(run_cli, tmp_
     assert RACY.read_bytes() == before
 
 
+def test_launches_ask_for_the_shared_area_only_where_the_kernel_clears_it(run_cli, tmp_path):
+    """gpu instrumentation: each kernel starts with block_entry, and a launch of such a kernel asks for
+    hirace's area of dynamic shared memory (added where the program gives none); a launch written
+    inside a macro is left as it is; the cpu backend's copy has neither."""
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(int *a) { a[threadIdx.x] = 1; }\n"
+                   "#define LAUNCH(n) k<<<1, n>>>(d)\n"
+                   "int main() { int *d; cudaMalloc(&d, 256);\n"
+                   "  k<<<1, 32>>>(d);\n  k<<<1, 32, 0>>>(d);\n  LAUNCH(32);\n  return 0; }\n")
+    out = tmp_path / "inst"
+    r = hirace(run_cli, "instrument", "-o", out, src)
+    assert r.returncode == 0, r.stderr
+    text = (out / "k.cu").read_text()
+    assert "__global__ void k(int *a) { ::hirace::block_entry();" in text
+    assert "k<<<1, 32, ::hirace::host::launch_shared_bytes(0)>>>(d)" in text
+    assert "k<<<1, 32, ::hirace::host::launch_shared_bytes(0)>>>(d)" in text.split("\n")[5]
+    assert text.count("launch_shared_bytes") == 2 and text.count(", true), k<<<") == 2
+    assert "LAUNCH(32);" in text
+    src.write_text(src.read_text().replace("  LAUNCH(32);\n", ""))   # the cpu backend refuses it
+    r = hirace(run_cli, "instrument", "--cpu", "-o", tmp_path / "cpu", src)
+    assert r.returncode == 0, r.stderr
+    cpu = (tmp_path / "cpu" / "k.cu").read_text()
+    assert "block_entry" not in cpu and "launch_shared_bytes" not in cpu
+
+
 def test_instrumented_program_compiles_with_nvcc(tmp_path, nvcc):
     import subprocess
     from hirace import runner

@@ -91,3 +91,11 @@ def test_branches_and_loops(program):
     assert got[7] == ("conditional", 21, "i > 2", ["ps[i].x", "IDX(i)"])
     assert [(l.kind, l.span.line, t(l.cond)) for l in p.loops] == [
         ("for", 17, "j < n"), ("while", 18, "i > 0"), ("do", 19, "i < 5")]
+
+
+def test_template_sized_array_has_its_elements_size(program):
+    p = program("engine/template_tile.cu")
+    got = sorted((a.span.line, a.text, a.type, a.size) for a in p.accesses)
+    assert got == [(5, "in[threadIdx.x]", "const float", 4), (5, "t[threadIdx.y][threadIdx.x]", "float", 4),
+                   (8, "out[threadIdx.x]", "float", 4), (8, "row[threadIdx.x]", "float", 4),
+                   (8, "t[threadIdx.x][threadIdx.y]", "float", 4)]

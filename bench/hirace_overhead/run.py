@@ -2,10 +2,15 @@
 racecheck, measured side by side in one run on one GPU, plus hirace's memory overhead.
 
     python bench/hirace_overhead/run.py [--backend gpu] [--repeat 3] [--out DIR]
+                                        [--root samples=DIR --root rodinia=DIR]
 
 Each program times one launch (after a warm-up launch) with CUDA events, so the
 ratios exclude process and context start-up; hirace's own per-launch work
-(shadow reset, race-log copy) is inside the timed region.
+(range table, race-log copy) is inside the timed region. `launches` is 1,000 launches of a one-block
+kernel while a 1 GB buffer is tracked: its ratio is the per-launch cost.
+
+With --root, the real programs of real_programs.py (public code, from bench/realworld's spec) are
+measured too: their summed kernel time by a CUPTI injection library, plain and under hirace.
 """
 from __future__ import annotations
 
@@ -19,6 +24,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -30,7 +36,8 @@ from instrument.backends import get_backend  # noqa: E402
 from instrument import logs  # noqa: E402
 from instrument.protocol import HIRACE_LOG, Env  # noqa: E402
 
-PROGRAMS = {"reduce": 1 << 24, "histogram": 1 << 24, "matmul": 1024, "stencil": 1 << 24, "spmv": 1 << 20}
+PROGRAMS = {"reduce": 1 << 24, "histogram": 1 << 24, "matmul": 1024, "stencil": 1 << 24, "spmv": 1 << 20,
+            "launches": 1 << 28}
 
 
 def kernel_ms(text: str) -> float:
@@ -46,18 +53,28 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--scale", type=float, default=1.0, help="multiply problem sizes (cpu: use 1/64)")
     ap.add_argument("--out", type=Path, default=HERE.parents[0] / "results")
+    ap.add_argument("--root", action="append", default=[], metavar="NAME=DIR",
+                    help="where bench/realworld's programs live (samples=..., rodinia=...): measure them too")
+    ap.add_argument("--only", nargs="*", default=[], help="only these programs")
     a = ap.parse_args()
     be = get_backend(a.backend)
     sanitizer = shutil.which("compute-sanitizer") if be.name == "gpu" else None
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        for name, size in PROGRAMS.items():
+        from instrument import pipeline
+        chosen = [n for n in PROGRAMS if not a.only or n in a.only]
+
+        def build(name):   # builds in parallel: nvcc is the slow part
             src = HERE / "programs" / f"{name}.cu"
+            return (pipeline.build([src], be, tmp / f"{name}-plain").exe,
+                    runner.build([src], be, tmp / f"{name}-hr", Config()).exe)
+        with ThreadPoolExecutor(8) as ex:
+            builds = dict(zip(chosen, ex.map(build, chosen)))
+        for name in chosen:
+            size = PROGRAMS[name]
             n = str(max(16, int(size * a.scale))) if name != "matmul" else str(max(64, int(size * math.sqrt(a.scale)) // 16 * 16))
-            from instrument import pipeline
-            plain = pipeline.build([src], be, tmp / f"{name}-plain").exe
-            inst = runner.build([src], be, tmp / f"{name}-hr", Config()).exe
+            plain, inst = builds[name]
             t_plain, t_hr, t_rc, races, rc_hazards = [], [], [], 0, ""
             mem = (0, 0)
             for _ in range(a.repeat):
@@ -89,10 +106,15 @@ def main() -> int:
                             "hirace_vs_racecheck": statistics.median(t_hr) / statistics.median(t_rc)})
             rows.append(row)
             print(json.dumps(row), flush=True)
+    if a.root:
+        from bench.hirace_overhead import real_programs
+        roots = {k: Path(v).resolve() for k, v in (r.split("=", 1) for r in a.root)}
+        rows += real_programs.measure(roots, be, sanitizer, a.repeat, a.only)
     a.out.mkdir(parents=True, exist_ok=True)
     out = a.out / f"hirace_overhead_{be.name}.csv"
     with out.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=sorted({k for r in rows for k in r}, key=lambda k: list(rows[0]).index(k) if k in rows[0] else 99))
+        keys = list(dict.fromkeys(k for r in rows for k in r))
+        w = csv.DictWriter(fh, fieldnames=keys)
         w.writeheader()
         w.writerows(rows)
     for key in ("hirace_slowdown", "racecheck_slowdown", "hirace_memory_ratio"):

@@ -59,6 +59,11 @@ inline cudaError_t cudaMemcpyToSymbol(const T &sym, const void *src, size_t n, s
   return cudaSuccess;
 }
 template <class T>
+inline cudaError_t cudaMemcpyToSymbolAsync(const T &sym, const void *src, size_t n, size_t off = 0,
+                                           cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t = nullptr) {
+  return cudaMemcpyToSymbol(sym, src, n, off, kind);
+}
+template <class T>
 inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &sym, size_t n, size_t off = 0,
                                         cudaMemcpyKind = cudaMemcpyDeviceToHost) {
   if (off + n > sizeof(T)) return ::cudaemu::detail::record(cudaErrorInvalidValue);

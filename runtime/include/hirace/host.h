@@ -71,7 +71,7 @@ struct State {
   unsigned bid_lo = 0, bid_hi = ~0u, tid_lo = 0, tid_hi = ~0u;
   std::vector<Buffer> buffers;
   std::vector<Symbol> symbols;
-  std::vector<void (*)(const LaunchState &)> tus;
+  std::vector<void (*)(const LaunchState &, bool)> tus;
   std::vector<LoggedRace> races;
   std::vector<LoggedMem> mem_errors;
   std::vector<LaunchInfo> launches;
@@ -83,13 +83,25 @@ struct State {
   size_t d_clocks_bytes = 0;
   unsigned long long *d_shared = nullptr;
   unsigned *d_shared_sites = nullptr;
-  size_t d_shared_bytes = 0;
+  size_t d_shared_bytes = 0, d_shared_sites_bytes = 0;
   RaceRecord *d_log = nullptr;
   MemRecord *d_mem_log = nullptr;
   unsigned *d_counts = nullptr;  // [0] race records, [1] dropped, [2] wrapped, [3] memory records, [4] dropped
   void *d_sinks = nullptr;       // the read sink (zeros), then the write sink
+  bool counts_dirty = true;      // the last launch left counts (or used a sink): reset them before the next
+  unsigned *h_noted = nullptr, *d_noted = nullptr;   // host-mapped: a launch logged something (LaunchState::noted)
+  LaunchState *h_off = nullptr;  // pinned: the state between launches, copied without waiting
   unsigned long long shared_slice_words = 0;
   size_t user_bytes_peak = 0, tool_bytes_peak = 0;  // measured at each launch
+  // launch epochs: the shadow's block numbers go on from launch to launch (see ThreadCtx::base);
+  // shadows are reset only when the numbering would overflow its field
+  unsigned long long block_base = 0;
+  // the range table on the device is rebuilt only when a buffer or hirace's memory comes or goes
+  unsigned long long generation = 1, table_generation = 0;
+  unsigned nranges = 0;
+  // the current launch's dynamic shared memory: the program's, plus hirace's area in smem mode
+  size_t launch_dynamic = 0;
+  std::vector<std::pair<const void *, cudaFuncAttributes>> kernel_attrs;
 };
 
 inline State &state() {
@@ -130,6 +142,7 @@ inline void *tool_alloc(size_t bytes, const char *what) {
   void *p = nullptr;
   check_cuda((cudaMalloc)(&p, bytes), what);
   state().tool_memory.push_back({p, bytes});
+  ++state().generation;
   return p;
 }
 inline void tool_free(void *p) {
@@ -138,6 +151,7 @@ inline void tool_free(void *p) {
   for (size_t i = 0; i < t.size(); ++i)
     if (t[i].first == p) {
       t.erase(t.begin() + long(i));
+      ++state().generation;
       break;
     }
   (cudaFree)(p);
@@ -156,6 +170,7 @@ inline int add_buffer(void *base, size_t size, const char *name, size_t redzone,
     }
   }
   s.buffers.push_back(b);
+  ++s.generation;
   return int(s.buffers.size() - 1);
 }
 
@@ -163,8 +178,8 @@ inline int add_buffer(void *base, size_t size, const char *name, size_t redzone,
 // memory that belongs to no buffer (and is reported), not in the next buffer or hirace's shadow.
 // A multiple of 256 bytes keeps the alignment cudaMalloc promises.
 inline size_t redzone_for(size_t bytes) {
-  size_t rz = (bytes / 16 + 255) / 256 * 256;
-  return std::min<size_t>(std::max<size_t>(rz, 256), size_t(1) << 20);
+  size_t rz = (bytes / 64 + 255) / 256 * 256;
+  return std::min<size_t>(std::max<size_t>(rz, 256), size_t(64) << 10);
 }
 
 inline cudaError_t raw_alloc(int kind, void **p, size_t bytes, unsigned flags) {
@@ -215,6 +230,7 @@ inline cudaError_t release(int kind, void *p) {
   for (Buffer &b : state().buffers)
     if (b.live && b.base == p) {
       b.live = false;
+      ++state().generation;
       tool_free(b.shadow);
       tool_free(b.sites);
       b.shadow = nullptr;
@@ -260,7 +276,7 @@ struct SymbolRegistrar {
 };
 
 struct TuRegistrar {
-  explicit TuRegistrar(void (*setter)(const LaunchState &)) { state().tus.push_back(setter); }
+  explicit TuRegistrar(void (*setter)(const LaunchState &, bool)) { state().tus.push_back(setter); }
 };
 
 #if defined(CUDAEMU)
@@ -273,12 +289,14 @@ inline void reset_cpu_shared_shadow() {
 }
 #endif
 
-template <class T> inline void grow(T **p, size_t *cap_bytes, size_t need_bytes, const char *what) {
-  if (need_bytes <= *cap_bytes) return;
+// true: *p is new memory (not zeroed)
+template <class T> inline bool grow(T **p, size_t *cap_bytes, size_t need_bytes, const char *what) {
+  if (need_bytes <= *cap_bytes && *p) return false;
   tool_free(*p);
   size_t bytes = std::max(need_bytes, *cap_bytes * 2);
   *p = static_cast<T *>(tool_alloc(bytes, what));
   *cap_bytes = bytes;
+  return true;
 }
 
 inline bool kernel_selected(const char *name) {
@@ -293,102 +311,187 @@ inline std::recursive_mutex &launch_mutex() {
   return m;
 }
 
-inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 block, size_t shm) {
+#if !defined(CUDAEMU)
+inline int device_attribute(cudaDeviceAttr what, int fallback) {
+  int dev = 0, v = 0;
+  cudaGetDevice(&dev);
+  if (cudaDeviceGetAttribute(&v, what, dev) != cudaSuccess) {
+    cudaGetLastError();
+    return fallback;
+  }
+  return v;
+}
+
+// The kernel's attributes, asked once per kernel (false: unknown, e.g. a deduced template's launch)
+inline bool kernel_attributes(const void *kernel, cudaFuncAttributes *attr) {
+  if (!kernel) return false;
+  State &s = state();
+  for (const auto &k : s.kernel_attrs)
+    if (k.first == kernel) {
+      *attr = k.second;
+      return true;
+    }
+  if (cudaFuncGetAttributes(attr, kernel) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  s.kernel_attrs.push_back({kernel, *attr});
+  return true;
+}
+
+// smem mode for a launch: the bytes of hirace's area after `shm` bytes of the program's, or 0 when it
+// does not fit (then clocks and shared shadow stay in global memory). Beyond the default 48 KiB the
+// kernel's limit is raised at every launch (the program may have set it in between).
+inline size_t shared_area_bytes(const void *kernel, const cudaFuncAttributes &attr, size_t shm,
+                                unsigned long long tpb, unsigned long long program_words) {
+  static const size_t optin = size_t(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, 48 * 1024));
+  size_t area = size_t(8 * (tpb + program_words));
+  size_t total = (shm + 15) / 16 * 16 + area;
+  if (attr.sharedSizeBytes + total > optin) return 0;
+  if (attr.sharedSizeBytes + total > 48 * 1024 &&
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(total)) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return area;
+}
+#endif
+
+// Every word of every shadow back to INIT: when the launch epochs' block numbering would overflow
+inline void reset_shadows() {
+  State &s = state();
+  for (const Buffer &b : s.buffers)
+    if (b.live && b.shadow) check_cuda(cudaMemset(b.shadow, 0, shadow_words(b.size) * 8), "shadow reset");
+  if (s.d_shared) check_cuda(cudaMemset(s.d_shared, 0, s.d_shared_bytes), "shared-memory shadow reset");
+}
+
+// `area_ok`: the kernel starts with block_entry and the launch asks for launch_shared_bytes(), so
+// hirace may keep the block's clocks and shared shadow in its dynamic shared memory.
+inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 block, size_t shm,
+                          bool area_ok = false) {
   launch_mutex().lock();
   init();
   State &s = state();
   for (Symbol &sym : s.symbols)
     if (sym.buffer < 0) sym.buffer = add_buffer(sym.address(), sym.size, sym.name, 0, sym.file, sym.line);
-  std::vector<Range> ranges;
-  for (size_t i = 0; i < s.buffers.size(); ++i) {
-    const Buffer &b = s.buffers[i];
-    if (b.live && b.shadow)
-      ranges.push_back(Range{(unsigned long long)b.base, b.size, b.redzone, b.shadow, b.sites, unsigned(i), kUserBuffer});
-  }
-  // a launch boundary orders everything before it: every word starts afresh
-  for (const Range &r : ranges) {
-    check_cuda(cudaMemset(r.shadow, 0, shadow_words(r.size) * 8), "shadow reset");
-    if (r.sites) check_cuda(cudaMemset(r.sites, 0xff, shadow_words(r.size) * 4 * kSiteSlots), "site shadow reset");
-  }
-  size_t cap = s.d_ranges_cap * sizeof(Range);
-  grow(&s.d_ranges, &cap, (ranges.size() + s.tool_memory.size() + 8) * sizeof(Range), "range table");
-  s.d_ranges_cap = cap / sizeof(Range);
+  bool enabled = kernel_selected(name);
   unsigned long long tpb = 1ull * block.x * block.y * block.z;
   unsigned long long blocks = 1ull * grid.x * grid.y * grid.z;
-  size_t clock_bytes = size_t(2 * 4 * tpb * blocks);
-  grow(&s.d_clocks, &s.d_clocks_bytes, clock_bytes, "barrier clocks");
-  check_cuda(cudaMemset(s.d_clocks, 0, clock_bytes), "barrier clock reset");
+  // a launch boundary orders everything before it: this launch's blocks are numbered past every
+  // earlier one's, so the words they wrote read as INIT (see ThreadCtx::base)
+  if (s.block_base + blocks > (1ull << ShadowWord::kBidBits)) {
+    reset_shadows();
+    s.block_base = 0;
+  }
+  size_t area = 0;
+  unsigned long long floor = 0;
 #if defined(CUDAEMU)
   (void)kernel;
+  (void)area_ok;
   unsigned long long window = ::cudaemu::detail::kSharedWindow;
   unsigned long long slices = ::cudaemu::detail::kMaxLiveBlocks;   // one per slot (reset as a block starts)
   ::cudaemu::detail::g_block_start_hook = &reset_cpu_shared_shadow;
+  s.shared_slice_words = shadow_words(window);
 #else
   // shared addresses count from the window's start, which holds the reserved
   // system area (1 KiB on sm_80 and later) before the kernel's own variables
-  int dev = 0, reserved = 0;
-  cudaGetDevice(&dev);
-  if (cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev) != cudaSuccess) {
-    cudaGetLastError();
-    reserved = 1024;
-  }
-  unsigned long long window = reserved + shm + 48 * 1024;
-  if (kernel) {
-    cudaFuncAttributes attr;
-    if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess) window = reserved + shm + attr.sharedSizeBytes;
-    else cudaGetLastError();
-  }
+  static const unsigned long long reserved = (unsigned long long)device_attribute(cudaDevAttrReservedSharedMemoryPerBlock, 1024);
+  cudaFuncAttributes attr;
+  bool known = kernel_attributes(kernel, &attr);
+  // the program's dynamic shared memory follows its static variables at an aligned offset
+  unsigned long long statics = known ? (attr.sharedSizeBytes + 127) / 128 * 128 : 48 * 1024;
   unsigned long long slices = blocks;
-#endif
-  s.shared_slice_words = shadow_words(window);
-  size_t shared_bytes = size_t(s.shared_slice_words * slices * 8);
-  size_t old_bytes = s.d_shared_bytes;
-  grow(&s.d_shared, &s.d_shared_bytes, std::max<size_t>(shared_bytes, 8), "shared-memory shadow");
-  if (s.prior_sites) {
-    if (old_bytes != s.d_shared_bytes || !s.d_shared_sites) {
-      tool_free(s.d_shared_sites);
-      s.d_shared_sites = static_cast<unsigned *>(tool_alloc(s.d_shared_bytes / 2 * kSiteSlots, "site shadow"));
-    }
-#if !defined(CUDAEMU)
-    check_cuda(cudaMemset(s.d_shared_sites, 0xff, s.d_shared_bytes / 2 * kSiteSlots), "site shadow reset");
-#endif
+  if (enabled && area_ok && known) area = shared_area_bytes(kernel, attr, shm, tpb, shadow_words(statics + shm));
+  if (area) {
+    floor = reserved;
+    s.shared_slice_words = shadow_words(statics + shm);
+    slices = 0;
+  } else {
+    s.shared_slice_words = shadow_words(reserved + shm + statics);
   }
-#if !defined(CUDAEMU)
-  check_cuda(cudaMemset(s.d_shared, 0, s.d_shared_bytes), "shared-memory shadow reset");
 #endif
+  s.launch_dynamic = area ? (shm + 15) / 16 * 16 + area - shm : 0;
+  if (!area) {   // clocks per thread and shared shadow per block, in global memory
+    size_t clock_bytes = size_t(2 * 4 * tpb * blocks);
+    grow(&s.d_clocks, &s.d_clocks_bytes, clock_bytes, "barrier clocks");
+    check_cuda(cudaMemset(s.d_clocks, 0, clock_bytes), "barrier clock reset");
+    size_t shared_bytes = std::max<size_t>(size_t(s.shared_slice_words * slices * 8), 8);
+    if (grow(&s.d_shared, &s.d_shared_bytes, shared_bytes, "shared-memory shadow"))
+      check_cuda(cudaMemset(s.d_shared, 0, s.d_shared_bytes), "shared-memory shadow reset");
+  }
+  if (s.prior_sites) {   // the site slots are per launch (they are not numbered by epochs)
+#if defined(CUDAEMU)
+    unsigned long long site_slices = slices;
+#else
+    unsigned long long site_slices = blocks;
+#endif
+    size_t site_bytes = std::max<size_t>(size_t(s.shared_slice_words * site_slices), 2) * 4 * kSiteSlots;
+    grow(&s.d_shared_sites, &s.d_shared_sites_bytes, site_bytes, "site shadow");
+#if !defined(CUDAEMU)
+    check_cuda(cudaMemset(s.d_shared_sites, 0xff, site_bytes), "site shadow reset");
+#endif
+    for (const Buffer &b : s.buffers)
+      if (b.live && b.sites) check_cuda(cudaMemset(b.sites, 0xff, shadow_words(b.size) * 4 * kSiteSlots), "site shadow reset");
+  }
   if (!s.d_log) {
     s.d_log = static_cast<RaceRecord *>(tool_alloc(s.log_cap * sizeof(RaceRecord), "race log"));
     s.d_mem_log = static_cast<MemRecord *>(tool_alloc(s.log_cap * sizeof(MemRecord), "memory error log"));
     s.d_counts = static_cast<unsigned *>(tool_alloc(5 * sizeof(unsigned), "race log"));
     s.d_sinks = tool_alloc(2 * kSinkBytes, "out-of-bounds sink");
   }
-  check_cuda(cudaMemset(s.d_counts, 0, 5 * sizeof(unsigned)), "race log reset");
-  check_cuda(cudaMemset(s.d_sinks, 0, kSinkBytes), "out-of-bounds sink reset");
-  // hirace's own memory is in the table too: an access of the program there is out of bounds
-  for (const auto &t : s.tool_memory)
-    if (t.first != s.d_sinks) ranges.push_back(Range{(unsigned long long)t.first, t.second, 0, nullptr, nullptr, kNoBuffer, kToolMemory});
-  std::sort(ranges.begin(), ranges.end(), [](const Range &a, const Range &b) { return a.base < b.base; });
-  if (!ranges.empty())
-    check_cuda(cudaMemcpy(s.d_ranges, ranges.data(), ranges.size() * sizeof(Range), cudaMemcpyHostToDevice),
-               "range table copy");
-  size_t user = 0, tool = 0;
-  for (const auto &t : s.tool_memory) tool += t.second;
-  for (const Buffer &b : s.buffers)
-    if (b.live) {
-      user += b.size;
-      tool += 2 * b.redzone;
+  if (!s.h_noted) {
+    check_cuda((cudaHostAlloc)(reinterpret_cast<void **>(&s.h_noted), 64, cudaHostAllocMapped), "launch flag allocation");
+    check_cuda(cudaHostGetDevicePointer(reinterpret_cast<void **>(&s.d_noted), s.h_noted, 0), "launch flag mapping");
+    *s.h_noted = 0;
+    check_cuda((cudaHostAlloc)(reinterpret_cast<void **>(&s.h_off), sizeof(LaunchState), cudaHostAllocDefault),
+               "launch state allocation");
+    *s.h_off = LaunchState{};
+  }
+  if (s.counts_dirty) {   // only an out-of-bounds access (always counted) reaches a sink
+    check_cuda(cudaMemset(s.d_counts, 0, 5 * sizeof(unsigned)), "race log reset");
+    check_cuda(cudaMemset(s.d_sinks, 0, kSinkBytes), "out-of-bounds sink reset");
+    s.counts_dirty = false;
+  }
+  size_t nbuffers = 0;
+  for (const Buffer &b : s.buffers) nbuffers += b.live && b.shadow;
+  size_t cap = s.d_ranges_cap * sizeof(Range);
+  grow(&s.d_ranges, &cap, (nbuffers + s.tool_memory.size() + 8) * sizeof(Range), "range table");
+  s.d_ranges_cap = cap / sizeof(Range);
+  if (s.table_generation != s.generation) {   // a buffer or hirace's memory came or went
+    std::vector<Range> ranges;
+    for (size_t i = 0; i < s.buffers.size(); ++i) {
+      const Buffer &b = s.buffers[i];
+      if (b.live && b.shadow)
+        ranges.push_back(Range{(unsigned long long)b.base, b.size, b.redzone, b.shadow, b.sites, unsigned(i), kUserBuffer});
     }
-  if (user + tool > s.user_bytes_peak + s.tool_bytes_peak) {
-    s.user_bytes_peak = user;
-    s.tool_bytes_peak = tool;
+    // hirace's own memory is in the table too: an access of the program there is out of bounds
+    for (const auto &t : s.tool_memory)
+      if (t.first != s.d_sinks) ranges.push_back(Range{(unsigned long long)t.first, t.second, 0, nullptr, nullptr, kNoBuffer, kToolMemory});
+    std::sort(ranges.begin(), ranges.end(), [](const Range &a, const Range &b) { return a.base < b.base; });
+    if (!ranges.empty())
+      check_cuda(cudaMemcpy(s.d_ranges, ranges.data(), ranges.size() * sizeof(Range), cudaMemcpyHostToDevice),
+                 "range table copy");
+    s.nranges = unsigned(ranges.size());
+    s.table_generation = s.generation;
+    size_t user = 0, tool = 0;
+    for (const auto &t : s.tool_memory) tool += t.second;
+    for (const Buffer &b : s.buffers)
+      if (b.live) {
+        user += b.size;
+        tool += 2 * b.redzone;
+      }
+    if (user + tool > s.user_bytes_peak + s.tool_bytes_peak) {
+      s.user_bytes_peak = user;
+      s.tool_bytes_peak = tool;
+    }
   }
   LaunchState L{};
-  L.enabled = kernel_selected(name) ? 1u : 0u;
+  L.enabled = enabled ? 1u : 0u;
   L.granularity_shift = kShift;
   L.prior_sites = s.prior_sites ? 1u : 0u;
   L.threads_per_block = unsigned(tpb);
   L.ranges = s.d_ranges;
-  L.nranges = unsigned(ranges.size());
+  L.nranges = s.nranges;
   L.shared_shadow = s.d_shared;
   L.shared_sites = s.d_shared_sites;
   L.shared_slice_words = s.shared_slice_words;
@@ -398,6 +501,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   L.dropped = s.d_counts + 1;
   L.log_cap = s.log_cap;
   L.wrapped = s.d_counts + 2;
+  L.noted = s.d_noted;
   L.bid_lo = s.bid_lo;
   L.bid_hi = s.bid_hi;
   L.tid_lo = s.tid_lo;
@@ -408,9 +512,17 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   L.bounds = s.bounds ? 1u : 0u;
   L.sink_read = s.d_sinks;
   L.sink_write = static_cast<char *>(s.d_sinks) + kSinkBytes;
-  for (auto setter : s.tus) setter(L);
+  L.block_base = unsigned(s.block_base);
+  L.smem = area ? 1u : 0u;
+  L.area_offset = (shm + 15) / 16 * 16;
+  L.shared_floor = floor;
+  s.block_base += blocks;
+  for (auto setter : s.tus) setter(L, false);
   s.launches.push_back(LaunchInfo{name, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, 0, 0, 0});
 }
+
+// The dynamic shared memory the launch asks for: the program's, plus hirace's area in smem mode.
+inline size_t launch_shared_bytes(size_t program_bytes) { return program_bytes + state().launch_dynamic; }
 
 inline void after_launch() {
   State &s = state();
@@ -425,8 +537,12 @@ inline void after_launch() {
     std::_Exit(::cctk::exit_code::kExitRuntimeFailure);
   }
   check_cuda(cudaDeviceSynchronize(), "kernel (under hirace)");
-  unsigned counts[5];
-  check_cuda(cudaMemcpy(counts, s.d_counts, sizeof counts, cudaMemcpyDeviceToHost), "race log copy");
+  unsigned counts[5] = {0, 0, 0, 0, 0};
+  if (*(volatile unsigned *)s.h_noted) {   // else the launch logged nothing: nothing to read back
+    *(volatile unsigned *)s.h_noted = 0;
+    check_cuda(cudaMemcpy(counts, s.d_counts, sizeof counts, cudaMemcpyDeviceToHost), "race log copy");
+  }
+  s.counts_dirty = counts[0] || counts[1] || counts[2] || counts[3] || counts[4];
   unsigned n = std::min(counts[0], s.log_cap);
   std::vector<RaceRecord> recs(n);
   if (n)
@@ -452,8 +568,9 @@ inline void after_launch() {
       if (!merged) s.mem_errors.push_back(LoggedMem{r, launch});
     }
   }
-  LaunchState off{};
-  for (auto setter : s.tus) setter(off);
+  // kernels launched outside hirace's brackets check nothing (the copy need not be waited for: the
+  // next launch's state is copied after it, in order)
+  for (auto setter : s.tus) setter(*s.h_off, true);
 }
 
 inline void write_log() {
@@ -488,8 +605,11 @@ inline void write_log() {
 // Each translation unit that includes this header registers its own copy of
 // g_launch, so a launch reaches kernels defined in any file.
 namespace {
-inline void hirace_set_this_tu(const LaunchState &s) {
-  host::check_cuda(cudaMemcpyToSymbol(g_launch, &s, sizeof s), "launch state copy");
+inline void hirace_set_this_tu(const LaunchState &s, bool without_waiting) {
+  if (without_waiting)   // from pinned memory, on the default stream
+    host::check_cuda(cudaMemcpyToSymbolAsync(g_launch, &s, sizeof s, 0, cudaMemcpyHostToDevice, 0), "launch state copy");
+  else
+    host::check_cuda(cudaMemcpyToSymbol(g_launch, &s, sizeof s), "launch state copy");
 }
 static host::TuRegistrar hirace_tu_registrar(&hirace_set_this_tu);
 // the log is written at exit also when the program launches no kernel (then it lists none)

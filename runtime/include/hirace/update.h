@@ -14,6 +14,10 @@ struct ThreadCtx {
   unsigned bclk;       // __syncthreads passed so far
   unsigned wclk;       // __syncwarp passed so far
   unsigned warp_size;  // 32 on hardware; the model checker uses smaller warps
+  // Launch epochs: `bid` counts on from the blocks of earlier launches (the host advances `base`
+  // by each launch's grid), so a record whose block is below `base` is an earlier launch's, which
+  // the launch boundary orders before everything now: it reads as INIT, without a reset.
+  unsigned base = 0;
 };
 
 CCTK_HD inline unsigned relation(ShadowWord s, const ThreadCtx &c) {
@@ -51,7 +55,7 @@ CCTK_HD inline bool update(unsigned long long *shadow, const ThreadCtx &c, fsm::
   unsigned long long old = *reinterpret_cast<volatile unsigned long long *>(shadow);
   for (;;) {
     ShadowWord s(old);
-    unsigned st = s.state();
+    unsigned st = s.bid() < c.base ? unsigned(fsm::kInit) : s.state();
     if (st == fsm::kRace) return false;  // reported once already
     unsigned rel = st == fsm::kInit ? unsigned(fsm::kSameThread) : relation(s, c);
     unsigned syn = st == fsm::kInit ? unsigned(fsm::kUnsynced) : sync_status(s, c);
