@@ -5,8 +5,10 @@ code's plain program (sequential, racecheck) or its hirace-instrumented one (hir
 per host and shared by every task there, then runs one graph under one tool with
 `input.egr tpb blocks`. A build that fails becomes an error row for the tools that needed it (the
 note says why), so a code hirace cannot instrument is visible in every table. Locally `jobs`
-tasks run at once (on the gpu backend the runs take turns on the device, so that timings are not
-disturbed, while builds overlap); with `dask` they run on a Dask cluster, one task per GPU worker.
+tasks run at once in worker processes (instrumentation is Python work: threads would share one core);
+on the gpu backend the runs take turns on the device, so that timings are not disturbed, while builds
+overlap, or `share_gpu` of them run on it at once when only verdicts count; with `dask` they run on a
+Dask cluster, one task per GPU worker.
 Rows reach the journal in the order they finish, wherever they ran.
 """
 from __future__ import annotations
@@ -52,6 +54,7 @@ class Settings:
     progress: bool = True
     quiet: bool = False      # no informational lines (warnings stay)
     dask: str | None = None
+    share_gpu: int = 1       # runs on the device at once (1: each alone, for timings)
 
 
 @dataclass
@@ -156,7 +159,7 @@ def _run(s: Settings, stack: contextlib.ExitStack) -> Summary:
                     summary.skipped += 1
                 else:
                     tasks.append(_task(c, g, t, s, backend))
-    executor = open_executor(s.dask, s.jobs, backend.name)
+    executor = open_executor(s.dask, s.jobs, backend.name, processes=True)
     if not s.quiet:
         print(f"indigo-bench: {len(codes)} codes x {len(graphs)} graphs x {len(active)} tools on the "
               f"{backend.name} backend: {len(tasks)} runs to do, {summary.skipped} already in {s.out}; "
@@ -205,7 +208,8 @@ def _task(code: Code, graph: Path, tool: str, s: Settings, backend) -> Task:
     t = tools.TOOLS[tool]
     build = HostBuild(f"{_safe(code.name)}.{t.build_name}", t.build, (code.path, backend, tuple(s.include)))
     spec = RowSpec(code, graph, tool, backend, s.tpb, s.blocks, s.timeout)
-    return Task(f"{code.name}|{graph.name}|{tool}", _run_row, (spec,), build, device=backend.real_device)
+    return Task(f"{code.name}|{graph.name}|{tool}", _run_row, (spec,), build, device=backend.real_device,
+                device_slots=s.share_gpu)
 
 
 def _safe(name: str) -> str:

@@ -50,6 +50,32 @@ def _boom(_built, i):
     raise ValueError(f"task {i} went wrong")
 
 
+def _on_device(_built, log, i):
+    """Note when this run holds its turn on the device (start, end)."""
+    t0 = time.time()
+    time.sleep(0.15)
+    with open(log, "a") as fh:
+        fh.write(f"{t0} {time.time()}\n")
+    return i
+
+
+def _most_at_once(log: Path) -> int:
+    spans = [tuple(map(float, line.split())) for line in log.read_text().splitlines()]
+    return max(sum(1 for a, b in spans if a <= t < b) for t, _ in spans)
+
+
+@pytest.mark.parametrize("processes,slots", [(True, 1), (True, 2), (False, 1)])
+def test_device_runs_take_turns_across_workers(tmp_path, processes, slots):
+    """Runs that use the device hold one of `slots` turns, whether the workers are threads or
+    processes: one at a time by default (clean timings), a few at once when asked."""
+    log = tmp_path / "turns"
+    tasks = [Task(str(i), _on_device, (str(log), i), device=True, device_slots=slots) for i in range(6)]
+    with Campaign(open_executor(None, 3, "gpu", processes=processes), "turns") as c:
+        done = {d.key: d for d in c.run(tasks)}
+    assert all(done[str(i)].ok and done[str(i)].value == i for i in range(6))
+    assert _most_at_once(log) == slots
+
+
 @pytest.mark.parametrize("fail", [False, True])
 def test_a_host_build_is_made_once_and_shared_even_when_it_fails(tmp_path, fail):
     counter = tmp_path / "count"

@@ -34,6 +34,7 @@ class Task:
     args: tuple = ()
     build: HostBuild | None = None
     device: bool = False                      # runs take turns on the device (one at a time per GPU)
+    device_slots: int = 1                     # ... or this many at once (runs share it: verdicts, not timings)
 
 
 @dataclass

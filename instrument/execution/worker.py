@@ -4,17 +4,14 @@ from __future__ import annotations
 import contextlib
 import socket
 import sys
-import threading
 import time
 import traceback
 
 from ..errors import UserError
 from . import host_builds
+from .device_turns import device_turn
 from .task import Done, Task
 
-# runs that use the device take turns within one worker process (a dask worker per GPU runs one
-# task at a time anyway; the local executor's threads share one GPU)
-_device = threading.Lock()
 
 
 def where() -> str:
@@ -36,7 +33,8 @@ def execute(task: Task, campaign: str) -> Done:
     done = Done(task.key, build_s=time.perf_counter() - t0, built=made, where=where())
     t1 = None
     try:
-        with (_device if task.device else contextlib.nullcontext()):
+        # runs that use the device take turns on it, across the threads and processes of this host
+        with (device_turn(campaign, task.device_slots) if task.device else contextlib.nullcontext()):
             t1 = time.perf_counter()     # waiting for the device is queueing, not running
             done.value = task.fn(outcome, *task.args)
     except UserError as e:
