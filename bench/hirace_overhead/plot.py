@@ -1,7 +1,7 @@
 """Bar chart of bench/hirace_overhead's CSV: kernel-time ratio under hirace (and racecheck, where
 measured) per program, log scale, with the 5x median and 30x max targets marked.
 
-    python bench/hirace_overhead/plot.py bench/results/hirace_overhead_h100.csv [-o out.svg]
+    python bench/hirace_overhead/plot.py bench/results/hirace_speed_h100/overhead.csv [-o out.svg]
 """
 from __future__ import annotations
 
