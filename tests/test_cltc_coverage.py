@@ -216,6 +216,11 @@ def test_lcov_shows_the_lines_of_an_untaken_arm_as_missed(run_cli, tmp_path):
         "    a[i] = 2;            // line 7: never taken\n"
         "    a[i] += 3;           // line 8\n"
         "  }\n"
+        "  if (i < n) {\n"
+        "    if (n < 0) {         // line 11: an arm inside a taken arm\n"
+        "      a[i] = 0;          // line 12: never taken\n"
+        "    }\n"
+        "  }\n"
         "}\n"
         "int main() { int *d; cudaMalloc(&d, 32 * sizeof(int)); k<<<1, 32>>>(d, 32); cudaDeviceSynchronize();\n"
         "  printf(\"ok\\n\"); return 0; }\n")
@@ -228,6 +233,7 @@ def test_lcov_shows_the_lines_of_an_untaken_arm_as_missed(run_cli, tmp_path):
     da = dict(tuple(map(int, x[3:].split(","))) for x in (out / "c.info").read_text().splitlines()
               if x.startswith("DA:"))
     assert da[4] == 1 and da[5] == 1 and da[7] == 0 and da[8] == 0
+    assert da[11] == 1 and da[12] == 0   # the inner arm decides, not the taken arm around it
     assert 6 not in da and 9 not in da   # lines of braces only are not lines of code
     xml = (out / "c.xml").read_text()
     assert 'number="7" hits="0"' in xml and 'number="5" hits="1"' in xml

@@ -165,12 +165,18 @@ def line_hits(res: CoverageResult) -> dict[tuple[str, int], int]:
 
     for f in res.table.functions:
         add(f.file, f.line, "flags", [f.flag])
+    # an arm's own lines ran in the tests that took it (untaken, they are missed); a line inside
+    # nested arms counts with the innermost one: the outer arm running says nothing of the inner
+    innermost: dict[tuple[str, int], tuple[int, int]] = {}
     for b in res.table.branches:
         add(b.file, b.line, "flags", [a.flag for a in b.arms])
-        for a in b.arms:   # an arm's own lines ran in the tests that took it: untaken, they are missed
+        for a in b.arms:
             for line in a.body:
-                if line != b.line:
-                    add(b.file, line, "flags", [a.flag])
+                key = (b.file, line)
+                if line != b.line and (key not in innermost or len(a.body) < innermost[key][0]):
+                    innermost[key] = (len(a.body), a.flag)
+    for (file, line), (_, flag) in innermost.items():
+        add(file, line, "flags", [flag])
     for lp in res.table.loops:
         add(lp.file, lp.line, "flags", [lp.base + i for i in range(4)])
     for bar in res.table.barriers:
