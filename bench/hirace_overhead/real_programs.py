@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import statistics
 import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -70,9 +71,6 @@ def kernel_ns(path: Path) -> tuple[int, int]:
 
 
 def measure(roots: dict[str, Path], be, sanitizer: str | None, repeat: int, only=()) -> list[dict]:
-    import statistics
-    import sys
-    sys.path.insert(0, str(HERE.parents[1]))
     from bench.realworld import inputs
     from bench.realworld.run import load_spec
     from hirace import runner

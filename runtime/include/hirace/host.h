@@ -99,8 +99,8 @@ struct State {
   // the range table on the device is rebuilt only when a buffer or hirace's memory comes or goes
   unsigned long long generation = 1, table_generation = 0;
   unsigned nranges = 0;
-  // the current launch's dynamic shared memory: the program's, plus hirace's area in smem mode
-  size_t launch_dynamic = 0;
+  // what the current launch adds to the program's dynamic shared memory (smem mode: padding and area)
+  size_t launch_extra = 0;
   std::vector<std::pair<const void *, cudaFuncAttributes>> kernel_attrs;
 };
 
@@ -342,11 +342,11 @@ inline bool kernel_attributes(const void *kernel, cudaFuncAttributes *attr) {
 // smem mode for a launch: the bytes of hirace's area after `shm` bytes of the program's, or 0 when it
 // does not fit (then clocks and shared shadow stay in global memory). Beyond the default 48 KiB the
 // kernel's limit is raised at every launch (the program may have set it in between).
-inline size_t shared_area_bytes(const void *kernel, const cudaFuncAttributes &attr, size_t shm,
+inline size_t shared_area_bytes(const void *kernel, const cudaFuncAttributes &attr, size_t area_offset,
                                 unsigned long long tpb, unsigned long long program_words) {
   static const size_t optin = size_t(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, 48 * 1024));
   size_t area = size_t(8 * (tpb + program_words));
-  size_t total = (shm + 15) / 16 * 16 + area;
+  size_t total = area_offset + area;
   if (attr.sharedSizeBytes + total > optin) return 0;
   if (attr.sharedSizeBytes + total > 48 * 1024 &&
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(total)) != cudaSuccess) {
@@ -383,7 +383,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
     reset_shadows();
     s.block_base = 0;
   }
-  size_t area = 0;
+  size_t area = 0, area_offset = (shm + 15) / 16 * 16;   // hirace's area follows the program's
   unsigned long long floor = 0;
 #if defined(CUDAEMU)
   (void)kernel;
@@ -401,7 +401,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   // the program's dynamic shared memory follows its static variables at an aligned offset
   unsigned long long statics = known ? (attr.sharedSizeBytes + 127) / 128 * 128 : 48 * 1024;
   unsigned long long slices = blocks;
-  if (enabled && area_ok && known) area = shared_area_bytes(kernel, attr, shm, tpb, shadow_words(statics + shm));
+  if (enabled && area_ok && known) area = shared_area_bytes(kernel, attr, area_offset, tpb, shadow_words(statics + shm));
   if (area) {
     floor = reserved;
     s.shared_slice_words = shadow_words(statics + shm);
@@ -410,7 +410,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
     s.shared_slice_words = shadow_words(reserved + shm + statics);
   }
 #endif
-  s.launch_dynamic = area ? (shm + 15) / 16 * 16 + area - shm : 0;
+  s.launch_extra = area ? area_offset + area - shm : 0;
   if (!area) {   // clocks per thread and shared shadow per block, in global memory
     size_t clock_bytes = size_t(2 * 4 * tpb * blocks);
     grow(&s.d_clocks, &s.d_clocks_bytes, clock_bytes, "barrier clocks");
@@ -452,12 +452,12 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
     check_cuda(cudaMemset(s.d_sinks, 0, kSinkBytes), "out-of-bounds sink reset");
     s.counts_dirty = false;
   }
-  size_t nbuffers = 0;
-  for (const Buffer &b : s.buffers) nbuffers += b.live && b.shadow;
-  size_t cap = s.d_ranges_cap * sizeof(Range);
-  grow(&s.d_ranges, &cap, (nbuffers + s.tool_memory.size() + 8) * sizeof(Range), "range table");
-  s.d_ranges_cap = cap / sizeof(Range);
   if (s.table_generation != s.generation) {   // a buffer or hirace's memory came or went
+    size_t nbuffers = 0;
+    for (const Buffer &b : s.buffers) nbuffers += b.live && b.shadow;
+    size_t cap = s.d_ranges_cap * sizeof(Range);   // (a new table is itself hirace's memory: listed below)
+    grow(&s.d_ranges, &cap, (nbuffers + s.tool_memory.size() + 8) * sizeof(Range), "range table");
+    s.d_ranges_cap = cap / sizeof(Range);
     std::vector<Range> ranges;
     for (size_t i = 0; i < s.buffers.size(); ++i) {
       const Buffer &b = s.buffers[i];
@@ -514,7 +514,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   L.sink_write = static_cast<char *>(s.d_sinks) + kSinkBytes;
   L.block_base = unsigned(s.block_base);
   L.smem = area ? 1u : 0u;
-  L.area_offset = (shm + 15) / 16 * 16;
+  L.area_offset = area_offset;
   L.shared_floor = floor;
   s.block_base += blocks;
   for (auto setter : s.tus) setter(L, false);
@@ -522,7 +522,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
 }
 
 // The dynamic shared memory the launch asks for: the program's, plus hirace's area in smem mode.
-inline size_t launch_shared_bytes(size_t program_bytes) { return program_bytes + state().launch_dynamic; }
+inline size_t launch_shared_bytes(size_t program_bytes) { return program_bytes + state().launch_extra; }
 
 inline void after_launch() {
   State &s = state();
