@@ -47,3 +47,16 @@ def mutation_shortfall(score: float | None, break_at: float | None) -> str | Non
     if break_at is None or score is None or score >= break_at:
         return None
     return f"mutation score {score:.1f}% is under --break {break_at:g}"
+
+
+def mutation_thresholds(high: str | None, low: str | None, break_at: float | None) -> dict[str, float]:
+    """Stryker's thresholds: high (default 80) and low (default 60) grade the score; break fails
+    the run. low may not exceed high."""
+    out = {"high": 80.0 if high is None else percent(high, "--high"),
+           "low": 60.0 if low is None else percent(low, "--low")}
+    if out["low"] > out["high"]:
+        raise UserError(f"mutation thresholds: low {out['low']:g} is above high {out['high']:g}",
+                        hint="low must be at most high (Stryker's rule)")
+    if break_at is not None:
+        out["break"] = break_at
+    return out

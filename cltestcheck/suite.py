@@ -35,6 +35,8 @@ from . import pytest_suite
 from .program_suite import PROGRAM, ProgramKind
 from .pytest_suite import PytestKind
 
+OPTION_TABLES = ("coverage", "mutate", "amplify")   # options, read by config.py
+
 BUILD_KEYS = {
     "sources": "list of .cu files, relative to the suite directory (required)",
     "include": "list of include directories",
@@ -142,7 +144,14 @@ def load(suite_dir: str | Path, kernels: list[Path] | None = None) -> Suite:
     path = root / "cltc.toml"
     if not root.is_dir():
         raise UserError(f"{suite_dir}: no such suite directory")
-    if not path.is_file() and pytest_suite.looks_like_pytest_suite(root):
+    data = {}
+    if path.is_file():
+        try:
+            data = tomllib.loads(read_text(path, "suite file"))
+        except tomllib.TOMLDecodeError as exc:
+            raise _err(path, f"not valid TOML: {exc}") from None
+    describes_program = "build" in data or "test" in data   # else it holds options only (config.py)
+    if not describes_program and pytest_suite.looks_like_pytest_suite(root):
         return load_pytest(root, kernels)
     if kernels:
         raise UserError(f"{suite_dir}: --kernels is for pytest suites; cltc.toml lists its sources itself")
@@ -150,11 +159,8 @@ def load(suite_dir: str | Path, kernels: list[Path] | None = None) -> Suite:
         raise UserError(f"{suite_dir}: no cltc.toml and no test_*.py files in the suite directory",
                         hint="write a cltc.toml (README.md, section 'Test suites') or pytest tests that use "
                              "the cuda_kernel fixture (README.md, section 'Kernel tests in Python')")
-    try:
-        data = tomllib.loads(read_text(path, "suite file"))
-    except tomllib.TOMLDecodeError as exc:
-        raise _err(path, f"not valid TOML: {exc}") from None
-    _check_keys(path, "the file", data, {"build": "", "test": ""})
+    _check_keys(path, "the file", data, {"build": "how to build the program", "test": "the tests",
+                                         **{c: f"cltc {c} options" for c in OPTION_TABLES}})
     build = data.get("build")
     if not isinstance(build, dict):
         raise _err(path, "missing [build] table", hint="[build] sources = [\"prog.cu\"]")

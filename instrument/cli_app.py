@@ -2,7 +2,9 @@
 
 Each tool's cli.py builds an App, registers the subcommands it implements
 (a parser-setup function and a handler), and calls App.main. Handlers return
-an exit code; any error becomes a one-line message and exit code 2.
+an exit code; any error becomes a one-line message and exit code 2. A command
+may also name where its option defaults come from (a configuration file): the
+arguments are parsed again over them, so the command line wins.
 """
 from __future__ import annotations
 
@@ -23,12 +25,18 @@ class App:
                                  help="show a traceback when the tool itself fails (also CCTK_DEBUG=1)")
         self.sub = self.parser.add_subparsers(dest="command", metavar="COMMAND")
         self.handlers: dict[str, Callable] = {}
+        self.parsers: dict[str, argparse.ArgumentParser] = {}
+        self.defaults: dict[str, Callable[[argparse.Namespace], dict]] = {}
 
     def command(self, name: str, help: str, setup: Callable[[argparse.ArgumentParser], None],
-                handler: Callable[[argparse.Namespace, list[str]], int]) -> None:
+                handler: Callable[[argparse.Namespace, list[str]], int],
+                defaults: Callable[[argparse.Namespace], dict] | None = None) -> None:
         p = self.sub.add_parser(name, help=help, description=help)
         setup(p)
         self.handlers[name] = handler
+        self.parsers[name] = p
+        if defaults is not None:
+            self.defaults[name] = defaults
 
     def main(self, argv: list[str] | None = None) -> int:
         argv = sys.argv[1:] if argv is None else argv
@@ -39,4 +47,12 @@ class App:
             return 2
         if args.debug:
             os.environ["CCTK_DEBUG"] = "1"
-        return run_main(self.prog, lambda: self.handlers[args.command](args, prog_args))
+
+        def handle() -> int:
+            nonlocal args
+            found = self.defaults[args.command](args) if args.command in self.defaults else None
+            if found:
+                self.parsers[args.command].set_defaults(**found)
+                args = self.parser.parse_args(tool_argv)
+            return self.handlers[args.command](args, prog_args)
+        return run_main(self.prog, handle)

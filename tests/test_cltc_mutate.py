@@ -96,11 +96,21 @@ def test_cli_reports(run_cli, tmp_path):
     assert und and all(m["status"] == "Survived" for m in und)
     assert (tmp_path / "h" / "index.html").is_file()
     assert st["config"]["thresholds"] == {"high": 80, "low": 60, "break": 0}
-    # the same campaign again (its rows resumed, nothing judged again) under a break it cannot reach
-    r = run_cli("cltestcheck.cli", "mutate", "--suite", SUITES / "mut_racy", "--backend", "cpu", "--runs", "4",
-                "--results", tmp_path / "rows.csv", "--break", "100")
+    # the same campaign again (its rows resumed, nothing judged again) under a break it cannot reach,
+    # its options read from a pyproject.toml found from the current directory upward; the command
+    # line wins over the file (--low)
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.cltc]\nsuite = "{SUITES / "mut_racy"}"\nbackend = "cpu"\n'
+        '[tool.cltc.mutate]\nruns = 4\nresults = "rows.csv"\nbreak = 100\nhigh = 90\nlow = 70\n'
+        'stryker = "s2.json"\n')
+    (tmp_path / "sub").mkdir()
+    r = run_cli("cltestcheck.cli", "mutate", "--low", "75", cwd=tmp_path / "sub")
     score = ours["summary"]["score"]
     assert r.returncode == 1 and f"cltc mutate: mutation score {score:.1f}% is under --break 100" in r.stderr
+    grade = "good" if score >= 90 else "fair" if score >= 75 else "poor"
+    assert f"mutation score {score:.1f}% ({grade}):" in r.stdout
+    st = json.loads((tmp_path / "s2.json").read_text())
+    assert st["thresholds"] == {"high": 90, "low": 75} and st["config"]["thresholds"]["break"] == 100
 
 
 def test_list_operators_and_bad_operator(run_cli):

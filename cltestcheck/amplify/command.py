@@ -6,20 +6,17 @@ import sys
 import time
 from pathlib import Path
 
-from instrument.backends import NAMES
 from instrument.cli_support import positive_float, positive_int, add_progress_options, show_progress
 from instrument.errors import EXIT_FINDINGS, EXIT_OK, UserError
 from instrument.files import Output, check_outputs
 from instrument.execution import add_options
 
+from .. import config
 from .schedules import FAMILIES
 
 
 def setup(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--suite", required=True, type=Path, metavar="DIR", help="directory holding cltc.toml, or pytest tests (test_*.py) and their .cu kernels")
-    p.add_argument("--kernels", action="append", type=Path, metavar="FILE",
-                   help="pytest suites: a kernel file outside the suite directory (repeatable)")
-    p.add_argument("--backend", choices=NAMES, default="auto")
+    config.add_suite_options(p)
     p.add_argument("--runs", type=positive_int, default=20, metavar="N", help="runs per schedule (default 20)")
     p.add_argument("--schedules", default="all", metavar="FAMILY",
                    help="comma-separated families: " + "; ".join(f"{k}: {v}" for k, v in FAMILIES.items()))
@@ -41,7 +38,7 @@ def run(a: argparse.Namespace, _extra) -> int:
     from .. import suite as suite_mod
     from . import engine, report
 
-    s = suite_mod.load(a.suite, a.kernels).select(a.test)
+    s = suite_mod.load(config.suite_dir(a, "amplify"), a.kernels).select(a.test)
     check_outputs([Output("--json", a.json), Output("--plots", a.plots, "into")],
                   inputs=[*s.input_files(), s.root])
     t0 = time.monotonic()

@@ -5,19 +5,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from instrument.backends import NAMES
 from instrument.cli_support import positive_int, add_progress_options, show_progress
 from instrument.errors import EXIT_FINDINGS, EXIT_OK
 
-from .. import gates
+from .. import config, gates
 from instrument.files import Output, check_outputs
 
 
 def setup(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--suite", required=True, type=Path, metavar="DIR", help="directory holding cltc.toml, or pytest tests (test_*.py) and their .cu kernels")
-    p.add_argument("--kernels", action="append", type=Path, metavar="FILE",
-                   help="pytest suites: a kernel file outside the suite directory (repeatable)")
-    p.add_argument("--backend", choices=NAMES, default="auto")
+    config.add_suite_options(p)
     p.add_argument("--test", action="append", metavar="NAME", help="run only this test (repeatable)")
     p.add_argument("-j", "--jobs", type=positive_int, default=1, metavar="N", help="tests run at once (default 1)")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the JSON report")
@@ -36,7 +32,7 @@ def run(a: argparse.Namespace, _extra) -> int:
     from . import engine, report_cobertura, report_html, report_json, report_lcov, report_text
 
     thresholds = gates.coverage_thresholds(a.fail_under)
-    s = suite_mod.load(a.suite, a.kernels).select(a.test)
+    s = suite_mod.load(config.suite_dir(a, "coverage"), a.kernels).select(a.test)
     check_outputs([Output("--json", a.json), Output("--lcov", a.lcov), Output("--cobertura", a.cobertura),
                    Output("--html", a.html, "dir")], inputs=[*s.input_files(), s.root])
     res = engine.run(s, a.backend, a.jobs, progress=show_progress(a))

@@ -7,22 +7,18 @@ import sys
 import time
 from pathlib import Path
 
-from instrument.backends import NAMES
 from instrument.cli_support import positive_int, add_progress_options, show_progress
 from instrument.errors import EXIT_FINDINGS, EXIT_OK, UserError
 from instrument.files import Output, check_outputs
 from instrument.execution import add_options
 from instrument.execution.journal import campaign_lock
 
-from .. import gates
+from .. import config, gates
 from .operators import OPERATORS
 
 
 def setup(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--suite", type=Path, metavar="DIR", help="directory holding cltc.toml, or pytest tests (test_*.py) and their .cu kernels")
-    p.add_argument("--kernels", action="append", type=Path, metavar="FILE",
-                   help="pytest suites: a kernel file outside the suite directory (repeatable)")
-    p.add_argument("--backend", choices=NAMES, default="auto")
+    config.add_suite_options(p)
     p.add_argument("--runs", type=positive_int, default=20, metavar="N",
                    help="runs per mutant and test (default 20); on the cpu backend each run uses another schedule seed")
     add_options(p, "mutants judged at once on this machine (default 1)")
@@ -37,6 +33,8 @@ def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--html", type=Path, metavar="DIR", help="also write annotated HTML pages")
     p.add_argument("--break", dest="break_at", metavar="PCT",
                    help="exit 1 when the mutation score is under PCT (Stryker's break threshold)")
+    p.add_argument("--high", metavar="PCT", help="a score at or above PCT is good (Stryker's high; default 80)")
+    p.add_argument("--low", metavar="PCT", help="a score under PCT is poor (Stryker's low; default 60)")
     add_progress_options(p)
 
 
@@ -46,8 +44,6 @@ def run(a: argparse.Namespace, _extra) -> int:
         for name, desc in OPERATORS.items():
             print(f"{name.ljust(w)}  {desc}")
         return EXIT_OK
-    if a.suite is None:
-        raise UserError("cltc mutate needs --suite DIR (or --list-operators)")
     if a.runs < 1:
         raise UserError("--runs must be at least 1")
     from .. import suite as suite_mod
@@ -57,8 +53,9 @@ def run(a: argparse.Namespace, _extra) -> int:
     from .results import counts
 
     break_at = None if a.break_at is None else gates.percent(a.break_at, "--break")
+    thresholds = gates.mutation_thresholds(a.high, a.low, break_at)
     ops = parse_list(a.operators)
-    s = suite_mod.load(a.suite, a.kernels).select(a.test)
+    s = suite_mod.load(config.suite_dir(a, "mutate"), a.kernels).select(a.test)
     check_outputs([Output("--results", a.results), Output("--json", a.json), Output("--stryker", a.stryker),
                    Output("--html", a.html, "dir")], inputs=[*s.input_files(), s.root])
     t0 = time.monotonic()
@@ -67,9 +64,9 @@ def run(a: argparse.Namespace, _extra) -> int:
                          results=a.results)
     if (a.dask or a.jobs > 1) and not a.quiet:
         print(f"cltc: {res.execution.summary(time.monotonic() - t0)}", file=sys.stderr)
-    write_reports([(a.json, lambda: report_json.render(res)), (a.stryker, lambda: report_stryker.render(res, break_at))],
+    write_reports([(a.json, lambda: report_json.render(res)), (a.stryker, lambda: report_stryker.render(res, thresholds))],
                   a.html, lambda: report_html.render(res))
-    sys.stdout.write(report_text.render(res))
+    sys.stdout.write(report_text.render(res, thresholds))
     short = gates.mutation_shortfall(counts(res.outcomes)["score"], break_at)
     if short:
         print(f"cltc mutate: {short}", file=sys.stderr)

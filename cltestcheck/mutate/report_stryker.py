@@ -14,7 +14,8 @@ STATUS = {"killed": "Killed", "timeout": "Timeout", "survived": "Survived", "und
           "no-coverage": "NoCoverage", "failed": "RuntimeError"}
 
 
-def render(res: MutationResult, break_at: float | None = None) -> str:
+def render(res: MutationResult, thresholds: dict[str, float] | None = None) -> str:
+    thresholds = thresholds or {"high": 80.0, "low": 60.0}
     files: OrderedDict[str, dict] = OrderedDict()
     root = res.suite
     for o in res.outcomes:
@@ -39,8 +40,8 @@ def render(res: MutationResult, break_at: float | None = None) -> str:
         }
         files[name]["mutants"].append(entry)
     doc = {"$schema": "https://git.io/mutation-testing-schema", "schemaVersion": "2",
-           "thresholds": {"high": 80, "low": 60}, "projectRoot": root, "files": files,
+           "thresholds": {"high": thresholds["high"], "low": thresholds["low"]}, "projectRoot": root, "files": files,
            "framework": {"name": "cltc", "version": __version__}}
-    if break_at is not None:   # the schema's thresholds hold high and low; the free-form config the rest
-        doc["config"] = {"thresholds": {"high": 80, "low": 60, "break": break_at}}
+    if "break" in thresholds:   # the schema's thresholds hold high and low; the free-form config the rest
+        doc["config"] = {"thresholds": dict(thresholds)}
     return json.dumps(doc, indent=1) + "\n"

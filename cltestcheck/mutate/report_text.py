@@ -21,10 +21,17 @@ def _table(title: str, rows: list[tuple]) -> list[str]:
     return ["  ".join(c.ljust(x) if i == 0 else c.rjust(x) for i, (c, x) in enumerate(zip(r, w))) for r in rows]
 
 
-def render(res: MutationResult) -> str:
+def grade(score: float | None, thresholds: dict[str, float] | None) -> str:
+    """Stryker's reading of a score against high and low: ' (good)', ' (fair)', ' (poor)'."""
+    if score is None or not thresholds:
+        return ""
+    return " (good)" if score >= thresholds["high"] else " (fair)" if score >= thresholds["low"] else " (poor)"
+
+
+def render(res: MutationResult, thresholds: dict[str, float] | None = None) -> str:
     root = res.suite
     c = counts(res.outcomes)
-    score = "-" if c["score"] is None else f"{c['score']:.1f}%"
+    score = "-" if c["score"] is None else f"{c['score']:.1f}%{grade(c['score'], thresholds)}"
     lines = [f"cltc mutate: {rel(root, os.getcwd())} ({res.backend} backend), {c['total']} mutants, "
              f"{res.runs} runs per mutant and test",
              f"mutation score {score}: {c['killed']} killed, {c['timeout']} killed by timeout, "

@@ -1,0 +1,213 @@
+"""cltc's options from a file, so CI runs `cltc coverage` with nothing on the command line.
+
+Found as ruff and coverage.py find theirs (without --config): from the current directory upward,
+the first directory holding a `cltc.toml` or a `pyproject.toml` with a `[tool.cltc]` table gives it
+(cltc.toml first within one directory). In a cltc.toml the options sit beside the suite's own
+tables, and the suite is that file's directory:
+
+    [coverage]  fail_under = 80            # or { total = 80, branches = 90 }
+    [mutate]    break = 50  high = 80  low = 60  runs = 5  operators = ["relop", "arith"]
+    [amplify]   runs = 10   schedules = ["first", "desc"]
+
+In pyproject.toml the same tables sit under [tool.cltc] (`[tool.cltc.coverage]`), whose own keys
+are shared by every command: `suite`, `kernels`, `backend`, `jobs`. Paths are relative to the
+file. The command line wins over the file; an unknown key or a wrong type is an error naming the
+file, as in hirace.toml."""
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Callable
+
+from instrument.backends import NAMES
+from instrument.errors import UserError
+from instrument.files import read_text
+
+from .gates import COVERAGE_MEASURES
+
+from .suite import OPTION_TABLES as COMMANDS
+
+SUITE_TABLES = ("build", "test")     # a cltc.toml's suite tables (suite.py reads them)
+
+
+def _path(base: Path, v):
+    if not isinstance(v, str):
+        raise TypeError("a path (string)")
+    return base / v
+
+
+def _paths(base: Path, v):
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise TypeError("a list of paths (strings)")
+    return [base / x for x in v]
+
+
+def _positive_int(_base, v):
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise TypeError("a positive integer")
+    return v
+
+
+def _int(_base, v):
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError("an integer")
+    return v
+
+
+def _number(_base, v):
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
+        raise TypeError("a positive number")
+    return float(v)
+
+
+def _percent(_base, v):
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 100:
+        raise TypeError("a percentage from 0 to 100")
+    return str(v)
+
+
+def _backend(_base, v):
+    if v not in NAMES:
+        raise TypeError("one of " + ", ".join(NAMES))
+    return v
+
+
+def _names(_base, v):
+    if isinstance(v, str):
+        v = [x.strip() for x in v.split(",") if x.strip()]
+    if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v):
+        raise TypeError("a list of names")
+    return ",".join(v)
+
+
+def _fail_under(_base, v):
+    """A number (the total) or a table measure = percentage: the list --fail-under would build."""
+    table = v if isinstance(v, dict) else {"total": v}
+    out = []
+    for measure, pct in table.items():
+        if measure not in COVERAGE_MEASURES:
+            raise TypeError("a percentage, or a table whose keys are " + ", ".join(COVERAGE_MEASURES))
+        if isinstance(pct, bool) or not isinstance(pct, (int, float)) or not 0 <= pct <= 100:
+            raise TypeError("a percentage, or a table of measure = percentage")
+        out.append(f"{measure}={pct}")
+    return out
+
+
+Convert = Callable[[Path, object], object]
+# key in the file -> (argparse destination, conversion, help)
+SHARED: dict[str, tuple[str, Convert, str]] = {
+    "suite": ("suite", _path, "the suite directory (cltc.toml: that file's own directory)"),
+    "kernels": ("kernels", _paths, "pytest suites: kernel files outside the suite directory"),
+    "backend": ("backend", _backend, "auto, gpu or cpu"),
+    "jobs": ("jobs", _positive_int, "tasks at once"),
+}
+KEYS: dict[str, dict[str, tuple[str, Convert, str]]] = {
+    "coverage": {
+        "fail_under": ("fail_under", _fail_under, "percentage, or { total, branches, loops, barriers }"),
+        "json": ("json", _path, "JSON report file"), "lcov": ("lcov", _path, "lcov tracefile"),
+        "cobertura": ("cobertura", _path, "Cobertura XML file"), "html": ("html", _path, "HTML directory"),
+    },
+    "mutate": {
+        "break": ("break_at", _percent, "exit 1 under this mutation score"),
+        "high": ("high", _percent, "a score at or above it is good (Stryker's high, default 80)"),
+        "low": ("low", _percent, "a score under it is poor (Stryker's low, default 60)"),
+        "runs": ("runs", _positive_int, "runs per mutant and test"),
+        "operators": ("operators", _names, "mutation operators"),
+        "results": ("results", _path, "the campaign's results CSV"),
+        "json": ("json", _path, "JSON report file"), "stryker": ("stryker", _path, "Stryker JSON report"),
+        "html": ("html", _path, "HTML directory"),
+    },
+    "amplify": {
+        "runs": ("runs", _positive_int, "runs per schedule"),
+        "schedules": ("schedules", _names, "schedule families"),
+        "seed": ("seed", _int, "seed for drawn schedules"),
+        "timeout": ("timeout", _number, "seconds before a run is a hang"),
+        "json": ("json", _path, "JSON report file"), "plots": ("plots", _path, "plot directory"),
+    },
+}
+
+
+def discover(start: Path) -> Path | None:
+    """The file whose options apply in `start`: cltc.toml, or a pyproject.toml with a [tool.cltc]
+    table, in start or the nearest directory above it; None when there is none."""
+    for d in [start, *start.parents]:
+        if (d / "cltc.toml").is_file():
+            return d / "cltc.toml"
+        py = d / "pyproject.toml"
+        if py.is_file() and "cltc" in _toml(py).get("tool", {}):
+            return py
+    return None
+
+
+def _toml(path: Path) -> dict:
+    try:
+        return tomllib.loads(read_text(path, "configuration file"))
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{path}: not valid TOML: {exc}",
+                        hint="cltc reads its options from it; fix the file or pass --config") from None
+
+
+def defaults(command: str, path: Path | None) -> dict[str, object]:
+    """The argparse defaults the file at `path` gives `command` (empty without a file)."""
+    if path is None:
+        return {}
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"--config: {path}: no such file")
+    data = _toml(path)
+    base = path.resolve().parent
+    in_pyproject = path.name == "pyproject.toml"
+    out: dict[str, object] = {}
+    if in_pyproject:
+        data = data.get("tool", {}).get("cltc", {})
+        if not isinstance(data, dict):
+            raise UserError(f"{path} [tool.cltc] must be a table")
+        _apply({k: v for k, v in data.items() if k not in COMMANDS}, SHARED, base, f"{path} [tool.cltc]", out)
+    else:   # cltc.toml: the suite is the file's directory; the suite's tables are suite.py's
+        out["suite"] = base
+        for key in data:
+            if key not in (*SUITE_TABLES, *COMMANDS):
+                raise UserError(f"{path}: unknown key '{key}'",
+                                hint="a cltc.toml holds [build], [[test]] and the option tables "
+                                     + ", ".join(f"[{c}]" for c in COMMANDS))
+    for c in COMMANDS:   # every command's table is checked: a typo fails whichever command runs
+        where = f"{path} [tool.cltc.{c}]" if in_pyproject else f"{path} [{c}]"
+        table = data.get(c, {})
+        if not isinstance(table, dict):
+            raise UserError(f"{where} must be a table of cltc {c} options")
+        known = {k: v for k, v in {**SHARED, **KEYS[c]}.items() if in_pyproject or k != "suite"}
+        _apply(table, known, base, where, out if c == command else {})
+    return out
+
+
+def _apply(table: dict, known: dict[str, tuple[str, Convert, str]], base: Path, where: str,
+           out: dict[str, object]) -> None:
+    for key, value in table.items():
+        if key not in known:
+            raise UserError(f"{where}: unknown key '{key}'",
+                            hint="known keys: " + "; ".join(f"{k} ({h})" for k, (_, _, h) in known.items()))
+        dest, convert, help_ = known[key]
+        try:
+            out[dest] = convert(base, value)
+        except TypeError as exc:
+            raise UserError(f"{where}: '{key}' must be {exc}: {help_}") from None
+
+
+def add_suite_options(p) -> None:
+    """The options every cltc command shares: which suite, its kernels, the backend, the file."""
+    p.add_argument("--suite", type=Path, metavar="DIR",
+                   help="directory holding cltc.toml, or pytest tests (test_*.py) and their .cu kernels "
+                        "(default: the cltc.toml or [tool.cltc] suite found from here upward)")
+    p.add_argument("--kernels", action="append", type=Path, metavar="FILE",
+                   help="pytest suites: a kernel file outside the suite directory (repeatable)")
+    p.add_argument("--backend", choices=NAMES, default="auto")
+    p.add_argument("--config", type=Path, metavar="FILE",
+                   help="read options from this cltc.toml or pyproject.toml ([tool.cltc]) instead of the one "
+                        "found from the current directory upward")
+
+
+def suite_dir(a, command: str) -> Path:
+    if a.suite is None:
+        raise UserError(f"cltc {command} needs a suite: --suite DIR, or run it where a cltc.toml (or a "
+                        f"pyproject.toml with [tool.cltc] suite = ...) is found from the current directory upward")
+    return a.suite
