@@ -12,6 +12,9 @@ from pathlib import Path
 from instrument.errors import UserError
 from instrument.files import read_text
 
+from .results import buffer_name
+from .suppress import check_entries
+
 
 @dataclass
 class Config:
@@ -23,6 +26,7 @@ class Config:
     max_reports: int = 1024          # distinct race records kept per launch
     prior_sites: bool = False        # also keep the last accessor's site (4 more bytes a word)
     granularity: int = 0             # bytes per shadow word; 0: the narrowest access in the program
+    suppress: list[str] = field(default_factory=list)   # known benign races: kernel:K, variable:V, FILE:LINE
     source = None                    # the file it was read from (a plain attribute, not a key)
 
 
@@ -35,6 +39,7 @@ HELP = {
     "max_reports": "distinct races kept per launch; more are counted as dropped (default 1024)",
     "prior_sites": "record each word's last accessing site too, so reports name both sites (default false)",
     "granularity": "bytes covered by one shadow word: 1, 2, 4 or 8 (default: narrowest access)",
+    "suppress": "known benign races, reported as suppressed: kernel:NAME, variable:NAME or FILE:LINE",
 }
 
 
@@ -91,6 +96,7 @@ def load(path: str | Path | None) -> Config:
         rng = getattr(cfg, key)
         if rng and (len(rng) != 2 or rng[0] < 0 or rng[1] < rng[0]):
             raise UserError(f"{p}: '{key}' must be [first, last] with 0 <= first <= last")
+    check_entries(cfg.suppress, str(p))
     if cfg.max_reports < 1:
         raise UserError(f"{p}: 'max_reports' must be at least 1")
     return cfg
@@ -102,10 +108,16 @@ def check_names(cfg: Config, programs, where: str | None) -> None:
     kernels = {k.name for p in programs for k in p.kernels}
     variables = {a.base for p in programs for a in p.accesses if a.base}
     variables |= {g.name for p in programs for g in p.globals} | {s.name for p in programs for s in p.shared}
-    for key, known in (("kernels", kernels), ("monitor", variables), ("ignore", variables)):
-        missing = [n for n in getattr(cfg, key) if n not in known]
+    # reports name a global buffer as the program allocated it
+    buffers = {buffer_name(p.unit.source(c.args[0].file).text(c.args[0].start, c.args[0].end))
+               for p in programs for c in p.api_calls if c.name.startswith(("cudaMalloc", "cudaHostAlloc")) and c.args}
+    named = {"kernels": cfg.kernels, "monitor": cfg.monitor, "ignore": cfg.ignore,
+             "suppress": [e.split(":", 1)[1] for e in cfg.suppress if e.startswith(("kernel:", "variable:"))]}
+    for key, known in (("kernels", kernels), ("monitor", variables), ("ignore", variables),
+                       ("suppress", kernels | variables | buffers)):
+        missing = [n for n in named[key] if n not in known]
         if missing:
             listing = ", ".join(sorted(known)) or "none"
             raise UserError(f"{where or 'hirace.toml'}: '{key}' names {', '.join(repr(m) for m in missing)}, "
                             f"which the program does not have",
-                            hint=f"{'kernels' if key == 'kernels' else 'variables accessed in kernels'}: {listing}")
+                            hint=f"{'kernels' if key == 'kernels' else 'kernels and variables' if key == 'suppress' else 'variables accessed in kernels'}: {listing}")

@@ -1,24 +1,28 @@
-"""JSON report: {"races": [...], "memory_errors": [...], "summary": {...}} (the contract scripts
-rely on)."""
+"""JSON report: {"races": [...], "memory_errors": [...], "suppressed": [...], "summary": {...}}
+(the contract scripts rely on; a suppressed race says what suppressed it)."""
 from __future__ import annotations
 
 import dataclasses
 import json
 
-from .results import RaceReport
+from .results import Race, RaceReport
+
+
+def _race(r: Race) -> dict:
+    d = dataclasses.asdict(r)
+    d["site"] = {"file": r.site.file, "line": r.site.line, "column": r.site.column, "text": r.site.text}
+    if r.prior_site is not None:
+        d["prior_site"] = {"file": r.prior_site.file, "line": r.prior_site.line,
+                           "column": r.prior_site.column, "text": r.prior_site.text}
+    for k in ("thread", "block", "prior_thread", "prior_block"):
+        d[k] = list(d[k])
+    if not r.suppressed:
+        del d["suppressed"]
+    return d
 
 
 def to_dict(res: RaceReport) -> dict:
-    races = []
-    for r in res.races:
-        d = dataclasses.asdict(r)
-        d["site"] = {"file": r.site.file, "line": r.site.line, "column": r.site.column, "text": r.site.text}
-        if r.prior_site is not None:
-            d["prior_site"] = {"file": r.prior_site.file, "line": r.prior_site.line,
-                               "column": r.prior_site.column, "text": r.prior_site.text}
-        for k in ("thread", "block", "prior_thread", "prior_block"):
-            d[k] = list(d[k])
-        races.append(d)
+    races = [_race(r) for r in res.races]
     mem = []
     for m in res.memory_errors:
         d = dataclasses.asdict(m)
@@ -29,8 +33,9 @@ def to_dict(res: RaceReport) -> dict:
         for k in ("thread", "block"):
             d[k] = list(d[k])
         mem.append(d)
-    return {"races": races, "memory_errors": mem,
+    return {"races": races, "memory_errors": mem, "suppressed": [_race(r) for r in res.suppressed],
             "summary": {"races": len(res.races), "memory_errors": len(res.memory_errors),
+                        "suppressed": len(res.suppressed),
                         "launches": res.launches, "dropped": res.dropped,
                         "backend": res.backend, "granularity_bytes": res.granularity,
                         "program_exit": res.program_exit, "warnings": res.warnings}}

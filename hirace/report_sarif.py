@@ -3,8 +3,9 @@
 Paths are relative to `%SRCROOT%` (the directory hirace ran in, given in originalUriBaseIds) when
 they lie below it, so a report made in CI matches the repository's files; results carry partial
 fingerprints that do not depend on line numbers (an edit above a finding keeps its identity), the
-earlier access of a race as a related location, and the invocation with the exit status. A run
-that failed still writes a SARIF file: no results, the failure as a tool notification."""
+earlier access of a race as a related location, and the invocation with the exit status. Known
+benign races are results with `suppressions`. A run that failed still writes a SARIF file: no
+results, the failure as a tool notification."""
 from __future__ import annotations
 
 import hashlib
@@ -66,7 +67,7 @@ class _At:   # an allocation site as a location
 
 def _results(res: RaceReport, root: Path) -> list[dict]:
     results = []
-    for r in res.races:
+    for r in [*res.races, *res.suppressed]:
         msg = (f"Data race ({r.kind}) in {r.memory} memory on {r.variable}, kernel '{r.kernel}': "
                f"{r.access} by thread {r.thread} of block {r.block} conflicts with an access by thread "
                f"{r.prior_thread} of block {r.prior_block}; {r.scope}.")
@@ -77,6 +78,9 @@ def _results(res: RaceReport, root: Path) -> list[dict]:
                 "properties": {"kind": r.kind, "memory": r.memory, "kernel": r.kernel, "count": r.count}}
         if r.prior_site is not None:
             item["relatedLocations"] = [dict(_location(r.prior_site, root, "conflicting access"), id=1)]
+        if r.suppressed:   # shown as suppressed by services, not as an alert
+            item["suppressions"] = [{"kind": "external" if r.suppressed.startswith("hirace.toml") else "inSource",
+                                     "justification": r.suppressed}]
         results.append(item)
     for m in res.memory_errors:
         what = f"{m.where()} {m.buffer}".rstrip()

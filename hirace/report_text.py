@@ -76,6 +76,10 @@ def render(res: RaceReport) -> str:
                    f"({', '.join(kernels)}); {checked}")
     else:
         out.append(f"hirace: no data races found ({checked})")
+    if res.suppressed:
+        out.append(f"hirace: {_plural(len(res.suppressed), 'known benign race')} suppressed (not findings):")
+        for r in res.suppressed:
+            out.append(f"  {_where(r.site)}: {r.kind} on {r.variable} in kernel '{r.kernel}': {r.suppressed}")
     if res.launches == 0:
         out.append("hirace: note: the program launched no kernel, so nothing was checked")
     if res.program_exit != 0:

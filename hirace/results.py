@@ -23,6 +23,7 @@ class SiteRef:
     column: int
     text: str
     kind: str
+    variable: str = ""       # the name the access uses (a kernel's parameter, a shared array)
 
 
 @dataclass
@@ -43,6 +44,7 @@ class Race:
     offset: int              # bytes from the start of the buffer or shared window
     count: int               # racing word accesses folded into this report
     prior_is_other: bool = False   # the conflicting thread is another one than the recorded accessor
+    suppressed: str = ""           # what marked it a known benign race (suppress.py); '' a finding
 
 
 @dataclass
@@ -79,6 +81,7 @@ class RaceReport:
     """What a hirace run found: its races and out-of-bounds accesses, the launches checked, and
     what the runtime noted."""
     races: list[Race] = field(default_factory=list)
+    suppressed: list[Race] = field(default_factory=list)   # known benign races: reported, not findings
     memory_errors: list[MemError] = field(default_factory=list)
     dropped: int = 0
     launches: int = 0
@@ -228,11 +231,11 @@ def collect(log_path: Path, sites: list[Site], warp_size: int = 32) -> RaceRepor
             continue
         L = launches[r.launch]
         site = sites[r.site]
-        ref = SiteRef(site.file, site.line, site.column, site.text, site.kind)
+        ref = SiteRef(site.file, site.line, site.column, site.text, site.kind, site.variable)
         prior = None
         if r.prior_site >= 0:
             p = sites[r.prior_site]
-            prior = SiteRef(p.file, p.line, p.column, p.text, p.kind)
+            prior = SiteRef(p.file, p.line, p.column, p.text, p.kind, p.variable)
         state = fsm.STATES[r.prior_state]
         self_conflict = (r.tid, r.bid) == (r.prior_tid, r.prior_bid)
         if self_conflict:

@@ -70,7 +70,8 @@ def do_run(a: argparse.Namespace, prog_args: list[str]) -> int:
         text = _renderer(a.format)(res)
     if a.output:
         atomic_write_text(a.output, text)
-        print(f"hirace: {len(res.races)} race(s), {len(res.memory_errors)} out-of-bounds site(s); report "
+        sup = f", {len(res.suppressed)} suppressed" if res.suppressed else ""
+        print(f"hirace: {len(res.races)} race(s), {len(res.memory_errors)} out-of-bounds site(s){sup}; report "
               f"written to {a.output}", file=sys.stderr)
     else:
         sys.stderr.write(text)

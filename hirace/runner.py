@@ -10,6 +10,7 @@ from instrument.backends import get_backend
 from instrument.errors import UserError
 from instrument.pipeline import instrument_sources
 
+from . import suppress
 from .config import Config, check_names
 from .planner import HiracePlanner
 from .sites import Site
@@ -78,6 +79,7 @@ def execute(built: Built, config: Config, args=(), timeout: float = 300.0, passt
         races = None
         if log.is_file() and not proc.timed_out:
             races = collect(log, built.sites)
+            suppress.apply(races, config.suppress)
             races.program_exit = proc.returncode
             races.warnings = built.warnings + races.warnings
             races.backend = built.backend.name

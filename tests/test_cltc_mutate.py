@@ -4,10 +4,12 @@ from __future__ import annotations
 import json
 
 import jsonschema
+import pytest
 
 from cltestcheck import suite as suite_mod
 from cltestcheck.mutate import engine
 from cltestcheck.mutate.results import counts
+from instrument.errors import UserError
 
 from conftest import CUDA, TESTS
 
@@ -135,3 +137,64 @@ def test_every_operator_compiles_on_the_corpus_with_nvcc(tmp_path, nvcc):
         GpuBackend(arch="sm_80").compile_object(BuildRequest(srcs, tmp_path / (name + ".o"),
                                                              incs + [include_dir()], p.defines()))
         assert p.mutants
+
+
+TWO_KERNELS = """\
+#include <cstdio>
+__device__ int twice(int v) { return v * 2; }
+__global__ void scale(int *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = twice(a[i]) + 1;
+}
+__global__ void shift(int *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = a[i] - 3;
+}
+int main() {
+  int h[40], *d, n = 40;
+  for (int i = 0; i < n; i++) h[i] = i;
+  cudaMalloc(&d, sizeof h);
+  cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);
+  scale<<<2, 32>>>(d, n);
+  shift<<<2, 32>>>(d, n);
+  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+  for (int i = 0; i < n; i++) printf("%d ", h[i]);
+  printf("\\n");
+  return 0;
+}
+"""
+
+
+def test_after_an_edit_only_changed_functions_mutants_are_judged_again(tmp_path):
+    """Incremental mutation: a comment moves every line and `shift` changes; `scale` and its
+    callee do not, so their rows are reused (matched by key, not id or line)."""
+    import csv
+    (tmp_path / "k.cu").write_text(TWO_KERNELS)
+    (tmp_path / "cltc.toml").write_text('[build]\nsources = ["k.cu"]\n[[test]]\nname = "t"\n')
+    rows = tmp_path / "rows.csv"
+    first = engine.run(suite_mod.load(tmp_path), "cpu", None, runs=1, progress=False, results=rows)
+    n_first = len(list(csv.DictReader(rows.open())))
+    assert n_first == len(first.outcomes) > 0
+    edited = "// a comment moves every line\n" + TWO_KERNELS.replace("a[i] - 3", "a[i] - 4")
+    (tmp_path / "k.cu").write_text(edited)
+    second = engine.run(suite_mod.load(tmp_path), "cpu", None, runs=1, progress=False, results=rows)
+    judged = list(csv.DictReader(rows.open()))[n_first:]
+    shift_mutants = [o for o in second.outcomes if o.mutant.function == "shift"]
+    assert shift_mutants and len(judged) == len(shift_mutants)
+    assert {r["key"] for r in judged} == {o.mutant.key for o in shift_mutants}
+    before = {(o.mutant.function, o.mutant.line + 1, o.mutant.col, o.mutant.replacement): o.status
+              for o in first.outcomes if o.mutant.function != "shift"}
+    after = {(o.mutant.function, o.mutant.line, o.mutant.col, o.mutant.replacement): o.status
+             for o in second.outcomes if o.mutant.function != "shift"}
+    assert after == before and len(after) > 0      # reused, at their new lines
+    # an edit of the device function `scale` calls judges scale's mutants again too
+    (tmp_path / "k.cu").write_text(edited.replace("return v * 2;", "return v + v;"))
+    third = engine.run(suite_mod.load(tmp_path), "cpu", None, runs=1, progress=False, results=rows)
+    judged = list(csv.DictReader(rows.open()))[n_first + len(shift_mutants):]
+    assert {r["key"] for r in judged} == {o.mutant.key for o in third.outcomes if o.mutant.function != "shift"}
+    # host code is the campaign's: an edit there is another campaign, refused without writing
+    (tmp_path / "k.cu").write_text(edited.replace("int h[40], *d, n = 40;", "int h[40], *d, n = 39;"))
+    size = rows.stat().st_size
+    with pytest.raises(UserError, match="holds results of another mutation campaign"):
+        engine.run(suite_mod.load(tmp_path), "cpu", None, runs=1, progress=False, results=rows)
+    assert rows.stat().st_size == size

@@ -14,6 +14,7 @@ from ..suite import Suite
 from .planner import CoveragePlanner
 from .results import CoverageResult, TestCoverage
 from instrument.reaper import temp_dir
+from instrument.suppressions import CLTC_IGNORE, Suppressed
 from instrument import logs
 from instrument.protocol import COVERAGE_LOG, Env
 
@@ -48,4 +49,8 @@ def run(suite: Suite, backend_name: str = "auto", jobs: int = 1, progress: bool 
             tests = parallel_map(one, list(enumerate(suite.tests)), jobs, bar.step)
         finally:
             bar.close()
-    return CoverageResult(str(suite.root), backend.name, planner.table, tests, warnings + planner.skipped)
+    suppressed = Suppressed(CLTC_IGNORE)
+    for f in {f.file for f in planner.table.functions}:
+        suppressed.of(f)   # a region left open is an error now, before any report is written
+    return CoverageResult(str(suite.root), backend.name, planner.table, tests, warnings + planner.skipped,
+                          suppressed)

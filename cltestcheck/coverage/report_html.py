@@ -56,6 +56,8 @@ def _notes(res: CoverageResult, file: str) -> dict[int, tuple[str, list[str]]]:
     for line, bs in badges.items():
         s = state[line]
         cls = "hit" if s and all(s) else "miss" if not any(s) else "part"
+        if res.suppressed(file, line):   # shown, not judged
+            cls, bs = "", [badge("suppressed", "na", "marked `cltc: ignore`: not counted"), *bs]
         out[line] = (cls, bs)
     return out
 

@@ -49,7 +49,8 @@ def render(res: CoverageResult) -> str:
         if i == len(rows) - 1:
             lines.append("  ".join("-" * w for w in widths))
         lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
-    unc = [i for i in res.items() if not i.covered]
+    items = res.items()
+    unc = [i for i in items if not i.covered and not i.suppressed]
     lines.append("")
     if unc:
         lines.append(f"Not covered ({len(unc)}): write a test that reaches these")
@@ -57,6 +58,11 @@ def render(res: CoverageResult) -> str:
             lines.append(f"  {rel(it.file, root)}:{it.line}: [{it.function}] {it.label}")
     else:
         lines.append("Everything measured was covered.")
+    sup = [i for i in items if i.suppressed]
+    if sup:
+        lines += ["", f"Suppressed ({len(sup)}): marked `cltc: ignore`, not counted"]
+        lines += [f"  {rel(i.file, root)}:{i.line}: [{i.function}] {i.label}"
+                  f"{'' if i.covered else ' (not covered)'}" for i in sup]
     div = res.divergences()
     if div:
         lines.append("")

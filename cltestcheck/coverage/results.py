@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ..judge import Verdict
 from .sites import LOOP_CASES, LOOP_LABELS, SiteTable
@@ -31,6 +32,7 @@ class Item:
     covered: bool
     tests: list[str]     # tests that covered it
     case: str = ""       # loops: zero/one/many/boundary
+    suppressed: bool = False   # its line is marked `cltc: ignore`: listed, never counted
 
 
 @dataclass
@@ -41,6 +43,8 @@ class Tally:
     divergent: int = 0
 
     def add(self, it: Item) -> None:
+        if it.suppressed:
+            return
         slot = self.branches if it.category == "branch" else self.barriers if it.category == "barrier" \
             else self.loops[it.case] if it.category == "loop" else None
         if slot is None:
@@ -64,6 +68,7 @@ class CoverageResult:
     table: SiteTable
     tests: list[TestCoverage]
     warnings: list[str] = field(default_factory=list)
+    suppressed: Callable[[str, int], bool] = lambda file, line: False   # (file, line) marked `cltc: ignore`
 
     def _who(self, attr: str, flag: int) -> list[str]:
         return [t.name for t in self.tests if flag in getattr(t, attr)]
@@ -88,6 +93,8 @@ class CoverageResult:
             who = self._who("barrier_flags", 2 * bar.index + 1)
             out.append(Item("barrier", bar.function, bar.file, bar.line,
                             f"{bar.name}() reached by every thread of a block", bool(who), who))
+        for it in out:
+            it.suppressed = self.suppressed(it.file, it.line)
         out.sort(key=lambda i: (i.file, i.line))
         return out
 
@@ -141,7 +148,7 @@ class CoverageResult:
 
     def contributions(self) -> list[dict]:
         """Per test: items it covered, and items no other test covered."""
-        items = [i for i in self.items() if i.category != "function"]
+        items = [i for i in self.items() if i.category != "function" and not i.suppressed]
         out = []
         for t in self.tests:
             mine = [i for i in items if t.name in i.tests]
@@ -181,7 +188,7 @@ def line_hits(res: CoverageResult) -> dict[tuple[str, int], int]:
         add(lp.file, lp.line, "flags", [lp.base + i for i in range(4)])
     for bar in res.table.barriers:
         add(bar.file, bar.line, "barrier_flags", [2 * bar.index])
-    return {k: len(v) for k, v in sorted(hits.items())}
+    return {k: len(v) for k, v in sorted(hits.items()) if not res.suppressed(*k)}   # lcov's EXCL: no record
 
 
 def branch_points(res: CoverageResult) -> list[tuple[str, int, list[tuple[str, int]]]]:
@@ -197,6 +204,7 @@ def branch_points(res: CoverageResult) -> list[tuple[str, int, list[tuple[str, i
         out.append((lp.file, lp.line, [(f"loop {LOOP_LABELS[c]}", count("flags", lp.flag(c))) for c in lp.cases]))
     for bar in res.table.barriers:
         out.append((bar.file, bar.line, [(f"{bar.name} whole block", count("barrier_flags", 2 * bar.index + 1))]))
+    out = [x for x in out if not res.suppressed(x[0], x[1])]
     out.sort(key=lambda x: (x[0], x[1]))
     return out
 

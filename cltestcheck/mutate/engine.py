@@ -20,6 +20,7 @@ from .outcomes import MutantOutcome, MutationResult, Reference, Status
 from .planner import Mutant
 from .schemata import build_planned, plan_digest, plan_schemata
 from instrument.reaper import temp_dir
+from instrument.suppressions import CLTC_IGNORE, Suppressed
 from instrument import logs
 from instrument.protocol import REACH_LOG, Env
 
@@ -42,12 +43,15 @@ def run(suite: Suite, backend_name: str = "auto", operators: list[str] | None = 
     with temp_dir(prefix="cltc-mut-") as tmp:
         planner, exclude, dropped, _ = plan_schemata(suite, backend, Path(tmp), ops)
     mutants = planner.mutants
-    journal = MutantJournal(results, fingerprint(suite, backend.name, ops, runs, mutants)) if results else None
+    suppressed = Suppressed(CLTC_IGNORE)
+    ignored = {m.id: MutantOutcome(m, Status.IGNORED, reason="its line is marked `cltc: ignore`")
+               for m in mutants if suppressed(m.file, m.line)}
+    journal = MutantJournal(results, fingerprint(suite, backend.name, runs, planner.keys.host)) if results else None
     earlier = journal.finished(mutants) if journal else {}
     build = HostBuild("schemata", build_planned, (suite, backend, tuple(ops), frozenset(exclude),
                                                   plan_digest(mutants)))
     executor = open_executor(dask, jobs, backend.name)
-    outcomes: dict[int, MutantOutcome] = dict(earlier)
+    outcomes: dict[int, MutantOutcome] = {**earlier, **ignored}
     try:
         with Campaign(executor, "mutate") as campaign:
             refs: list[Reference | None] = [None] * len(suite.tests)
@@ -59,7 +63,7 @@ def run(suite: Suite, backend_name: str = "auto", operators: list[str] | None = 
                 refs[int(d.key)], warnings = d.value
             build_s = time.monotonic() - t0
             t0 = time.monotonic()
-            todo = [m for m in mutants if m.id not in earlier]
+            todo = [m for m in mutants if m.id not in earlier and m.id not in ignored]
             if earlier:
                 print(f"cltc: {len(earlier)} mutants already judged in {results}; judging the other {len(todo)}",
                       file=sys.stderr)

@@ -17,6 +17,7 @@ class Status(StrEnum):
     SURVIVED = "survived"          # no test noticed it
     NO_COVERAGE = "no-coverage"    # no test reaches it
     FAILED = "failed"              # could not be judged (a tool or build failure)
+    IGNORED = "ignored"            # its line is marked `cltc: ignore`: not judged
 
 
 DETECTED = (Status.KILLED, Status.TIMEOUT)

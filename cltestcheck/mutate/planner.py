@@ -16,6 +16,7 @@ from instrument.parse import Span
 from instrument.query import ATOMIC_OPS, Operator, Program
 from instrument.rewrite import EditPlan
 
+from .code_keys import CodeKeys
 from .operators import ARITH, ARITH_ASSIGN, BITS, BITS_ASSIGN, CODE, REL
 
 _NUM = ("int", "float")
@@ -37,6 +38,7 @@ class Mutant:
     description: str
     start: int = 0        # byte offsets of the mutated text in file
     end: int = 0
+    key: str = ""         # identity across edits elsewhere (code_keys.py): '' never reused
 
 
 class MutationPlanner:
@@ -48,6 +50,7 @@ class MutationPlanner:
         self.mutants: list[Mutant] = []
         self.sites = 0
         self._seen: set[tuple] = set()
+        self.keys = CodeKeys()
 
     # -- bookkeeping ------------------------------------------------------------
     def _new_site(self, span: Span, key: str) -> bool:
@@ -65,9 +68,11 @@ class MutationPlanner:
         src = prog.unit.source(span.file)
         end_line, end_col = src.line_col(span.end)
         original = src.text(span.start, span.end)
+        place = self.keys.place(prog, span, fn)
         for repl, desc in alternatives:
+            key = self.keys.mutant(place, operator, repl)
             self.mutants.append(Mutant(len(self.mutants) + 1, site, operator, span.file, span.line, span.col,
-                                       end_line, end_col, fn, original, repl, desc, span.start, span.end))
+                                       end_line, end_col, fn, original, repl, desc, span.start, span.end, key))
         self.sites += 1
 
     def _ids(self) -> tuple[int, int]:
@@ -82,6 +87,7 @@ class MutationPlanner:
     def __call__(self, prog: Program, plan: EditPlan) -> None:
         unit = prog.unit
         live = prog.device_reachable() - {n for n, f in prog.functions.items() if f.is_constexpr}
+        self.keys.add_host(prog)
         plan.add_prelude(unit.main, '#include "cltc/mutate.h"')
         ops = self.operators
         if "loop" in ops:

@@ -8,7 +8,7 @@ from ..html_page import badge, esc, listing, page
 from .outcomes import MutationResult
 from .results import by, counts
 
-_CLS = {"killed": "ok", "timeout": "ok", "undecided": "warn", "survived": "no", "no-coverage": "na", "failed": "warn"}
+_CLS = {"killed": "ok", "timeout": "ok", "undecided": "warn", "survived": "no", "no-coverage": "na", "failed": "warn", "ignored": "na"}
 
 
 def render(res: MutationResult) -> dict[str, str]:

@@ -11,7 +11,7 @@ from .outcomes import MutationResult
 from .operators import STRYKER_NAME
 
 STATUS = {"killed": "Killed", "timeout": "Timeout", "survived": "Survived", "undecided": "Survived",
-          "no-coverage": "NoCoverage", "failed": "RuntimeError"}
+          "no-coverage": "NoCoverage", "failed": "RuntimeError", "ignored": "Ignored"}
 
 
 def render(res: MutationResult, thresholds: dict[str, float] | None = None) -> str:

@@ -36,7 +36,8 @@ def render(res: MutationResult, thresholds: dict[str, float] | None = None) -> s
              f"{res.runs} runs per mutant and test",
              f"mutation score {score}: {c['killed']} killed, {c['timeout']} killed by timeout, "
              f"{c['undecided']} undecided, {c['survived']} survived, {c['no-coverage']} not reached by any test"
-             + (f", {c['failed']} failed (not counted)" if c["failed"] else ""),
+             + (f", {c['failed']} failed (not counted)" if c["failed"] else "")
+             + (f", {c['ignored']} suppressed (not counted)" if c["ignored"] else ""),
              f"schemata: 1 build for all mutants ({res.build_s:.1f}s), {res.separate_builds} needed separate builds; "
              f"{len(res.not_compilable)} dropped because they would not compile; judging took {res.judge_s:.1f}s",
              ""]
@@ -46,7 +47,8 @@ def render(res: MutationResult, thresholds: dict[str, float] | None = None) -> s
     for status, title in (("undecided", "Undecided (killed in some runs only: schedule-dependent behaviour)"),
                           ("survived", "Survived (no test noticed)"),
                           ("no-coverage", "Not reached by any test"),
-                          ("failed", "Failed (could not be judged: the reason follows; a rerun with --results judges them again)")):
+                          ("failed", "Failed (could not be judged: the reason follows; a rerun with --results judges them again)"),
+                          ("ignored", "Suppressed (marked `cltc: ignore`: not judged, not counted)")):
         group = [o for o in res.outcomes if o.status == status]
         if not group:
             continue

@@ -13,7 +13,7 @@ def counts(outcomes) -> dict[str, int]:
     for o in outcomes:
         c[Status(o.status).value] += 1
     c["total"] = len(outcomes)
-    judged = len(outcomes) - c[Status.FAILED]     # a mutant we could not judge counts neither way
+    judged = len(outcomes) - c[Status.FAILED] - c[Status.IGNORED]   # not judged: counts neither way
     c["score"] = None if not judged else round(100.0 * sum(c[s] for s in DETECTED) / judged, 2)
     return c
 
