@@ -70,3 +70,20 @@ class Progress:
                 if self._printed:
                     self._line(time.monotonic())
                 self._lines = False
+
+
+class Warnings(list):
+    """A long command's warnings: kept (in order, once each) for its report, and shown on stderr
+    as soon as they are known when `show` is set, so a CI log has them before the run ends."""
+
+    def __init__(self, tool: str, show: bool = False, stream=None):
+        super().__init__()
+        self.tool, self.show, self._stream = tool, show, stream or sys.stderr
+
+    def add(self, *messages: str) -> None:
+        for m in messages:
+            if m and m not in self:
+                self.append(m)
+                if self.show:
+                    self._stream.write(f"{self.tool}: warning: {m}\n")
+                    self._stream.flush()

@@ -53,6 +53,8 @@ def test_cli_exit_codes_json_and_plots(run_cli, tmp_path):
     r = run_cli("cltestcheck.cli", "amplify", "--suite", SUITE, "--backend", "cpu", "--test", "stable",
                 "--schedules", "serial")
     assert r.returncode == 0 and "stable: STABLE" in r.stdout
+    # a warning is on stderr as soon as it is known (and in the report at the end)
+    assert "cltc: warning: cpu backend: block order is deterministic" in r.stderr
     r = run_cli("cltestcheck.cli", "amplify", "--suite", SUITE, "--backend", "cpu", "--test", "last_writer",
                 "--schedules", "serial", "--json", tmp_path / "a.json", "--plots", tmp_path / "p")
     assert r.returncode == 1 and "schedule desc" in r.stdout

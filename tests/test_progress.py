@@ -4,7 +4,7 @@ import io
 
 import pytest
 
-from instrument.progress import Progress
+from instrument.progress import Progress, Warnings
 
 
 def test_periodic_lines_name_the_unit_the_count_and_the_time_left():
@@ -39,3 +39,15 @@ def test_a_short_run_or_progress_off_prints_nothing():
 def test_every_long_command_takes_quiet_and_no_progress(run_cli, command):
     r = run_cli(command[0], command[1], "--help")
     assert r.returncode == 0 and "--no-progress" in r.stdout and "-q, --quiet" in r.stdout
+
+
+def test_warnings_show_once_each_as_soon_as_added_and_stay_for_the_report():
+    out = io.StringIO()
+    w = Warnings("cltc", show=True, stream=out)
+    w.add("first")
+    assert out.getvalue() == "cltc: warning: first\n"       # before anything else happens
+    w.add("first", "", "second")
+    assert list(w) == ["first", "second"] and out.getvalue().count("first") == 1
+    quiet = io.StringIO()
+    Warnings("cltc", show=False, stream=quiet).add("x")
+    assert quiet.getvalue() == ""

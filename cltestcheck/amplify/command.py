@@ -43,7 +43,7 @@ def run(a: argparse.Namespace, _extra) -> int:
                   inputs=[*s.input_files(), s.root])
     t0 = time.monotonic()
     res = engine.run(s, a.backend, a.runs, a.schedules, a.seed, a.jobs, progress=show_progress(a), timeout=a.timeout,
-                     dask=a.dask)
+                     dask=a.dask, show_warnings=True)
     if (a.dask or a.jobs > 1) and not a.quiet:
         print(f"cltc: {res.execution.summary(time.monotonic() - t0, 'runs')}", file=sys.stderr)
     text = report.render_text(res)

@@ -9,7 +9,7 @@ from pathlib import Path
 from instrument.backends import get_backend
 from instrument.errors import UserError
 from instrument.execution import BuildOutcome, Campaign, HostBuild, Task, open_executor
-from instrument.progress import Progress
+from instrument.progress import Progress, Warnings
 
 from ..build import build_instrumented
 from ..execute import run_test
@@ -70,12 +70,12 @@ def _abridge(o: Observed) -> str:
 
 def run(suite: Suite, backend_name: str = "auto", runs: int = 20, family: str = "all", seed: int = 0,
         jobs: int = 1, progress: bool = True, timeout: float | None = None,
-        dask: str | None = None) -> AmplifyResult:
+        dask: str | None = None, show_warnings: bool = False) -> AmplifyResult:
     backend = get_backend(backend_name)
     per_schedule = 1 if backend.orders_blocks else runs
-    warnings = []
+    warnings = Warnings("cltc", show_warnings)   # on stderr as soon as known, with show_warnings
     if backend.orders_blocks and runs > 1:
-        warnings.append(f"cpu backend: block order is deterministic for a given schedule, so each schedule "
+        warnings.add(f"cpu backend: block order is deterministic for a given schedule, so each schedule "
                         f"runs once (not {runs} times)")
     build = HostBuild("gated", _build_gated, (suite, backend))
     executor = open_executor(dask, jobs, backend.name)
@@ -89,7 +89,7 @@ def run(suite: Suite, backend_name: str = "auto", runs: int = 20, family: str = 
                     raise UserError(d.error)
                 obs, blocks, w = d.value
                 refs[int(d.key)] = (obs, blocks)
-                warnings += [x for x in w if x not in warnings]
+                warnings.add(*w)
             plans, runs_of = [], []   # the tasks, and the (test, schedule) each one runs
             for test, (obs, blocks) in zip(suite.tests, refs):
                 limit = timeout or min(test.timeout, max(10.0, 20 * obs.wall_s))
@@ -131,7 +131,7 @@ def run(suite: Suite, backend_name: str = "auto", runs: int = 20, family: str = 
         dep = len(sigs) > 1
         verdict = "hangs" if hang else "schedule-dependent" if dep else "stable"
         tests.append(TestAmplification(test.name, verdict, texts[0], texts, list(by_spec.values()), blocks))
-    return AmplifyResult(str(suite.root), backend.name, family, seed, per_schedule, tests, warnings, stats)
+    return AmplifyResult(str(suite.root), backend.name, family, seed, per_schedule, tests, list(warnings), stats)
 
 
 def _build_gated(work: Path, suite: Suite, backend):

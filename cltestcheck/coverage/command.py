@@ -35,7 +35,7 @@ def run(a: argparse.Namespace, _extra) -> int:
     s = suite_mod.load(config.suite_dir(a, "coverage"), a.kernels).select(a.test)
     check_outputs([Output("--json", a.json), Output("--lcov", a.lcov), Output("--cobertura", a.cobertura),
                    Output("--html", a.html, "dir")], inputs=[*s.input_files(), s.root])
-    res = engine.run(s, a.backend, a.jobs, progress=show_progress(a))
+    res = engine.run(s, a.backend, a.jobs, progress=show_progress(a), show_warnings=True)
     write_reports([(a.json, lambda: report_json.render(res)),
                    (a.lcov, lambda: report_lcov.render(res, test_name=s.root.name)),
                    (a.cobertura, lambda: report_cobertura.render(res))],

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from instrument.backends import get_backend
 from instrument.parallel import parallel_map
-from instrument.progress import Progress
+from instrument.progress import Progress, Warnings
 
 from ..build import build_instrumented
 from ..execute import run_test
@@ -19,13 +19,17 @@ from instrument import logs
 from instrument.protocol import COVERAGE_LOG, Env
 
 
-def run(suite: Suite, backend_name: str = "auto", jobs: int = 1, progress: bool = True) -> CoverageResult:
+def run(suite: Suite, backend_name: str = "auto", jobs: int = 1, progress: bool = True,
+        show_warnings: bool = False) -> CoverageResult:
+    """Measure every test; with show_warnings, each warning goes to stderr as soon as it is known."""
     backend = get_backend(backend_name)
+    warnings = Warnings("cltc", show_warnings)
     planner = CoveragePlanner()
     with temp_dir(prefix="cltc-cov-") as tmp:
         work = Path(tmp)
-        exe, _, warnings = build_instrumented(
+        exe, _, built_warnings = build_instrumented(
             suite, backend, work, [planner], name="cov")
+        warnings.add(*built_warnings, *planner.skipped)
         bar = Progress(len(suite.tests), "cltc coverage", enabled=progress, unit="tests")
 
         def one(i_test):
@@ -52,5 +56,4 @@ def run(suite: Suite, backend_name: str = "auto", jobs: int = 1, progress: bool 
     suppressed = Suppressed(CLTC_IGNORE)
     for f in {f.file for f in planner.table.functions}:
         suppressed.of(f)   # a region left open is an error now, before any report is written
-    return CoverageResult(str(suite.root), backend.name, planner.table, tests, warnings + planner.skipped,
-                          suppressed)
+    return CoverageResult(str(suite.root), backend.name, planner.table, tests, list(warnings), suppressed)

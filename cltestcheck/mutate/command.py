@@ -61,7 +61,7 @@ def run(a: argparse.Namespace, _extra) -> int:
     t0 = time.monotonic()
     with campaign_lock(a.results, "cltc mutate campaign") if a.results else contextlib.nullcontext():
         res = engine.run(s, a.backend, ops, a.runs, a.jobs, progress=show_progress(a), dask=a.dask,
-                         results=a.results)
+                         results=a.results, show_warnings=True)
     if (a.dask or a.jobs > 1) and not a.quiet:
         print(f"cltc: {res.execution.summary(time.monotonic() - t0)}", file=sys.stderr)
     write_reports([(a.json, lambda: report_json.render(res)), (a.stryker, lambda: report_stryker.render(res, thresholds))],

@@ -10,7 +10,7 @@ from pathlib import Path
 from instrument.backends import Backend, get_backend
 from instrument.errors import UserError
 from instrument.execution import BuildOutcome, Campaign, HostBuild, Task, open_executor
-from instrument.progress import Progress
+from instrument.progress import Progress, Warnings
 
 from ..execute import run_test
 from ..judge import judge
@@ -32,10 +32,11 @@ def _env(backend: Backend, run: int) -> dict:
 
 def run(suite: Suite, backend_name: str = "auto", operators: list[str] | None = None, runs: int = 20,
         jobs: int = 1, progress: bool = True, dask: str | None = None,
-        results: Path | None = None) -> MutationResult:
+        results: Path | None = None, show_warnings: bool = False) -> MutationResult:
     """Judge every mutant: locally (`jobs` at once) or on a Dask cluster (`dask`). With `results`,
     each judged mutant is appended to that CSV file as it finishes, and mutants already there
-    (from an interrupted run of the same campaign) are not judged again."""
+    (from an interrupted run of the same campaign) are not judged again. With show_warnings, each
+    warning goes to stderr as soon as it is known."""
     from .operators import OPERATORS
     backend = get_backend(backend_name)
     ops = operators or list(OPERATORS)
@@ -55,12 +56,13 @@ def run(suite: Suite, backend_name: str = "auto", operators: list[str] | None = 
     try:
         with Campaign(executor, "mutate") as campaign:
             refs: list[Reference | None] = [None] * len(suite.tests)
-            warnings: list[str] = []
+            warnings = Warnings("cltc", show_warnings)
             ref_tasks = [Task(str(i), _reference, (backend, suite, test), build) for i, test in enumerate(suite.tests)]
             for d in campaign.run(ref_tasks):
                 if not d.ok:
                     raise UserError(d.error)
-                refs[int(d.key)], warnings = d.value
+                refs[int(d.key)], built_warnings = d.value
+                warnings.add(*built_warnings, refs[int(d.key)].note)
             build_s = time.monotonic() - t0
             t0 = time.monotonic()
             todo = [m for m in mutants if m.id not in earlier and m.id not in ignored]
@@ -85,9 +87,8 @@ def run(suite: Suite, backend_name: str = "auto", operators: list[str] | None = 
         executor.close()
         if journal:
             journal.close()
-    warnings = warnings + [r.note for r in refs if r.note]
     return MutationResult(str(suite.root), backend.name, runs, ops, [outcomes[m.id] for m in mutants], refs,
-                          dropped, 0, build_s, judge_s, warnings, stats)
+                          dropped, 0, build_s, judge_s, list(warnings), stats)
 
 
 def _reference(built: BuildOutcome, backend: Backend, suite: Suite, test: TestCase):
