@@ -5,7 +5,7 @@
         saxpy(grid, block, n, 2.0, x, y)               # copies x, y in; y (non-const) back
 
 On its own the fixture builds the file for the backend `--cuda-backend` names (auto:
-gpu through pycuda when a device and pycuda are usable, else cpu through ctypes).
+gpu through cuda-python or pycuda when a device and a binding are usable, else cpu through ctypes).
 Under `cltc coverage|mutate|amplify --suite DIR`, cltc has built every kernel file
 once, instrumented, and says where in $CLTC_KERNELS; the fixture loads that build, and
 the session writes its outcome to $CLTC_PYTEST_RESULT. Without cltc, no hook does
@@ -31,7 +31,7 @@ except OSError:
 def pytest_addoption(parser):
     group = parser.getgroup("cltc", "CUDA kernels (cuda_kernel fixture)")
     group.addoption("--cuda-backend", choices=("auto", "gpu", "cpu"), default=None,
-                    help="where cuda_kernel runs kernels: gpu (pycuda), cpu (emulation) or auto (default)")
+                    help="where cuda_kernel runs kernels: gpu (cuda-python or pycuda), cpu (emulation) or auto (default)")
     parser.addini("cuda_backend", "default for --cuda-backend", default="auto")
 
 
@@ -55,7 +55,7 @@ class Kernels:
                 self.shared = open_library(self.manifest, _STDERR)
                 tools = self.shared.manifest.tools
                 if self.shared.backend == "gpu" and tools:
-                    from .pycuda_host import ToolHost
+                    from .gpu_host import ToolHost
                     self.shared.hooks.append(ToolHost(tools))
             if self.shared.manifest.source(path) is None:
                 raise pytest.UsageError(
@@ -76,7 +76,7 @@ class Kernels:
                 raise FileNotFoundError(f"{path}: no such kernel file")
             want = self.backend_name()
             if want == "auto":
-                want = "gpu" if _pycuda_ok() else "cpu"
+                want = "gpu" if _gpu_ok() else "cpu"
             backend = get_backend(want, announce=False)
             out = self.base_temp / f"{len(self.libraries)}_{path.stem}"
             lib = open_library(cached_library(path, backend, out), _STDERR)
@@ -89,15 +89,10 @@ class Kernels:
                 lib.finish()
 
 
-def _pycuda_ok() -> bool:
+def _gpu_ok() -> bool:
+    from instrument.kernel_lib.drivers import binding_importable
     from instrument.toolchain import gpu_usable
-    if not gpu_usable():
-        return False
-    try:
-        import pycuda.driver  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return gpu_usable() and binding_importable()
 
 
 @pytest.fixture(scope="session")

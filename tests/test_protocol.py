@@ -93,7 +93,7 @@ def test_every_runtime_log_is_written_by_generated_writers_only():
 
 
 def test_cltc_logs_written_in_cpp_and_in_python_read_back_the_same(tmp_path):
-    """The cltc runtimes' logs (C++ writers, and the Python twin pycuda_host uses) read back as
+    """The cltc runtimes' logs (C++ writers, and the Python twin gpu_host uses) read back as
     typed records, and only when complete."""
     import subprocess
     from instrument import logs

@@ -153,8 +153,8 @@ def test_compile_errors_name_file_and_line(tmp_path):
 
 
 def test_python_schedule_matches_the_runtime_header(tmp_path):
-    """pycuda_host.make_schedule is the Python twin of schedule.h's host::make_schedule."""
-    from cltestcheck.pycuda_host import make_schedule, parse_schedule
+    """gpu_host.make_schedule is the Python twin of schedule.h's host::make_schedule."""
+    from cltestcheck.gpu_host import make_schedule, parse_schedule
     from instrument.backends import BuildRequest
     from runtime import include_dir
     cases = [("first:7", 10, 0), ("first:23", 10, 1), ("asc", 5, 0), ("desc", 6, 0),

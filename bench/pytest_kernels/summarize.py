@@ -12,7 +12,7 @@ def load(out: Path, name: str):
 
 
 def main(out: Path) -> None:
-    for name in ("pycuda.txt", "plain_gpu.txt", "plain_cpu.txt", "compare_backends.txt"):
+    for name in ("binding.txt", "pycuda.txt", "plain_gpu.txt", "plain_cpu.txt", "compare_backends.txt"):
         p = out / name
         print(f"== {name}\n" + ("\n".join(p.read_text().strip().splitlines()[-6:]) if p.is_file() else "(missing)"))
     cg, cc = load(out, "coverage_gpu.json"), load(out, "coverage_cpu.json")

@@ -41,7 +41,7 @@ class GpuBackend(Backend):
         return cmd + [*map(str, req.sources), "-o", str(req.output)]
 
     def build_cubin(self, req: BuildRequest) -> Path:
-        """nvcc -cubin: one module of device code, for pycuda to load (a real architecture:
+        """nvcc -cubin: one module of device code, for the driver binding to load (a real architecture:
         the device's, or nvcc's default where no device answers)."""
         cmd = self.compile_command(req)
         cmd = [c for c in cmd if not c.startswith("-arch=")]

@@ -1,9 +1,10 @@
 """Load a built kernel library and launch its kernels from Python.
 
 `open_library(manifest)` gives a CpuLibrary (ctypes into the shared library the cpu
-backend built) or a GpuLibrary (pycuda loads each cubin). Both copy arrays in, launch,
+backend built) or a GpuLibrary (the driver loads each cubin, through cuda-python or pycuda:
+drivers.py). Both copy arrays in, launch,
 wait, and copy non-const arrays back, so a test sees the same results on either.
-Launch hooks let a tool's host side act around launches (cltestcheck/pycuda_host.py)."""
+Launch hooks let a tool's host side act around launches (cltestcheck/gpu_host.py)."""
 from __future__ import annotations
 
 import ctypes
@@ -11,6 +12,7 @@ import hashlib
 from pathlib import Path
 
 from ..errors import UserError
+from .drivers import DriverError, open_driver
 from .manifest import Manifest, SourceEntry, read
 from .marshal import KernelArgumentError, Prepared, dims, prepare
 from .signatures import KernelSig
@@ -187,20 +189,16 @@ class GpuLibrary(Library):
 
     def __init__(self, manifest: Manifest):
         super().__init__(manifest)
-        try:
-            import pycuda.autoprimaryctx  # noqa: F401  (the device's primary context, released at exit)
-            import pycuda.driver as cuda
-        except ImportError as exc:
-            raise UserError(f"the gpu backend launches kernels through pycuda, which is not usable here ({exc})",
-                            hint="pip install 'cuda-correctness-toolkit[gpu]' (pycuda builds from source "
-                                 "against your CUDA toolkit), or use the cpu backend") from None
-        self.cuda = cuda
+        self.driver = open_driver()       # cuda-python or pycuda (drivers.py)
         self.modules: dict[str, object] = {}
 
     def module(self, src: SourceEntry):
         m = self.modules.get(src.path)
         if m is None:
-            m = self.cuda.module_from_file(str(self.manifest.root / src.module))
+            try:
+                m = self.driver.load_module(str(self.manifest.root / src.module))
+            except DriverError as exc:
+                raise LaunchFailed(f"{src.module}: cannot load the module ({exc})") from None
             self.modules[src.path] = m
             for h in self.hooks:
                 h.module_loaded(self, src, m)
@@ -208,11 +206,11 @@ class GpuLibrary(Library):
 
     def launch(self, k: Kernel, grid, block, shm, prepared) -> None:
         import numpy as np
-        cuda = self.cuda
+        drv = self.driver
         mod = self.module(k.source)
         try:
-            fn = mod.get_function(k.sig.symbol)
-        except cuda.LogicError as exc:
+            fn = drv.function(mod, k.sig.symbol)
+        except DriverError as exc:
             raise LaunchFailed(f"kernel '{k.sig.qualified}': symbol {k.sig.symbol} is not in "
                                f"{k.source.module} ({exc})") from None
         for h in self.hooks:
@@ -226,30 +224,30 @@ class GpuLibrary(Library):
                     args.append(np.uintp(0))
                 else:
                     n = p.array.nbytes
-                    d = cuda.mem_alloc(2 * GUARD + n)
+                    d = drv.alloc(2 * GUARD + n)
                     allocs.append((p, d))
-                    cuda.memset_d8(d, GUARD_BYTE, 2 * GUARD + n)
+                    drv.memset8(d, GUARD_BYTE, 2 * GUARD + n)
                     if n:
-                        cuda.memcpy_htod(int(d) + GUARD, p.array)
-                    args.append(np.uintp(int(d) + GUARD))
-            fn(*args, grid=grid, block=block, shared=shm)
-            cuda.Context.synchronize()
+                        drv.htod(d + GUARD, np.ascontiguousarray(p.array))
+                    args.append(np.uintp(d + GUARD))
+            drv.launch(fn, grid, block, shm, args)
+            drv.synchronize()
             for p, d in allocs:
                 n = p.array.nbytes
                 buf = np.empty(2 * GUARD + n, dtype=np.uint8)
-                cuda.memcpy_dtoh(buf, d)
+                drv.dtoh(buf, d)
                 where = _guard_hits(buf, n)
                 if where:
                     raise _out_of_bounds(k, p, where)
                 if p.copy_back and n:
                     p.array.view(np.uint8).reshape(-1)[...] = buf[GUARD:GUARD + n]
-        except cuda.Error as exc:
+        except DriverError as exc:
             raise LaunchFailed(f"kernel '{k.sig.qualified}' failed on the device: {exc}") from None
         finally:
             for _, d in allocs:
                 try:
-                    d.free()
-                except cuda.Error:
+                    drv.free(d)
+                except DriverError:
                     pass
 
 

@@ -1,8 +1,9 @@
-"""The host side of cltc's runtimes for kernels that pycuda launches.
+"""The host side of cltc's runtimes for kernels launched from Python on a GPU.
 
 In a program, runtime/include/cltc/{coverage,mutate,schedule}.h run host code around
 launches and at exit. Kernels launched from a Python test have no such host code, so
-this module does the same work through pycuda, reading the same environment variables
+this module does the same work through the library's driver (cuda-python or pycuda:
+instrument/kernel_lib/drivers.py), reading the same environment variables
 and writing the same files: the active mutant goes into each module before its first
 launch, every launch gets its block schedule, and at the end the coverage flags and
 reached mutation sites are read back. The device variables have external names in
@@ -76,8 +77,8 @@ class ToolHost:
     # -- hooks ---------------------------------------------------------------
     def module_loaded(self, lib, src, mod) -> None:
         if "mutate" in self.tools:
-            ptr, _ = mod.get_global(mangled("cltc", "mut", "g_active_dev"))
-            lib.cuda.memcpy_htod(ptr, struct.pack("<I", self.mutant))
+            ptr, _ = lib.driver.global_of(mod, mangled("cltc", "mut", "g_active_dev"))
+            lib.driver.htod(ptr, struct.pack("<I", self.mutant))
 
     def before_launch(self, lib, kernel, grid) -> None:
         self.launches += 1
@@ -86,26 +87,26 @@ class ToolHost:
         self.launch_blocks.append(n)
         if "amplify" not in self.tools:
             return
-        cuda = lib.cuda
-        self._free_gate()
+        drv = lib.driver
+        self._free_gate(lib)
         ptrs = [0, 0, 0]
         if self.mode != MODES["none"]:
             import numpy as np
             order = np.array(make_schedule(self.mode, self.first, self.seed, n, launch), dtype=np.uint32)
-            tickets, exits, sched = cuda.mem_alloc(8), cuda.mem_alloc(4 * n), cuda.mem_alloc(4 * n)
+            tickets, exits, sched = drv.alloc(8), drv.alloc(4 * n), drv.alloc(4 * n)
             self._gate_allocs = [tickets, exits, sched]
-            cuda.memset_d32(tickets, 0, 2)
-            cuda.memset_d32(exits, 0, n)
-            cuda.memcpy_htod(sched, order)
-            ptrs = [int(tickets), int(exits), int(sched)]
-        gate, _ = lib.module(kernel.source).get_global(mangled("cltc", "sched", "g_gate"))
-        cuda.memcpy_htod(gate, struct.pack("<I4xQQQ", self.mode, *ptrs))
+            drv.memset32(tickets, 0, 2)
+            drv.memset32(exits, 0, n)
+            drv.htod(sched, order)
+            ptrs = [tickets, exits, sched]
+        gate, _ = drv.global_of(lib.module(kernel.source), mangled("cltc", "sched", "g_gate"))
+        drv.htod(gate, struct.pack("<I4xQQQ", self.mode, *ptrs))
 
     def finish(self, lib) -> None:
         if self._done:
             return
         self._done = True
-        self._free_gate()
+        self._free_gate(lib)
         if "coverage" in self.tools and self.cov_log:
             self._write_coverage(lib)
         if "mutate" in self.tools and self.reach_log:
@@ -115,17 +116,17 @@ class ToolHost:
                        [("launch", {"blocks": n}) for n in self.launch_blocks] + [("end", {})])
 
     # -- helpers -------------------------------------------------------------
-    def _free_gate(self) -> None:
+    def _free_gate(self, lib) -> None:
         for a in self._gate_allocs:
-            a.free()
+            lib.driver.free(a)
         self._gate_allocs = []
 
     @staticmethod
     def _read(lib, mod, name: str) -> bytes:
         import numpy as np
-        ptr, size = mod.get_global(name)
+        ptr, size = lib.driver.global_of(mod, name)
         buf = np.empty(size, dtype=np.uint8)
-        lib.cuda.memcpy_dtoh(buf, ptr)
+        lib.driver.dtoh(buf, ptr)
         return buf.tobytes()
 
     def _write_coverage(self, lib) -> None:
