@@ -66,6 +66,12 @@ def _percent(_base, v):
     return str(v)
 
 
+def _bool(_base, v):
+    if not isinstance(v, bool):
+        raise TypeError("true or false")
+    return v
+
+
 def _backend(_base, v):
     if v not in NAMES:
         raise TypeError("one of " + ", ".join(NAMES))
@@ -104,6 +110,7 @@ SHARED: dict[str, tuple[str, Convert, str]] = {
 KEYS: dict[str, dict[str, tuple[str, Convert, str]]] = {
     "coverage": {
         "fail_under": ("fail_under", _fail_under, "percentage, or { total, branches, loops, barriers }"),
+        "count_executions": ("count_executions", _bool, "hit counts of executions instead of tests"),
         "json": ("json", _path, "JSON report file"), "lcov": ("lcov", _path, "lcov tracefile"),
         "cobertura": ("cobertura", _path, "Cobertura XML file"), "html": ("html", _path, "HTML directory"),
     },

@@ -14,6 +14,7 @@ import os
 import struct
 
 from instrument import logs
+from instrument.kernel_lib.drivers import DriverError
 from instrument.protocol import COVERAGE_LOG, REACH_LOG, SCHEDULE_LOG, Env
 
 MASK64 = (1 << 64) - 1
@@ -133,9 +134,26 @@ class ToolHost:
         flags: set[int] = set()
         bflags: set[int] = set()
         divs, total = [], 0
+        counts: dict[int, int] = {}
+        barrier_counts: dict[int, int] = {}
         for mod in lib.modules.values():
             flags |= {i for i, b in enumerate(self._read(lib, mod, mangled("cltc", "cov", "g_flags"))) if b}
+            try:   # zeros unless built with CLTC_COV_COUNTS=1 (then a flag is not set: its count is)
+                raw = self._read(lib, mod, mangled("cltc", "cov", "g_counts"))
+            except DriverError:   # a module without the counters (the compiler may drop them unused)
+                raw = b""
+            for i, (n,) in enumerate(struct.iter_unpack("<Q", raw)):
+                if n:
+                    counts[i] = counts.get(i, 0) + n
+                    flags.add(i)
             bflags |= {i for i, b in enumerate(self._read(lib, mod, mangled("cltc", "cov", "g_barrier_flags"))) if b}
+            try:
+                raw = self._read(lib, mod, mangled("cltc", "cov", "g_barrier_counts"))
+            except DriverError:
+                raw = b""
+            for b, (n,) in enumerate(struct.iter_unpack("<Q", raw)):
+                if n:
+                    barrier_counts[b] = barrier_counts.get(b, 0) + n
             count = struct.unpack("<I", self._read(lib, mod, mangled("cltc", "cov", "g_divergence_count")))[0]
             raw = self._read(lib, mod, mangled("cltc", "cov", "g_divergence"))
             cap = len(raw) // 24
@@ -145,7 +163,9 @@ class ToolHost:
                                             "threads": threads}))
             total += count
         logs.write(self.cov_log, COVERAGE_LOG,
-                   [("flag", {"id": i}) for i in sorted(flags)] + [("barrier_flag", {"id": i}) for i in sorted(bflags)]
+                   [("flag", {"id": i}) for i in sorted(flags)] + [("count", {"id": i, "n": n}) for i, n in sorted(counts.items())]
+                   + [("barrier_flag", {"id": i}) for i in sorted(bflags)]
+                   + [("barrier_count", {"barrier": b, "n": n}) for b, n in sorted(barrier_counts.items())]
                    + divs + [("end", {"launches": self.launches, "divergence_total": total})])
 
     def _write_reach(self, lib) -> None:

@@ -24,7 +24,7 @@ class Config:
     blocks: list[int] = field(default_factory=list)    # [first, last] linear block ids checked
     threads: list[int] = field(default_factory=list)   # [first, last] linear thread ids (in a block) checked
     max_reports: int = 1024          # distinct race records kept per launch
-    prior_sites: bool = False        # also keep the last accessor's site (4 more bytes a word)
+    prior_sites: bool = True         # also keep each word's last accesses' sites and threads (16 bytes a word)
     granularity: int = 0             # bytes per shadow word; 0: the narrowest access in the program
     suppress: list[str] = field(default_factory=list)   # known benign races: kernel:K, variable:V, FILE:LINE
     source = None                    # the file it was read from (a plain attribute, not a key)
@@ -37,7 +37,8 @@ HELP = {
     "blocks": "[first, last]: only threads of these linear block ids are checked",
     "threads": "[first, last]: only these linear thread ids within each block are checked",
     "max_reports": "distinct races kept per launch; more are counted as dropped (default 1024)",
-    "prior_sites": "record each word's last accessing site too, so reports name both sites (default false)",
+    "prior_sites": "record each word's last accesses (site and thread), so reports name both accesses "
+                   "(default true; false saves 16 bytes per shadow word)",
     "granularity": "bytes covered by one shadow word: 1, 2, 4 or 8 (default: narrowest access)",
     "suppress": "known benign races, reported as suppressed: kernel:NAME, variable:NAME or FILE:LINE",
 }

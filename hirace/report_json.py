@@ -38,6 +38,7 @@ def to_dict(res: RaceReport) -> dict:
                         "suppressed": len(res.suppressed),
                         "launches": res.launches, "dropped": res.dropped,
                         "backend": res.backend, "granularity_bytes": res.granularity,
+                        "prior_sites": res.prior_sites,
                         "program_exit": res.program_exit, "warnings": res.warnings}}
 
 

@@ -14,7 +14,7 @@ def _xyz(t) -> str:
     return f"({t[0]},{t[1]},{t[2]})"
 
 
-def render_race(r: Race) -> str:
+def render_race(r: Race, prior_sites: bool = True) -> str:
     lines = [
         "==================",
         f"WARNING: hirace: data race ({r.kind}) in {r.memory} memory, kernel '{r.kernel}' (launch {r.launch})",
@@ -30,9 +30,12 @@ def render_race(r: Race) -> str:
         lines += [f"  Previous access {prior}; its last access to this word was the {r.prior_site.kind} "
                   f"at {_where(r.prior_site)}:",
                   f"      {r.prior_site.text}"]
+    elif prior_sites:
+        lines.append(f"  Previous conflicting access {prior} (its site is unknown: the word's last accesses "
+                     f"were not recorded)")
     else:
-        lines.append(f"  Previous conflicting access {prior} (its site is not recorded: "
-                     f"set prior_sites = true in hirace.toml, or pass --prior-sites)")
+        lines.append(f"  Previous conflicting access {prior} (its site is not recorded: prior sites are off, "
+                     f"by prior_sites = false or --no-prior-sites)")
     lines.append(f"  Scope: {r.scope}")
     if r.count > 1:
         lines.append(f"  ({r.count} racing accesses at this site)")
@@ -64,7 +67,7 @@ def _plural(n: int, word: str, suffix: str = "s") -> str:
 
 
 def render(res: RaceReport) -> str:
-    out = [render_race(r) for r in res.races] + [render_memory_error(m) for m in res.memory_errors]
+    out = [render_race(r, res.prior_sites) for r in res.races] + [render_memory_error(m) for m in res.memory_errors]
     kernels = sorted({r.kernel for r in res.races} | {m.kernel for m in res.memory_errors})
     checked = f"{_plural(res.launches, 'launch', 'es')} checked on the {res.backend} backend"
     if res.races or res.memory_errors:

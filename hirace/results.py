@@ -89,6 +89,7 @@ class RaceReport:
     granularity: int = 4
     warnings: list[str] = field(default_factory=list)
     backend: str = ""
+    prior_sites: bool = True     # the run recorded each word's last accesses (reports name both sites)
 
 
 def _coords(linear: int, dims) -> tuple:

@@ -83,6 +83,7 @@ def execute(built: Built, config: Config, args=(), timeout: float = 300.0, passt
             races.program_exit = proc.returncode
             races.warnings = built.warnings + races.warnings
             races.backend = built.backend.name
+            races.prior_sites = config.prior_sites
         return proc, races
 
 

@@ -44,7 +44,8 @@ OPTIONS: dict[Env, OptionDoc] = {
     Env.HIRACE_LOG: OptionDoc("hirace/host.h", "path", "where the race log is written at exit"),
     Env.HIRACE_KERNELS: OptionDoc("hirace/host.h", "name,name", "check only launches of these kernels"),
     Env.HIRACE_MAX_REPORTS: OptionDoc("hirace/host.h", "count", "race records kept per launch"),
-    Env.HIRACE_PRIOR_SITES: OptionDoc("hirace/host.h", "0|1", "record the site of each word's last access"),
+    Env.HIRACE_PRIOR_SITES: OptionDoc("hirace/host.h", "0|1", "record each word's last accesses, so races name both "
+                                      "(default 1; 0 saves 16 bytes per shadow word)"),
     Env.HIRACE_BLOCKS: OptionDoc("hirace/host.h", "lo:hi", "check only blocks lo..hi (linear ids)"),
     Env.HIRACE_THREADS: OptionDoc("hirace/host.h", "lo:hi", "check only threads lo..hi of each block"),
     Env.HIRACE_BOUNDS: OptionDoc("hirace/host.h", "0|1", "redzones and out-of-bounds checks (default 1; 0 "
@@ -136,7 +137,11 @@ HIRACE_LOG = (
 
 COVERAGE_LOG = (   # cltc coverage (CLTC_COV_LOG)
     _record("flag", "a coverage flag the run set", "id:uint"),
+    _record("count", "how many times threads passed a coverage item (built with CLTC_COV_COUNTS=1)",
+            "id:uint", "n:u64"),
     _record("barrier_flag", "a barrier flag the run set (2 per barrier: reached, reached by all)", "id:uint"),
+    _record("barrier_count", "how many threads arrived at a barrier (built with CLTC_COV_COUNTS=1)",
+            "barrier:uint", "n:u64"),
     _record("divergence", "a barrier part of a block reached", "barrier:uint", "block:dim3", "arrived:uint",
             "threads:uint"),
     _record("end", "the last record: the log is complete", "launches:uint", "divergence_total:uint"),

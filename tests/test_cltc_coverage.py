@@ -237,3 +237,24 @@ def test_lcov_shows_the_lines_of_an_untaken_arm_as_missed(run_cli, tmp_path):
     assert 6 not in da and 9 not in da   # lines of braces only are not lines of code
     xml = (out / "c.xml").read_text()
     assert 'number="7" hits="0"' in xml and 'number="5" hits="1"' in xml
+
+
+def test_count_executions_gives_threads_not_tests(tmp_path):
+    """--count-executions: each item counts the threads that passed it, over both tests (zeros:
+    n=1, 32 threads of features, 64 of scan_partial; mixed: n=8, 32 and 64, v = i % 3)."""
+    from cltestcheck.coverage import report_lcov
+    res = engine.run(suite_mod.load(SUITES / "cov_features"), "cpu", progress=False, count_executions=True)
+    runs = {(i.line, i.label): i.executions for i in res.items()}
+    assert runs[(22, "global function features entered")] == 64
+    assert runs[(37, "global function scan_partial entered")] == 128
+    assert runs[(7, "device function classify entered")] == 9          # the threads with i < n
+    assert runs[(30, "if (steps >= v): then")] == 9                    # one break per thread
+    assert runs[(30, "if (steps >= v): else (absent)")] == 7           # sum of v over i < n
+    assert runs[(40, "if (t >= n): then")] == 24                       # mixed: 64 - 40 threads leave
+    # the same verdicts as the flags give, item by item
+    assert {k: bool(v) for k, v in runs.items() if v is not None} == \
+        {(i.line, i.label): i.covered for i in res.items() if i.category != "barrier"}
+    info = report_lcov.render(res).splitlines()
+    assert {"DA:22,64", "DA:30,16", "DA:40,128", "FNDA:9,classify"} <= set(info)
+    assert "DA:42,104" in info            # the barrier: 64 + 40 arrivals (the others returned)
+    assert [x.rsplit(",", 1)[1] for x in info if x.startswith("BRDA:30,")] == ["9", "7"]

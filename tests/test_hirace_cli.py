@@ -276,12 +276,13 @@ def test_the_configuration_is_found_upward_and_the_command_line_wins(run_cli, tm
 
 def test_prior_sites_name_the_other_threads_access_and_keep_the_race_count(run_cli, tmp_path):
     """examples/reduce_race.cu: thread t reads s[t], another thread reads it as s[t + d], then t writes
-    it. The shadow names t itself (the word was shared by several readers); with prior sites the
-    report names the other thread's read, and the two races (same warp, different warps) stay two."""
+    it. The shadow names t itself (the word was shared by several readers); with prior sites (the
+    default) the report names the other thread's read, and the two races (same warp, different
+    warps) stay two, as without them."""
     from conftest import ROOT
     src = ROOT / "examples" / "reduce_race.cu"
     docs = []
-    for extra in ([], ["--prior-sites"]):
+    for extra in (["--no-prior-sites"], []):
         out = tmp_path / f"r{len(extra)}.json"
         r = hirace(run_cli, "run", "--backend", "cpu", "--format", "json", "--output", out, *extra, src)
         assert r.returncode == 1, r.stderr
@@ -291,3 +292,8 @@ def test_prior_sites_name_the_other_threads_access_and_keep_the_race_count(run_c
         assert race["prior_site"]["text"] == "s[t + d]" and race["site"]["text"] == "s[t]"
         assert race["prior_thread"] != race["thread"] and not race["prior_is_other"]
     assert {r["scope"].split(",")[0] for r in docs[1]["races"]} == {"same warp", "same block"}
+    assert all(r["prior_site"] is None for r in docs[0]["races"])
+    assert (docs[0]["summary"]["prior_sites"], docs[1]["summary"]["prior_sites"]) == (False, True)
+    (tmp_path / "hirace.toml").write_text("prior_sites = false\n")
+    r = hirace(run_cli, "run", "--backend", "cpu", src, cwd=tmp_path)
+    assert r.returncode == 1 and "its site is not recorded: prior sites are off" in r.stderr, r.stderr

@@ -20,6 +20,9 @@ def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lcov", type=Path, metavar="FILE", help="also write an lcov tracefile (.info)")
     p.add_argument("--cobertura", type=Path, metavar="FILE", help="also write Cobertura XML")
     p.add_argument("--html", type=Path, metavar="DIR", help="also write annotated HTML pages")
+    p.add_argument("--count-executions", action="store_true",
+                   help="count how many threads pass each item (hit counts of executions in lcov/Cobertura "
+                        "and JSON) instead of setting a flag; costs an atomic add per pass")
     p.add_argument("--fail-under", action="append", metavar="[MEASURE=]PCT",
                    help="exit 1 when coverage is under PCT: the total, or one measure (branches, loops, "
                         "barriers); repeatable")
@@ -35,7 +38,8 @@ def run(a: argparse.Namespace, _extra) -> int:
     s = suite_mod.load(config.suite_dir(a, "coverage"), a.kernels).select(a.test)
     check_outputs([Output("--json", a.json), Output("--lcov", a.lcov), Output("--cobertura", a.cobertura),
                    Output("--html", a.html, "dir")], inputs=[*s.input_files(), s.root])
-    res = engine.run(s, a.backend, a.jobs, progress=show_progress(a), show_warnings=True)
+    res = engine.run(s, a.backend, a.jobs, progress=show_progress(a), show_warnings=True,
+                     count_executions=a.count_executions)
     write_reports([(a.json, lambda: report_json.render(res)),
                    (a.lcov, lambda: report_lcov.render(res, test_name=s.root.name)),
                    (a.cobertura, lambda: report_cobertura.render(res))],

@@ -20,11 +20,12 @@ from instrument.protocol import COVERAGE_LOG, Env
 
 
 def run(suite: Suite, backend_name: str = "auto", jobs: int = 1, progress: bool = True,
-        show_warnings: bool = False) -> CoverageResult:
-    """Measure every test; with show_warnings, each warning goes to stderr as soon as it is known."""
+        show_warnings: bool = False, count_executions: bool = False) -> CoverageResult:
+    """Measure every test; with show_warnings, each warning goes to stderr as soon as it is known;
+    with count_executions, how many threads passed each item too (an atomic add per pass)."""
     backend = get_backend(backend_name)
     warnings = Warnings("cltc", show_warnings)
-    planner = CoveragePlanner()
+    planner = CoveragePlanner(count_executions)
     with temp_dir(prefix="cltc-cov-") as tmp:
         work = Path(tmp)
         exe, _, built_warnings = build_instrumented(
@@ -43,6 +44,8 @@ def run(suite: Suite, backend_name: str = "auto", jobs: int = 1, progress: bool 
             if log.is_file():
                 data = logs.read_complete(log, COVERAGE_LOG, f"the coverage log of test '{test.name}'")
                 tc.flags = {r.id for r in data["flag"]}
+                tc.counts = {r.id: r.n for r in data["count"]}
+                tc.barrier_counts = {r.barrier: r.n for r in data["barrier_count"]}
                 tc.barrier_flags = {r.id for r in data["barrier_flag"]}
                 tc.divergences = [{"barrier": d.barrier, "block": list(d.block), "arrived": d.arrived,
                                    "threads": d.threads} for d in data["divergence"]]
@@ -56,4 +59,5 @@ def run(suite: Suite, backend_name: str = "auto", jobs: int = 1, progress: bool 
     suppressed = Suppressed(CLTC_IGNORE)
     for f in {f.file for f in planner.table.functions}:
         suppressed.of(f)   # a region left open is an error now, before any report is written
-    return CoverageResult(str(suite.root), backend.name, planner.table, tests, list(warnings), suppressed)
+    return CoverageResult(str(suite.root), backend.name, planner.table, tests, list(warnings), suppressed,
+                          count_executions)

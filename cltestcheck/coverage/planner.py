@@ -27,10 +27,11 @@ _CONSTANT_TRUE = {"true", "1", "1u", "(true)", "(1)"}
 class CoveragePlanner:
     tool = "coverage"     # what a kernel library built with it has compiled in
 
-    def __init__(self) -> None:
+    def __init__(self, count_executions: bool = False) -> None:
         self.table = SiteTable()
         self.skipped: list[str] = []
         self._seen: set[tuple] = set()
+        self.count_executions = count_executions   # counters instead of flags (coverage.h, CLTC_COV_COUNTS)
 
     # -- flags -------------------------------------------------------------
     def _alloc(self, n: int) -> int:
@@ -76,7 +77,8 @@ class CoveragePlanner:
 
     def defines(self) -> list[str]:
         """What the runtime must be built with, known once the program is planned."""
-        return [f"CLTC_COV_FLAGS={max(1, self.table.flags)}", f"CLTC_COV_BARRIERS={len(self.table.barriers)}"]
+        return [f"CLTC_COV_FLAGS={max(1, self.table.flags)}", f"CLTC_COV_BARRIERS={len(self.table.barriers)}",
+                f"CLTC_COV_COUNTS={int(self.count_executions)}"]
 
     # -- the planner -----------------------------------------------------------
     def __call__(self, prog: Program, plan: EditPlan) -> None:

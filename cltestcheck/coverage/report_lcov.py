@@ -1,5 +1,6 @@
 """lcov tracefile (.info): functions, branches (arms, loop cases, barriers) and measured lines,
-so genhtml and coverage services show kernel coverage. Counts are numbers of tests."""
+so genhtml and coverage services show kernel coverage. Counts are numbers of tests, or with
+--count-executions numbers of threads (executions)."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -23,7 +24,8 @@ def render(res: CoverageResult, test_name: str = "cltc") -> str:
         for f in funcs:
             out.append(f"FN:{f.line},{f.name}")
         for f in funcs:
-            out.append(f"FNDA:{sum(f.flag in t.flags for t in res.tests)},{f.name}")
+            n = res.executed(f.flag) if res.executions else sum(f.flag in t.flags for t in res.tests)
+            out.append(f"FNDA:{n},{f.name}")
         out.append(f"FNF:{len(funcs)}")
         out.append(f"FNH:{sum(any(f.flag in t.flags for t in res.tests) for f in funcs)}")
         brf = brh = 0

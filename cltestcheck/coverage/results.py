@@ -16,6 +16,8 @@ class TestCoverage:
     wall_s: float
     collected: bool                      # False: the run left no coverage log (killed)
     flags: set[int] = field(default_factory=set)
+    counts: dict[int, int] = field(default_factory=dict)   # flag -> threads that passed it (counting builds)
+    barrier_counts: dict[int, int] = field(default_factory=dict)   # barrier -> threads that arrived (the same)
     barrier_flags: set[int] = field(default_factory=set)
     divergences: list[dict] = field(default_factory=list)
     divergence_total: int = 0
@@ -33,6 +35,7 @@ class Item:
     tests: list[str]     # tests that covered it
     case: str = ""       # loops: zero/one/many/boundary
     suppressed: bool = False   # its line is marked `cltc: ignore`: listed, never counted
+    executions: int | None = None   # threads that passed it, over all tests (--count-executions)
 
 
 @dataclass
@@ -69,32 +72,43 @@ class CoverageResult:
     tests: list[TestCoverage]
     warnings: list[str] = field(default_factory=list)
     suppressed: Callable[[str, int], bool] = lambda file, line: False   # (file, line) marked `cltc: ignore`
+    executions: bool = False   # the run counted the threads passing each item (TestCoverage.counts)
+
+    def executed(self, flag: int) -> int:
+        """Threads that passed flag's item, summed over the tests (counting runs)."""
+        return sum(t.counts.get(flag, 0) for t in self.tests)
 
     def _who(self, attr: str, flag: int) -> list[str]:
         return [t.name for t in self.tests if flag in getattr(t, attr)]
 
     def items(self) -> list[Item]:
         out: list[Item] = []
+
+        def runs(flag: int) -> int | None:
+            return self.executed(flag) if self.executions else None
+
         for f in self.table.functions:
             who = self._who("flags", f.flag)
-            out.append(Item("function", f.name, f.file, f.line, f"{f.kind} function {f.name} entered", bool(who), who))
+            out.append(Item("function", f.name, f.file, f.line, f"{f.kind} function {f.name} entered", bool(who), who,
+                            executions=runs(f.flag)))
         for b in self.table.branches:
             for arm in b.arms:
                 who = self._who("flags", arm.flag)
                 what = f"operand `{b.text}`" if b.kind == "condition" else f"{b.kind} ({b.text})"
                 out.append(Item("branch", b.function, b.file, arm.line if b.kind != "condition" else b.line,
-                                f"{what}: {arm.label}", bool(who), who))
+                                f"{what}: {arm.label}", bool(who), who, executions=runs(arm.flag)))
         for lp in self.table.loops:
             for case in lp.cases:
                 who = self._who("flags", lp.flag(case))
                 out.append(Item("loop", lp.function, lp.file, lp.line, f"{lp.text}: {LOOP_LABELS[case]}",
-                                bool(who), who, case))
+                                bool(who), who, case, executions=runs(lp.flag(case))))
         for bar in self.table.barriers:
             who = self._who("barrier_flags", 2 * bar.index + 1)
             out.append(Item("barrier", bar.function, bar.file, bar.line,
                             f"{bar.name}() reached by every thread of a block", bool(who), who))
         for it in out:
             it.suppressed = self.suppressed(it.file, it.line)
+
         out.sort(key=lambda i: (i.file, i.line))
         return out
 
@@ -161,14 +175,20 @@ class CoverageResult:
 
 def line_hits(res: CoverageResult) -> dict[tuple[str, int], int]:
     """For each measured line, how many tests reached it (any arm, loop case or barrier arrival; the
-    lines of code inside an if/else arm count the tests that took that arm)."""
-    hits: dict[tuple[str, int], set[str]] = {}
+    lines of code inside an if/else arm count the tests that took that arm); in a counting run, how
+    many threads executed it instead (a branch's evaluations, an arm's passes, a loop's entries, a
+    function's entries, a barrier's arrivals)."""
+    tests: dict[tuple[str, int], set[str]] = {}
+    runs: dict[tuple[str, int], int] = {}
 
-    def add(file, line, flags_attr, flags):
-        s = hits.setdefault((file, line), set())
+    def add(file, line, flags_attr, flags, executed=None):
+        s = tests.setdefault((file, line), set())
         for t in res.tests:
             if any(f in getattr(t, flags_attr) for f in flags):
                 s.add(t.name)
+        if res.executions:   # one line of several items: the most executed
+            n = sum(res.executed(f) for f in (flags if executed is None else executed))
+            runs[(file, line)] = max(runs.get((file, line), 0), n)
 
     for f in res.table.functions:
         add(f.file, f.line, "flags", [f.flag])
@@ -184,17 +204,23 @@ def line_hits(res: CoverageResult) -> dict[tuple[str, int], int]:
                     innermost[key] = (len(a.body), a.flag)
     for (file, line), (_, flag) in innermost.items():
         add(file, line, "flags", [flag])
-    for lp in res.table.loops:
-        add(lp.file, lp.line, "flags", [lp.base + i for i in range(4)])
+    for lp in res.table.loops:   # entries: each ends in exactly one of zero, one, many iterations
+        add(lp.file, lp.line, "flags", [lp.base + i for i in range(4)], [lp.base + i for i in range(3)])
     for bar in res.table.barriers:
-        add(bar.file, bar.line, "barrier_flags", [2 * bar.index])
-    return {k: len(v) for k, v in sorted(hits.items()) if not res.suppressed(*k)}   # lcov's EXCL: no record
+        add(bar.file, bar.line, "barrier_flags", [2 * bar.index], [])
+        if res.executions:
+            n = sum(t.barrier_counts.get(bar.index, 0) for t in res.tests)
+            runs[(bar.file, bar.line)] = max(runs[(bar.file, bar.line)], n)
+    hits = runs if res.executions else {k: len(v) for k, v in tests.items()}
+    return {k: v for k, v in sorted(hits.items()) if not res.suppressed(*k)}   # lcov's EXCL: no record
 
 
 def branch_points(res: CoverageResult) -> list[tuple[str, int, list[tuple[str, int]]]]:
     """(file, line, [(label, tests that took it)]) for every branch, loop and barrier, in order:
-    the branch data of lcov and Cobertura."""
+    the branch data of lcov and Cobertura (a counting run: threads that took an arm or loop case)."""
     def count(attr, flag):
+        if res.executions and attr == "flags":
+            return res.executed(flag)
         return sum(flag in getattr(t, attr) for t in res.tests)
 
     out = []

@@ -5,7 +5,9 @@
 // Flag ids are planned by cltestcheck/coverage/planner.py (branch arms, loop
 // cases); barrier b owns barrier flags 2b ("reached") and 2b+1 ("every thread
 // of some block arrived"). A flag is one byte, set once (read before writing,
-// so a hot branch costs a cached load).
+// so a hot branch costs a cached load). Built with CLTC_COV_COUNTS=1, an item
+// counts every thread that passes it instead (one atomic add: hit counts of
+// executions for lcov/Cobertura, at a price the flags do not pay).
 #ifndef CLTC_COVERAGE_H
 #define CLTC_COVERAGE_H
 
@@ -27,6 +29,9 @@
 #ifndef CLTC_COV_BARRIERS
 #define CLTC_COV_BARRIERS 0
 #endif
+#ifndef CLTC_COV_COUNTS
+#define CLTC_COV_COUNTS 0
+#endif
 
 namespace cltc {
 namespace cov {
@@ -35,6 +40,9 @@ constexpr unsigned kFlags = CLTC_COV_FLAGS;
 constexpr unsigned kBarriers = CLTC_COV_BARRIERS;
 constexpr unsigned kBarrierFlags = kBarriers ? 2 * kBarriers : 1;
 constexpr unsigned kDivergenceCap = 256;
+constexpr bool kCounts = CLTC_COV_COUNTS != 0;
+constexpr unsigned kCountSlots = kCounts ? kFlags : 1;
+constexpr unsigned kBarrierCountSlots = kCounts && kBarriers ? kBarriers : 1;
 
 // A barrier that only part of a block reached: found by the block's last thread.
 struct Divergence {
@@ -49,6 +57,8 @@ struct BarrierState {
 
 CLTC_TU_LOCAL CCTK_DEVICE_GLOBAL unsigned char g_flags[kFlags];
 CLTC_TU_LOCAL CCTK_DEVICE_GLOBAL unsigned char g_barrier_flags[kBarrierFlags];
+CLTC_TU_LOCAL CCTK_DEVICE_GLOBAL unsigned long long g_counts[kCountSlots];
+CLTC_TU_LOCAL CCTK_DEVICE_GLOBAL unsigned long long g_barrier_counts[kBarrierCountSlots];   // arrivals
 CLTC_TU_LOCAL CCTK_DEVICE_GLOBAL BarrierState g_barriers;
 CLTC_TU_LOCAL CCTK_DEVICE_GLOBAL Divergence g_divergence[kDivergenceCap];
 CLTC_TU_LOCAL CCTK_DEVICE_GLOBAL unsigned g_divergence_count;
@@ -69,16 +79,32 @@ CCTK_D inline void set_once(unsigned char *flags, unsigned id) {
 #endif
 }
 
+// n more threads passed an item (counting builds). The cpu backend runs a launch's threads on one
+// OS thread, so a plain add is exact there.
+CCTK_D inline void count_in(unsigned long long *counts, unsigned id, unsigned n = 1) {
+#if defined(__CUDA_ARCH__)
+  atomicAdd(&counts[id], (unsigned long long)n);
+#else
+  counts[id] += n;
+#endif
+}
+CCTK_D inline void count(unsigned id) { count_in(g_counts, id); }
+
+CCTK_D inline void record(unsigned id) {
+  if (kCounts) count(id);
+  else set_once(g_flags, id);
+}
+
 // Coverage is of kernel execution: a __host__ __device__ function running on the host records
 // nothing, on the GPU backend (no device flags there) and on the cpu backend (outside a launch) alike.
 CCTK_HD inline void hit(unsigned id) {
 #if defined(__CUDA_ARCH__)
-  set_once(g_flags, id);
+  record(id);
 #elif !defined(__CUDACC__) || defined(CUDAEMU)
 #if defined(CUDAEMU)
   if (!::cudaemu::in_kernel()) return;
 #endif
-  set_once(g_flags, id);
+  record(id);
 #else
   (void)id;
 #endif
@@ -151,7 +177,10 @@ __device__ inline void block_start() {
 __device__ inline void arrive(unsigned b) {
   unsigned mask = __activemask();
   unsigned lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u;
-  if (lane == unsigned(__ffs(mask) - 1)) atomicAdd(&block_counters()[b], unsigned(__popc(mask)));
+  if (lane == unsigned(__ffs(mask) - 1)) {
+    atomicAdd(&block_counters()[b], unsigned(__popc(mask)));
+    if (kCounts) count_in(g_barrier_counts, b, __popc(mask));
+  }
 }
 
 __device__ inline void block_exit() {
@@ -172,6 +201,7 @@ __device__ inline void block_exit() {
 inline void block_start() {}
 
 inline void arrive(unsigned b) {
+  if (kCounts) count_in(g_barrier_counts, b);
   unsigned *a = g_barriers.arrivals;
   if (a) atomicAdd(&a[linear_block() * kBarriers + b], 1u);
 }
@@ -192,6 +222,11 @@ inline void block_exit() {
 // threads do not), so nothing is kept per block. Divergent blocks are recorded
 // by each arriving warp's leader; the host folds records per (barrier, block).
 __device__ inline void sync_counted(unsigned b) {
+  if (kCounts) {   // each converged group's leader adds its threads' arrivals
+    unsigned m = __activemask();
+    if (((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u) == unsigned(__ffs(m) - 1))
+      count_in(g_barrier_counts, b, __popc(m));
+  }
   unsigned n = __syncthreads_count(1);
   unsigned tpb = block_threads();
   if (n == tpb) {
@@ -229,7 +264,8 @@ template <bool Variants> struct BlockScope {
 namespace host {
 
 struct Tu {
-  void (*pull)(std::vector<unsigned char> &, std::vector<unsigned char> &, std::vector<Divergence> &, unsigned &);
+  void (*pull)(std::vector<unsigned char> &, std::vector<unsigned long long> &, std::vector<unsigned char> &,
+               std::vector<unsigned long long> &, std::vector<Divergence> &, unsigned &);
   void (*set_barriers)(const BarrierState &);
 };
 
@@ -238,7 +274,9 @@ struct State {
   std::string log_path;
   std::vector<Tu> tus;
   std::vector<unsigned char> flags = std::vector<unsigned char>(kFlags, 0);
+  std::vector<unsigned long long> counts = std::vector<unsigned long long>(kFlags, 0);
   std::vector<unsigned char> barrier_flags = std::vector<unsigned char>(kBarrierFlags, 0);
+  std::vector<unsigned long long> barrier_counts = std::vector<unsigned long long>(kBarrierCountSlots, 0);
   std::vector<Divergence> divergences;
   unsigned divergence_total = 0;
   unsigned launches = 0;
@@ -253,10 +291,11 @@ inline State &state() {
 
 inline void fail(cudaError_t e, const char *what) { ::cctk::host::fail("cltc coverage", what, e); }
 
-// Device -> host: OR each translation unit's flags into the totals.
+// Device -> host: OR each translation unit's flags into the totals (and add its counts).
 inline void pull() {
   State &s = state();
-  for (const Tu &tu : s.tus) tu.pull(s.flags, s.barrier_flags, s.divergences, s.divergence_total);
+  for (const Tu &tu : s.tus)
+    tu.pull(s.flags, s.counts, s.barrier_flags, s.barrier_counts, s.divergences, s.divergence_total);
 }
 
 inline void write_log() {
@@ -267,8 +306,12 @@ inline void write_log() {
   namespace rec = ::cctk::coverage_log;   // record writers generated from instrument/protocol.py
   for (unsigned i = 0; i < kFlags; ++i)
     if (s.flags[i]) rec::write_flag(f, i);
+  for (unsigned i = 0; kCounts && i < kFlags; ++i)
+    if (s.counts[i]) rec::write_count(f, i, s.counts[i]);
   for (unsigned i = 0; i < 2 * kBarriers; ++i)
     if (s.barrier_flags[i]) rec::write_barrier_flag(f, i);
+  for (unsigned b = 0; kCounts && b < kBarriers; ++b)
+    if (s.barrier_counts[b]) rec::write_barrier_count(f, b, s.barrier_counts[b]);
   for (const Divergence &d : s.divergences) {
     const unsigned block[3] = {d.bx, d.by, d.bz};
     rec::write_divergence(f, d.barrier, block, d.arrived, d.threads);
@@ -343,16 +386,26 @@ struct TuRegistrar {
 }  // namespace host
 
 namespace {
-inline void cltc_pull_this_tu(std::vector<unsigned char> &flags, std::vector<unsigned char> &bflags,
+inline void cltc_pull_this_tu(std::vector<unsigned char> &flags, std::vector<unsigned long long> &counts,
+                              std::vector<unsigned char> &bflags, std::vector<unsigned long long> &bcounts,
                               std::vector<Divergence> &divs, unsigned &total) {
   std::vector<unsigned char> mine(kFlags), bmine(kBarrierFlags);
+  std::vector<unsigned long long> cmine(kCountSlots), bcmine(kBarrierCountSlots);
   cudaError_t e = cudaMemcpyFromSymbol(mine.data(), g_flags, kFlags);
   if (e == cudaSuccess) e = cudaMemcpyFromSymbol(bmine.data(), g_barrier_flags, kBarrierFlags);
+  if (e == cudaSuccess && kCounts) e = cudaMemcpyFromSymbol(cmine.data(), g_counts, sizeof(unsigned long long) * kCountSlots);
+  if (e == cudaSuccess && kCounts)
+    e = cudaMemcpyFromSymbol(bcmine.data(), g_barrier_counts, sizeof(unsigned long long) * kBarrierCountSlots);
   if (e != cudaSuccess) {
     std::fprintf(stderr, "cltc coverage: reading the coverage flags failed: %s\n", cudaGetErrorString(e));
     return;
   }
   for (unsigned i = 0; i < kFlags; ++i) flags[i] |= mine[i];
+  for (unsigned i = 0; kCounts && i < kFlags; ++i) {
+    counts[i] += cmine[i];
+    flags[i] |= cmine[i] != 0;
+  }
+  for (unsigned b = 0; kCounts && b < kBarriers; ++b) bcounts[b] += bcmine[b];
   for (unsigned i = 0; i < kBarrierFlags; ++i) bflags[i] |= bmine[i];
   unsigned n = 0;
   cudaMemcpyFromSymbol(&n, g_divergence_count, sizeof n);

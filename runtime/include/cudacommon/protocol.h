@@ -13,7 +13,7 @@ namespace env {
 constexpr const char kHiraceLog[] = "HIRACE_LOG";   // path: where the race log is written at exit (hirace/host.h)
 constexpr const char kHiraceKernels[] = "HIRACE_KERNELS";   // name,name: check only launches of these kernels (hirace/host.h)
 constexpr const char kHiraceMaxReports[] = "HIRACE_MAX_REPORTS";   // count: race records kept per launch (hirace/host.h)
-constexpr const char kHiracePriorSites[] = "HIRACE_PRIOR_SITES";   // 0|1: record the site of each word's last access (hirace/host.h)
+constexpr const char kHiracePriorSites[] = "HIRACE_PRIOR_SITES";   // 0|1: record each word's last accesses, so races name both (default 1; 0 saves 16 bytes per shadow word) (hirace/host.h)
 constexpr const char kHiraceBlocks[] = "HIRACE_BLOCKS";   // lo:hi: check only blocks lo..hi (linear ids) (hirace/host.h)
 constexpr const char kHiraceThreads[] = "HIRACE_THREADS";   // lo:hi: check only threads lo..hi of each block (hirace/host.h)
 constexpr const char kHiraceBounds[] = "HIRACE_BOUNDS";   // 0|1: redzones and out-of-bounds checks (default 1; 0 only to measure their cost) (hirace/host.h)
@@ -116,9 +116,17 @@ namespace coverage_log {
 inline void write_flag(std::FILE *f, unsigned id) {
   std::fprintf(f, "{\"record\": \"flag\", \"id\": %u}\n", id);
 }
+// how many times threads passed a coverage item (built with CLTC_COV_COUNTS=1)
+inline void write_count(std::FILE *f, unsigned id, unsigned long long n) {
+  std::fprintf(f, "{\"record\": \"count\", \"id\": %u, \"n\": %llu}\n", id, n);
+}
 // a barrier flag the run set (2 per barrier: reached, reached by all)
 inline void write_barrier_flag(std::FILE *f, unsigned id) {
   std::fprintf(f, "{\"record\": \"barrier_flag\", \"id\": %u}\n", id);
+}
+// how many threads arrived at a barrier (built with CLTC_COV_COUNTS=1)
+inline void write_barrier_count(std::FILE *f, unsigned barrier, unsigned long long n) {
+  std::fprintf(f, "{\"record\": \"barrier_count\", \"barrier\": %u, \"n\": %llu}\n", barrier, n);
 }
 // a barrier part of a block reached
 inline void write_divergence(std::FILE *f, unsigned barrier, const unsigned * block, unsigned arrived, unsigned threads) {

@@ -65,7 +65,7 @@ struct LaunchInfo {
 };
 
 struct State {
-  bool init = false, prior_sites = false, enabled = true, bounds = true;
+  bool init = false, prior_sites = true, enabled = true, bounds = true;   // prior sites: hirace.config's default
   std::string log_path, kernels;
   unsigned log_cap = 1024;
   unsigned bid_lo = 0, bid_hi = ~0u, tid_lo = 0, tid_hi = ~0u;
