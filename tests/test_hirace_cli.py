@@ -295,5 +295,5 @@ def test_prior_sites_name_the_other_threads_access_and_keep_the_race_count(run_c
     assert all(r["prior_site"] is None for r in docs[0]["races"])
     assert (docs[0]["summary"]["prior_sites"], docs[1]["summary"]["prior_sites"]) == (False, True)
     (tmp_path / "hirace.toml").write_text("prior_sites = false\n")
-    r = hirace(run_cli, "run", "--backend", "cpu", src, cwd=tmp_path)
+    r = hirace(run_cli, "run", "--backend", "cpu", RACY, cwd=tmp_path)
     assert r.returncode == 1 and "its site is not recorded: prior sites are off" in r.stderr, r.stderr

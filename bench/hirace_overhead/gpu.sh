@@ -2,7 +2,7 @@
 # hirace's speed and verdicts on a GPU machine: the labelled race corpus (with and without prior
 # sites) and the memory corpus, whose verdicts must not change, then bench/hirace_overhead with the
 # real programs, and its plot.
-# usage: PARTS="corpus overhead" bench/hirace_overhead/gpu.sh OUT   (from the repository root; .whl/
+# usage: PARTS="corpus overhead" [ONLY="reduce matmul"] [REPEAT=3] [NO_RACECHECK=1] bench/hirace_overhead/gpu.sh OUT   (from the repository root; .whl/
 # holds the libclang wheel, .rwcarry/samples and .rwcarry/rodinia the real programs: never committed)
 set -u
 OUT=${1:?usage: gpu.sh OUT}
@@ -20,6 +20,7 @@ if [[ " $PARTS " == *" corpus "* ]]; then
 fi
 if [[ " $PARTS " == *" overhead "* ]]; then
   python3 bench/hirace_overhead/run.py --backend gpu --repeat "${REPEAT:-3}" --out "$OUT" \
-    --root samples=.rwcarry/samples --root rodinia=.rwcarry/rodinia ${ONLY:+--only $ONLY} > "$OUT/overhead.txt" 2>&1
+    --root samples=.rwcarry/samples --root rodinia=.rwcarry/rodinia ${ONLY:+--only $ONLY} \
+    ${NO_RACECHECK:+--no-racecheck} > "$OUT/overhead.txt" 2>&1
   tail -30 "$OUT/overhead.txt"
 fi

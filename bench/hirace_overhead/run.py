@@ -56,9 +56,10 @@ def main() -> int:
     ap.add_argument("--root", action="append", default=[], metavar="NAME=DIR",
                     help="where bench/realworld's programs live (samples=..., rodinia=...): measure them too")
     ap.add_argument("--only", nargs="*", default=[], help="only these programs")
+    ap.add_argument("--no-racecheck", action="store_true", help="leave Compute Sanitizer's racecheck out")
     a = ap.parse_args()
     be = get_backend(a.backend)
-    sanitizer = shutil.which("compute-sanitizer") if be.name == "gpu" else None
+    sanitizer = shutil.which("compute-sanitizer") if be.name == "gpu" and not a.no_racecheck else None
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -74,19 +75,24 @@ def main() -> int:
             size = PROGRAMS[name]
             n = str(max(16, int(size * a.scale))) if name != "matmul" else str(max(64, int(size * math.sqrt(a.scale)) // 16 * 16))
             plain, inst = builds[name]
-            t_plain, t_hr, t_rc, races, rc_hazards = [], [], [], 0, ""
-            mem = (0, 0)
+            t_plain, t_hr, t_np, t_rc, races, rc_hazards = [], [], [], [], 0, ""
+            mem, mem_np = (0, 0), (0, 0)
             for _ in range(a.repeat):
                 r = be.run(plain, [n], timeout=600)
                 t_plain.append(kernel_ms(r.stdout))
                 log = tmp / f"{name}.jsonl"
-                r = be.run(inst, [n], env={Env.HIRACE_LOG: str(log)}, timeout=600)
-                assert "PASS" in r.stdout, (name, r.stdout, r.stderr)
-                t_hr.append(kernel_ms(r.stdout))
-                recs = logs.read(log, HIRACE_LOG, "hirace's log")
-                races = len(recs["race"])
-                end = recs["end"][-1]
-                mem = (end.user_bytes, end.tool_bytes)
+                # hirace as it runs by default (prior sites on), then without prior sites
+                for prior, times in (("1", t_hr), ("0", t_np)):
+                    r = be.run(inst, [n], env={Env.HIRACE_LOG: str(log), Env.HIRACE_PRIOR_SITES: prior}, timeout=600)
+                    assert "PASS" in r.stdout, (name, r.stdout, r.stderr)
+                    times.append(kernel_ms(r.stdout))
+                    recs = logs.read(log, HIRACE_LOG, "hirace's log")
+                    end = recs["end"][-1]
+                    if prior == "1":
+                        races = len(recs["race"])
+                        mem = (end.user_bytes, end.tool_bytes)
+                    else:
+                        mem_np = (end.user_bytes, end.tool_bytes)
                 if sanitizer:
                     r = subprocess.run([sanitizer, "--tool", "racecheck", str(plain), n], capture_output=True,
                                        text=True, timeout=1800)
@@ -97,7 +103,9 @@ def main() -> int:
                    "hirace_ms": statistics.median(t_hr),
                    "hirace_slowdown": statistics.median(t_hr) / statistics.median(t_plain),
                    "hirace_races": races,
-                   "hirace_memory_ratio": (mem[0] + mem[1]) / mem[0] if mem[0] else float("nan")}
+                   "hirace_memory_ratio": (mem[0] + mem[1]) / mem[0] if mem[0] else float("nan"),
+                   "noprior_slowdown": statistics.median(t_np) / statistics.median(t_plain),
+                   "noprior_memory_ratio": (mem_np[0] + mem_np[1]) / mem_np[0] if mem_np[0] else float("nan")}
             if t_rc:
                 row.update({"racecheck_ms": statistics.median(t_rc),
                             "racecheck_slowdown": statistics.median(t_rc) / statistics.median(t_plain),
@@ -116,7 +124,8 @@ def main() -> int:
         w = csv.DictWriter(fh, fieldnames=keys)
         w.writeheader()
         w.writerows(rows)
-    for key in ("hirace_slowdown", "racecheck_slowdown", "hirace_memory_ratio"):
+    for key in ("hirace_slowdown", "noprior_slowdown", "racecheck_slowdown", "hirace_memory_ratio",
+                "noprior_memory_ratio"):
         vals = [r[key] for r in rows if key in r]
         if vals:
             print(f"{key}: median {statistics.median(vals):.2f}x, mean {statistics.mean(vals):.2f}x")

@@ -96,6 +96,7 @@ struct State {
   // launch epochs: the shadow's block numbers go on from launch to launch (see ThreadCtx::base);
   // shadows are reset only when the numbering would overflow its field
   unsigned long long block_base = 0;
+  unsigned long long site_base = 0;   // the same numbering for the site slots (kSiteTidBits)
   // the range table on the device is rebuilt only when a buffer or hirace's memory comes or goes
   unsigned long long generation = 1, table_generation = 0;
   unsigned nranges = 0;
@@ -419,19 +420,22 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
     if (grow(&s.d_shared, &s.d_shared_bytes, shared_bytes, "shared-memory shadow"))
       check_cuda(cudaMemset(s.d_shared, 0, s.d_shared_bytes), "shared-memory shadow reset");
   }
-  if (s.prior_sites) {   // the site slots are per launch (they are not numbered by epochs)
+  bool sites = s.prior_sites && blocks < kSiteBlocks;   // (a grid of 4M blocks or more names one access)
+  if (sites) {   // the slots are numbered by launch as the shadow is: cleared only when the numbering is full
+    if (s.site_base + blocks > kSiteBlocks) {
+      for (const Buffer &b : s.buffers)
+        if (b.live && b.sites) check_cuda(cudaMemset(b.sites, 0xff, shadow_words(b.size) * 4 * kSiteSlots), "site shadow reset");
+      if (s.d_shared_sites) check_cuda(cudaMemset(s.d_shared_sites, 0xff, s.d_shared_sites_bytes), "site shadow reset");
+      s.site_base = 0;
+    }
 #if defined(CUDAEMU)
     unsigned long long site_slices = slices;
 #else
     unsigned long long site_slices = blocks;
 #endif
     size_t site_bytes = std::max<size_t>(size_t(s.shared_slice_words * site_slices), 2) * 4 * kSiteSlots;
-    grow(&s.d_shared_sites, &s.d_shared_sites_bytes, site_bytes, "site shadow");
-#if !defined(CUDAEMU)
-    check_cuda(cudaMemset(s.d_shared_sites, 0xff, site_bytes), "site shadow reset");
-#endif
-    for (const Buffer &b : s.buffers)
-      if (b.live && b.sites) check_cuda(cudaMemset(b.sites, 0xff, shadow_words(b.size) * 4 * kSiteSlots), "site shadow reset");
+    if (grow(&s.d_shared_sites, &s.d_shared_sites_bytes, site_bytes, "site shadow"))
+      check_cuda(cudaMemset(s.d_shared_sites, 0xff, s.d_shared_sites_bytes), "site shadow reset");
   }
   if (!s.d_log) {
     s.d_log = static_cast<RaceRecord *>(tool_alloc(s.log_cap * sizeof(RaceRecord), "race log"));
@@ -488,7 +492,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   LaunchState L{};
   L.enabled = enabled ? 1u : 0u;
   L.granularity_shift = kShift;
-  L.prior_sites = s.prior_sites ? 1u : 0u;
+  L.prior_sites = sites ? 1u : 0u;
   L.threads_per_block = unsigned(tpb);
   L.ranges = s.d_ranges;
   L.nranges = s.nranges;
@@ -513,10 +517,12 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   L.sink_read = s.d_sinks;
   L.sink_write = static_cast<char *>(s.d_sinks) + kSinkBytes;
   L.block_base = unsigned(s.block_base);
+  L.site_base = unsigned(s.site_base);
   L.smem = area ? 1u : 0u;
   L.area_offset = area_offset;
   L.shared_floor = floor;
   s.block_base += blocks;
+  if (sites) s.site_base += blocks;
   for (auto setter : s.tus) setter(L, false);
   s.launches.push_back(LaunchInfo{name, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, 0, 0, 0});
 }

@@ -44,8 +44,14 @@ struct MemRecord {
 // With prior_sites, each word keeps its last access's site and thread, and the site and thread of
 // the last access by another thread: a race found against a level several threads share (the
 // shadow names this very thread) is then reported with the other thread's access.
+// A slot's thread is (block << kSiteTidBits) | thread in block, its block numbered across launches
+// from LaunchState::site_base as the shadow's are from block_base: a slot written by an earlier
+// launch holds a block below site_base and reads as empty, so no launch clears the slots (the host
+// clears them only when the numbering would reach kSiteBlocks). ~0u: empty.
 constexpr unsigned kSiteSlots = 4;
 enum SiteSlot : unsigned { kLastSite = 0, kLastThread = 1, kOtherSite = 2, kOtherThread = 3 };
+constexpr unsigned kSiteTidBits = 10;                                  // blocks hold at most 1024 threads
+constexpr unsigned long long kSiteBlocks = (1ull << (32 - kSiteTidBits)) - 1;   // the top block would make ~0u
 
 // The bytes of a declared array that has none: the launch's dynamic shared memory
 constexpr unsigned long long kDynamicShared = ~0ull;
@@ -79,6 +85,7 @@ struct LaunchState {
   void *sink_read, *sink_write;       // kSinkBytes each
   unsigned bounds;                    // 0: out-of-bounds accesses are neither reported nor diverted
   unsigned block_base;                // this launch's first block in the shadow's block numbering (see ThreadCtx)
+  unsigned site_base;                 // this launch's first block in the site slots' numbering (kSiteTidBits)
   // 1: each block keeps its clocks and its shared-memory shadow in dynamic shared memory after the
   // program's own, `area_offset` bytes from its start (see block_entry); 0: in global memory, per thread
   // (clocks) and per block (shared_shadow)
@@ -301,33 +308,38 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
   ThreadCtx c{tid, L.block_base + bid, clk[0], clk[1], 32, L.block_base};
   unsigned long long first = (unsigned long long)loc.offset >> L.granularity_shift;
   unsigned long long last = ((unsigned long long)loc.offset + (size ? size : 1) - 1) >> L.granularity_shift;
-  unsigned me = bid * L.threads_per_block + c.tid;
+  unsigned me = ((L.site_base + bid) << kSiteTidBits) | c.tid;
+  const unsigned first_me = L.site_base << kSiteTidBits;   // a slot thread below it: an earlier launch's
   for (unsigned long long w = first; w <= last; ++w) {
     ShadowWord prior;
     unsigned *e = (L.prior_sites && loc.sites) ? loc.sites + kSiteSlots * w : nullptr;
+    unsigned last_thread = e ? e[kLastThread] : ~0u;
+    bool last_live = last_thread != ~0u && last_thread >= first_me;
     if (update(&loc.shadow[w], c, kind, &prior)) {
-      RaceRecord r{site, e ? e[kLastSite] : ~0u, c.tid, bid, prior.tid(), prior.bid() - L.block_base, prior.state(),
-                   unsigned(kind), loc.space, loc.buffer, w << L.granularity_shift, 1u};
+      RaceRecord r{site, last_live ? e[kLastSite] : ~0u, c.tid, bid, prior.tid(), prior.bid() - L.block_base,
+                   prior.state(), unsigned(kind), loc.space, loc.buffer, w << L.granularity_shift, 1u};
       if (e && prior.tid() == c.tid && prior.bid() == c.bid) {   // the record names this thread
-        unsigned other = e[kLastThread] != me ? e[kLastThread] : e[kOtherThread];
-        unsigned other_site = e[kLastThread] != me ? e[kLastSite] : e[kOtherSite];
-        if (other != ~0u && L.threads_per_block) {
+        unsigned other = last_live && last_thread != me ? last_thread : e[kOtherThread];
+        unsigned other_site = last_live && last_thread != me ? e[kLastSite] : e[kOtherSite];
+        if (other != ~0u && other >= first_me && other != me) {
           r.prior_site = other_site;
-          r.prior_tid = other % L.threads_per_block;
-          r.prior_bid = other / L.threads_per_block;
+          r.prior_tid = other & ((1u << kSiteTidBits) - 1);
+          r.prior_bid = (other >> kSiteTidBits) - L.site_base;
         } else {
           r.prior_site = ~0u;
         }
       }
       log_race(r);
     }
-    if (e) {
-      if (e[kLastThread] != me) {
-        e[kOtherSite] = e[kLastSite];
-        e[kOtherThread] = e[kLastThread];
+    if (e) {   // written only when it changes: most accesses repeat the last thread's site
+      if (last_thread != me) {
+        e[kOtherSite] = last_live ? e[kLastSite] : ~0u;
+        e[kOtherThread] = last_live ? last_thread : ~0u;
         e[kLastThread] = me;
+        e[kLastSite] = site;
+      } else if (e[kLastSite] != site) {
+        e[kLastSite] = site;
       }
-      e[kLastSite] = site;
     }
   }
 #if defined(CUDAEMU)
