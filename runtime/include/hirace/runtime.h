@@ -48,8 +48,10 @@ struct MemRecord {
 // from LaunchState::site_base as the shadow's are from block_base: a slot written by an earlier
 // launch holds a block below site_base and reads as empty, so no launch clears the slots (the host
 // clears them only when the numbering would reach kSiteBlocks). ~0u: empty.
-constexpr unsigned kSiteSlots = 4;
-enum SiteSlot : unsigned { kLastSite = 0, kLastThread = 1, kOtherSite = 2, kOtherThread = 3 };
+constexpr unsigned kSiteSlots = 4;   // unsigneds per word: one SiteSlots
+struct alignas(16) SiteSlots {
+  unsigned last_site, last_thread, other_site, other_thread;
+};
 constexpr unsigned kSiteTidBits = 10;                                  // blocks hold at most 1024 threads
 constexpr unsigned long long kSiteBlocks = (1ull << (32 - kSiteTidBits)) - 1;   // the top block would make ~0u
 
@@ -312,17 +314,17 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
   const unsigned first_me = L.site_base << kSiteTidBits;   // a slot thread below it: an earlier launch's
   for (unsigned long long w = first; w <= last; ++w) {
     ShadowWord prior;
-    unsigned *e = (L.prior_sites && loc.sites) ? loc.sites + kSiteSlots * w : nullptr;
-    unsigned last_thread = e ? e[kLastThread] : ~0u;
-    bool last_live = last_thread != ~0u && last_thread >= first_me;
+    SiteSlots *e = (L.prior_sites && loc.sites) ? reinterpret_cast<SiteSlots *>(loc.sites) + w : nullptr;
+    SiteSlots slot = e ? *e : SiteSlots{~0u, ~0u, ~0u, ~0u};   // one 16-byte load
+    bool last_live = slot.last_thread != ~0u && slot.last_thread >= first_me;
     if (update(&loc.shadow[w], c, kind, &prior)) {
-      RaceRecord r{site, last_live ? e[kLastSite] : ~0u, c.tid, bid, prior.tid(), prior.bid() - L.block_base,
+      RaceRecord r{site, last_live ? slot.last_site : ~0u, c.tid, bid, prior.tid(), prior.bid() - L.block_base,
                    prior.state(), unsigned(kind), loc.space, loc.buffer, w << L.granularity_shift, 1u};
       if (e && prior.tid() == c.tid && prior.bid() == c.bid) {   // the record names this thread
-        unsigned other = last_live && last_thread != me ? last_thread : e[kOtherThread];
-        unsigned other_site = last_live && last_thread != me ? e[kLastSite] : e[kOtherSite];
+        bool last_other = last_live && slot.last_thread != me;
+        unsigned other = last_other ? slot.last_thread : slot.other_thread;
         if (other != ~0u && other >= first_me && other != me) {
-          r.prior_site = other_site;
+          r.prior_site = last_other ? slot.last_site : slot.other_site;
           r.prior_tid = other & ((1u << kSiteTidBits) - 1);
           r.prior_bid = (other >> kSiteTidBits) - L.site_base;
         } else {
@@ -332,14 +334,10 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
       log_race(r);
     }
     if (e) {   // written only when it changes: most accesses repeat the last thread's site
-      if (last_thread != me) {
-        e[kOtherSite] = last_live ? e[kLastSite] : ~0u;
-        e[kOtherThread] = last_live ? last_thread : ~0u;
-        e[kLastThread] = me;
-        e[kLastSite] = site;
-      } else if (e[kLastSite] != site) {
-        e[kLastSite] = site;
-      }
+      if (slot.last_thread != me)
+        *e = last_live ? SiteSlots{site, me, slot.last_site, slot.last_thread} : SiteSlots{site, me, ~0u, ~0u};
+      else if (slot.last_site != site)
+        e->last_site = site;
     }
   }
 #if defined(CUDAEMU)
