@@ -343,10 +343,14 @@ inline bool kernel_attributes(const void *kernel, cudaFuncAttributes *attr) {
 // smem mode for a launch: the bytes of hirace's area after `shm` bytes of the program's, or 0 when it
 // does not fit (then clocks and shared shadow stay in global memory). Beyond the default 48 KiB the
 // kernel's limit is raised at every launch (the program may have set it in between).
+// With `sites`, the window's prior-site slots go there too when they fit (*sites_in_area).
 inline size_t shared_area_bytes(const void *kernel, const cudaFuncAttributes &attr, size_t area_offset,
-                                unsigned long long tpb, unsigned long long program_words) {
+                                unsigned long long tpb, unsigned long long program_words, bool sites,
+                                bool *sites_in_area) {
   static const size_t optin = size_t(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, 48 * 1024));
   size_t area = size_t(8 * (tpb + program_words));
+  *sites_in_area = sites && attr.sharedSizeBytes + area_offset + (area + 8) / 16 * 16 + 16 * program_words <= optin;
+  if (*sites_in_area) area = (area + 8) / 16 * 16 + size_t(16 * program_words);   // (area_sites_word)
   size_t total = area_offset + area;
   if (attr.sharedSizeBytes + total > optin) return 0;
   if (attr.sharedSizeBytes + total > 48 * 1024 &&
@@ -385,6 +389,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
     s.block_base = 0;
   }
   size_t area = 0, area_offset = (shm + 15) / 16 * 16;   // hirace's area follows the program's
+  bool sites_in_area = false;   // smem mode: the shared window's site slots are in the area
   unsigned long long floor = 0;
 #if defined(CUDAEMU)
   (void)kernel;
@@ -402,7 +407,9 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   // the program's dynamic shared memory follows its static variables at an aligned offset
   unsigned long long statics = known ? (attr.sharedSizeBytes + 127) / 128 * 128 : 48 * 1024;
   unsigned long long slices = blocks;
-  if (enabled && area_ok && known) area = shared_area_bytes(kernel, attr, area_offset, tpb, shadow_words(statics + shm));
+  if (enabled && area_ok && known)
+    area = shared_area_bytes(kernel, attr, area_offset, tpb, shadow_words(statics + shm),
+                             s.prior_sites && blocks < kSiteBlocks, &sites_in_area);
   if (area) {
     floor = reserved;
     s.shared_slice_words = shadow_words(statics + shm);
@@ -431,7 +438,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
 #if defined(CUDAEMU)
     unsigned long long site_slices = slices;
 #else
-    unsigned long long site_slices = blocks;
+    unsigned long long site_slices = sites_in_area ? 0 : blocks;
 #endif
     size_t site_bytes = std::max<size_t>(size_t(s.shared_slice_words * site_slices), 2) * 4 * kSiteSlots;
     if (grow(&s.d_shared_sites, &s.d_shared_sites_bytes, site_bytes, "site shadow"))
@@ -519,6 +526,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   L.block_base = unsigned(s.block_base);
   L.site_base = unsigned(s.site_base);
   L.smem = area ? 1u : 0u;
+  L.smem_sites = area && sites_in_area && sites ? 1u : 0u;
   L.area_offset = area_offset;
   L.shared_floor = floor;
   s.block_base += blocks;

@@ -92,6 +92,7 @@ struct LaunchState {
   // program's own, `area_offset` bytes from its start (see block_entry); 0: in global memory, per thread
   // (clocks) and per block (shared_shadow)
   unsigned smem;
+  unsigned smem_sites;                // smem mode: the shared window's site slots follow the shadow in the area
   unsigned long long area_offset;
   unsigned long long shared_floor;    // bytes of the shared window below the program's variables
 };
@@ -105,7 +106,8 @@ CCTK_D inline unsigned linear_bid() {
   return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
 }
 // hirace's part of the block's dynamic shared memory (smem mode): two clocks per thread, then the
-// shadow of the block's shared window from shared_floor on
+// shadow of the block's shared window from shared_floor on, then (smem_sites) its site slots at a
+// 16-byte boundary
 CCTK_D inline unsigned *shared_area() {
 #if defined(__CUDA_ARCH__)
   extern __shared__ __align__(16) unsigned char hirace_dynamic_shared[];
@@ -113,6 +115,11 @@ CCTK_D inline unsigned *shared_area() {
 #else
   return nullptr;
 #endif
+}
+
+// The area's 8-byte word where the shared window's site slots start (smem_sites)
+CCTK_D inline unsigned long long area_sites_word() {
+  return (g_launch.threads_per_block + g_launch.shared_slice_words + 1) & ~1ull;
 }
 
 CCTK_D inline unsigned *thread_clocks() {
@@ -131,6 +138,10 @@ CCTK_D inline void block_entry() {
   unsigned n = blockDim.x * blockDim.y * blockDim.z;
   unsigned long long words = n + L.shared_slice_words;   // a thread's two clocks are one word
   for (unsigned long long w = linear_tid(); w < words; w += n) area[w] = 0;
+  if (L.smem_sites) {   // empty slots: ~0
+    unsigned long long *sites = area + area_sites_word();
+    for (unsigned long long w = linear_tid(); w < 2 * L.shared_slice_words; w += n) sites[w] = ~0ull;
+  }
   __syncthreads();
 #endif
 }
@@ -181,6 +192,8 @@ CCTK_D inline bool locate(const void *p, Location *loc) {
     if (L.smem) {  // the shadow in shared memory starts at the window's shared_floor
       unsigned long long floor_words = L.shared_floor >> L.granularity_shift;
       unsigned long long *shadow = reinterpret_cast<unsigned long long *>(shared_area()) + L.threads_per_block;
+      if (L.smem_sites) sites = reinterpret_cast<unsigned *>(reinterpret_cast<unsigned long long *>(shared_area()) +
+                                                             area_sites_word());
       *loc = Location{shadow - floor_words, sites ? sites - kSiteSlots * floor_words : nullptr, (long long)off,
                       (L.shared_slice_words + floor_words) << L.granularity_shift, kShared, kNoBuffer,
                       (long long)L.shared_floor};
