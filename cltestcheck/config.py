@@ -15,16 +15,14 @@ file. The command line wins over the file; an unknown key or a wrong type is an 
 file, as in hirace.toml."""
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Callable
 
 from instrument.backends import NAMES
+from instrument.config_files import find_upward, read_toml
 from instrument.errors import UserError
-from instrument.files import read_text
 
 from .gates import COVERAGE_MEASURES
-
 from .suite import OPTION_TABLES as COMMANDS
 
 SUITE_TABLES = ("build", "test")     # a cltc.toml's suite tables (suite.py reads them)
@@ -137,21 +135,7 @@ KEYS: dict[str, dict[str, tuple[str, Convert, str]]] = {
 def discover(start: Path) -> Path | None:
     """The file whose options apply in `start`: cltc.toml, or a pyproject.toml with a [tool.cltc]
     table, in start or the nearest directory above it; None when there is none."""
-    for d in [start, *start.parents]:
-        if (d / "cltc.toml").is_file():
-            return d / "cltc.toml"
-        py = d / "pyproject.toml"
-        if py.is_file() and "cltc" in _toml(py).get("tool", {}):
-            return py
-    return None
-
-
-def _toml(path: Path) -> dict:
-    try:
-        return tomllib.loads(read_text(path, "configuration file"))
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{path}: not valid TOML: {exc}",
-                        hint="cltc reads its options from it; fix the file or pass --config") from None
+    return find_upward(start, "cltc.toml", "cltc")
 
 
 def defaults(command: str, path: Path | None) -> dict[str, object]:
@@ -161,7 +145,7 @@ def defaults(command: str, path: Path | None) -> dict[str, object]:
     path = Path(path)
     if not path.is_file():
         raise UserError(f"--config: {path}: no such file")
-    data = _toml(path)
+    data = read_toml(path, "configuration file", "cltc reads its options from it; fix the file or pass --config")
     base = path.resolve().parent
     in_pyproject = path.name == "pyproject.toml"
     out: dict[str, object] = {}

@@ -130,6 +130,16 @@ class ToolHost:
         lib.driver.dtoh(buf, ptr)
         return buf.tobytes()
 
+    @classmethod
+    def _counts(cls, lib, mod, name: str) -> dict[int, int]:
+        """The nonzero 64-bit counters of cltc::cov::name ({} for a module without them: the
+        compiler may drop counters that are never used)."""
+        try:
+            raw = cls._read(lib, mod, mangled("cltc", "cov", name))
+        except DriverError:
+            return {}
+        return {i: n for i, (n,) in enumerate(struct.iter_unpack("<Q", raw)) if n}
+
     def _write_coverage(self, lib) -> None:
         flags: set[int] = set()
         bflags: set[int] = set()
@@ -138,22 +148,13 @@ class ToolHost:
         barrier_counts: dict[int, int] = {}
         for mod in lib.modules.values():
             flags |= {i for i, b in enumerate(self._read(lib, mod, mangled("cltc", "cov", "g_flags"))) if b}
-            try:   # zeros unless built with CLTC_COV_COUNTS=1 (then a flag is not set: its count is)
-                raw = self._read(lib, mod, mangled("cltc", "cov", "g_counts"))
-            except DriverError:   # a module without the counters (the compiler may drop them unused)
-                raw = b""
-            for i, (n,) in enumerate(struct.iter_unpack("<Q", raw)):
-                if n:
-                    counts[i] = counts.get(i, 0) + n
-                    flags.add(i)
+            # counts: zeros unless built with CLTC_COV_COUNTS=1 (then an item's count is set, not its flag)
+            for i, n in self._counts(lib, mod, "g_counts").items():
+                counts[i] = counts.get(i, 0) + n
+                flags.add(i)
             bflags |= {i for i, b in enumerate(self._read(lib, mod, mangled("cltc", "cov", "g_barrier_flags"))) if b}
-            try:
-                raw = self._read(lib, mod, mangled("cltc", "cov", "g_barrier_counts"))
-            except DriverError:
-                raw = b""
-            for b, (n,) in enumerate(struct.iter_unpack("<Q", raw)):
-                if n:
-                    barrier_counts[b] = barrier_counts.get(b, 0) + n
+            for b, n in self._counts(lib, mod, "g_barrier_counts").items():
+                barrier_counts[b] = barrier_counts.get(b, 0) + n
             count = struct.unpack("<I", self._read(lib, mod, mangled("cltc", "cov", "g_divergence_count")))[0]
             raw = self._read(lib, mod, mangled("cltc", "cov", "g_divergence"))
             cap = len(raw) // 24

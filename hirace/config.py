@@ -5,12 +5,11 @@ directory upward, the first directory holding a `hirace.toml`, or a `pyproject.t
 `[tool.hirace]` table, gives it (hirace.toml first within one directory)."""
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from instrument.errors import UserError
-from instrument.files import read_text
+from instrument.config_files import find_upward, read_toml
 
 from .results import buffer_name
 from .suppress import check_entries
@@ -47,18 +46,7 @@ HELP = {
 def discover(start: Path) -> Path | None:
     """The configuration file that applies in `start`: hirace.toml, or a pyproject.toml with a
     [tool.hirace] table, in start or the nearest directory above it; None when there is none."""
-    for d in [start, *start.parents]:
-        if (d / "hirace.toml").is_file():
-            return d / "hirace.toml"
-        py = d / "pyproject.toml"
-        if py.is_file():
-            try:
-                if "hirace" in tomllib.loads(read_text(py, "pyproject.toml")).get("tool", {}):
-                    return py
-            except tomllib.TOMLDecodeError as exc:
-                raise UserError(f"{py}: not valid TOML: {exc}",
-                                hint="hirace looks for a [tool.hirace] table in it; fix the file or pass --config") from None
-    return None
+    return find_upward(start, "hirace.toml", "hirace")
 
 
 def load(path: str | Path | None) -> Config:
@@ -66,10 +54,7 @@ def load(path: str | Path | None) -> Config:
     if path is None:
         return cfg
     p = Path(path)
-    try:
-        data = tomllib.loads(read_text(p, "config file"))
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{p}: not valid TOML: {exc}") from None
+    data = read_toml(p, "config file")
     if p.name == "pyproject.toml":   # the [tool.hirace] table (none: the defaults)
         data = data.get("tool", {}).get("hirace", {})
         if not isinstance(data, dict):

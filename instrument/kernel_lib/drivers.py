@@ -31,7 +31,6 @@ class CudaPythonDriver:
             raise DriverError(f"cuInit: {exc}") from None
         dev = self._check("cuDeviceGet", cu.cuDeviceGet(0))
         self._ctx = self._check("cuDevicePrimaryCtxRetain", cu.cuDevicePrimaryCtxRetain(dev))
-        self._dev = dev
         self._check("cuCtxSetCurrent", cu.cuCtxSetCurrent(self._ctx))
 
     def _check(self, call: str, result):
@@ -92,6 +91,7 @@ class PycudaDriver:
         except cuda.Error as exc:
             raise DriverError(f"pycuda: {exc}") from None
         self.cuda = cuda
+        self._keep: dict[int, object] = {}   # pycuda frees an allocation when its object goes
 
     def _call(self, what: str, fn, *args):
         try:
@@ -111,12 +111,11 @@ class PycudaDriver:
 
     def alloc(self, nbytes: int) -> int:
         a = self._call("mem_alloc", self.cuda.mem_alloc, max(1, nbytes))
-        self._keep = getattr(self, "_keep", {})
-        self._keep[int(a)] = a        # pycuda frees an allocation when its object goes
+        self._keep[int(a)] = a
         return int(a)
 
     def free(self, ptr: int) -> None:
-        a = getattr(self, "_keep", {}).pop(ptr, None)
+        a = self._keep.pop(ptr, None)
         if a is not None:
             self._call("free", a.free)
 
