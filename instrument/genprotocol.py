@@ -54,6 +54,11 @@ def render() -> str:
         "enum LoopCase : unsigned { " + ", ".join(f"kLoop{_camel(c.name)} = {int(c)}" for c in protocol.LoopCase)
         + " };",
         "",
+        "// a kernel's register mask of coverage items (cltc/coverage.h Seen): its size, and the mark of a",
+        "// barrier flag among its ids",
+        f"constexpr unsigned kSeenBits = {protocol.SEEN_BITS};",
+        f"constexpr unsigned kSeenBarrierFlag = {protocol.SEEN_BARRIER_FLAG}u;",
+        "",
         "// mutation operator codes (the operator a mutant puts in place)",
         "namespace mutation_op {",
         "enum MutationOp : int {",

@@ -85,6 +85,12 @@ class LoopCase(IntEnum):
     BOUNDARY = 3   # ended by its condition turning false
 
 
+# A kernel's own coverage items note bits of a register mask (cltc/coverage.h `Seen`): at most
+# SEEN_BITS of them; a Seen id with SEEN_BARRIER_FLAG set names a barrier flag, not an item flag.
+SEEN_BITS = 64
+SEEN_BARRIER_FLAG = 1 << 31
+
+
 # mutation operator codes: the operator as written -> (code, the runtime's enumerator)
 MUTATION_OPS: dict[str, tuple[int, str]] = {
     "+": (0, "ADD"), "-": (1, "SUB"), "*": (2, "MUL"), "/": (3, "DIV"), "%": (4, "MOD"),

@@ -311,6 +311,8 @@ class Program:
     subscripts: list[Subscript] = field(default_factory=list)
     # constructs in device code that some backends or tools cannot handle: (what, where)
     special: list[tuple[str, Span]] = field(default_factory=list)
+    # code inside a function that cannot see its local variables: lambdas and local classes
+    nested_bodies: list[Span] = field(default_factory=list)
 
     @property
     def kernels(self) -> list[Function]:
@@ -458,6 +460,8 @@ class _Walker:
             self._call(c, sp)
         if self.device and sp is not None and k == CK.ASM_STMT:
             self.p.special.append(("inline assembly", sp))
+        if sp is not None and k in (CK.LAMBDA_EXPR, CK.STRUCT_DECL, CK.CLASS_DECL, CK.UNION_DECL):
+            self.p.nested_bodies.append(sp)
         if self.device and sp is not None:
             if k == CK.VAR_DECL:
                 kinds = {x.kind for x in c.get_children()}

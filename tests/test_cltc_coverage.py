@@ -258,3 +258,114 @@ def test_count_executions_gives_threads_not_tests(tmp_path):
     assert {"DA:22,64", "DA:30,16", "DA:40,128", "FNDA:9,classify"} <= set(info)
     assert "DA:42,104" in info            # the barrier: 64 + 40 arrivals (the others returned)
     assert [x.rsplit(",", 1)[1] for x in info if x.startswith("BRDA:30,")] == ["9", "7"]
+
+
+SEEN_PROGRAM = """#include <cstdio>
+__device__ int twice(int x) { return x > 100 ? 0 : 2 * x; }       // line 2: a device function
+__global__ void k(int *out, int n) {
+  int t = threadIdx.x;
+  auto clamp = [](int v) { return v < 0 ? 0 : v; };              // line 5: a lambda in the kernel
+  if (t >= n) return;                                              // line 6: early exit for t >= n
+  int acc = 0;
+  for (int i = 0; i < 4; ++i) {                                    // line 8
+    if (i == 2 && t == 0) return;                                  // line 9: thread 0 leaves mid-loop
+    acc += i;
+  }
+  switch (t % 3) {                                                 // line 12
+    case 0: acc += 1; break;
+    case 1: acc += 2; break;
+    default: acc += 3;
+  }
+  __syncthreads();                                                 // line 17: threads t >= n left
+  out[t] = clamp(twice(acc));
+}
+int main() {
+  int *d, h[64];
+  cudaMalloc((void **)&d, sizeof(h));
+  cudaMemset(d, 0, sizeof(h));
+  k<<<1, 64>>>(d, 48);
+  cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost);
+  printf("%d %d %d\\n", h[0], h[1], h[47]);
+  return 0;
+}
+"""
+
+
+def _seen_suite(tmp_path, program=SEEN_PROGRAM, stdout="0 12 18\\n"):
+    (tmp_path / "seen.cu").write_text(program)
+    (tmp_path / "cltc.toml").write_text(f'[build]\nsources = ["seen.cu"]\n\n[[test]]\nname = "t"\nstdout = "{stdout}"\n')
+    return suite_mod.load(tmp_path)
+
+
+def test_kernel_body_items_are_register_bits_written_when_threads_leave(tmp_path, request):
+    """A kernel's own items note bits of its Seen (no flag traffic inside the kernel); those of a
+    device function or a lambda (which cannot see the kernel's locals) keep the direct forms. The
+    bits are written whichever way a thread leaves: the early return, a return inside the loop, the
+    end; the barrier's flags too (a block some of whose threads left: the divergence record)."""
+    from instrument.pipeline import instrument_sources
+    s = _seen_suite(tmp_path)
+    planner = CoveragePlanner()
+    inst = instrument_sources([tmp_path / "seen.cu"], tmp_path / "inst", [planner])
+    text = inst.sources[0].read_text()
+    lines = text.splitlines()
+    kernel = next(i for i, line in enumerate(lines) if "__global__ void k" in line)
+    assert "::cltc::cov::Seen<" in lines[kernel] and "cltc_seen_.note(0u)" in lines[kernel]
+    body = "\n".join(lines[kernel:kernel + 16])
+    for form in ("br_in(cltc_seen_, !!(t >= n)", "LoopIn<decltype(cltc_seen_)>", "sw_in(cltc_seen_,",
+                 "CLTC_COV_SYNC_IN(cltc_seen_, 0u,"):
+        assert form in body, form
+    lam = next(line for line in lines if "auto clamp" in line)
+    assert "::cltc::cov::br(!!(v < 0)" in lam and "cltc_seen_" not in lam
+    dev = next(line for line in lines if "int twice" in line)
+    assert "::cltc::cov::br(!!(x > 100)" in dev and "cltc_seen_" not in dev
+    # on the cpu backend: exactly what the threads did
+    res = engine.run(s, "cpu", progress=False)
+    got = {(i.line, i.label.rsplit(": ", 1)[-1]): i.covered for i in res.items()
+           if i.category in ("branch", "loop")}
+    assert got == {
+        (2, "true"): False, (2, "false"): True,                       # twice(): x <= 100 always
+        (5, "true"): False, (5, "false"): True,                       # the lambda: v >= 0 always
+        (6, "then"): True, (6, "else (absent)"): True,                # threads 48..63 leave
+        (8, "body 0 times"): False, (8, "body once"): False,
+        (8, "body more than once"): True, (8, "ended by its condition"): True,
+        (9, "then"): True, (9, "else (absent)"): True,                # thread 0 leaves inside the loop
+        (9, "true"): True, (9, "false"): True,
+        (13, "case 0"): True, (14, "case 1"): True, (15, "default"): True,
+    }, got
+    barrier = [i for i in res.items() if i.category == "barrier"]
+    assert [(i.line, i.covered) for i in barrier] == [(17, False)]   # not every thread arrived
+    assert all(i.covered for i in res.items() if i.category == "function")
+    # nvcc compiles both writers (a warp's lanes together from sm_80, each thread before)
+    request.getfixturevalue("nvcc")
+    from instrument.backends import BuildRequest
+    from instrument.backends.gpu import GpuBackend
+    from runtime import include_dir
+    for arch in ("sm_75", "sm_90"):
+        GpuBackend(arch=arch).compile_object(BuildRequest(inst.sources, tmp_path / f"seen_{arch}.o",
+                                                          list(inst.include_dirs) + [include_dir()],
+                                                          planner.defines()))
+
+
+def test_kernel_items_beyond_the_register_bits_and_counting_builds_use_flags(tmp_path):
+    """A kernel of more items than a Seen holds notes the first 64 bits in registers and sets the
+    rest's flags directly; a counting build (--count-executions) uses no Seen at all. Either way the
+    results are exact."""
+    from instrument.pipeline import instrument_sources
+    from instrument.protocol import SEEN_BITS
+    ifs = "".join(f"  if (t == {i}) acc += {i};\n" for i in range(40))
+    program = ("#include <cstdio>\n__global__ void k(int *out) {\n  int t = threadIdx.x, acc = 0;\n" + ifs +
+               "  out[t] = acc;\n}\nint main() { int *d, h[8]; cudaMalloc((void **)&d, sizeof(h));\n"
+               "  k<<<1, 8>>>(d); cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost);\n"
+               "  printf(\"%d\\\\n\", h[7]); return 0; }\n")
+    s = _seen_suite(tmp_path, program, "7\\n")
+    planner = CoveragePlanner()
+    text = instrument_sources([tmp_path / "seen.cu"], tmp_path / "inst", [planner]).sources[0].read_text()
+    in_regs, direct = text.count("br_in(cltc_seen_"), text.count("::cltc::cov::br(")
+    assert in_regs == (SEEN_BITS - 1) // 2 and in_regs + direct == 40   # bit 0: the kernel's entry
+    res = engine.run(s, "cpu", progress=False)
+    taken = sorted(i.line for i in res.items() if i.category == "branch" and i.label.endswith(": then") and i.covered)
+    assert taken == list(range(4, 12))   # threads 0..7 take the ifs of lines 4..11
+    assert sum(1 for i in res.items() if i.category == "branch" and i.covered) == 40 + 8
+    counting = CoveragePlanner(count_executions=True)
+    text = instrument_sources([tmp_path / "seen.cu"], tmp_path / "inst2", [counting]).sources[0].read_text()
+    assert "cltc_seen_" not in text and text.count("::cltc::cov::br(") == 40

@@ -10,6 +10,11 @@
 - `__syncthreads()` -> `(::cltc::cov::arrive(B), __syncthreads())`, and kernels that
   reach a barrier start with a `BlockScope` whose destructor sorts the block's arrivals;
 - every function entry sets a flag; launches and `cudaDeviceReset` call the host runtime.
+
+In a kernel's own body (not in the device functions it calls, lambdas or local classes) the items
+note bits of a register mask instead (`br_in`, `sw_in`, `LoopIn`, `CLTC_COV_SYNC_IN` on the kernel's
+`Seen`, declared first in the body), and the flags are written when the thread leaves the kernel:
+no memory traffic inside the kernel. Counting builds (`count_executions`) keep the direct forms.
 """
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ import re
 
 from instrument.parse import Span
 from instrument.query import Branch, Loop, Program
+from instrument.protocol import SEEN_BARRIER_FLAG, SEEN_BITS
 from instrument.rewrite import EditPlan
 
 from .sites import LOOP_CASES, Arm, BarrierSite, BranchSite, FunctionSite, LoopSite, SiteTable
@@ -32,6 +38,10 @@ class CoveragePlanner:
         self.skipped: list[str] = []
         self._seen: set[tuple] = set()
         self.count_executions = count_executions   # counters instead of flags (coverage.h, CLTC_COV_COUNTS)
+        # kernels whose items note bits of a Seen: body (file, start) -> the flag id of each bit
+        self._seen_ids: dict[tuple, list[int]] = {}
+        self._kernel_bodies: list[Span] = []
+        self._nested: list[Span] = []
 
     # -- flags -------------------------------------------------------------
     def _alloc(self, n: int) -> int:
@@ -75,6 +85,32 @@ class CoveragePlanner:
         self._seen.add(key)
         return True
 
+    # -- kernel-body items: bits of the kernel's Seen ------------------------------
+    def _kernel_of(self, span: Span) -> tuple | None:
+        """The kernel whose own body holds span (not a lambda or local class in it), if it has a Seen."""
+        def inside(s: Span, outer: Span) -> bool:
+            return s.file == outer.file and outer.start <= s.start and s.end <= outer.end
+        if any(inside(span, n) for n in self._nested):
+            return None
+        for body in self._kernel_bodies:
+            if inside(span, body):
+                key = (body.file, body.start)
+                return key if key in self._seen_ids else None
+        return None
+
+    def _take_bits(self, span: Span, ids: list[int]) -> int | None:
+        """Bits of span's kernel's Seen for these flag ids: the first bit, or None (no kernel, or full)."""
+        key = self._kernel_of(span)
+        if key is None or len(self._seen_ids[key]) + len(ids) > SEEN_BITS:
+            return None
+        first = len(self._seen_ids[key])
+        self._seen_ids[key] += ids
+        return first
+
+    def _give_back_bits(self, span: Span, n: int) -> None:
+        key = self._kernel_of(span)
+        del self._seen_ids[key][len(self._seen_ids[key]) - n:]
+
     def defines(self) -> list[str]:
         """What the runtime must be built with, known once the program is planned."""
         return [f"CLTC_COV_FLAGS={max(1, self.table.flags)}", f"CLTC_COV_BARRIERS={len(self.table.barriers)}",
@@ -88,12 +124,19 @@ class CoveragePlanner:
         live = reach - const_fns
         plan.add_prelude(unit.main, '#include "cltc/coverage.h"')
 
+        self._nested = list(prog.nested_bodies)
         for name in sorted(live, key=lambda n: (prog.functions[n].span.file, prog.functions[n].span.start)):
             f = prog.functions[name]
             if not self._once(f.body):
                 continue
             flag = self._alloc(1)
-            if plan.insert(f.body, f.body.start + 1, f" ::cltc::cov::hit({flag}u);", f"cltc entry of {name}"):
+            if f.kind == "global" and not self.count_executions and \
+                    (plan.unit is None or plan.unit.macro_at(f.body) is None):
+                # the entry is bit 0 of the kernel's Seen, declared once its bits are known (below)
+                self._seen_ids[(f.body.file, f.body.start)] = [flag]
+                self._kernel_bodies.append(f.body)
+                self.table.functions.append(FunctionSite(name, f.kind, f.span.file, f.span.line, flag))
+            elif plan.insert(f.body, f.body.start + 1, f" ::cltc::cov::hit({flag}u);", f"cltc entry of {name}"):
                 self.table.functions.append(FunctionSite(name, f.kind, f.span.file, f.span.line, flag))
             else:
                 self._release(flag, 1)
@@ -122,7 +165,14 @@ class CoveragePlanner:
             if b.function not in live or b.scope != "block" or not self._once(b.span):
                 continue
             idx = len(self.table.barriers)
-            if b.name == "__syncthreads":
+            bit = self._take_bits(b.span, [SEEN_BARRIER_FLAG | 2 * idx, SEEN_BARRIER_FLAG | 2 * idx + 1]) \
+                if b.name == "__syncthreads" else None
+            if bit is not None:
+                ok = plan.wrap(b.span, f"CLTC_COV_SYNC_IN(cltc_seen_, {idx}u, {bit}u, ", ")",
+                               f"cltc arrival at {b.name}")
+                if not ok:
+                    self._give_back_bits(b.span, 2)
+            elif b.name == "__syncthreads":
                 ok = plan.wrap(b.span, f"CLTC_COV_SYNC({idx}u, ", ")", f"cltc arrival at {b.name}")
             else:
                 ok = plan.wrap(b.span, f"(::cltc::cov::arrive({idx}u), ", ")", f"cltc arrival at {b.name}")
@@ -137,6 +187,12 @@ class CoveragePlanner:
                 variants = "true" if self._reaches(prog, k.name, variant_fns) else "false"
                 plan.insert(k.body, k.body.start + 1, f" ::cltc::cov::BlockScope<{variants}> cltc_block_scope_;",
                             f"cltc block scope of {k.name}")
+        for body in self._kernel_bodies:
+            ids = self._seen_ids[(body.file, body.start)]
+            args = ", ".join(f"{i}u" for i in ids)
+            ok = plan.insert(body, body.start + 1, f" ::cltc::cov::Seen<{args}> cltc_seen_; cltc_seen_.note(0u);",
+                             "cltc register flags of a kernel")
+            assert ok, "a kernel body outside macros takes an insertion"
 
         for ls in prog.launches:
             s = unit.source(ls.span.file)
@@ -181,7 +237,7 @@ class CoveragePlanner:
         if not self._once(b.cond):
             return
         t = self._alloc(2)
-        if not plan.wrap(b.cond, "::cltc::cov::br(!!(", f"), {t}u, {t + 1}u)", f"cltc {b.kind} at {b.span.where()}"):
+        if not self._wrap_br(plan, b.cond, t, f"cltc {b.kind} at {b.span.where()}"):
             self._release(t, 2)
             return
         if b.kind == "if":
@@ -195,11 +251,21 @@ class CoveragePlanner:
         self.table.branches.append(BranchSite(b.kind, b.span.file, b.span.line, b.span.col, b.function,
                                               _short(self._text(prog, b.cond)), arms))
 
+    def _wrap_br(self, plan: EditPlan, cond: Span, t: int, origin: str) -> bool:
+        """Wrap a condition to note flags t (true) and t + 1 (false)."""
+        bit = self._take_bits(cond, [t, t + 1])
+        if bit is None:
+            return plan.wrap(cond, "::cltc::cov::br(!!(", f"), {t}u, {t + 1}u)", origin)
+        if plan.wrap(cond, "::cltc::cov::br_in(cltc_seen_, !!(", f"), {bit}u, {bit + 1}u)", origin):
+            return True
+        self._give_back_bits(cond, 2)
+        return False
+
     def _condition(self, prog: Program, plan: EditPlan, op: Branch, arm: Span) -> None:
         if not self._once(arm):
             return
         t = self._alloc(2)
-        if not plan.wrap(arm, "::cltc::cov::br(!!(", f"), {t}u, {t + 1}u)", f"cltc operand of {op.kind}"):
+        if not self._wrap_br(plan, arm, t, f"cltc operand of {op.kind}"):
             self._release(t, 2)
             return
         self.table.branches.append(BranchSite("condition", arm.file, arm.line, arm.col, op.function,
@@ -229,9 +295,13 @@ class CoveragePlanner:
         n = len(labels) + 1
         base = self._alloc(n)
         var = f"cltc_sw{base}_"
-        chain = "".join(f"{var} == ({v}) ? {base + i}u : " for i, (_, v) in enumerate(labels)) + f"{base + n - 1}u"
-        if not plan.wrap(sw.cond, f"auto {var} = (", f"); ::cltc::cov::sw({chain}, {var})",
+        bit = self._take_bits(sw.cond, list(range(base, base + n)))
+        first, call = (base, "::cltc::cov::sw(") if bit is None else (bit, "::cltc::cov::sw_in(cltc_seen_, ")
+        chain = "".join(f"{var} == ({v}) ? {first + i}u : " for i, (_, v) in enumerate(labels)) + f"{first + n - 1}u"
+        if not plan.wrap(sw.cond, f"auto {var} = (", f"); {call}{chain}, {var})",
                          f"cltc switch at {sw.span.where()}"):
+            if bit is not None:
+                self._give_back_bits(sw.cond, n)
             self._release(base, n)
             return
         arms = [Arm(f"case {_short(v, 30)}", base + i, c.span.line) for i, (c, v) in enumerate(labels)]
@@ -257,13 +327,17 @@ class CoveragePlanner:
         where = lp.span.where()
         src = prog.unit.source(lp.span.file)
         pragma_at = _pragma_line_start(src.data, lp.span.start)
-        opener = f"{{ ::cltc::cov::Loop {var}({base}u);"
+        bit = self._take_bits(lp.span, list(range(base, base + len(LOOP_CASES))))
+        opener = f"{{ ::cltc::cov::Loop {var}({base}u);" if bit is None else \
+            f"{{ ::cltc::cov::LoopIn<decltype(cltc_seen_)> {var}(cltc_seen_, {bit}u);"
         if pragma_at is not None:   # `#pragma unroll` must stay right before its loop
             ok = plan.insert(lp.span, pragma_at, opener + "\n", f"cltc loop at {where}")
             ok = ok and plan.insert(lp.span, outer.end, " }", f"cltc loop end at {where}", order=(0, 1 << 30))
         else:
             ok = plan.wrap(outer, opener + " ", " }", f"cltc loop at {where}")
         if not ok:
+            if bit is not None:
+                self._give_back_bits(lp.span, len(LOOP_CASES))
             self._release(base, len(LOOP_CASES))
             return
         plan.wrap(body, f"{{ {var}.iter(); ", " }", f"cltc loop body at {where}", allow_macro=True)

@@ -42,6 +42,11 @@ enum : int {
 // coverage flags of one loop, relative to its base flag
 enum LoopCase : unsigned { kLoopZero = 0, kLoopOne = 1, kLoopMany = 2, kLoopBoundary = 3 };
 
+// a kernel's register mask of coverage items (cltc/coverage.h Seen): its size, and the mark of a
+// barrier flag among its ids
+constexpr unsigned kSeenBits = 64;
+constexpr unsigned kSeenBarrierFlag = 2147483648u;
+
 // mutation operator codes (the operator a mutant puts in place)
 namespace mutation_op {
 enum MutationOp : int {
