@@ -20,6 +20,14 @@ def _camel(name: str) -> str:
     return "".join(p.capitalize() for p in name.split("_"))
 
 
+def lane_free_states() -> int:
+    """The states (a bit each) in which every access gives the same next state whether it comes from
+    the last accessor or from another lane of its warp, under every synchronisation."""
+    return sum(1 << fsm.STATE_INDEX[st] for st in fsm.STATES
+               if st not in (fsm.STATES[0], fsm.RACE)
+               and all(fsm.step(st, a, sy, "S") == fsm.step(st, a, sy, "W") for a in fsm.ACCESSES for sy in fsm.SYNCS))
+
+
 def render() -> str:
     tbl = fsm.table()
     race = fsm.STATE_INDEX[fsm.RACE]
@@ -50,6 +58,10 @@ def render() -> str:
         "// States whose transitions only ask whether an access comes from the last accessor's",
         "// block and whether a __syncthreads intervened (several warps of one block took part).",
         f"constexpr unsigned kBlockOnlyStates = 0x{sum(1 << fsm.STATE_INDEX[st] for st in fsm.STATES if st.kind == 'MW'):x}u;",
+        "// States whose transitions are the same for the last accessor and for another lane of its warp",
+        "// (several lanes of one warp took part; computed from the table): an access by a lane of that",
+        "// warp with the same clocks that leaves such a state unchanged need not rewrite the record.",
+        f"constexpr unsigned kLaneFreeStates = 0x{lane_free_states():x}u;",
         "",
         "// index = access | sync | relation | state, concatenated (most significant first)",
         "CCTK_HD constexpr unsigned index(unsigned access, unsigned sync, unsigned relation, unsigned state) {",

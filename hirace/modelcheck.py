@@ -142,12 +142,13 @@ def _encode(ev) -> int:
     return code << 16 | t
 
 
-def check_with_header(res: Result, traces) -> None:
-    """Replay every maximal trace through the header's update routine (host build)."""
+def check_with_header(res: Result, traces, include: Path | None = None) -> None:
+    """Replay every maximal trace through the header's update routine (host build); include: another
+    runtime include directory (for testing the checker itself)."""
     g = res.grid
     with temp_dir(prefix="hirace-fsm-") as tmp:
         exe = Path(tmp) / "harness"
-        subprocess.run(["g++", "-O2", "-std=c++17", f"-I{include_dir()}", str(HARNESS), "-o", str(exe)],
+        subprocess.run(["g++", "-O2", "-std=c++17", f"-I{include or include_dir()}", str(HARNESS), "-o", str(exe)],
                        check=True, capture_output=True, text=True)
         data = array.array("i")
         expect = []

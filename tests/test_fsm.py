@@ -1,5 +1,7 @@
 """The state machine: generated header, oracle litmus traces, exhaustive agreement."""
 import csv
+import re
+import shutil
 import subprocess
 import sys
 
@@ -93,6 +95,31 @@ def test_checker_catches_a_broken_table():
     res = check(G, 3, with_header=False, table=broken)
     assert res.disagreements["missed race"] > 0
     assert "W by t(b0,w0,l1)" in res.examples["missed race"]
+
+
+def test_lane_free_states_are_the_multi_lane_states_and_an_unsound_fast_path_is_caught(tmp_path):
+    """The header skips rewriting a record for another lane of the recorded warp with its clocks in
+    the states where lanes do not matter (computed from the table). The header replay checks that
+    fast path: one taken in every state and whatever the clocks (a copy of the headers, edited)
+    disagrees with the oracle."""
+    from runtime import include_dir
+    from hirace.genheader import lane_free_states
+    from hirace.modelcheck import _Enumerator, check_with_header
+    free = {s.name for s in fsm.STATES if lane_free_states() >> fsm.STATE_INDEX[s] & 1}
+    assert {"SW_MR_R_R", "SW_MR_R_X", "SW_MR_X_X", "SW_MA_A_AB", "SW_MA_X_X"} <= free
+    assert not free & {"INIT", "RACE", "SW_1R_R_R", "SW_1X_X_X", "SW_1A_A_AB"}
+    inc = tmp_path / "include"
+    shutil.copytree(include_dir(), inc)
+    update, table = inc / "hirace" / "update.h", inc / "hirace" / "fsm_table.h"
+    text = update.read_text()
+    cond = " && rel <= fsm::kSameWarp && syn == fsm::kUnsynced)"
+    assert cond in text
+    update.write_text(text.replace(cond, " && rel <= fsm::kSameWarp)"))
+    table.write_text(re.sub(r"kLaneFreeStates = 0x[0-9a-f]+u", "kLaneFreeStates = 0x7ffffeu", table.read_text()))
+    en = _Enumerator(Grid(1, 2, 3), 5, keep_traces=True)
+    res = en.run()
+    check_with_header(res, en.maximal_traces, include=inc)
+    assert res.header_disagreements > 0 and "header differs from oracle" in res.examples
 
 
 def test_verify_fsm_command_and_export(tmp_path):

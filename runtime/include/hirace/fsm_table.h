@@ -23,6 +23,10 @@ constexpr unsigned kAccessorFreeStates = 0x6u;
 // States whose transitions only ask whether an access comes from the last accessor's
 // block and whether a __syncthreads intervened (several warps of one block took part).
 constexpr unsigned kBlockOnlyStates = 0xf8u;
+// States whose transitions are the same for the last accessor and for another lane of its warp
+// (several lanes of one warp took part; computed from the table): an access by a lane of that
+// warp with the same clocks that leaves such a state unchanged need not rewrite the record.
+constexpr unsigned kLaneFreeStates = 0x38f0feu;
 
 // index = access | sync | relation | state, concatenated (most significant first)
 CCTK_HD constexpr unsigned index(unsigned access, unsigned sync, unsigned relation, unsigned state) {

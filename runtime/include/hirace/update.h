@@ -65,6 +65,11 @@ CCTK_HD inline bool update(unsigned long long *shadow, const ThreadCtx &c, fsm::
     if (next == st && ((fsm::kBlockOnlyStates >> st) & 1u) && rel != fsm::kOtherBlock &&
         syn != fsm::kBlockSynced)
       return false;
+    // a lane of the recorded accessor's warp, with its clocks: the record would change only in the
+    // lane, which no later transition reads (a warp's broadcast read of one word took a round of
+    // contended CAS per lane: matmul's tile rows)
+    if (next == st && ((fsm::kLaneFreeStates >> st) & 1u) && rel <= fsm::kSameWarp && syn == fsm::kUnsynced)
+      return false;
     ShadowWord n = ShadowWord::make(next, c.tid, c.bid, c.bclk, c.wclk);
     if (n.bits == old) return false;  // fast path: the record would not change
     unsigned long long seen = cas(shadow, old, n.bits);
