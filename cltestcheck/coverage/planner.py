@@ -23,6 +23,7 @@ import re
 from instrument.parse import Span
 from instrument.query import Branch, Loop, Program
 from instrument.protocol import SEEN_BARRIER_FLAG, SEEN_BITS
+from instrument.errors import RewriteConflict
 from instrument.rewrite import EditPlan
 
 from .sites import LOOP_CASES, Arm, BarrierSite, BranchSite, FunctionSite, LoopSite, SiteTable
@@ -190,9 +191,10 @@ class CoveragePlanner:
         for body in self._kernel_bodies:
             ids = self._seen_ids[(body.file, body.start)]
             args = ", ".join(f"{i}u" for i in ids)
-            ok = plan.insert(body, body.start + 1, f" ::cltc::cov::Seen<{args}> cltc_seen_; cltc_seen_.note(0u);",
-                             "cltc register flags of a kernel")
-            assert ok, "a kernel body outside macros takes an insertion"
+            if not plan.insert(body, body.start + 1, f" ::cltc::cov::Seen<{args}> cltc_seen_; cltc_seen_.note(0u);",
+                               "cltc register flags of a kernel"):   # (checked above: outside macros)
+                raise RewriteConflict(f"{body.where()}: cltc could not declare the kernel's coverage bits here",
+                                      "report this as a cltc bug, with the kernel's source")
 
         for ls in prog.launches:
             s = unit.source(ls.span.file)
