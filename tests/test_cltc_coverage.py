@@ -369,3 +369,7 @@ def test_kernel_items_beyond_the_register_bits_and_counting_builds_use_flags(tmp
     counting = CoveragePlanner(count_executions=True)
     text = instrument_sources([tmp_path / "seen.cu"], tmp_path / "inst2", [counting]).sources[0].read_text()
     assert "cltc_seen_" not in text and text.count("::cltc::cov::br(") == 40
+    # a kernel with inline assembly (an `exit` there skips destructors) keeps the direct forms too
+    (tmp_path / "asm.cu").write_text(program.replace("  out[t] = acc;\n", '  if (acc < 0) asm volatile("exit;");\n  out[t] = acc;\n'))
+    text = instrument_sources([tmp_path / "asm.cu"], tmp_path / "inst3", [CoveragePlanner()]).sources[0].read_text()
+    assert "cltc_seen_" not in text and text.count("::cltc::cov::br(") == 41

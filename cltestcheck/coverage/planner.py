@@ -11,7 +11,8 @@
   reach a barrier start with a `BlockScope` whose destructor sorts the block's arrivals;
 - every function entry sets a flag; launches and `cudaDeviceReset` call the host runtime.
 
-In a kernel's own body (not in the device functions it calls, lambdas or local classes) the items
+In a kernel's own body (not in the device functions it calls, lambdas or local classes; not in a
+kernel with inline assembly, whose `exit` would leave without running destructors) the items
 note bits of a register mask instead (`br_in`, `sw_in`, `LoopIn`, `CLTC_COV_SYNC_IN` on the kernel's
 `Seen`, declared first in the body), and the flags are written when the thread leaves the kernel:
 no memory traffic inside the kernel. Counting builds (`count_executions`) keep the direct forms.
@@ -131,7 +132,9 @@ class CoveragePlanner:
             if not self._once(f.body):
                 continue
             flag = self._alloc(1)
-            if f.kind == "global" and not self.count_executions and \
+            asm = any(what == "inline assembly" and sp.file == f.body.file and f.body.start <= sp.start < f.body.end
+                      for what, sp in prog.special)   # (an `exit` in it would skip the Seen's destructor)
+            if f.kind == "global" and not self.count_executions and not asm and \
                     (plan.unit is None or plan.unit.macro_at(f.body) is None):
                 # the entry is bit 0 of the kernel's Seen, declared once its bits are known (below)
                 self._seen_ids[(f.body.file, f.body.start)] = [flag]
