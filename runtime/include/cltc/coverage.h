@@ -160,6 +160,18 @@ CCTK_D inline void classify(unsigned b, unsigned n, unsigned tpb) {
 }
 
 #if defined(__CUDACC__) && !defined(CUDAEMU)
+// True in one lane of `mask` (the lanes converged here), which then acts for all of them.
+__device__ inline bool leads(unsigned mask) {
+  unsigned lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u;
+  return lane == unsigned(__ffs(mask) - 1);
+}
+
+// A barrier that not every thread of the block reached (`n` arrived): one lane of each converged
+// group records it.
+__device__ inline void classify_divergent(unsigned b, unsigned n, unsigned tpb) {
+  if (leads(__activemask())) classify(b, n, tpb);
+}
+
 // GPU: per-block counters in shared memory ([0, kBarriers): arrivals, [kBarriers]:
 // threads finished), zeroed when the block starts; no global traffic per arrival.
 __device__ inline unsigned *block_counters() {
@@ -177,8 +189,7 @@ __device__ inline void block_start() {
 // `__syncthreads()` -> `(arrive(b), __syncthreads())`: one shared atomic per converged group.
 __device__ inline void arrive(unsigned b) {
   unsigned mask = __activemask();
-  unsigned lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u;
-  if (lane == unsigned(__ffs(mask) - 1)) {
+  if (leads(mask)) {
     atomicAdd(&block_counters()[b], unsigned(__popc(mask)));
     if (kCounts) count_in(g_barrier_counts, b, __popc(mask));
   }
@@ -190,8 +201,7 @@ __device__ inline void block_exit() {
   __threadfence_block();
   // one shared atomic per converged group; its leader learns whether the block is done
   unsigned mask = __activemask();
-  unsigned lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u;
-  if (lane != unsigned(__ffs(mask) - 1)) return;
+  if (!leads(mask)) return;
   unsigned count = __popc(mask);
   if (atomicAdd(&c[kBarriers], count) + count != tpb) return;
   __threadfence_block();
@@ -225,8 +235,7 @@ inline void block_exit() {
 __device__ inline void sync_counted(unsigned b) {
   if (kCounts) {   // each converged group's leader adds its threads' arrivals
     unsigned m = __activemask();
-    if (((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u) == unsigned(__ffs(m) - 1))
-      count_in(g_barrier_counts, b, __popc(m));
+    if (leads(m)) count_in(g_barrier_counts, b, __popc(m));
   }
   unsigned n = __syncthreads_count(1);
   unsigned tpb = block_threads();
@@ -235,9 +244,7 @@ __device__ inline void sync_counted(unsigned b) {
     set_once(g_barrier_flags, 2 * b + 1);
     return;
   }
-  unsigned mask = __activemask();
-  unsigned lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u;
-  if (lane == unsigned(__ffs(mask) - 1)) classify(b, n, tpb);
+  classify_divergent(b, n, tpb);
 }
 #define CLTC_COV_SYNC(b, call) ::cltc::cov::sync_counted(b)
 #else
@@ -278,8 +285,7 @@ template <unsigned... Ids> struct Seen {
     // the lanes leaving together: one of them writes what any of them noted
     unsigned act = __activemask();
     m = (unsigned long long)__reduce_or_sync(act, unsigned(m >> 32)) << 32 | __reduce_or_sync(act, unsigned(m));
-    unsigned lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u;
-    if (lane != unsigned(__ffs(act) - 1)) return;
+    if (!leads(act)) return;
 #endif
     // the flags as they stand, each 16-byte chunk read once and with no branch between the loads,
     // then a store where a noted bit's flag is not set yet (plain C++: nothing of the program follows)
@@ -343,9 +349,7 @@ template <class S> CLTC_COV_INLINE __device__ void sync_counted_in(S &seen, unsi
     seen.bits |= 3ull << bit;
     return;
   }
-  unsigned mask = __activemask();
-  unsigned lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u;
-  if (lane == unsigned(__ffs(mask) - 1)) classify(b, n, tpb);
+  classify_divergent(b, n, tpb);
 }
 #define CLTC_COV_SYNC_IN(seen, b, bit, call) ::cltc::cov::sync_counted_in(seen, b, bit)
 #else
