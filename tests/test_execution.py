@@ -159,17 +159,17 @@ def test_mutation_campaign_on_two_dask_workers_matches_local_after_a_worker_is_k
     from cltestcheck.mutate import engine
     s = suite_mod.load(ROOT / "tests" / "suites" / "mut_racy")
     local = engine.run(s, "cpu", None, runs=8, jobs=2, progress=False, results=tmp_path / "local.csv")
-    # A kill can land just after the worker's task was reported (its child still exiting): nothing
-    # to retry then. Try again (at most three times) until a kill interrupts a task.
-    for attempt in range(3):
+    # A kill can land just after the worker's task was reported (its child still exiting), or the
+    # campaign can end before the killer sees a worker inside a task (a loaded machine): nothing to
+    # retry then. Try again (at most four times) until a kill interrupts a task.
+    for attempt in range(4):
         rows = tmp_path / f"dask{attempt}.csv"
         res, killed = with_killer(rows, 2, lambda: engine.run(s, "cpu", None, runs=8, jobs=2, progress=False,
                                                                dask="local", results=rows))
-        assert killed, "no busy worker was found to kill"
         assert res.execution.failed == 0
-        if res.execution.retried >= 1:
+        if killed and res.execution.retried >= 1:
             break
-    assert res.execution.retried >= 1, "three kills all landed between tasks"
+    assert killed and res.execution.retried >= 1, "four tries, and no kill interrupted a task"
     status = lambda r: [(o.mutant.id, o.status, o.killed_by, o.covered_by, o.kills) for o in r.outcomes]  # noqa: E731
     assert status(res) == status(local) and len(res.outcomes) == 22
     # the rows too (not the reason's text: the first killing run of a racy or out-of-bounds mutant

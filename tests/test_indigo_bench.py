@@ -289,16 +289,17 @@ def test_sweep_on_two_dask_workers_gives_the_local_rows_after_a_worker_is_killed
     for pattern in ("max_reduce", "pull_min"):
         shutil.copytree(CODES / pattern, codes / pattern)
     graph = g / graphs.SMALL[1].file_name()
-    # a kill that lands just after the worker's task was reported leaves nothing to retry: try again
-    for attempt in range(3):
+    # a kill that lands just after the worker's task was reported, or a sweep that ends before the
+    # killer sees a worker inside a task, leaves nothing to retry: try again (at most four times)
+    for attempt in range(4):
         out = tmp_path / f"dask{attempt}"
         settings = sweep.Settings(codes=codes, graphs=[graph], out=out, include=[INCLUDE],
                                   tools=["hirace", "sequential"], backend="cpu", tpb=32, blocks=256, jobs=2,
                                   progress=False, dask="local")
         res, killed = with_killer(out / JOURNAL, 3, lambda: sweep.run(settings))
-        assert killed, "no busy worker was found to kill"
-        if res.stats.retried >= 1:
+        if killed and res.stats.retried >= 1:
             break
+    assert killed, "four tries, and no kill interrupted a task"
     assert res.ran == 14 and res.errors == 0 and res.stats.retried >= 1 and res.stats.failed == 0, res.stats
     # each of the 14 builds is made once on this host; a worker killed after making one takes the
     # report of it along, and the retry finds it made
