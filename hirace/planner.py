@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from instrument.errors import UnsupportedConstruct
+from instrument.protocol import SITE_ID_BITS
 from instrument.query import GROUP_SYNC, Program
 from instrument.rewrite import EditPlan
 
@@ -36,6 +38,10 @@ class HiracePlanner:
 
     def _site(self, span, kind, text, function, variable, space, bound="") -> int:
         sid = len(self.sites)
+        if sid >= 1 << SITE_ID_BITS:
+            raise UnsupportedConstruct(f"{span.file}:{span.line}: more than {1 << SITE_ID_BITS:,} instrumented "
+                                       "accesses in one program (hirace numbers them in "
+                                       f"{SITE_ID_BITS} bits)", hint="check the program's files in smaller groups")
         self.sites.append(Site(sid, span.file, span.line, span.col, kind, text, function, variable, space, bound))
         return sid
 

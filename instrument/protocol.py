@@ -90,6 +90,11 @@ class LoopCase(IntEnum):
 SEEN_BITS = 64
 SEEN_BARRIER_FLAG = 1 << 31
 
+# hirace's prior-site slots keep a site id in its low SITE_ID_BITS bits (the rest: the access's
+# kind and its thread's barrier clocks, hirace/runtime.h SiteSlots): a program has at most
+# 2**SITE_ID_BITS instrumented accesses.
+SITE_ID_BITS = 20
+
 
 # mutation operator codes: the operator as written -> (code, the runtime's enumerator)
 MUTATION_OPS: dict[str, tuple[int, str]] = {

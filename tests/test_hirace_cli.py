@@ -297,3 +297,16 @@ def test_prior_sites_name_the_other_threads_access_and_keep_the_race_count(run_c
     (tmp_path / "hirace.toml").write_text("prior_sites = false\n")
     r = hirace(run_cli, "run", "--backend", "cpu", RACY, cwd=tmp_path)
     assert r.returncode == 1 and "its site is not recorded: prior sites are off" in r.stderr, r.stderr
+
+
+def test_a_program_with_more_sites_than_the_slots_can_number_is_a_clear_error(monkeypatch, tmp_path):
+    """The prior-site slots keep a site id in protocol.SITE_ID_BITS bits: past that many accesses the
+    plan stops with the file and line of the first one it cannot number (here with 1 bit: 2 sites)."""
+    from hirace import planner
+    from instrument import pipeline
+    from instrument.backends.cpu import CpuBackend
+    from instrument.errors import UnsupportedConstruct
+    monkeypatch.setattr(planner, "SITE_ID_BITS", 1)
+    with pytest.raises(UnsupportedConstruct, match=r"rw_no_sync\.cu:\d+: more than 2 instrumented accesses"):
+        pipeline.build([RACY], CpuBackend(), tmp_path / "build", planners=[planner.HiracePlanner(shared_area=False)])
+    assert not (tmp_path / "build").exists() or not any((tmp_path / "build").rglob("*.cu"))

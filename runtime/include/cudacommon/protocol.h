@@ -47,6 +47,9 @@ enum LoopCase : unsigned { kLoopZero = 0, kLoopOne = 1, kLoopMany = 2, kLoopBoun
 constexpr unsigned kSeenBits = 64;
 constexpr unsigned kSeenBarrierFlag = 2147483648u;
 
+// the bits of a hirace prior-site slot that hold the site id (hirace/runtime.h SiteSlots)
+constexpr unsigned kSiteIdBits = 20;
+
 // mutation operator codes (the operator a mutant puts in place)
 namespace mutation_op {
 enum MutationOp : int {

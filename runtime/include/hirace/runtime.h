@@ -7,6 +7,7 @@
 #include "config.h"
 #include "update.h"
 
+#include "cudacommon/protocol.h"
 #include "cudacommon/qualifiers.h"
 
 namespace hirace {
@@ -54,6 +55,41 @@ struct alignas(16) SiteSlots {
 };
 constexpr unsigned kSiteTidBits = 10;                                  // blocks hold at most 1024 threads
 constexpr unsigned long long kSiteBlocks = (1ull << (32 - kSiteTidBits)) - 1;   // the top block would make ~0u
+
+// A slot's site word: the site id, then the access's kind and the low bits of its thread's clocks.
+// A race names an access from the slots only when that access can race with this one (another
+// thread's, of a conflicting kind, in this barrier interval unless in another block): a slot the
+// fast paths did not rewrite, or whose store came after the next access's (on the GPU a thread can
+// run between another's shadow update and its slot store), is then not named, never misnamed.
+constexpr unsigned kSiteIdBits = ::cctk::kSiteIdBits;
+constexpr unsigned kSiteKindShift = kSiteIdBits, kSiteBclkShift = kSiteIdBits + 2, kSiteBclkBits = 6;
+constexpr unsigned kSiteWclkShift = kSiteBclkShift + kSiteBclkBits, kSiteWclkBits = 32 - kSiteWclkShift;
+static_assert(kSiteWclkBits >= 2, "a site word keeps a few bits of the __syncwarp clock");
+
+CCTK_HD inline unsigned site_word(unsigned site, fsm::Access kind, const ThreadCtx &c) {
+  return site | unsigned(kind) << kSiteKindShift | (c.bclk & ((1u << kSiteBclkBits) - 1)) << kSiteBclkShift |
+         (c.wclk & ((1u << kSiteWclkBits) - 1)) << kSiteWclkShift;
+}
+CCTK_HD inline unsigned site_id(unsigned word) { return word & ((1u << kSiteIdBits) - 1); }
+CCTK_HD inline unsigned site_kind(unsigned word) { return (word >> kSiteKindShift) & 3u; }
+// the clock bits of two site words are equal: the same barrier interval (modulo the bits kept)
+CCTK_HD inline bool same_interval(unsigned a, unsigned b) { return (a >> kSiteBclkShift) == (b >> kSiteBclkShift); }
+
+// May the access a slot names (thread `t`, site word `w`) race with this access (thread `me`, site
+// word `mine`)? `first` is this launch's first slot thread.
+CCTK_HD inline bool may_race(unsigned t, unsigned w, unsigned me, unsigned mine, unsigned first, unsigned warp_size) {
+  if (t == ~0u || t < first || t == me) return false;
+  unsigned a = site_kind(w), b = site_kind(mine);
+  bool same_block = (t >> kSiteTidBits) == (me >> kSiteTidBits);
+  if (a == fsm::kRead && b == fsm::kRead) return false;
+  if (a >= fsm::kBlockAtomic && b >= fsm::kBlockAtomic && (same_block || (a == fsm::kDeviceAtomic && b == fsm::kDeviceAtomic)))
+    return false;
+  if (!same_block) return true;
+  const unsigned lanes = (1u << kSiteTidBits) - 1;
+  if ((t & lanes) / warp_size != (me & lanes) / warp_size)   // another warp: the __syncthreads clock
+    return ((w ^ mine) >> kSiteBclkShift & ((1u << kSiteBclkBits) - 1)) == 0;
+  return same_interval(w, mine);
+}
 
 // The bytes of a declared array that has none: the launch's dynamic shared memory
 constexpr unsigned long long kDynamicShared = ~0ull;
@@ -325,23 +361,25 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
   unsigned long long last = ((unsigned long long)loc.offset + (size ? size : 1) - 1) >> L.granularity_shift;
   unsigned me = ((L.site_base + bid) << kSiteTidBits) | c.tid;
   const unsigned first_me = L.site_base << kSiteTidBits;   // a slot thread below it: an earlier launch's
+  const unsigned mine = site_word(site, kind, c);
   for (unsigned long long w = first; w <= last; ++w) {
     ShadowWord prior;
     SiteSlots *e = (L.prior_sites && loc.sites) ? reinterpret_cast<SiteSlots *>(loc.sites) + w : nullptr;
     SiteSlots slot = e ? *e : SiteSlots{~0u, ~0u, ~0u, ~0u};   // one 16-byte load
     bool last_live = slot.last_thread != ~0u && slot.last_thread >= first_me;
     if (update(&loc.shadow[w], c, kind, &prior)) {
-      RaceRecord r{site, last_live ? slot.last_site : ~0u, c.tid, bid, prior.tid(), prior.bid() - L.block_base,
+      RaceRecord r{site, ~0u, c.tid, bid, prior.tid(), prior.bid() - L.block_base,
                    prior.state(), unsigned(kind), loc.space, loc.buffer, w << L.granularity_shift, 1u};
-      if (e && prior.tid() == c.tid && prior.bid() == c.bid) {   // the record names this thread
-        bool last_other = last_live && slot.last_thread != me;
-        unsigned other = last_other ? slot.last_thread : slot.other_thread;
-        if (other != ~0u && other >= first_me && other != me) {
-          r.prior_site = last_other ? slot.last_site : slot.other_site;
-          r.prior_tid = other & ((1u << kSiteTidBits) - 1);
-          r.prior_bid = (other >> kSiteTidBits) - L.site_base;
-        } else {
-          r.prior_site = ~0u;
+      if (e) {   // the slots' access by the thread the record names, else another that can race with this one
+        unsigned named = ((prior.bid() - L.block_base + L.site_base) << kSiteTidBits) | prior.tid();
+        bool last_ok = may_race(slot.last_thread, slot.last_site, me, mine, first_me, c.warp_size);
+        bool other_ok = may_race(slot.other_thread, slot.other_site, me, mine, first_me, c.warp_size);
+        bool use_last = last_ok && (slot.last_thread == named || !(other_ok && slot.other_thread == named));
+        if (use_last || other_ok) {
+          unsigned t = use_last ? slot.last_thread : slot.other_thread;
+          r.prior_site = site_id(use_last ? slot.last_site : slot.other_site);
+          r.prior_tid = t & ((1u << kSiteTidBits) - 1);
+          r.prior_bid = (t >> kSiteTidBits) - L.site_base;
         }
       }
       log_race(r);
@@ -351,11 +389,11 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
     // that many threads read at one site would otherwise rewrite the word's slots at every access:
     // spmv 48x against 18x): any later race still finds another thread's access of this launch there.
     bool other_live = slot.other_thread != ~0u && slot.other_thread >= first_me && slot.other_thread != me;
-    if (e && !(kind == fsm::kRead && last_live && other_live && slot.last_site == site && slot.last_thread != me)) {
+    if (e && !(kind == fsm::kRead && last_live && other_live && slot.last_site == mine && slot.last_thread != me)) {
       if (slot.last_thread != me)
-        *e = last_live ? SiteSlots{site, me, slot.last_site, slot.last_thread} : SiteSlots{site, me, ~0u, ~0u};
-      else if (slot.last_site != site)
-        e->last_site = site;
+        *e = last_live ? SiteSlots{mine, me, slot.last_site, slot.last_thread} : SiteSlots{mine, me, ~0u, ~0u};
+      else if (slot.last_site != mine)
+        e->last_site = mine;
     }
   }
 #if defined(CUDAEMU)
