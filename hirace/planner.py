@@ -14,6 +14,7 @@
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from instrument.errors import UnsupportedConstruct
@@ -24,6 +25,23 @@ from instrument.rewrite import EditPlan
 from . import sites as site_table
 from .config import Config
 from .sites import Site
+
+
+# streams a launch may name that are the default stream
+_DEFAULT_STREAMS = {"0", "0x0", "NULL", "nullptr", "cudaStreamLegacy", "cudaStreamDefault"}
+# a stream expression hirace may evaluate once more without changing the program: names, members, subscripts
+_PLAIN = re.compile(r"[A-Za-z_][\w\s.:\[\]]*(?:->[\w\s.:\[\]]*)*")
+
+
+def _in_order(stream: str) -> str:
+    """The launch's `in_order` argument: whether it runs on the legacy default stream (see
+    hirace/host.h before_launch); `false` (the launch waits) where the stream is not plainly named."""
+    stream = stream.strip()
+    if stream in _DEFAULT_STREAMS:
+        return "::hirace::host::kLegacyDefaultStream"
+    if _PLAIN.fullmatch(stream) and "--" not in stream:
+        return f"::hirace::host::in_order_stream({stream})"
+    return "false"
 
 
 class HiracePlanner:
@@ -104,13 +122,19 @@ class HiracePlanner:
             entered[k.name] = entered.get(k.name, True) and ok
         for ls in prog.launches:
             s = src(ls.span.file)
-            cfg = [s.text(x.start, x.end) for x in ls.config_args] + ["0", "0"]
+            cfg = [s.text(x.start, x.end) for x in ls.config_args]
+            cfg += ["0"] * (4 - len(cfg))   # shared memory and stream default to 0
             callee = s.text(ls.callee.start, ls.callee.end)
             kptr = "nullptr" if ls.deduced_template else f"(const void *)({callee})"
             area = self.shared_area and entered.get(ls.kernel, False) and self._extend_shared(ls, plan)
             plan.wrap(ls.span, f'(::hirace::host::before_launch({kptr}, "{ls.kernel}", dim3({cfg[0]}), '
-                               f'dim3({cfg[1]}), (size_t)({cfg[2]}), {"true" if area else "false"}), ',
+                               f'dim3({cfg[1]}), (size_t)({cfg[2]}), {"true" if area else "false"}, '
+                               f'{_in_order(cfg[3])}), ',
                       ", ::hirace::host::after_launch())", f"hirace launch of {ls.kernel}")
+        # a reset frees hirace's memory with the program's: the pending launches are read back first
+        for call in prog.api_calls:
+            if call.name == "cudaDeviceReset":
+                plan.wrap(call.span, "(::hirace::host::before_reset(), ", ")", "hirace read-back before reset")
         regs = []
         for g in prog.globals:
             if g.space in ("device", "managed") and g.span.file == unit.main and g.name not in ignore:

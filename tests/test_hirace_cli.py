@@ -165,7 +165,8 @@ def test_launches_ask_for_the_shared_area_only_where_the_kernel_clears_it(run_cl
     assert "__global__ void k(int *a) { ::hirace::block_entry();" in text
     assert "k<<<1, 32, ::hirace::host::launch_shared_bytes(0)>>>(d)" in text
     assert "k<<<1, 32, ::hirace::host::launch_shared_bytes(0)>>>(d)" in text.split("\n")[5]
-    assert text.count("launch_shared_bytes") == 2 and text.count(", true), k<<<") == 2
+    assert text.count("launch_shared_bytes") == 2
+    assert text.count(", true, ::hirace::host::kLegacyDefaultStream), k<<<") == 2   # not waited for (in order)
     assert "LAUNCH(32);" in text
     src.write_text(src.read_text().replace("  LAUNCH(32);\n", ""))   # the cpu backend refuses it
     r = hirace(run_cli, "instrument", "--cpu", "-o", tmp_path / "cpu", src)
@@ -310,3 +311,21 @@ def test_a_program_with_more_sites_than_the_slots_can_number_is_a_clear_error(mo
     with pytest.raises(UnsupportedConstruct, match=r"rw_no_sync\.cu:\d+: more than 2 instrumented accesses"):
         pipeline.build([RACY], CpuBackend(), tmp_path / "build", planners=[planner.HiracePlanner(shared_area=False)])
     assert not (tmp_path / "build").exists() or not any((tmp_path / "build").rglob("*.cu"))
+
+
+@pytest.mark.parametrize("pending", [None, 4])
+def test_launches_not_waited_for_are_each_reported_against_their_own_launch(run_cli, tmp_path, pending):
+    """engine/many_launches.cu: 82 launches, more than the pending slots (64, and 4), on the default
+    stream, on a stream of the program's and after a device reset; the races of launches 70, 74 and 78
+    and the out-of-bounds write of launch 76 are each reported against that launch."""
+    out = tmp_path / "r.json"
+    extra = ["-D", f"HIRACE_PENDING_LAUNCHES={pending}"] if pending else []
+    r = hirace(run_cli, "run", "--backend", "cpu", "--format", "json", "--output", out, *extra,
+               CUDA / "engine" / "many_launches.cu")
+    assert r.returncode == 1, r.stderr
+    assert r.stdout == "a[0] = 75\n"
+    doc = json.loads(out.read_text())
+    assert [(x["launch"], x["site"]["line"], x["kind"]) for x in doc["races"]] == \
+        [(70, 14, "write-write"), (74, 14, "write-write"), (78, 14, "write-write")]
+    assert [(m["launch"], m["site"]["line"]) for m in doc["memory_errors"]] == [(76, 18)]
+    assert doc["summary"]["launches"] == 82 and doc["summary"]["dropped"] == 0

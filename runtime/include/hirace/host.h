@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "alloc_hooks.h"   // the allocation kinds (its macros come below)
@@ -86,11 +87,17 @@ struct State {
   size_t d_shared_bytes = 0, d_shared_sites_bytes = 0;
   RaceRecord *d_log = nullptr;
   MemRecord *d_mem_log = nullptr;
-  unsigned *d_counts = nullptr;  // [0] race records, [1] dropped, [2] wrapped, [3] memory records, [4] dropped
+  unsigned *d_counts = nullptr;  // kCounts: see the k*Count indices below
   void *d_sinks = nullptr;       // the read sink (zeros), then the write sink
-  bool counts_dirty = true;      // the last launch left counts (or used a sink): reset them before the next
   unsigned *h_noted = nullptr, *d_noted = nullptr;   // host-mapped: a launch logged something (LaunchState::noted)
   LaunchState *h_off = nullptr;  // pinned: the state between launches, copied without waiting
+  // Launches not read back yet, by pending slot: their index in `launches` (see before_launch), and
+  // the pinned copy of each one's state that its (asynchronous) copy to the device reads.
+  std::vector<unsigned> pending;
+  LaunchState *h_states = nullptr;
+  bool last_in_order = false;    // the launch between before_ and after_launch needs no wait
+  int pending_device = 0;        // the device the pending launches run on
+  bool drain_registered = false;
   unsigned long long shared_slice_words = 0;
   size_t user_bytes_peak = 0, tool_bytes_peak = 0;  // measured at each launch
   // launch epochs: the shadow's block numbers go on from launch to launch (see ThreadCtx::base);
@@ -110,7 +117,15 @@ inline State &state() {
   return s;
 }
 
+// The device's counters: two shared by the pending launches, then three per pending slot.
+constexpr unsigned kRaceCount = 0, kMemCount = 1;
+inline constexpr unsigned dropped_count(unsigned slot) { return 2 + 3 * slot; }
+inline constexpr unsigned wrapped_count(unsigned slot) { return 3 + 3 * slot; }
+inline constexpr unsigned mem_dropped_count(unsigned slot) { return 4 + 3 * slot; }
+constexpr unsigned kCounts = 2 + 3 * kPendingLaunches;
+
 inline void write_log();
+inline void drain();
 
 inline void init() {
   State &s = state();
@@ -226,6 +241,7 @@ inline cudaError_t allocate(int kind, const char *name, const char *file, unsign
 // with its redzones (a pointer hirace did not allocate is passed on as it is).
 inline cudaError_t release(int kind, void *p) {
   std::lock_guard<std::recursive_mutex> hold(launch_mutex());
+  drain();   // the pending launches read back first (a free waits for them anyway)
   char *raw = static_cast<char *>(p);
   bool found = false;
   for (Buffer &b : state().buffers)
@@ -370,13 +386,126 @@ inline void reset_shadows() {
   if (s.d_shared) check_cuda(cudaMemset(s.d_shared, 0, s.d_shared_bytes), "shared-memory shadow reset");
 }
 
+// Read back what the pending launches logged: wait for them, then take their races, memory errors
+// and counters into the launches they came from. Nothing to copy when no launch noted anything.
+inline void drain() {
+  State &s = state();
+  if (s.pending.empty()) return;
+  int current = 0;   // the pending launches ran on pending_device
+  cudaGetDevice(&current);
+  if (current != s.pending_device) cudaSetDevice(s.pending_device);
+  check_cuda(cudaDeviceSynchronize(), "kernel (under hirace)");
+  if (current != s.pending_device) cudaSetDevice(current);
+  std::vector<unsigned> launch_of;
+  launch_of.swap(s.pending);
+  if (!*(volatile unsigned *)s.h_noted) return;
+  *(volatile unsigned *)s.h_noted = 0;
+  std::vector<unsigned> counts(kCounts);
+  check_cuda(cudaMemcpy(counts.data(), s.d_counts, kCounts * sizeof(unsigned), cudaMemcpyDeviceToHost), "race log copy");
+  for (size_t i = 0; i < launch_of.size(); ++i) {
+    LaunchInfo &l = s.launches[launch_of[i]];
+    l.dropped = counts[dropped_count(unsigned(i))];
+    l.wrapped = counts[wrapped_count(unsigned(i))];
+    l.mem_dropped = counts[mem_dropped_count(unsigned(i))];
+  }
+  unsigned n = std::min(counts[kRaceCount], s.log_cap);
+  std::vector<RaceRecord> recs(n);
+  if (n)
+    check_cuda(cudaMemcpy(recs.data(), s.d_log, n * sizeof(RaceRecord), cudaMemcpyDeviceToHost), "race log copy");
+  for (const RaceRecord &r : recs)
+    if (r.slot < launch_of.size()) s.races.push_back(LoggedRace{r, launch_of[r.slot]});
+  unsigned m = std::min(counts[kMemCount], s.log_cap);
+  if (m) {
+    std::vector<MemRecord> mem(m);
+    check_cuda(cudaMemcpy(mem.data(), s.d_mem_log, m * sizeof(MemRecord), cudaMemcpyDeviceToHost), "memory error log copy");
+    for (const MemRecord &r : mem) {   // one report per site and buffer, over all launches
+      if (r.count == 0 || r.slot >= launch_of.size()) continue;   // (a record whose writer had not finished: not after a sync)
+      bool merged = false;
+      for (LoggedMem &e : s.mem_errors)
+        if (e.r.site == r.site && e.r.buffer == r.buffer) {
+          e.r.count += r.count;
+          merged = true;
+          break;
+        }
+      if (!merged) s.mem_errors.push_back(LoggedMem{r, launch_of[r.slot]});
+    }
+  }
+  // only an out-of-bounds access (always noted) reaches a sink
+  check_cuda(cudaMemset(s.d_counts, 0, kCounts * sizeof(unsigned)), "race log reset");
+  check_cuda(cudaMemset(s.d_sinks, 0, kSinkBytes), "out-of-bounds sink reset");
+}
+
+inline void drain_at_exit() {
+  std::lock_guard<std::recursive_mutex> hold(launch_mutex());
+  drain();
+}
+
+// `cudaDeviceReset()` -> `(before_reset(), cudaDeviceReset())`: read back the pending launches, then
+// forget every device allocation (the reset frees them, the program's buffers with them): the next
+// launch allocates hirace's memory again and tracks the buffers allocated after the reset.
+inline void before_reset() {
+  std::lock_guard<std::recursive_mutex> hold(launch_mutex());
+  State &s = state();
+  if (!s.init) return;
+  drain();
+  for (Buffer &b : s.buffers) {
+    b.live = false;
+    b.shadow = nullptr;
+    b.sites = nullptr;
+  }
+  for (Symbol &sym : s.symbols) sym.buffer = -1;   // a __device__ variable's memory is new after a reset
+  s.tool_memory.clear();
+  s.d_ranges = nullptr;
+  s.d_ranges_cap = 0;
+  s.d_clocks = nullptr;
+  s.d_clocks_bytes = 0;
+  s.d_shared = nullptr;
+  s.d_shared_sites = nullptr;
+  s.d_shared_bytes = s.d_shared_sites_bytes = 0;
+  s.d_log = nullptr;
+  s.d_mem_log = nullptr;
+  s.d_counts = nullptr;
+  s.d_sinks = nullptr;
+  s.h_noted = s.d_noted = nullptr;
+  s.h_off = s.h_states = nullptr;
+  s.block_base = s.site_base = 0;
+  ++s.generation;
+  s.kernel_attrs.clear();
+}
+
+// A launch's stream as the planner passes it: the legacy default stream orders the launch after
+// every earlier launch and copy (not so where the program is built for per-thread default streams).
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
+constexpr bool kLegacyDefaultStream = false;
+#else
+constexpr bool kLegacyDefaultStream = true;
+#endif
+template <class S> inline bool in_order_stream(const S &stream) {
+  if constexpr (std::is_convertible<S, cudaStream_t>::value)
+    return kLegacyDefaultStream && (static_cast<cudaStream_t>(stream) == nullptr ||
+                                    static_cast<cudaStream_t>(stream) == cudaStreamLegacy);
+  else
+    return false;
+}
+
 // `area_ok`: the kernel starts with block_entry and the launch asks for launch_shared_bytes(), so
 // hirace may keep the block's clocks and shared shadow in its dynamic shared memory.
+// `in_order`: the launch is on the legacy default stream, which runs it after every earlier launch
+// and copy: its state is then copied without waiting, and the launch is not waited for; the log
+// is read back when a launch noted something, when kPendingLaunches launches are pending, before
+// a launch on another stream, a buffer's release or a device reset, and at exit. A launch on another
+// stream (or one whose stream the launch does not name plainly) waits for all before and is waited for.
 inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 block, size_t shm,
-                          bool area_ok = false) {
+                          bool area_ok = false, bool in_order = false) {
   launch_mutex().lock();
   init();
   State &s = state();
+  int device = 0;
+  cudaGetDevice(&device);
+  if (!in_order || s.pending.size() >= kPendingLaunches || (s.h_noted && *(volatile unsigned *)s.h_noted) ||
+      device != s.pending_device)
+    drain();
+  s.pending_device = device;
   for (Symbol &sym : s.symbols)
     if (sym.buffer < 0) sym.buffer = add_buffer(sym.address(), sym.size, sym.name, 0, sym.file, sym.line);
   bool enabled = kernel_selected(name);
@@ -447,8 +576,14 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   if (!s.d_log) {
     s.d_log = static_cast<RaceRecord *>(tool_alloc(s.log_cap * sizeof(RaceRecord), "race log"));
     s.d_mem_log = static_cast<MemRecord *>(tool_alloc(s.log_cap * sizeof(MemRecord), "memory error log"));
-    s.d_counts = static_cast<unsigned *>(tool_alloc(5 * sizeof(unsigned), "race log"));
+    s.d_counts = static_cast<unsigned *>(tool_alloc(kCounts * sizeof(unsigned), "race log"));
     s.d_sinks = tool_alloc(2 * kSinkBytes, "out-of-bounds sink");
+    check_cuda(cudaMemset(s.d_counts, 0, kCounts * sizeof(unsigned)), "race log reset");
+    check_cuda(cudaMemset(s.d_sinks, 0, kSinkBytes), "out-of-bounds sink reset");
+  }
+  if (!s.drain_registered) {   // once the CUDA runtime is set up: its own end comes after this hook
+    s.drain_registered = true;
+    ::cctk::host::at_end(drain_at_exit, /*on_fault=*/false);
   }
   if (!s.h_noted) {
     check_cuda((cudaHostAlloc)(reinterpret_cast<void **>(&s.h_noted), 64, cudaHostAllocMapped), "launch flag allocation");
@@ -457,11 +592,8 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
     check_cuda((cudaHostAlloc)(reinterpret_cast<void **>(&s.h_off), sizeof(LaunchState), cudaHostAllocDefault),
                "launch state allocation");
     *s.h_off = LaunchState{};
-  }
-  if (s.counts_dirty) {   // only an out-of-bounds access (always counted) reaches a sink
-    check_cuda(cudaMemset(s.d_counts, 0, 5 * sizeof(unsigned)), "race log reset");
-    check_cuda(cudaMemset(s.d_sinks, 0, kSinkBytes), "out-of-bounds sink reset");
-    s.counts_dirty = false;
+    check_cuda((cudaHostAlloc)(reinterpret_cast<void **>(&s.h_states), kPendingLaunches * sizeof(LaunchState),
+                               cudaHostAllocDefault), "launch state allocation");
   }
   if (s.table_generation != s.generation) {   // a buffer or hirace's memory came or went
     size_t nbuffers = 0;
@@ -507,18 +639,21 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   L.shared_sites = s.d_shared_sites;
   L.shared_slice_words = s.shared_slice_words;
   L.clocks = s.d_clocks;
+  const unsigned slot = unsigned(s.pending.size());
+  L.slot = slot;
   L.log = s.d_log;
-  L.log_count = s.d_counts;
-  L.dropped = s.d_counts + 1;
+  L.log_count = s.d_counts + kRaceCount;
+  L.dropped = s.d_counts + dropped_count(slot);
   L.log_cap = s.log_cap;
-  L.wrapped = s.d_counts + 2;
+  L.wrapped = s.d_counts + wrapped_count(slot);
   L.noted = s.d_noted;
   L.bid_lo = s.bid_lo;
   L.bid_hi = s.bid_hi;
   L.tid_lo = s.tid_lo;
   L.tid_hi = s.tid_hi;
   L.mem_log = s.d_mem_log;
-  L.mem_count = s.d_counts + 3;
+  L.mem_count = s.d_counts + kMemCount;
+  L.mem_dropped = s.d_counts + mem_dropped_count(slot);
   L.dynamic_shared = shm;
   L.bounds = s.bounds ? 1u : 0u;
   L.sink_read = s.d_sinks;
@@ -531,7 +666,10 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   L.shared_floor = floor;
   s.block_base += blocks;
   if (sites) s.site_base += blocks;
-  for (auto setter : s.tus) setter(L, false);
+  s.h_states[slot] = L;   // pinned, kept until the launch is read back: the source of an asynchronous copy
+  for (auto setter : s.tus) setter(s.h_states[slot], in_order);
+  s.pending.push_back(unsigned(s.launches.size()));
+  s.last_in_order = in_order;
   s.launches.push_back(LaunchInfo{name, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, 0, 0, 0});
 }
 
@@ -550,38 +688,7 @@ inline void after_launch() {
     std::fflush(stderr);
     std::_Exit(::cctk::exit_code::kExitRuntimeFailure);
   }
-  check_cuda(cudaDeviceSynchronize(), "kernel (under hirace)");
-  unsigned counts[5] = {0, 0, 0, 0, 0};
-  if (*(volatile unsigned *)s.h_noted) {   // else the launch logged nothing: nothing to read back
-    *(volatile unsigned *)s.h_noted = 0;
-    check_cuda(cudaMemcpy(counts, s.d_counts, sizeof counts, cudaMemcpyDeviceToHost), "race log copy");
-  }
-  s.counts_dirty = counts[0] || counts[1] || counts[2] || counts[3] || counts[4];
-  unsigned n = std::min(counts[0], s.log_cap);
-  std::vector<RaceRecord> recs(n);
-  if (n)
-    check_cuda(cudaMemcpy(recs.data(), s.d_log, n * sizeof(RaceRecord), cudaMemcpyDeviceToHost), "race log copy");
-  unsigned launch = unsigned(s.launches.size() - 1);
-  s.launches.back().dropped = counts[1];
-  s.launches.back().wrapped = counts[2];
-  for (const RaceRecord &r : recs) s.races.push_back(LoggedRace{r, launch});
-  s.launches.back().mem_dropped = counts[4];
-  unsigned m = std::min(counts[3], s.log_cap);
-  if (m) {
-    std::vector<MemRecord> mem(m);
-    check_cuda(cudaMemcpy(mem.data(), s.d_mem_log, m * sizeof(MemRecord), cudaMemcpyDeviceToHost), "memory error log copy");
-    for (const MemRecord &r : mem) {   // one report per site and buffer, over all launches
-      if (r.count == 0) continue;       // a record whose writer had not finished (cannot happen after a sync)
-      bool merged = false;
-      for (LoggedMem &e : s.mem_errors)
-        if (e.r.site == r.site && e.r.buffer == r.buffer) {
-          e.r.count += r.count;
-          merged = true;
-          break;
-        }
-      if (!merged) s.mem_errors.push_back(LoggedMem{r, launch});
-    }
-  }
+  if (!s.last_in_order) drain();   // a launch on another stream: waited for (see before_launch)
   // kernels launched outside hirace's brackets check nothing (the copy need not be waited for: the
   // next launch's state is copied after it, in order)
   for (auto setter : s.tus) setter(*s.h_off, true);

@@ -27,10 +27,18 @@ struct Range {
 };
 
 // A race as the device records it; the host turns it into a report.
+// Launches run without waiting for each other (see host.h before_launch): up to kPendingLaunches
+// of them log into one race log before the host reads it, each record naming its launch's slot.
+#ifndef HIRACE_PENDING_LAUNCHES
+#define HIRACE_PENDING_LAUNCHES 64
+#endif
+constexpr unsigned kPendingLaunches = HIRACE_PENDING_LAUNCHES;
+
 struct RaceRecord {
   unsigned site, prior_site, tid, bid, prior_tid, prior_bid, prior_state, access, space, buffer;
   unsigned long long offset;  // bytes from the buffer (or shared window) start
   unsigned count;             // word-level races folded into this record
+  unsigned slot;              // the launch's pending slot (LaunchState::slot)
 };
 
 // An out-of-bounds access site as the device records it: the first access, and how many.
@@ -40,6 +48,7 @@ struct MemRecord {
   long long offset;          // bytes from the buffer's (array's) start; negative: before it
   unsigned long long limit;  // the buffer's (array's) bytes
   unsigned size, count;
+  unsigned slot;             // the pending slot of the launch that made the first access
 };
 
 // With prior_sites, each word keeps its last access's site and thread, and the site and thread of
@@ -111,14 +120,16 @@ struct LaunchState {
   unsigned long long shared_slice_words;
   unsigned *clocks;  // per thread: block clock, warp clock
   RaceRecord *log;
-  unsigned *log_count;
-  unsigned *dropped;
+  unsigned *log_count;  // shared by the pending launches, as the log is
+  unsigned *dropped;    // this launch's
   unsigned log_cap;
-  unsigned *wrapped;  // set when a barrier clock wraps (see sync_status)
-  unsigned *noted;    // host-mapped: set with anything above, so that a launch without any is not read back
+  unsigned *wrapped;  // this launch's: set when a barrier clock wraps (see sync_status)
+  unsigned *noted;    // host-mapped: set with anything above, so that launches without any are not read back
   unsigned bid_lo, bid_hi, tid_lo, tid_hi;  // only threads in these ranges are checked
   MemRecord *mem_log;
-  unsigned *mem_count;    // [0] records, [1] dropped
+  unsigned *mem_count;    // shared by the pending launches
+  unsigned *mem_dropped;  // this launch's
+  unsigned slot;          // this launch's pending slot: its records name it
   unsigned long long dynamic_shared;  // the launch's dynamic shared memory, bytes
   void *sink_read, *sink_write;       // kSinkBytes each
   unsigned bounds;                    // 0: out-of-bounds accesses are neither reported nor diverted
@@ -270,9 +281,10 @@ CCTK_D inline void log_race(const RaceRecord &r) {
   *(volatile unsigned *)L.noted = 1;
   unsigned n = *(volatile unsigned *)L.log_count;
   if (n > L.log_cap) n = L.log_cap;
-  for (unsigned i = 0; i < n; ++i) {  // one record per (site, prior site, prior state, space)
+  for (unsigned i = 0; i < n; ++i) {  // one record per (launch, site, prior site, prior state, space)
     RaceRecord &e = L.log[i];
-    if (e.site == r.site && e.prior_site == r.prior_site && e.space == r.space && e.prior_state == r.prior_state) {
+    if (e.site == r.site && e.prior_site == r.prior_site && e.space == r.space && e.prior_state == r.prior_state &&
+        e.slot == r.slot) {
       atomicAdd(&e.count, 1u);
       return;
     }
@@ -306,7 +318,7 @@ CCTK_D inline void log_out_of_bounds(const MemRecord &m) {
 #endif
     atomicAdd(&L.mem_log[slot].count, 1u);
   } else {
-    atomicAdd(L.mem_count + 1, 1u);
+    atomicAdd(L.mem_dropped, 1u);
   }
 }
 
@@ -338,7 +350,7 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
     if (delta < 0 || (unsigned long long)delta + size > bytes) {
       where = locate((const void *)base, &loc);
       log_out_of_bounds(MemRecord{site, tid, bid, unsigned(kind), where ? loc.space : unsigned(kGlobal), kNoBuffer,
-                                  delta, bytes, size, 1u});
+                                  delta, bytes, size, 1u, L.slot});
       return false;
     }
     where = locate(p, &loc);
@@ -352,7 +364,7 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
   if (!inside(loc, size)) {
     if (!L.bounds) return true;
     log_out_of_bounds(MemRecord{site, tid, bid, unsigned(kind), loc.space, loc.buffer,
-                                loc.shadow ? loc.offset : (long long)(unsigned long long)p, loc.limit, size, 1u});
+                                loc.shadow ? loc.offset : (long long)(unsigned long long)p, loc.limit, size, 1u, L.slot});
     return false;
   }
   unsigned *clk = thread_clocks();
@@ -369,7 +381,7 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
     bool last_live = slot.last_thread != ~0u && slot.last_thread >= first_me;
     if (update(&loc.shadow[w], c, kind, &prior)) {
       RaceRecord r{site, ~0u, c.tid, bid, prior.tid(), prior.bid() - L.block_base,
-                   prior.state(), unsigned(kind), loc.space, loc.buffer, w << L.granularity_shift, 1u};
+                   prior.state(), unsigned(kind), loc.space, loc.buffer, w << L.granularity_shift, 1u, L.slot};
       if (e) {   // the slots' access by the thread the record names, else another that can race with this one
         unsigned named = ((prior.bid() - L.block_base + L.site_base) << kSiteTidBits) | prior.tid();
         bool last_ok = may_race(slot.last_thread, slot.last_site, me, mine, first_me, c.warp_size);
