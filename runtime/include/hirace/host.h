@@ -143,8 +143,16 @@ inline void init() {
   ::cctk::host::at_end(write_log, /*on_fault=*/false);
 }
 
+// A kernel's fault is sticky: with launches pending (not waited for), the next CUDA call hirace makes
+// returns it, and the message says it is the kernel's.
+inline bool kernel_fault(cudaError_t e) {
+  return e == cudaErrorIllegalAddress || e == cudaErrorLaunchFailure || e == cudaErrorLaunchTimeout ||
+         e == cudaErrorAssert || e == cudaErrorIllegalInstruction || e == cudaErrorMisalignedAddress;
+}
 inline void check_cuda(cudaError_t e, const char *what) {
-  if (e != cudaSuccess) ::cctk::host::fail("hirace", what, e);
+  if (e == cudaSuccess) return;
+  if (!state().pending.empty() && kernel_fault(e)) what = "kernel (under hirace)";
+  ::cctk::host::fail("hirace", what, e);
 }
 
 constexpr unsigned kShift = HIRACE_GRANULARITY_SHIFT;
