@@ -31,8 +31,8 @@ def render_race(r: Race, prior_sites: bool = True) -> str:
                   f"at {_where(r.prior_site)}:",
                   f"      {r.prior_site.text}"]
     elif prior_sites:
-        lines.append(f"  Previous conflicting access {prior} (its site is unknown: the word's last accesses "
-                     f"were not recorded)")
+        lines.append(f"  Previous conflicting access {prior} (its site is unknown: the word's recorded accesses "
+                     f"do not include it)")
     else:
         lines.append(f"  Previous conflicting access {prior} (its site is not recorded: prior sites are off, "
                      f"by prior_sites = false or --no-prior-sites)")

@@ -209,6 +209,10 @@ def collect(log_path: Path, sites: list[Site], warp_size: int = 32) -> RaceRepor
     buffers = {b.id: buffer_name(b.name) for b in log["buffer"]}
     launches = {x.id: x for x in log["launch"]}
     res.memory_errors = _memory_errors(log, launches, sites, buffer_records)
+    if log["end"][-1].sites_evicted:
+        res.warnings.append("device memory ran short: hirace gave up the prior-site slots of the program's "
+                            "buffers (16 bytes per word) to make room, so races in global memory found after that "
+                            "name the other access without its site")
     mem_dropped = sum(x.memory_dropped for x in log["launch"])
     if mem_dropped:
         res.warnings.append(f"{mem_dropped} out-of-bounds records were dropped (more sites than max_reports)")

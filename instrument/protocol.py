@@ -31,6 +31,7 @@ class Env(StrEnum):
     CUDAEMU_STACK_KB = "CUDAEMU_STACK_KB"
     CUDAEMU_BLOCK_ORDER = "CUDAEMU_BLOCK_ORDER"
     CUDAEMU_EXITED_ARRIVE = "CUDAEMU_EXITED_ARRIVE"
+    CUDAEMU_DEVICE_MB = "CUDAEMU_DEVICE_MB"
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,8 @@ OPTIONS: dict[Env, OptionDoc] = {
                                        "the order in which blocks start"),
     Env.CUDAEMU_EXITED_ARRIVE: OptionDoc("cudaemu/state.h", "0|1",
                                          "exited threads count as arrived at __syncthreads"),
+    Env.CUDAEMU_DEVICE_MB: OptionDoc("cudaemu/cudaemu_api.h", "MiB",
+                                     "the emulated device's memory: device allocations past it fail (default: no cap)"),
 }
 
 
@@ -142,8 +145,9 @@ HIRACE_LOG = (
             "buffer -1: outside every buffer, or a declared array (the site names it)", "launch:uint",
             "site:uint", "tid:uint", "bid:uint", "access:uint", "space:uint", "buffer:int", "offset:i64",
             "limit:u64", "size:uint", "count:uint"),
-    _record("end", "the last record: the log is complete", "granularity:uint", "user_bytes:size",
-            "tool_bytes:size"),
+    _record("end", "the last record: the log is complete; sites_evicted 1: device memory ran short and the "
+            "buffers' prior-site slots were given up", "granularity:uint", "user_bytes:size", "tool_bytes:size",
+            "sites_evicted:uint"),
 )
 
 COVERAGE_LOG = (   # cltc coverage (CLTC_COV_LOG)

@@ -329,3 +329,27 @@ def test_launches_not_waited_for_are_each_reported_against_their_own_launch(run_
         [(70, 14, "write-write"), (74, 14, "write-write"), (78, 14, "write-write")]
     assert [(m["launch"], m["site"]["line"]) for m in doc["memory_errors"]] == [(76, 18)]
     assert doc["summary"]["launches"] == 82 and doc["summary"]["dropped"] == 0
+
+
+def test_prior_sites_give_way_when_device_memory_runs_short(run_cli, tmp_path):
+    """engine/device_memory_short.cu on an emulated device of 100 MiB: the program fits, hirace's
+    shadows beside it, its prior-site slots not as well. hirace gives the slots up (a warning says so)
+    instead of failing the program's cudaMalloc or its own run; the race is still reported. On 64 MiB
+    even the shadows do not fit: a clear error naming what ran short, exit 2."""
+    src = CUDA / "engine" / "device_memory_short.cu"
+    plain = run_cli("instrument.run", "--backend", "cpu", src, env={"CUDAEMU_DEVICE_MB": "100"})
+    assert plain.returncode == 0 and plain.stdout == "b[12345] = 12345\n", plain.stderr
+    docs = {}
+    for cap in ("100", None):
+        out = tmp_path / f"r{cap}.json"
+        r = hirace(run_cli, "run", "--backend", "cpu", "--format", "json", "--output", out, src,
+                   env={"CUDAEMU_DEVICE_MB": cap} if cap else None)
+        assert r.returncode == 1 and r.stdout == plain.stdout, r.stderr
+        docs[cap] = json.loads(out.read_text())
+    short, roomy = docs["100"], docs[None]
+    assert [(x["site"]["line"], x["kind"]) for x in short["races"]] == [(14, "write-write")]
+    assert short["races"][0]["prior_site"] is None
+    assert any("device memory ran short" in w for w in short["summary"]["warnings"])
+    assert roomy["races"][0]["prior_site"]["line"] == 14 and not roomy["summary"]["warnings"]
+    r = hirace(run_cli, "run", "--backend", "cpu", src, env={"CUDAEMU_DEVICE_MB": "64"})
+    assert r.returncode == 2 and "hirace: no device memory left for its" in r.stderr and "Traceback" not in r.stderr

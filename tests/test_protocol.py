@@ -69,7 +69,7 @@ def test_generated_log_writers_and_the_typed_reader_agree(tmp_path):
                    '  r::write_launch(stdout, 0, "k<int>", g, b, 1, 0, 2);\n'
                    '  r::write_race(stdout, 0, 7, -1, 3, 2, 35, 1, 5, 1, 0, 0, 1ull << 40, 9);\n'
                    '  r::write_memory_error(stdout, 0, 7, 3, 2, 1, 0, -1, -(1ll << 40), 256, 4, 3);\n'
-                   '  r::write_end(stdout, 4, 100, 900);\n}\n')
+                   '  r::write_end(stdout, 4, 100, 900, 1);\n}\n')
     exe = tmp_path / "w"
     subprocess.run(["g++", "-std=c++17", f"-I{include_dir()}", str(src), "-o", str(exe)], check=True)
     log = tmp_path / "log.jsonl"
@@ -83,7 +83,7 @@ def test_generated_log_writers_and_the_typed_reader_agree(tmp_path):
     [mem] = got["memory_error"]
     assert (mem.buffer, mem.offset, mem.limit, mem.size, mem.count) == (-1, -(1 << 40), 256, 4, 3)
     assert launch.memory_dropped == 2 and got["buffer"][0].line == 12
-    assert got["end"][0].tool_bytes == 900
+    assert got["end"][0].tool_bytes == 900 and got["end"][0].sites_evicted == 1
 
 
 def test_every_runtime_log_is_written_by_generated_writers_only():
@@ -132,7 +132,7 @@ def test_cltc_logs_written_in_cpp_and_in_python_read_back_the_same(tmp_path):
 def test_a_damaged_log_is_a_clear_error_naming_its_line(tmp_path, line, message):
     from instrument import logs
     log = tmp_path / "log.jsonl"
-    log.write_text('{"record": "end", "granularity": 4, "user_bytes": 1, "tool_bytes": 1}\n' + line + "\n")
+    log.write_text('{"record": "end", "granularity": 4, "user_bytes": 1, "tool_bytes": 1, "sites_evicted": 0}\n' + line + "\n")
     with pytest.raises(logs.LogError, match=re.escape(message)):
         logs.read(log, protocol.HIRACE_LOG, "hirace's log")
 
@@ -153,7 +153,7 @@ def test_race_records_that_name_what_does_not_exist_are_reported_not_raised(tmp_
                    '"dropped": 0, "wrapped": 0, "memory_dropped": 0}\n'
                    '{"record": "race", ' + race + ', "tid": 1, "bid": 0, "prior_tid": 0, "prior_bid": 0, '
                    '"prior_state": 1, "access": 1, "space": 0, "buffer": 0, "offset": 0, "count": 1}\n'
-                   '{"record": "end", "granularity": 4, "user_bytes": 1, "tool_bytes": 1}\n')
+                   '{"record": "end", "granularity": 4, "user_bytes": 1, "tool_bytes": 1, "sites_evicted": 0}\n')
     site = Site(0, "k.cu", 1, 1, "write", "a[i]", "k", "a", "global")
     with pytest.raises(logs.LogError, match=re.escape(message)):
         collect(log, [site])
@@ -174,7 +174,7 @@ def test_memory_error_records_that_name_what_does_not_exist_are_reported_not_rai
                    '"dropped": 0, "wrapped": 0, "memory_dropped": 0}\n'
                    '{"record": "memory_error", ' + record + ', "tid": 1, "bid": 0, "access": 1, "space": 0, '
                    '"offset": -4, "limit": 16, "size": 4}\n'
-                   '{"record": "end", "granularity": 4, "user_bytes": 1, "tool_bytes": 1}\n')
+                   '{"record": "end", "granularity": 4, "user_bytes": 1, "tool_bytes": 1, "sites_evicted": 0}\n')
     site = Site(0, "k.cu", 1, 1, "write", "a[i]", "k", "a", "global")
     with pytest.raises(logs.LogError, match=re.escape(message)):
         collect(log, [site])
@@ -190,7 +190,7 @@ def test_race_records_logged_twice_at_once_are_one_report_with_the_counts_summed
             '"prior_bid": 0, "prior_state": 1, "access": 1, "space": 1, "buffer": 0, "offset": 0, "count": %d}\n')
     log.write_text('{"record": "launch", "id": 0, "kernel": "k", "grid": [1, 1, 1], "block": [32, 1, 1], '
                    '"dropped": 0, "wrapped": 0, "memory_dropped": 0}\n' + race % (1, 2) + race % (5, 3) +
-                   '{"record": "end", "granularity": 4, "user_bytes": 1, "tool_bytes": 1}\n')
+                   '{"record": "end", "granularity": 4, "user_bytes": 1, "tool_bytes": 1, "sites_evicted": 0}\n')
     sites = [Site(0, "k.cu", 3, 1, "write", "a[i]", "k", "a", "shared"),
              Site(1, "k.cu", 2, 1, "read", "a[j]", "k", "a", "shared")]
     res = collect(log, sites)

@@ -27,6 +27,7 @@ constexpr const char kCudaemuSwitch[] = "CUDAEMU_SWITCH";   // probability: chan
 constexpr const char kCudaemuStackKb[] = "CUDAEMU_STACK_KB";   // KiB: stack of each emulated thread (cudaemu/state.h)
 constexpr const char kCudaemuBlockOrder[] = "CUDAEMU_BLOCK_ORDER";   // asc|desc|random|ids: the order in which blocks start (cudaemu/state.h)
 constexpr const char kCudaemuExitedArrive[] = "CUDAEMU_EXITED_ARRIVE";   // 0|1: exited threads count as arrived at __syncthreads (cudaemu/state.h)
+constexpr const char kCudaemuDeviceMb[] = "CUDAEMU_DEVICE_MB";   // MiB: the emulated device's memory: device allocations past it fail (default: no cap) (cudaemu/cudaemu_api.h)
 }  // namespace env
 
 // exit statuses a runtime ends the program with
@@ -112,9 +113,9 @@ inline void write_race(std::FILE *f, unsigned launch, unsigned site, int prior_s
 inline void write_memory_error(std::FILE *f, unsigned launch, unsigned site, unsigned tid, unsigned bid, unsigned access, unsigned space, int buffer, long long offset, unsigned long long limit, unsigned size, unsigned count) {
   std::fprintf(f, "{\"record\": \"memory_error\", \"launch\": %u, \"site\": %u, \"tid\": %u, \"bid\": %u, \"access\": %u, \"space\": %u, \"buffer\": %d, \"offset\": %lld, \"limit\": %llu, \"size\": %u, \"count\": %u}\n", launch, site, tid, bid, access, space, buffer, offset, limit, size, count);
 }
-// the last record: the log is complete
-inline void write_end(std::FILE *f, unsigned granularity, std::size_t user_bytes, std::size_t tool_bytes) {
-  std::fprintf(f, "{\"record\": \"end\", \"granularity\": %u, \"user_bytes\": %zu, \"tool_bytes\": %zu}\n", granularity, user_bytes, tool_bytes);
+// the last record: the log is complete; sites_evicted 1: device memory ran short and the buffers' prior-site slots were given up
+inline void write_end(std::FILE *f, unsigned granularity, std::size_t user_bytes, std::size_t tool_bytes, unsigned sites_evicted) {
+  std::fprintf(f, "{\"record\": \"end\", \"granularity\": %u, \"user_bytes\": %zu, \"tool_bytes\": %zu, \"sites_evicted\": %u}\n", granularity, user_bytes, tool_bytes, sites_evicted);
 }
 }  // namespace hirace_log
 

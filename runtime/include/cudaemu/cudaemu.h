@@ -20,7 +20,8 @@
 // CUDAEMU_SEED=<n> (seeded block order and thread switches), CUDAEMU_SWITCH=<p>
 // (switch probability at instrumented accesses, default 0.25 when seeded),
 // CUDAEMU_STACK_KB (fiber stack, default 64), CUDAEMU_EXITED_ARRIVE=1 (count
-// exited threads as arrived at __syncthreads, as hardware happens to do).
+// exited threads as arrived at __syncthreads, as hardware happens to do),
+// CUDAEMU_DEVICE_MB (device memory in MiB: device allocations past it fail; default no cap).
 #ifndef CUDAEMU_CUDAEMU_H
 #define CUDAEMU_CUDAEMU_H
 
@@ -42,6 +43,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <tuple>
 #include <type_traits>

@@ -9,11 +9,48 @@ inline cudaError_t record(cudaError_t e) {
   if (e != cudaSuccess) g_last_error = e;
   return e;
 }
-inline void *device_alloc(size_t n) {
+// The emulated device's memory: CUDAEMU_DEVICE_MB caps what device allocations may hold at once
+// (unset: no cap beyond the host's), so that a run meets a small GPU's limit; host allocations
+// (cudaMallocHost, cudaHostAlloc) do not count.
+struct DeviceMemory {
+  size_t cap = ~size_t(0), used = 0;
+  std::map<void *, size_t> sizes;   // the device allocations, by address
+  std::mutex m;
+  DeviceMemory() {
+    if (const char *v = std::getenv(::cctk::env::kCudaemuDeviceMb); v && *v) cap = size_t(std::strtoull(v, nullptr, 10)) << 20;
+  }
+};
+inline DeviceMemory &device_memory() {
+  static DeviceMemory d;
+  return d;
+}
+inline void *device_alloc(size_t n, bool device = true) {
   size_t bytes = (n + 255) / 256 * 256;
-  void *p = std::aligned_alloc(256, bytes ? bytes : 256);
-  if (p) std::memset(p, 0, bytes ? bytes : 256);
+  if (!bytes) bytes = 256;
+  DeviceMemory &d = device_memory();
+  std::lock_guard<std::mutex> hold(d.m);
+  if (device && (bytes > d.cap || d.used > d.cap - bytes)) return nullptr;
+  void *p = std::aligned_alloc(256, bytes);
+  if (!p) return nullptr;
+  std::memset(p, 0, bytes);
+  if (device) {
+    d.used += bytes;
+    d.sizes[p] = bytes;
+  }
   return p;
+}
+inline void device_free(void *p) {
+  if (!p) return;
+  DeviceMemory &d = device_memory();
+  {
+    std::lock_guard<std::mutex> hold(d.m);
+    auto it = d.sizes.find(p);
+    if (it != d.sizes.end()) {
+      d.used -= it->second;
+      d.sizes.erase(it);
+    }
+  }
+  std::free(p);
 }
 }  // namespace cudaemu::detail
 
@@ -27,16 +64,20 @@ inline cudaError_t cudaMallocManaged(void **p, size_t n, unsigned = cudaMemAttac
 template <class T> inline cudaError_t cudaMallocManaged(T **p, size_t n, unsigned f = cudaMemAttachGlobal) {
   return cudaMallocManaged(reinterpret_cast<void **>(p), n, f);
 }
-inline cudaError_t cudaMallocHost(void **p, size_t n) { return cudaMalloc(p, n); }
-template <class T> inline cudaError_t cudaMallocHost(T **p, size_t n) { return cudaMalloc(reinterpret_cast<void **>(p), n); }
-inline cudaError_t cudaMallocHost(void **p, size_t n, unsigned) { return cudaMalloc(p, n); }
-template <class T> inline cudaError_t cudaMallocHost(T **p, size_t n, unsigned) {
-  return cudaMalloc(reinterpret_cast<void **>(p), n);
+inline cudaError_t cudaMallocHost(void **p, size_t n) {
+  if (!p) return ::cudaemu::detail::record(cudaErrorInvalidValue);
+  *p = ::cudaemu::detail::device_alloc(n, /*device=*/false);
+  return *p ? cudaSuccess : ::cudaemu::detail::record(cudaErrorMemoryAllocation);
 }
-inline cudaError_t cudaHostAlloc(void **p, size_t n, unsigned) { return cudaMalloc(p, n); }
-template <class T> inline cudaError_t cudaHostAlloc(T **p, size_t n, unsigned) { return cudaMalloc(reinterpret_cast<void **>(p), n); }
-inline cudaError_t cudaFree(void *p) { std::free(p); return cudaSuccess; }
-inline cudaError_t cudaFreeHost(void *p) { std::free(p); return cudaSuccess; }
+template <class T> inline cudaError_t cudaMallocHost(T **p, size_t n) { return cudaMallocHost(reinterpret_cast<void **>(p), n); }
+inline cudaError_t cudaMallocHost(void **p, size_t n, unsigned) { return cudaMallocHost(p, n); }
+template <class T> inline cudaError_t cudaMallocHost(T **p, size_t n, unsigned) {
+  return cudaMallocHost(reinterpret_cast<void **>(p), n);
+}
+inline cudaError_t cudaHostAlloc(void **p, size_t n, unsigned) { return cudaMallocHost(p, n); }
+template <class T> inline cudaError_t cudaHostAlloc(T **p, size_t n, unsigned) { return cudaMallocHost(reinterpret_cast<void **>(p), n); }
+inline cudaError_t cudaFree(void *p) { ::cudaemu::detail::device_free(p); return cudaSuccess; }
+inline cudaError_t cudaFreeHost(void *p) { ::cudaemu::detail::device_free(p); return cudaSuccess; }
 inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind) {
   if (n && (!dst || !src)) return ::cudaemu::detail::record(cudaErrorInvalidValue);
   std::memmove(dst, src, n);
@@ -158,7 +199,18 @@ inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
 inline cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
 inline cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig) { return cudaSuccess; }
 inline cudaError_t cudaDeviceSetLimit(cudaLimit, size_t) { return cudaSuccess; }
-inline cudaError_t cudaMemGetInfo(size_t *f, size_t *t) { *f = size_t(8) << 30; *t = size_t(16) << 30; return cudaSuccess; }
+inline cudaError_t cudaMemGetInfo(size_t *f, size_t *t) {
+  ::cudaemu::detail::DeviceMemory &d = ::cudaemu::detail::device_memory();
+  std::lock_guard<std::mutex> hold(d.m);
+  if (d.cap == ~size_t(0)) {   // no cap: fixed numbers (a program that prints them prints the same each run)
+    *f = size_t(8) << 30;
+    *t = size_t(16) << 30;
+  } else {
+    *t = d.cap;
+    *f = d.cap - d.used;
+  }
+  return cudaSuccess;
+}
 template <class T> inline cudaError_t cudaFuncSetAttribute(T *, cudaFuncAttribute, int) { return cudaSuccess; }
 template <class T> inline cudaError_t cudaFuncSetCacheConfig(T *, cudaFuncCache) { return cudaSuccess; }
 template <class T>

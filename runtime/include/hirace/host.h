@@ -98,6 +98,7 @@ struct State {
   bool last_in_order = false;    // the launch between before_ and after_launch needs no wait
   int pending_device = 0;        // the device the pending launches run on
   bool drain_registered = false;
+  unsigned sites_evicted = 0;    // device memory ran short: the buffers' prior-site slots were given up
   unsigned long long shared_slice_words = 0;
   size_t user_bytes_peak = 0, tool_bytes_peak = 0;  // measured at each launch
   // launch epochs: the shadow's block numbers go on from launch to launch (see ThreadCtx::base);
@@ -162,11 +163,13 @@ inline size_t shadow_words(size_t bytes) { return (bytes + (1u << kShift) - 1) >
 // hirace's own device memory: allocated through the API's parenthesized name (which the
 // tracking macros leave alone) and listed, so that an access of the program that lands there
 // is caught as out of bounds instead of corrupting the checker.
+inline bool evict_sites();
+inline void *try_tool_alloc(size_t bytes);
+[[noreturn]] inline void out_of_memory(const char *what, size_t bytes, const char *file = "", unsigned line = 0);
 inline void *tool_alloc(size_t bytes, const char *what) {
-  void *p = nullptr;
-  check_cuda((cudaMalloc)(&p, bytes), what);
-  state().tool_memory.push_back({p, bytes});
-  ++state().generation;
+  void *p = try_tool_alloc(bytes);
+  if (!p && evict_sites()) p = try_tool_alloc(bytes);   // the prior-site slots go first
+  if (!p) out_of_memory(what, bytes);
   return p;
 }
 inline void tool_free(void *p) {
@@ -180,17 +183,64 @@ inline void tool_free(void *p) {
     }
   (cudaFree)(p);
 }
+// hirace cannot go on without this memory: say what it is for and what would need less, and end.
+[[noreturn]] inline void out_of_memory(const char *what, size_t bytes, const char *file, unsigned line) {
+  std::fprintf(stderr, "hirace: no device memory left for its %s (%zu bytes", what, bytes);
+  if (file && *file) std::fprintf(stderr, "; the buffer allocated at %s:%u", file, line);
+  std::fprintf(stderr, "): the program does not fit on the device with hirace's memory beside it (8 bytes of shadow "
+               "per %u-byte word of its buffers, 8 bytes of clocks per thread); a coarser granularity "
+               "(--granularity 8) halves the shadow, a smaller problem size shrinks both\n", 1u << kShift);
+  std::fflush(stderr);
+  std::_Exit(::cctk::exit_code::kExitRuntimeFailure);
+}
+
+// The same, or nullptr when the device has no room (the error cleared)
+inline void *try_tool_alloc(size_t bytes) {
+  void *p = nullptr;
+  if ((cudaMalloc)(&p, bytes) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  state().tool_memory.push_back({p, bytes});
+  ++state().generation;
+  return p;
+}
+
+// Device memory ran short: the prior-site slots of the program's buffers (16 bytes a word, there only
+// to name the other access of a race) go first, so that the program's allocations and the shadows
+// still fit; no buffer gets them after that (the log's end record says so). False: none to free.
+inline bool evict_sites() {
+  State &s = state();
+  if (!s.prior_sites) return false;
+  s.sites_evicted = 1;
+  bool any = false;
+  for (const Buffer &b : s.buffers) any |= b.sites != nullptr;
+  any |= s.d_shared_sites != nullptr;
+  if (!any) return false;
+  drain();   // no pending launch may use them
+  for (Buffer &b : s.buffers) {
+    tool_free(b.sites);
+    b.sites = nullptr;
+  }
+  tool_free(s.d_shared_sites);   // launches keep no sites from now on (see before_launch)
+  s.d_shared_sites = nullptr;
+  s.d_shared_sites_bytes = 0;
+  return true;
+}
 
 inline int add_buffer(void *base, size_t size, const char *name, size_t redzone, const char *file, unsigned line) {
   State &s = state();
   Buffer b{base, size, nullptr, nullptr, name ? name : "?", true, redzone, file ? file : "", line};
   size_t words = shadow_words(size);
   if (words) {
-    b.shadow = static_cast<unsigned long long *>(tool_alloc(words * 8, "shadow allocation"));
+    b.shadow = static_cast<unsigned long long *>(try_tool_alloc(words * 8));
+    if (!b.shadow && evict_sites()) b.shadow = static_cast<unsigned long long *>(try_tool_alloc(words * 8));
+    if (!b.shadow) out_of_memory("shadow of a buffer", words * 8, b.file.c_str(), b.line);
     check_cuda(cudaMemset(b.shadow, 0, words * 8), "shadow reset");
-    if (s.prior_sites) {
-      b.sites = static_cast<unsigned *>(tool_alloc(words * 4 * kSiteSlots, "site shadow allocation"));
-      check_cuda(cudaMemset(b.sites, 0xff, words * 4 * kSiteSlots), "site shadow reset");
+    if (s.prior_sites && !s.sites_evicted) {
+      b.sites = static_cast<unsigned *>(try_tool_alloc(words * 4 * kSiteSlots));
+      if (b.sites) check_cuda(cudaMemset(b.sites, 0xff, words * 4 * kSiteSlots), "site shadow reset");
+      else evict_sites();
     }
   }
   s.buffers.push_back(b);
@@ -224,6 +274,10 @@ inline cudaError_t allocate(int kind, const char *name, const char *file, unsign
   size_t rz = state().bounds ? redzone_for(bytes) : 0;
   void *raw = nullptr;
   cudaError_t e = raw_alloc(kind, &raw, bytes + 2 * rz, flags);
+  if (e == cudaErrorMemoryAllocation && evict_sites()) {   // room that hirace's prior sites took
+    cudaGetLastError();
+    e = raw_alloc(kind, &raw, bytes + 2 * rz, flags);
+  }
   if (e != cudaSuccess) {   // no room for the redzones: the allocation as asked
     cudaGetLastError();
     rz = 0;
@@ -318,8 +372,11 @@ inline void reset_cpu_shared_shadow() {
 template <class T> inline bool grow(T **p, size_t *cap_bytes, size_t need_bytes, const char *what) {
   if (need_bytes <= *cap_bytes && *p) return false;
   tool_free(*p);
+  *p = nullptr;
   size_t bytes = std::max(need_bytes, *cap_bytes * 2);
-  *p = static_cast<T *>(tool_alloc(bytes, what));
+  void *q = try_tool_alloc(bytes);
+  if (!q) q = tool_alloc(bytes = need_bytes, what);   // (doubling only saves later growth)
+  *p = static_cast<T *>(q);
   *cap_bytes = bytes;
   return true;
 }
@@ -546,7 +603,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   unsigned long long slices = blocks;
   if (enabled && area_ok && known)
     area = shared_area_bytes(kernel, attr, area_offset, tpb, shadow_words(statics + shm),
-                             s.prior_sites && blocks < kSiteBlocks, &sites_in_area);
+                             s.prior_sites && !s.sites_evicted && blocks < kSiteBlocks, &sites_in_area);
   if (area) {
     floor = reserved;
     s.shared_slice_words = shadow_words(statics + shm);
@@ -564,7 +621,8 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
     if (grow(&s.d_shared, &s.d_shared_bytes, shared_bytes, "shared-memory shadow"))
       check_cuda(cudaMemset(s.d_shared, 0, s.d_shared_bytes), "shared-memory shadow reset");
   }
-  bool sites = s.prior_sites && blocks < kSiteBlocks;   // (a grid of 4M blocks or more names one access)
+  // (a grid of 4M blocks or more names one access; sites given up for room name none)
+  bool sites = s.prior_sites && !s.sites_evicted && blocks < kSiteBlocks;
   if (sites) {   // the slots are numbered by launch as the shadow is: cleared only when the numbering is full
     if (s.site_base + blocks > kSiteBlocks) {
       for (const Buffer &b : s.buffers)
@@ -578,8 +636,13 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
     unsigned long long site_slices = sites_in_area ? 0 : blocks;
 #endif
     size_t site_bytes = std::max<size_t>(size_t(s.shared_slice_words * site_slices), 2) * 4 * kSiteSlots;
-    if (grow(&s.d_shared_sites, &s.d_shared_sites_bytes, site_bytes, "site shadow"))
-      check_cuda(cudaMemset(s.d_shared_sites, 0xff, s.d_shared_sites_bytes), "site shadow reset");
+    if (site_bytes > s.d_shared_sites_bytes || !s.d_shared_sites) {   // (they are given up, not fought for)
+      tool_free(s.d_shared_sites);
+      s.d_shared_sites = static_cast<unsigned *>(try_tool_alloc(site_bytes));
+      s.d_shared_sites_bytes = s.d_shared_sites ? site_bytes : 0;
+      if (s.d_shared_sites) check_cuda(cudaMemset(s.d_shared_sites, 0xff, site_bytes), "site shadow reset");
+      else evict_sites();
+    }
   }
   if (!s.d_log) {
     s.d_log = static_cast<RaceRecord *>(tool_alloc(s.log_cap * sizeof(RaceRecord), "race log"));
@@ -636,6 +699,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
       s.tool_bytes_peak = tool;
     }
   }
+  sites = sites && !s.sites_evicted;   // (an allocation above may have given them up for room)
   LaunchState L{};
   L.enabled = enabled ? 1u : 0u;
   L.granularity_shift = kShift;
@@ -726,7 +790,7 @@ inline void write_log() {
     rec::write_memory_error(f, x.launch, r.site, r.tid, r.bid, r.access, r.space,
                             r.buffer == kNoBuffer ? -1 : int(r.buffer), r.offset, r.limit, r.size, r.count);
   }
-  rec::write_end(f, 1u << kShift, s.user_bytes_peak, s.tool_bytes_peak);
+  rec::write_end(f, 1u << kShift, s.user_bytes_peak, s.tool_bytes_peak, s.sites_evicted);
 }
 
 }  // namespace host
