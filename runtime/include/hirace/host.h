@@ -166,11 +166,19 @@ inline size_t shadow_words(size_t bytes) { return (bytes + (1u << kShift) - 1) >
 inline bool evict_sites();
 inline void *try_tool_alloc(size_t bytes);
 [[noreturn]] inline void out_of_memory(const char *what, size_t bytes, const char *file = "", unsigned line = 0);
-inline void *tool_alloc(size_t bytes, const char *what) {
+inline void *tool_alloc(size_t bytes, const char *what, const char *file = "", unsigned line = 0) {
   void *p = try_tool_alloc(bytes);
   if (!p && evict_sites()) p = try_tool_alloc(bytes);   // the prior-site slots go first
-  if (!p) out_of_memory(what, bytes);
+  if (!p) out_of_memory(what, bytes, file, line);
   return p;
+}
+// Prior-site slots (empty: all ones), or nullptr when they do not fit: then they are given up for
+// every buffer (evict_sites), not fought for.
+inline unsigned *site_slots(size_t bytes) {
+  void *p = try_tool_alloc(bytes);
+  if (p) check_cuda(cudaMemset(p, 0xff, bytes), "site shadow reset");
+  else evict_sites();
+  return static_cast<unsigned *>(p);
 }
 inline void tool_free(void *p) {
   if (!p) return;
@@ -233,15 +241,9 @@ inline int add_buffer(void *base, size_t size, const char *name, size_t redzone,
   Buffer b{base, size, nullptr, nullptr, name ? name : "?", true, redzone, file ? file : "", line};
   size_t words = shadow_words(size);
   if (words) {
-    b.shadow = static_cast<unsigned long long *>(try_tool_alloc(words * 8));
-    if (!b.shadow && evict_sites()) b.shadow = static_cast<unsigned long long *>(try_tool_alloc(words * 8));
-    if (!b.shadow) out_of_memory("shadow of a buffer", words * 8, b.file.c_str(), b.line);
+    b.shadow = static_cast<unsigned long long *>(tool_alloc(words * 8, "shadow of a buffer", b.file.c_str(), b.line));
     check_cuda(cudaMemset(b.shadow, 0, words * 8), "shadow reset");
-    if (s.prior_sites && !s.sites_evicted) {
-      b.sites = static_cast<unsigned *>(try_tool_alloc(words * 4 * kSiteSlots));
-      if (b.sites) check_cuda(cudaMemset(b.sites, 0xff, words * 4 * kSiteSlots), "site shadow reset");
-      else evict_sites();
-    }
+    if (s.prior_sites && !s.sites_evicted) b.sites = site_slots(words * 4 * kSiteSlots);
   }
   s.buffers.push_back(b);
   ++s.generation;
@@ -636,12 +638,10 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
     unsigned long long site_slices = sites_in_area ? 0 : blocks;
 #endif
     size_t site_bytes = std::max<size_t>(size_t(s.shared_slice_words * site_slices), 2) * 4 * kSiteSlots;
-    if (site_bytes > s.d_shared_sites_bytes || !s.d_shared_sites) {   // (they are given up, not fought for)
+    if (site_bytes > s.d_shared_sites_bytes || !s.d_shared_sites) {
       tool_free(s.d_shared_sites);
-      s.d_shared_sites = static_cast<unsigned *>(try_tool_alloc(site_bytes));
+      s.d_shared_sites = site_slots(site_bytes);
       s.d_shared_sites_bytes = s.d_shared_sites ? site_bytes : 0;
-      if (s.d_shared_sites) check_cuda(cudaMemset(s.d_shared_sites, 0xff, site_bytes), "site shadow reset");
-      else evict_sites();
     }
   }
   if (!s.d_log) {
