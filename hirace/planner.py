@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 
 from instrument.errors import UnsupportedConstruct
+from instrument.intervals import quiet_shared_reads
 from instrument.protocol import SITE_ID_BITS
 from instrument.query import GROUP_SYNC, Program
 from instrument.rewrite import EditPlan
@@ -53,6 +54,7 @@ class HiracePlanner:
         self.sites: list[Site] = []
         self.min_size = 8
         self.skipped: list[str] = []
+        self.quiet_reads = 0   # reads given a bounds check only (see instrument/intervals.py)
 
     def _site(self, span, kind, text, function, variable, space, bound="") -> int:
         sid = len(self.sites)
@@ -76,6 +78,7 @@ class HiracePlanner:
         reach = prog.device_reachable()
         ignore = set(self.config.ignore)
         monitor = set(self.config.monitor)
+        quiet = quiet_shared_reads(prog) if self.config.quiet_reads else set()
         # allocations (cudaMalloc ...) are tracked by the macros of these headers (C sources never
         # get here: the pipeline builds them as they are)
         host_only = source_language(unit.main) == "host"
@@ -86,12 +89,18 @@ class HiracePlanner:
             if monitor and a.base not in monitor:
                 continue
             fn = {"read": "rd", "write": "wr", "rmw": "rmw"}[a.kind]
+            # a read that cannot race (no write to its array in its barrier interval): its bounds only
+            quiet_read = a.kind == "read" and a.bound in ("array", "dynamic") and \
+                (a.span.file, a.span.start, a.span.end) in quiet
+            if quiet_read:
+                fn = "rd_bounds"
             sid = self._site(a.span, a.kind, a.text, a.function, a.base, a.space, a.bound)
             if plan.wrap(a.span, f"(*::hirace::{fn}(&(", f"), {sid}u{_bounds(a, src)}))", f"hirace check of {a.text}"):
                 # the largest power of two that divides every access size: a 3-byte or 6-byte
                 # element must not share a shadow word with its neighbour; an access whose size
                 # depends on a template argument may be a byte, so it makes the granularity 1
                 self.min_size = min(self.min_size, a.size & -a.size if a.size > 0 else 1)
+                self.quiet_reads += quiet_read
         for at in prog.atomics:
             if at.function not in reach or at.address is None:
                 continue

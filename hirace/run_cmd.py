@@ -41,6 +41,10 @@ def setup_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prior-sites", action=argparse.BooleanOptionalAction, default=None,
                    help="name the earlier access of each race too (the default; --no-prior-sites saves 16 "
                         "bytes per shadow word, and the report then names one access)")
+    p.add_argument("--quiet-reads", action=argparse.BooleanOptionalAction, default=None,
+                   help="check only the bounds of shared-memory reads that no write to their array shares a "
+                        "__syncthreads interval with: they cannot race (the default; --no-quiet-reads checks "
+                        "them as every other access)")
     _common(p)
 
 
@@ -52,7 +56,7 @@ def do_run(a: argparse.Namespace, prog_args: list[str]) -> int:
     cfg = config_mod.load(config)
     try:
         res = runner.run(a.sources, a.backend, cfg, prog_args, a.include, a.define, a.timeout,
-                         prior_sites=a.prior_sites)
+                         prior_sites=a.prior_sites, quiet_reads=a.quiet_reads)
     except UserError as exc:
         if a.format == "sarif" and a.output:   # a CI service still gets a SARIF file: the failure
             from . import report_sarif

@@ -88,10 +88,12 @@ def execute(built: Built, config: Config, args=(), timeout: float = 300.0, passt
 
 
 def run(sources, backend_name: str, config: Config, args=(), include_dirs=(), defines=(),
-        timeout: float = 300.0, prior_sites: bool | None = None) -> RaceReport:
+        timeout: float = 300.0, prior_sites: bool | None = None, quiet_reads: bool | None = None) -> RaceReport:
     backend = get_backend(backend_name)
     if prior_sites is not None:
         config.prior_sites = prior_sites
+    if quiet_reads is not None:
+        config.quiet_reads = quiet_reads
     with temp_dir(prefix="hirace-") as tmp:
         built = build(sources, backend, Path(tmp), config, include_dirs, defines)
         res, out = execute(built, config, args, timeout, passthrough=True)

@@ -325,6 +325,12 @@ CCTK_D inline void log_out_of_bounds(const MemRecord &m) {
 // The check every instrumented access makes before it happens. Out of line on the device: an
 // unrolled loop of many accesses would otherwise carry a copy per access, more code than the
 // instruction cache holds (a 32x32 tiled matrix product ran 58 times slower inlined on an H100).
+// Benchmarks only (bench/hirace_overhead/variants.py): stop the check early, to measure what its
+// parts cost. 1: after the enabled test; 2: after locating the access; 3: everything but the shadow
+// update. 0 (the default): the whole check.
+#ifndef HIRACE_BENCH_CUT
+#define HIRACE_BENCH_CUT 0
+#endif
 #if defined(__CUDA_ARCH__)
 #define HIRACE_OUT_OF_LINE __noinline__
 #else
@@ -338,7 +344,7 @@ CCTK_D inline void log_out_of_bounds(const MemRecord &m) {
 HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsigned site, fsm::Access kind,
                          const volatile void *base = nullptr, unsigned long long bytes = 0) {
   const LaunchState &L = g_launch;
-  if (!L.enabled) return true;
+  if (!L.enabled || HIRACE_BENCH_CUT == 1) return true;
   unsigned tid = linear_tid(), bid = linear_bid();
   if (bid < L.bid_lo || bid > L.bid_hi || tid < L.tid_lo || tid > L.tid_hi) return true;
   Location loc;
@@ -367,6 +373,7 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
                                 loc.shadow ? loc.offset : (long long)(unsigned long long)p, loc.limit, size, 1u, L.slot});
     return false;
   }
+  if (HIRACE_BENCH_CUT == 2) return true;
   unsigned *clk = thread_clocks();
   ThreadCtx c{tid, L.block_base + bid, clk[0], clk[1], 32, L.block_base};
   unsigned long long first = (unsigned long long)loc.offset >> L.granularity_shift;
@@ -379,7 +386,7 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
     SiteSlots *e = (L.prior_sites && loc.sites) ? reinterpret_cast<SiteSlots *>(loc.sites) + w : nullptr;
     SiteSlots slot = e ? *e : SiteSlots{~0u, ~0u, ~0u, ~0u};   // one 16-byte load
     bool last_live = slot.last_thread != ~0u && slot.last_thread >= first_me;
-    if (update(&loc.shadow[w], c, kind, &prior)) {
+    if (HIRACE_BENCH_CUT != 3 && update(&loc.shadow[w], c, kind, &prior)) {
       RaceRecord r{site, ~0u, c.tid, bid, prior.tid(), prior.bid() - L.block_base,
                    prior.state(), unsigned(kind), loc.space, loc.buffer, w << L.granularity_shift, 1u, L.slot};
       if (e) {   // the slots' access by the thread the record names, else another that can race with this one
@@ -429,6 +436,16 @@ template <class T> CCTK_D inline T *checked(T *p, unsigned site, fsm::Access kin
 template <class T> CCTK_D inline T *rd(T *p, unsigned site, const volatile void *base = nullptr,
                                        unsigned long long bytes = 0) {
   return checked(p, site, fsm::kRead, g_launch.sink_read, base, bytes);
+}
+// A read of a shared array that no write to it shares a barrier interval with (instrument/intervals.py):
+// it cannot race, so only its bounds are checked, inline; one outside them takes the whole check,
+// which reports it and diverts it.
+template <class T> CCTK_D inline T *rd_bounds(T *p, unsigned site, const volatile void *base, unsigned long long bytes) {
+  const LaunchState &L = g_launch;
+  if (bytes == kDynamicShared) bytes = L.dynamic_shared;
+  long long delta = (long long)((const char *)p - (const char *)base);
+  if (delta >= 0 && (unsigned long long)delta + sizeof(T) <= bytes) return p;
+  return checked(p, site, fsm::kRead, L.sink_read, base, bytes);
 }
 template <class T> CCTK_D inline T *wr(T *p, unsigned site, const volatile void *base = nullptr,
                                        unsigned long long bytes = 0) {

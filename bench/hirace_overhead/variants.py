@@ -1,0 +1,120 @@
+"""bench/hirace_overhead, variants: kernel time of the synthetic programs plain and under several
+builds of hirace side by side in one run, to see what a change (or a part of the check) costs.
+
+    python bench/hirace_overhead/variants.py --out DIR [--repeat 3] [--only reduce matmul]
+        --variant base= --variant cut1=-DHIRACE_BENCH_CUT=1 --variant noprior=prior=0
+        [--profile reduce matmul]
+
+A variant is NAME=ITEM,ITEM,...: `-DNAME[=V]` a define, `prior=0` hirace without prior sites,
+`quiet=0` with every shared read checked whole (hirace.toml's quiet_reads = false), any other item an nvcc flag (e.g. `-maxrregcount=128`, which overrides hirace's 64). Every build is
+made first, in parallel; then each repeat runs the plain program and every variant once, in turn.
+--profile runs Nsight Compute (ncu, where installed) on the plain program and on the first
+variant and writes its details next to the CSV.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))
+
+from bench.hirace_overhead.run import PROGRAMS, kernel_ms  # noqa: E402
+from hirace import runner  # noqa: E402
+from hirace.config import Config  # noqa: E402
+from instrument import pipeline  # noqa: E402
+from instrument.backends import get_backend  # noqa: E402
+from instrument.protocol import Env  # noqa: E402
+
+KERNELS = {"reduce": "reduce", "histogram": "hist", "matmul": "matmul", "stencil": "stencil", "spmv": "spmv",
+           "launches": "bump"}
+
+
+def parse_variant(text: str):
+    name, _, items = text.partition("=")
+    defines, flags, prior, config = [], [], "1", Config()
+    for item in filter(None, items.split(",")):
+        if item == "quiet=0":
+            config.quiet_reads = False
+        elif item.startswith("-D"):
+            defines.append(item[2:])
+        elif item.startswith("prior="):
+            prior = item.split("=", 1)[1]
+        else:
+            flags.append(item)
+    return name, defines, flags, prior, config
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--backend", default="gpu")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--only", nargs="*", default=[])
+    ap.add_argument("--variant", action="append", default=[], required=True)
+    ap.add_argument("--profile", nargs="*", default=[], help="programs to run under ncu (plain and first variant)")
+    a = ap.parse_args()
+    be = get_backend(a.backend)
+    variants = [parse_variant(v) for v in a.variant]
+    chosen = [n for n in PROGRAMS if not a.only or n in a.only]
+    a.out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+
+        def build(job):
+            prog, v = job
+            src = HERE / "programs" / f"{prog}.cu"
+            if v is None:
+                return pipeline.build([src], be, tmp / f"{prog}-plain").exe
+            name, defines, flags, _, config = v
+            return runner.build([src], be, tmp / f"{prog}-{name}", config, defines=defines, flags=flags).exe
+        jobs = [(p, v) for p in chosen for v in [None, *variants]]
+        with ThreadPoolExecutor(16) as ex:
+            exes = dict(zip([(p, v[0] if v else "plain") for p, v in jobs], ex.map(build, jobs)))
+        for prog in chosen:
+            size = PROGRAMS[prog]
+            n = str(max(16, int(size * a.scale))) if prog != "matmul" else str(max(64, int(size * a.scale ** 0.5) // 16 * 16))
+            times = {k: [] for k in ["plain", *[v[0] for v in variants]]}
+            for _ in range(a.repeat):
+                times["plain"].append(kernel_ms(be.run(exes[(prog, "plain")], [n], timeout=600).stdout))
+                for name, _, _, prior, _ in variants:
+                    r = be.run(exes[(prog, name)], [n], timeout=600,
+                               env={Env.HIRACE_LOG: str(tmp / "log.jsonl"), Env.HIRACE_PRIOR_SITES: prior})
+                    assert "PASS" in r.stdout, (prog, name, r.stdout[-500:], r.stderr[-500:])
+                    times[name].append(kernel_ms(r.stdout))
+            plain = statistics.median(times["plain"])
+            for name, ts in times.items():
+                rows.append({"program": prog, "variant": name, "ms": statistics.median(ts),
+                             "ratio": statistics.median(ts) / plain})
+            print(prog, " ".join(f"{k}={statistics.median(v) / plain:.2f}x" for k, v in times.items()), flush=True)
+        ncu = shutil.which("ncu")
+        for prog in a.profile:
+            if ncu is None:
+                print("no ncu on this machine: --profile skipped")
+                break
+            for name in ("plain", variants[0][0]):
+                out = a.out / f"ncu_{prog}_{name}.txt"
+                r = subprocess.run([ncu, "--set", "full", "-k", f"regex:^{KERNELS[prog]}", "--launch-skip", "1",
+                                    "--launch-count", "1", "--print-details", "all",
+                                    str(exes[(prog, name)]), str(PROGRAMS[prog])],
+                                   capture_output=True, text=True, timeout=300,
+                                   env={**__import__("os").environ, Env.HIRACE_LOG: str(tmp / "ncu.jsonl")})
+                out.write_text(r.stdout + r.stderr)
+    with (a.out / "variants.csv").open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=["program", "variant", "ms", "ratio"])
+        w.writeheader()
+        w.writerows(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

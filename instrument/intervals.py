@@ -1,0 +1,345 @@
+"""Barrier intervals of kernels: which reads of a `__shared__` array share no `__syncthreads`
+interval with a write to that array.
+
+A data race needs a write: two reads never race, and shared memory belongs to one block, whose
+barriers order everything before them against everything after. So a read of a shared array that
+no thread of the block can write in the read's barrier interval races with nothing, and its check
+can only find what it could never report. `quiet_shared_reads` finds such reads (a tile of a
+matrix product read after the barrier that ends its loading, a stencil's neighbours) from the
+kernel's statements, conservatively:
+
+- the interval of a read is every statement a thread can execute between the same two barriers:
+  the code reachable without passing a barrier from any barrier (or the kernel's entry) that
+  reaches the read without passing one. Only `__syncthreads` (and its variants, and a
+  cooperative-groups block sync) ends an interval; a kernel where one of them is conditional
+  (inside `if`, `switch`, `?:`, `&&`, `||`) or in a loop's header is not analysed, nor one with
+  `goto`, inline assembly, a lambda or a local class, or a call to a device function that
+  synchronises;
+- a write is a store, read-modify-write or atomic to the array by name, and any one whose target
+  is not known (through a pointer that is not a kernel parameter), a call of a device function
+  that writes memory other than through its kernel's parameters, and a call of a function the
+  program does not define that takes a non-const pointer or reference, or a non-const method: any
+  of them counts as a write to every shared array. `extern __shared__` arrays all count as one.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from clang import cindex
+
+from .parse import Span
+from .query import BARRIERS, Function, Program, atomic_parts
+
+CK = cindex.CursorKind
+TK = cindex.TypeKind
+
+ANY = "*"           # a write whose target is unknown: every shared array
+DYNAMIC = "<extern>"  # the extern __shared__ arrays, which alias each other
+_LOOPS = (CK.FOR_STMT, CK.WHILE_STMT, CK.DO_STMT, CK.CXX_FOR_RANGE_STMT)
+# functions without a definition in the program that write nothing a kernel can see (their pointer
+# arguments are only read); dependent calls in templates are taken on trust only for these names
+_PURE = re.compile(r"(__)?(ldg|ldcg|ldca|ldcs|ldlu|ldcv)$|printf$|assert$|__assert_fail$|"
+                   r"(std::)?(min|max|abs|fabsf?|sqrtf?|rsqrtf?|expf?|exp2f?|logf?|log2f?|powf?|sinf?|cosf?|"
+                   r"tanhf?|floorf?|ceilf?|fminf?|fmaxf?|fmaf?|roundf?|truncf?)$|"
+                   r"__(shfl|ballot|any|all|activemask|popc|clz|ffs|brev|fmul|fadd|fdiv|fma|f?sqrt|exp|log|"
+                   r"sin|cos|saturate|float2|int2|uint2|double2|half2|mul24|umul|sad|byte_perm|funnelshift|"
+                   r"rcp|frcp|fsqrt|drcp|match|reduce)\w*$")
+
+
+def _writable_params(fn: cindex.Cursor) -> bool:
+    """Does the function take a pointer or reference to something it may change?"""
+    try:
+        types = list(fn.type.argument_types())
+    except Exception:   # no prototype
+        return True
+    for t in types:
+        t = t.get_canonical()
+        if t.kind in (TK.POINTER, TK.LVALUEREFERENCE, TK.RVALUEREFERENCE) and not t.get_pointee().is_const_qualified():
+            return True
+    return False
+
+
+class _Bail(Exception):
+    """A kernel this analysis does not take on: none of its reads is quiet."""
+
+
+@dataclass
+class _Node:
+    extents: list[tuple[int, int]]
+    cut: bool = False              # holds a barrier that ends an interval
+    succ: set[int] = field(default_factory=set)
+    pred: set[int] = field(default_factory=set)
+    writes: set[str] = field(default_factory=set)
+
+
+def _inside(span: Span, outer: Span) -> bool:
+    return span.file == outer.file and outer.start <= span.start and span.end <= outer.end
+
+
+def function_cursors(prog: Program) -> dict[tuple[str, int], cindex.Cursor]:
+    """Every function definition of the program's own files, by its body's (file, start)."""
+    u = prog.unit
+    found: dict[tuple[str, int], cindex.Cursor] = {}
+    kinds = (CK.FUNCTION_DECL, CK.FUNCTION_TEMPLATE, CK.CXX_METHOD, CK.CONVERSION_FUNCTION,
+             CK.CONSTRUCTOR, CK.DESTRUCTOR)
+
+    def visit(c):
+        if c.kind in (CK.NAMESPACE, CK.UNEXPOSED_DECL, CK.LINKAGE_SPEC, CK.STRUCT_DECL, CK.CLASS_DECL,
+                      CK.CLASS_TEMPLATE):
+            for k in c.get_children():
+                visit(k)
+        elif c.kind in kinds and c.is_definition():
+            body = next((k for k in c.get_children() if k.kind == CK.COMPOUND_STMT), None)
+            sp = u.span_of(body) if body is not None else None
+            if sp is not None:
+                found[(sp.file, sp.start)] = c
+    for c in u.tu.cursor.get_children():
+        f = c.location.file
+        if f is not None and u.is_user_file(f.name):
+            visit(c)
+    return found
+
+
+class _Analysis:
+    def __init__(self, prog: Program):
+        self.p = prog
+        self.cursors = function_cursors(prog)
+        self.extern = {d.name for d in prog.shared if d.is_extern}
+        self.summaries: dict[str, tuple[bool, bool] | None] = {}   # name -> (synchronises, writes)
+
+    # -- what a piece of code writes --------------------------------------------------------------
+    def _callee_effects(self, call: cindex.Cursor) -> tuple[bool, bool]:
+        """(synchronises, writes something) for a call in device code."""
+        name = call.spelling
+        if name in BARRIERS or name == "sync" or atomic_parts(name):
+            return False, False        # barriers and atomics are seen on their own
+        ref = call.referenced
+        if ref is not None and ref.kind in (CK.CONSTRUCTOR, CK.DESTRUCTOR):
+            return False, False
+        fn = self.p.functions.get(name)
+        if fn is not None:
+            return self._summary(fn)
+        if ref is None:
+            return False, not _PURE.match(name or "")
+        if ref.kind == CK.CXX_METHOD and not ref.is_const_method() and not ref.is_static_method():
+            return False, True
+        return False, _writable_params(ref) and not _PURE.match(name)
+
+    def _summary(self, fn: Function) -> tuple[bool, bool]:
+        if fn.name in self.summaries:
+            got = self.summaries[fn.name]
+            return got if got is not None else (True, True)   # recursion: assume the worst
+        self.summaries[fn.name] = None
+        syncs = any(_inside(b.span, fn.body) for b in self.p.barriers if b.scope != "warp")
+        writes = any(a.kind != "read" and a.space in ("shared", "pointer") and _inside(a.span, fn.body)
+                     for a in self.p.accesses) or any(_inside(a.span, fn.body) for a in self.p.atomics)
+        cur = self.cursors.get((fn.body.file, fn.body.start))
+        if cur is None:
+            syncs = writes = True
+        elif _writable_params(cur):   # it may write what a reference or pointer argument names
+            writes = True
+        else:
+            for c in cur.walk_preorder():
+                if c.kind == CK.CALL_EXPR and c is not cur:
+                    s, w = self._callee_effects(c)
+                    syncs, writes = syncs or s, writes or w
+                elif c.kind == CK.ASM_STMT:
+                    syncs = writes = True
+        self.summaries[fn.name] = (syncs, writes)
+        return syncs, writes
+
+    def _target(self, kind: str, space: str, base: str, kernel: Function, params: set[str]) -> str | None:
+        """The shared array a write goes to, ANY, or None (memory no shared read can see)."""
+        if space in ("global", "constant"):
+            return None
+        if space == "shared":
+            return DYNAMIC if base in self.extern else (base or ANY)
+        return None if base in params else ANY
+
+    # -- one kernel -------------------------------------------------------------------------------
+    def kernel(self, k: Function) -> set[Span]:
+        p, body = self.p, k.body
+        cur = self.cursors.get((body.file, body.start))
+        if cur is None:
+            raise _Bail
+        cuts = [b for b in p.barriers if b.scope == "block" and _inside(b.span, body)]
+        if any(_inside(sp, body) for what, sp in p.special) or any(_inside(sp, body) for sp in p.nested_bodies):
+            raise _Bail
+        for b in cuts:
+            if any(_inside(b.span, br.span) and br.span != b.span and _inside(br.span, body)
+                   for br in p.branches):
+                raise _Bail
+        self.cut_spans = [b.span for b in cuts]
+        # parameters the kernel assigns may point anywhere after: they count as unknown pointers
+        assigned = {o.operands[0] for o in p.operators if o.arity == 2 and o.op.endswith("=")
+                    and o.op not in ("==", "!=", "<=", ">=") and _inside(o.span, body)}
+        src = p.unit.source(body.file)
+        params = set(k.params) - {src.text(s.start, s.end).strip() for s in assigned}
+        self.nodes: list[_Node] = [_Node([]), _Node([])]   # entry, exit
+        self.loops: list[dict] = []
+        self.body_file = body.file
+        outs = self._stmt(cur_body(cur), {0})
+        for n in outs:
+            self._edge(n, 1)
+        self.nodes[0].cut = True
+        # each access, atomic and call to its node
+        def node_of(span: Span) -> int:
+            if span.file != body.file:
+                raise _Bail
+            for i, n in enumerate(self.nodes):
+                if any(s <= span.start and span.end <= e for s, e in n.extents):
+                    return i
+            raise _Bail
+        reads: list[tuple[int, str, Span]] = []
+        for a in p.accesses:
+            if a.span.file != body.file:
+                if a.function == k.name:
+                    raise _Bail   # written in another file (a macro's body): no statement holds it
+                continue
+            if not _inside(a.span, body):
+                continue
+            i = node_of(a.span)
+            if a.kind == "read":
+                if a.space == "shared" and a.base:
+                    reads.append((i, DYNAMIC if a.base in self.extern else a.base, a.span))
+                continue
+            t = self._target(a.kind, a.space, a.base, k, params)
+            if t is not None:
+                self.nodes[i].writes.add(t)
+        for at in p.atomics:
+            if not _inside(at.span, body):
+                continue
+            base = src.text(at.bound_base.start, at.bound_base.end) if at.bound_base else ""
+            decl = next((d for d in p.shared if d.name == base), None)
+            t = (DYNAMIC if decl.is_extern else base) if decl is not None else (None if base in params else ANY)
+            if t is not None:
+                self.nodes[node_of(at.span)].writes.add(t)
+        for c in cur.walk_preorder():
+            if c.kind == CK.CALL_EXPR:
+                syncs, writes = self._callee_effects(c)
+                if syncs:
+                    raise _Bail
+                if writes:
+                    sp = p.unit.span_of(c)
+                    if sp is None:
+                        raise _Bail
+                    self.nodes[node_of(sp)].writes.add(ANY)
+            elif c.kind in (CK.ASM_STMT, CK.GOTO_STMT, CK.INDIRECT_GOTO_STMT, CK.LABEL_STMT):
+                raise _Bail
+        # the writes of each interval start (a barrier, or the entry): everything it reaches
+        # without passing another barrier, that barrier's own statement included
+        starts: dict[int, set[str]] = {}
+        for i, n in enumerate(self.nodes):
+            if n.cut:
+                seen, todo, w = {i}, list(n.succ), set(n.writes)
+                while todo:
+                    j = todo.pop()
+                    if j in seen:
+                        continue
+                    seen.add(j)
+                    w |= self.nodes[j].writes
+                    if not self.nodes[j].cut:
+                        todo.extend(self.nodes[j].succ)
+                starts[i] = w
+        quiet = set()
+        for i, key, span in reads:
+            if self.nodes[i].cut:
+                continue
+            seen, todo, w = {i}, list(self.nodes[i].pred), set()
+            while todo:
+                j = todo.pop()
+                if j in seen:
+                    continue
+                seen.add(j)
+                if self.nodes[j].cut:
+                    w |= starts[j]
+                else:
+                    todo.extend(self.nodes[j].pred)
+            if key not in w and ANY not in w:
+                quiet.add(span)
+        return quiet
+
+    # -- the control flow of statements that hold barriers ----------------------------------------
+    def _edge(self, a: int, b: int) -> None:
+        self.nodes[a].succ.add(b)
+        self.nodes[b].pred.add(a)
+
+    def _new(self, extents, preds) -> int:
+        self.nodes.append(_Node(list(extents)))
+        i = len(self.nodes) - 1
+        for q in preds:
+            self._edge(q, i)
+        return i
+
+    def _has_cut(self, c: cindex.Cursor) -> bool:
+        sp = self.p.unit.span_of(c)
+        if sp is None:
+            raise _Bail
+        return any(_inside(b, sp) for b in self.cut_spans)
+
+    def _extent(self, c: cindex.Cursor) -> tuple[int, int]:
+        sp = self.p.unit.span_of(c)
+        if sp is None or sp.file != self.body_file:
+            raise _Bail
+        return sp.start, sp.end
+
+    def _jumps(self, c: cindex.Cursor, node: int, in_switch=False, in_loop=False) -> None:
+        """The break and continue statements in c that leave it for the loop being built."""
+        if not self.loops:
+            return
+        if c.kind == CK.BREAK_STMT and not in_switch and not in_loop:
+            self.loops[-1]["breaks"].add(node)
+        elif c.kind == CK.CONTINUE_STMT and not in_loop:
+            self.loops[-1]["continues"].add(node)
+        in_switch = in_switch or c.kind == CK.SWITCH_STMT
+        in_loop = in_loop or c.kind in _LOOPS
+        for k in c.get_children():
+            self._jumps(k, node, in_switch, in_loop)
+
+    def _stmt(self, c: cindex.Cursor, preds: set[int]) -> set[int]:
+        """Add statement c, entered from preds; return the nodes it leaves from."""
+        if not self._has_cut(c):
+            i = self._new([self._extent(c)], preds)
+            self._jumps(c, i)
+            return {i}
+        if c.kind == CK.COMPOUND_STMT:
+            for k in c.get_children():
+                preds = self._stmt(k, preds)
+            return preds
+        if c.kind in _LOOPS:
+            kids = list(c.get_children())
+            body, head = (kids[0], kids[1:]) if c.kind == CK.DO_STMT else (kids[-1], kids[:-1])
+            if any(self._has_cut(h) for h in head):
+                raise _Bail
+            h = self._new([self._extent(x) for x in head], set() if c.kind == CK.DO_STMT else preds)
+            self.loops.append({"breaks": set(), "continues": set()})
+            outs = self._stmt(body, preds | {h} if c.kind == CK.DO_STMT else {h})
+            loop = self.loops.pop()
+            for n in outs | loop["continues"]:
+                self._edge(n, h)
+            return {h} | loop["breaks"]
+        if c.kind in (CK.IF_STMT, CK.SWITCH_STMT, CK.CASE_STMT, CK.DEFAULT_STMT, CK.LABEL_STMT):
+            raise _Bail
+        # a statement that holds a barrier (and maybe more): it ends the intervals on both sides,
+        # its own accesses belong to both
+        i = self._new([self._extent(c)], preds)
+        self.nodes[i].cut = True
+        return {i}
+
+
+def cur_body(fn_cursor: cindex.Cursor) -> cindex.Cursor:
+    return next(k for k in fn_cursor.get_children() if k.kind == CK.COMPOUND_STMT)
+
+
+def quiet_shared_reads(prog: Program) -> set[tuple[str, int, int]]:
+    """(file, start, end) of every read of a shared array, in a kernel's own body, that shares no
+    barrier interval with a write to that array (see the module's docstring)."""
+    an = _Analysis(prog)
+    out: set[tuple[str, int, int]] = set()
+    for k in prog.kernels:
+        try:
+            out |= {(s.file, s.start, s.end) for s in an.kernel(k)}
+        except _Bail:
+            continue
+    return out

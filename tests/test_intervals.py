@@ -1,0 +1,241 @@
+"""instrument/intervals.py: which reads of a __shared__ array share no barrier interval with a write
+to it (hirace checks only their bounds), and why dropping their checks cannot change a verdict."""
+from __future__ import annotations
+
+import pytest
+
+from hirace.modelcheck import _Enumerator
+from hirace.oracle import BAR, Grid
+from hirace.shadow_model import ShadowSim
+from instrument.intervals import quiet_shared_reads
+from instrument.parse import parse_file
+from instrument.query import query
+
+HEAD = "#include <cuda_runtime.h>\n"
+
+
+def quiet(tmp_path, body: str) -> list[str]:
+    """The quiet reads of a program, as their text."""
+    src = tmp_path / "k.cu"
+    src.write_text(HEAD + body)
+    prog = query(parse_file(src))
+    found = quiet_shared_reads(prog)
+    reads = [a for a in prog.accesses if a.kind == "read" and a.space == "shared"]
+    assert reads, "the program must read shared memory"
+    return sorted(a.text for a in reads if (a.span.file, a.span.start, a.span.end) in found)
+
+
+TILE = """
+__global__ void mm(const float *A, const float *B, float *C, int n) {
+  __shared__ float As[16][16], Bs[16][16];
+  float acc = 0;
+  for (int t = 0; t < n / 16; ++t) {
+    As[threadIdx.y][threadIdx.x] = A[t];
+    Bs[threadIdx.y][threadIdx.x] = B[t];
+    __syncthreads();
+    for (int k = 0; k < 16; ++k) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+    %s
+    __syncthreads();
+  }
+  C[threadIdx.x] = acc;
+}
+"""
+
+
+def test_a_tile_read_between_the_barriers_that_end_its_loading_and_its_use_is_quiet(tmp_path):
+    assert quiet(tmp_path, TILE % "") == ["As[threadIdx.y][k]", "Bs[k][threadIdx.x]"]
+
+
+@pytest.mark.parametrize("write, loud", [
+    ("Bs[0][threadIdx.x] = acc;", ["Bs"]),                        # a store to one array
+    ("As[0][0] += 1.f;", ["As"]),                                 # a read-modify-write
+    ("atomicAdd(&Bs[0][0], 1.f);", ["Bs"]),                       # an atomic
+    ("float *p = &As[0][0]; p[threadIdx.x] = 0;", ["As", "Bs"]),  # through a pointer: any array
+    ("atomicAdd(&C[0], acc);", []),                               # global memory, a kernel parameter
+    ("C[threadIdx.x] = acc;", []),
+])
+def test_a_write_in_the_interval_makes_the_reads_of_its_array_loud(tmp_path, write, loud):
+    got = quiet(tmp_path, TILE % write)
+    assert [t for t in ["As[threadIdx.y][k]", "Bs[k][threadIdx.x]"] if t not in got] == \
+        [t for t in ["As[threadIdx.y][k]", "Bs[k][threadIdx.x]"] if t[:2] in loud]
+
+
+def test_a_write_before_the_first_barrier_shares_the_interval_of_a_read_there(tmp_path):
+    assert quiet(tmp_path, """
+__global__ void k(int *out) {
+  __shared__ int s[64];
+  s[threadIdx.x] = 1;
+  out[threadIdx.x] = s[63 - threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] += s[threadIdx.x ^ 1];
+}""") == ["s[threadIdx.x ^ 1]"]
+
+
+def test_continue_and_break_that_skip_a_barrier_join_the_intervals_they_reach(tmp_path):
+    # continue goes back to the write at the loop's top, break to the write after the loop,
+    # neither through the second barrier
+    assert quiet(tmp_path, """
+__global__ void c(int *out) {
+  __shared__ int s[64];
+  int y = 0;
+  for (int i = 0; i < 8; ++i) {
+    s[threadIdx.x] = y;
+    __syncthreads();
+    y += s[threadIdx.x ^ 1];
+    if (y > 3) continue;
+    __syncthreads();
+  }
+  out[0] = y;
+}
+__global__ void b(int *out) {
+  __shared__ int t[64];
+  int y = 0;
+  while (true) {
+    __syncthreads();
+    y += t[threadIdx.x ^ 1];
+    if (y > 3) break;
+    __syncthreads();
+    t[threadIdx.x] = y;
+  }
+  t[threadIdx.x] = 0;
+}
+__global__ void d(int *out) {
+  __shared__ int u[64];
+  int y = 0;
+  do {
+    u[threadIdx.x] = y;
+    __syncthreads();
+    y += u[threadIdx.x ^ 1];
+    __syncthreads();
+  } while (y < 9);
+  out[0] = y;
+}""") == ["u[threadIdx.x ^ 1]"]
+
+
+@pytest.mark.parametrize("code", [
+    "if (threadIdx.x < 32) __syncthreads();",              # a conditional barrier
+    "threadIdx.x ? __syncthreads() : (void)0;",
+    "sync_here();",                                        # a device function that synchronises
+    "asm volatile(\"bar.sync 0;\");",                      # inline assembly
+])
+def test_kernels_whose_barriers_are_not_plain_are_not_analysed(tmp_path, code):
+    assert quiet(tmp_path, """
+__device__ void sync_here() { __syncthreads(); }
+__global__ void k(int *out) {
+  __shared__ int s[64];
+  s[threadIdx.x] = 1;
+  __syncthreads();
+  %s
+  out[threadIdx.x] = s[63 - threadIdx.x];
+}""" % code) == []
+
+
+def test_calls_count_as_writes_unless_they_cannot_write_shared_memory(tmp_path):
+    assert quiet(tmp_path, """
+__device__ float half(float x) { return x / 2; }
+__device__ void put(float *p, float v) { *p = v; }
+__global__ void pure(float *out) {
+  __shared__ float a[64];
+  a[threadIdx.x] = 1;
+  __syncthreads();
+  out[threadIdx.x] = half(a[63 - threadIdx.x]) + sqrtf(a[0]) + __shfl_sync(~0u, a[1], 0);
+}
+__global__ void writes(float *out) {
+  __shared__ float b[64];
+  b[threadIdx.x] = 1;
+  __syncthreads();
+  out[threadIdx.x] = b[63 - threadIdx.x];
+  put(out, 2.f);
+}""") == ["a[0]", "a[1]", "a[63 - threadIdx.x]"]
+
+
+def test_extern_shared_arrays_alias_each_other_and_reads_in_device_functions_are_never_quiet(tmp_path):
+    assert quiet(tmp_path, """
+__device__ float get(const float *s, int i) { return s[i]; }
+__global__ void k(float *out) {
+  extern __shared__ float f[];
+  extern __shared__ int n[];
+  __shared__ float plain[64];
+  plain[threadIdx.x] = 1;
+  __syncthreads();
+  n[threadIdx.x] = 1;
+  out[threadIdx.x] = f[threadIdx.x ^ 1] + plain[threadIdx.x ^ 1] + get(plain, 0);
+}""") == ["plain[threadIdx.x ^ 1]"]
+
+
+def test_a_kernel_parameter_the_kernel_reassigns_may_point_to_shared_memory(tmp_path):
+    assert quiet(tmp_path, """
+__global__ void k(float *out) {
+  __shared__ float s[64];
+  s[threadIdx.x] = 1;
+  __syncthreads();
+  float v = s[threadIdx.x ^ 1];
+  out = s;
+  out[threadIdx.x] = v;
+}""") == []
+
+
+def _without_quiet_reads(trace):
+    """The trace less its reads in barrier intervals (of the one block) without a write to the word;
+    with the kept events' indices in the original trace."""
+    kept, segment = [], []
+
+    def flush():
+        writes = any(kind != "R" for kind, _ in (trace[i] for i in segment))
+        kept.extend(i for i in segment if writes or trace[i][0] != "R")
+        segment.clear()
+    for i, (kind, _) in enumerate(trace):
+        if kind == BAR:
+            flush()
+            kept.append(i)
+        else:
+            segment.append(i)
+    flush()
+    return kept
+
+
+def _first_race(events, grid):
+    sim = ShadowSim(grid)
+    for n, ev in enumerate(events):
+        if sim.event(ev):
+            return n
+    return None
+
+
+@pytest.mark.parametrize("warps, lanes, k", [(2, 2, 5), (1, 3, 5)])
+def test_dropping_reads_of_write_free_intervals_changes_no_verdict_of_the_state_machine(warps, lanes, k):
+    """Every trace of one block (shared memory) with up to k events, through the Python model of the
+    shadow update (hirace verify-fsm checks it against the header): the first race is the same event
+    with and without the reads of intervals in which no thread writes the word."""
+    grid = Grid(1, warps, lanes)
+    en = _Enumerator(grid, k, keep_traces=True)
+    en.run()
+    dropped = differ = 0
+    for trace, race_at in en.maximal_traces:
+        kept = _without_quiet_reads(trace)
+        if len(kept) == len(trace):
+            continue
+        dropped += 1
+        got = _first_race([trace[i] for i in kept], grid)
+        if (kept[got] if got is not None else -1) != race_at:
+            differ += 1
+    assert dropped > 1000 and differ == 0
+
+
+@pytest.mark.parametrize("flag", ["--quiet-reads", "--no-quiet-reads"])
+def test_quiet_reads_still_report_their_memory_errors_and_races_nearby_stay_found(run_cli, tmp_path, flag):
+    """engine/quiet_reads.cu on the cpu backend: the quiet read that runs past its tile is reported
+    (and diverted) as with the whole check, and the race after the next barrier is found."""
+    from conftest import CUDA
+    src = CUDA / "engine" / "quiet_reads.cu"
+    out = tmp_path / "r.json"
+    r = run_cli("hirace.cli", "run", "--backend", "cpu", flag, "--format", "json", "--output", out, src)
+    assert r.returncode == 1 and r.stdout == "done\n", r.stderr
+    doc = __import__("json").loads(out.read_text())
+    assert [(m["site"]["line"], m["kind"], m["offset"]) for m in doc["memory_errors"]] == [(13, "out-of-bounds", 256)]
+    assert sorted((x["site"]["line"], x["kind"]) for x in doc["races"]) == [(15, "read-write"), (16, "read-write")]
+    if flag == "--quiet-reads":
+        ins = run_cli("hirace.cli", "instrument", "-o", tmp_path / "i", src)
+        assert ins.returncode == 0, ins.stderr
+        text = (tmp_path / "i" / "quiet_reads.cu").read_text()
+        assert text.count("::hirace::rd_bounds(") == 3 and text.count("::hirace::rd(") == 1   # tile twice, spare
