@@ -19,6 +19,7 @@ from pathlib import Path
 
 from instrument.errors import UnsupportedConstruct
 from instrument.intervals import quiet_shared_reads
+from instrument.readonly_params import readonly_params
 from instrument.protocol import SITE_ID_BITS
 from instrument.query import GROUP_SYNC, Program
 from instrument.rewrite import EditPlan
@@ -32,6 +33,8 @@ from .sites import Site
 _DEFAULT_STREAMS = {"0", "0x0", "NULL", "nullptr", "cudaStreamLegacy", "cudaStreamDefault"}
 # a stream expression hirace may evaluate once more without changing the program: names, members, subscripts
 _PLAIN = re.compile(r"[A-Za-z_][\w\s.:\[\]]*(?:->[\w\s.:\[\]]*)*")
+# a kernel argument hirace may evaluate once more: no call, cast, assignment, increment or decrement
+_PLAIN_ARG = re.compile(r"[\w\s.:\[\]+\-*&>]+")
 
 
 def _in_order(stream: str) -> str:
@@ -55,6 +58,7 @@ class HiracePlanner:
         self.min_size = 8
         self.skipped: list[str] = []
         self.quiet_reads = 0   # reads given a bounds check only (see instrument/intervals.py)
+        self.param_reads = 0   # reads through read-only parameters (instrument/readonly_params.py)
 
     def _site(self, span, kind, text, function, variable, space, bound="") -> int:
         sid = len(self.sites)
@@ -79,6 +83,17 @@ class HiracePlanner:
         ignore = set(self.config.ignore)
         monitor = set(self.config.monitor)
         quiet = quiet_shared_reads(prog) if self.config.quiet_reads else set()
+        params = readonly_params(prog) if self.config.quiet_reads else {}
+        # reads through a kernel's read-only parameter: by their span, the parameter's bit
+        param_bit = {}
+        for kp in params.values():
+            body = kp.kernel.body
+            for bit, i in enumerate(kp.candidates):
+                name = kp.kernel.params[i]
+                for a in prog.accesses:
+                    if a.kind == "read" and a.bound == "pointer" and a.base == name and a.span.file == body.file \
+                            and body.start <= a.span.start and a.span.end <= body.end:
+                        param_bit[(a.span.file, a.span.start, a.span.end)] = bit
         # allocations (cudaMalloc ...) are tracked by the macros of these headers (C sources never
         # get here: the pipeline builds them as they are)
         host_only = source_language(unit.main) == "host"
@@ -92,8 +107,16 @@ class HiracePlanner:
             # a read that cannot race (no write to its array in its barrier interval): its bounds only
             quiet_read = a.kind == "read" and a.bound in ("array", "dynamic") and \
                 (a.span.file, a.span.start, a.span.end) in quiet
+            key = (a.span.file, a.span.start, a.span.end)
             if quiet_read:
                 fn = "rd_bounds"
+            elif a.kind == "read" and key in param_bit:
+                sid = self._site(a.span, a.kind, a.text, a.function, a.base, a.space, a.bound)
+                if plan.wrap(a.span, "(*::hirace::rd_param(&(", f"), {sid}u, {a.base}, {param_bit[key]}u))",
+                             f"hirace check of {a.text}"):
+                    self.min_size = min(self.min_size, a.size & -a.size if a.size > 0 else 1)
+                    self.param_reads += 1
+                continue
             sid = self._site(a.span, a.kind, a.text, a.function, a.base, a.space, a.bound)
             if plan.wrap(a.span, f"(*::hirace::{fn}(&(", f"), {sid}u{_bounds(a, src)}))", f"hirace check of {a.text}"):
                 # the largest power of two that divides every access size: a 3-byte or 6-byte
@@ -136,7 +159,8 @@ class HiracePlanner:
             callee = s.text(ls.callee.start, ls.callee.end)
             kptr = "nullptr" if ls.deduced_template else f"(const void *)({callee})"
             area = self.shared_area and entered.get(ls.kernel, False) and self._extend_shared(ls, plan)
-            plan.wrap(ls.span, f'(::hirace::host::before_launch({kptr}, "{ls.kernel}", dim3({cfg[0]}), '
+            quiet_args = _quiet_args(ls, s, [kp for kp in params.values() if kp.kernel.name == ls.kernel])
+            plan.wrap(ls.span, f'({quiet_args}::hirace::host::before_launch({kptr}, "{ls.kernel}", dim3({cfg[0]}), '
                                f'dim3({cfg[1]}), (size_t)({cfg[2]}), {"true" if area else "false"}, '
                                f'{_in_order(cfg[3])}), ',
                       ", ::hirace::host::after_launch())", f"hirace launch of {ls.kernel}")
@@ -171,6 +195,22 @@ class HiracePlanner:
 
     def write_sites(self, path: Path) -> None:
         site_table.write(self.sites, path)
+
+
+def _quiet_args(ls, s, found) -> str:
+    """`::hirace::host::quiet_params({read-only args}, {written args}), ` for a launch of a kernel
+    with read-only parameters, when its arguments can be evaluated once more; else ''."""
+    kernels = {(kp.kernel.body.file, kp.kernel.body.start) for kp in found}
+    if len(kernels) != 1 or len(found[0].kernel.params) != len(ls.args):
+        return ""
+    kp = found[0]
+    args = [s.text(x.start, x.end).strip() for x in ls.args]
+    used = [args[i] for i in kp.candidates + kp.written]
+    if any(not _PLAIN_ARG.fullmatch(a) or "++" in a or "--" in a for a in used):
+        return ""
+    read = ", ".join(f"::hirace::host::arg_address({args[i]})" for i in kp.candidates)
+    written = ", ".join(f"::hirace::host::arg_address({args[i]})" for i in kp.written)
+    return f"::hirace::host::quiet_params({{{read}}}, {{{written}}}), "
 
 
 def _bounds(a, src) -> str:

@@ -132,7 +132,7 @@ class _Analysis:
             return got if got is not None else (True, True)   # recursion: assume the worst
         self.summaries[fn.name] = None
         syncs = any(_inside(b.span, fn.body) for b in self.p.barriers if b.scope != "warp")
-        writes = any(a.kind != "read" and a.space in ("shared", "pointer") and _inside(a.span, fn.body)
+        writes = any(a.kind != "read" and a.space in ("shared", "pointer", "global") and _inside(a.span, fn.body)
                      for a in self.p.accesses) or any(_inside(a.span, fn.body) for a in self.p.atomics)
         cur = self.cursors.get((fn.body.file, fn.body.start))
         if cur is None:

@@ -760,9 +760,11 @@ class _Walker:
             if len(kids) != 2:
                 return "", None
             base = _strip(kids[0])
-            if base.type.get_canonical().kind not in (TK.POINTER, TK.CONSTANTARRAY, TK.INCOMPLETEARRAY):
-                return "", None   # i[a], or a base of another kind
             kind = base.type.get_canonical().kind
+            if kind == TK.DEPENDENTSIZEDARRAY:   # `float As[B][B]` in a template: sizeof(As) once instantiated
+                kind = TK.CONSTANTARRAY
+            if kind not in (TK.POINTER, TK.CONSTANTARRAY, TK.INCOMPLETEARRAY):
+                return "", None   # i[a], or a base of another kind
             if base.kind == CK.ARRAY_SUBSCRIPT_EXPR and kind == TK.CONSTANTARRAY:
                 c = base   # a[i][j] on a 2-D array: the whole array bounds it
                 continue

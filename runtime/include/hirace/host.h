@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <mutex>
 #include <type_traits>
@@ -562,6 +563,46 @@ template <class S> inline bool in_order_stream(const S &stream) {
 // is read back when a launch noted something, when kPendingLaunches launches are pending, before
 // a launch on another stream, a buffer's release or a device reset, and at exit. A launch on another
 // stream (or one whose stream the launch does not name plainly) waits for all before and is waited for.
+// The next launch's argument values for its kernel's read-only parameters and for the parameters
+// it writes through (see runtime.h rd_param), given by quiet_params just before before_launch.
+struct QuietArgs {
+  unsigned nread = 0, nwritten = 0;
+  bool known = false;   // every written argument is a known pointer
+  const void *read[kQuietParams];
+  const void *written[32];
+};
+inline QuietArgs &pending_quiet() {
+  static thread_local QuietArgs q;
+  return q;
+}
+struct ArgAddress {
+  const void *p;
+  bool known;
+};
+template <class T> inline ArgAddress arg_address(T *p) { return {(const void *)p, true}; }
+template <class T> inline ArgAddress arg_address(const T &) { return {nullptr, false}; }
+inline void quiet_params(std::initializer_list<ArgAddress> read, std::initializer_list<ArgAddress> written) {
+  QuietArgs q;
+  q.known = written.size() <= 32;
+  for (const ArgAddress &a : read)
+    if (q.nread < kQuietParams) q.read[q.nread++] = a.known ? a.p : nullptr;
+  for (const ArgAddress &a : written) {
+    q.known = q.known && a.known;
+    if (q.nwritten < 32) q.written[q.nwritten++] = a.p;
+  }
+  pending_quiet() = q;
+}
+// The live buffer holding address p, or -1
+inline int buffer_at(const void *p) {
+  State &s = state();
+  unsigned long long a = (unsigned long long)p;
+  for (size_t i = 0; i < s.buffers.size(); ++i) {
+    const Buffer &b = s.buffers[i];
+    if (b.live && b.shadow && a >= (unsigned long long)b.base && a < (unsigned long long)b.base + b.size) return int(i);
+  }
+  return -1;
+}
+
 inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 block, size_t shm,
                           bool area_ok = false, bool in_order = false) {
   launch_mutex().lock();
@@ -736,6 +777,17 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   L.smem_sites = area && sites_in_area && sites ? 1u : 0u;
   L.area_offset = area_offset;
   L.shared_floor = floor;
+  const QuietArgs quiet = pending_quiet();   // this launch's, if its arguments were given
+  pending_quiet() = QuietArgs{};
+  for (unsigned i = 0; quiet.known && i < quiet.nread; ++i) {
+    int b = quiet.read[i] ? buffer_at(quiet.read[i]) : -1;
+    bool shared = b < 0;
+    for (unsigned j = 0; j < quiet.nwritten && !shared; ++j) shared = quiet.written[j] && buffer_at(quiet.written[j]) == b;
+    if (shared) continue;
+    L.quiet_params |= 1u << i;
+    L.quiet_lo[i] = (unsigned long long)s.buffers[b].base;
+    L.quiet_hi[i] = L.quiet_lo[i] + s.buffers[b].size;
+  }
   s.block_base += blocks;
   if (sites) s.site_base += blocks;
   s.h_states[slot] = L;   // pinned, kept until the launch is read back: the source of an asynchronous copy

@@ -106,6 +106,10 @@ constexpr unsigned long long kDynamicShared = ~0ull;
 // atomic goes to a scratch area (larger accesses cannot be diverted and go ahead)
 constexpr unsigned kSinkBytes = 1024;
 
+// Read-only kernel parameters whose buffer no written parameter shares in a launch (see
+// instrument/readonly_params.py and host.h quiet_params): at most this many per kernel
+constexpr unsigned kQuietParams = 8;
+
 // Everything a launch's instrumented code reads; copied into each translation
 // unit's copy of g_launch before every launch.
 struct LaunchState {
@@ -142,6 +146,10 @@ struct LaunchState {
   unsigned smem_sites;                // smem mode: the shared window's site slots follow the shadow in the area
   unsigned long long area_offset;
   unsigned long long shared_floor;    // bytes of the shared window below the program's variables
+  // bit i: the kernel's i-th read-only parameter points into a buffer, [quiet_lo[i], quiet_hi[i]),
+  // that no parameter it writes through points into in this launch: its reads there cannot race
+  unsigned quiet_params;
+  unsigned long long quiet_lo[kQuietParams], quiet_hi[kQuietParams];
 };
 
 static CCTK_CONSTANT LaunchState g_launch;
@@ -446,6 +454,14 @@ template <class T> CCTK_D inline T *rd_bounds(T *p, unsigned site, const volatil
   long long delta = (long long)((const char *)p - (const char *)base);
   if (delta >= 0 && (unsigned long long)delta + sizeof(T) <= bytes) return p;
   return checked(p, site, fsm::kRead, L.sink_read, base, bytes);
+}
+// A read through the kernel's read-only parameter `base` (the `bit`-th): in a launch where that
+// parameter is quiet, only the bounds of its buffer are checked, inline; otherwise the whole check.
+template <class T> CCTK_D inline T *rd_param(T *p, unsigned site, const volatile void *base, unsigned bit) {
+  const LaunchState &L = g_launch;
+  unsigned long long a = (unsigned long long)p;
+  if ((L.quiet_params >> bit & 1u) && a >= L.quiet_lo[bit] && a + sizeof(T) <= L.quiet_hi[bit]) return p;
+  return checked(p, site, fsm::kRead, L.sink_read, base, 0);
 }
 template <class T> CCTK_D inline T *wr(T *p, unsigned site, const volatile void *base = nullptr,
                                        unsigned long long bytes = 0) {
