@@ -63,7 +63,10 @@ def _kernel(an: _Analysis, k: Function) -> KernelParams | None:
     for at in p.atomics:
         if not _inside(at.span, body):
             continue
-        base = src.text(at.bound_base.start, at.bound_base.end) if at.bound_base else ""
+        if at.bound_base:
+            base = src.text(at.bound_base.start, at.bound_base.end)
+        else:   # `atomicAdd(out, v)`: the parameter itself
+            base = src.text(at.address.start, at.address.end).strip() if at.address else ""
         if any(d.name == base for d in p.shared):
             continue
         if base not in index or base in changed:

@@ -25,13 +25,15 @@ def params(tmp_path, body: str) -> dict[str, tuple[list[str], list[str]]]:
 def test_parameters_read_through_and_never_written_are_candidates(tmp_path):
     assert params(tmp_path, """
 __device__ float twice(float v) { return 2 * v; }
-__global__ void spmv(const int *row, const int *col, const float *val, const float *x, float *y, int *hits) {
+__global__ void spmv(const int *row, const int *col, const float *val, const float *x, float *y, int *hits,
+                     float *total) {
   int r = threadIdx.x;
   float acc = 0;
   for (int e = row[r]; e < row[r + 1]; ++e) acc += twice(val[e]) * x[col[e]];
   y[r] = acc;
   atomicAdd(&hits[0], 1);
-}""") == {"spmv": (["row", "col", "val", "x"], ["y", "hits"])}
+  atomicAdd(total, acc);
+}""") == {"spmv": (["row", "col", "val", "x"], ["y", "hits", "total"])}
 
 
 @pytest.mark.parametrize("code", [

@@ -349,8 +349,10 @@ CCTK_D inline void log_out_of_bounds(const MemRecord &m) {
 // launch's dynamic shared memory), or (bytes 0) the buffer that the pointer `base` points into.
 // Returns false when the access lies outside its buffer: it is reported, not checked as a race,
 // and must not happen.
+// `then_write`: a read-modify-write, checked as its read and then its write in one call (one locating).
 HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsigned site, fsm::Access kind,
-                         const volatile void *base = nullptr, unsigned long long bytes = 0) {
+                         const volatile void *base = nullptr, unsigned long long bytes = 0,
+                         bool then_write = false) {
   const LaunchState &L = g_launch;
   if (!L.enabled || HIRACE_BENCH_CUT == 1) return true;
   unsigned tid = linear_tid(), bid = linear_bid();
@@ -388,44 +390,47 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
   unsigned long long last = ((unsigned long long)loc.offset + (size ? size : 1) - 1) >> L.granularity_shift;
   unsigned me = ((L.site_base + bid) << kSiteTidBits) | c.tid;
   const unsigned first_me = L.site_base << kSiteTidBits;   // a slot thread below it: an earlier launch's
-  const unsigned mine = site_word(site, kind, c);
-  for (unsigned long long w = first; w <= last; ++w) {
-    ShadowWord prior;
-    SiteSlots *e = (L.prior_sites && loc.sites) ? reinterpret_cast<SiteSlots *>(loc.sites) + w : nullptr;
-    SiteSlots slot = e ? *e : SiteSlots{~0u, ~0u, ~0u, ~0u};   // one 16-byte load
-    bool last_live = slot.last_thread != ~0u && slot.last_thread >= first_me;
-    if (HIRACE_BENCH_CUT != 3 && update(&loc.shadow[w], c, kind, &prior)) {
-      RaceRecord r{site, ~0u, c.tid, bid, prior.tid(), prior.bid() - L.block_base,
-                   prior.state(), unsigned(kind), loc.space, loc.buffer, w << L.granularity_shift, 1u, L.slot};
-      if (e) {   // the slots' access by the thread the record names, else another that can race with this one
-        unsigned named = ((prior.bid() - L.block_base + L.site_base) << kSiteTidBits) | prior.tid();
-        bool last_ok = may_race(slot.last_thread, slot.last_site, me, mine, first_me, c.warp_size);
-        bool other_ok = may_race(slot.other_thread, slot.other_site, me, mine, first_me, c.warp_size);
-        bool use_last = last_ok && (slot.last_thread == named || !(other_ok && slot.other_thread == named));
-        if (use_last || other_ok) {
-          unsigned t = use_last ? slot.last_thread : slot.other_thread;
-          r.prior_site = site_id(use_last ? slot.last_site : slot.other_site);
-          r.prior_tid = t & ((1u << kSiteTidBits) - 1);
-          r.prior_bid = (t >> kSiteTidBits) - L.site_base;
+  for (unsigned pass = 0; pass < (then_write ? 2u : 1u); ++pass) {
+    if (pass) kind = fsm::kWrite;
+    const unsigned mine = site_word(site, kind, c);
+    for (unsigned long long w = first; w <= last; ++w) {
+      ShadowWord prior;
+      SiteSlots *e = (L.prior_sites && loc.sites) ? reinterpret_cast<SiteSlots *>(loc.sites) + w : nullptr;
+      SiteSlots slot = e ? *e : SiteSlots{~0u, ~0u, ~0u, ~0u};   // one 16-byte load
+      bool last_live = slot.last_thread != ~0u && slot.last_thread >= first_me;
+      if (HIRACE_BENCH_CUT != 3 && update(&loc.shadow[w], c, kind, &prior)) {
+        RaceRecord r{site, ~0u, c.tid, bid, prior.tid(), prior.bid() - L.block_base,
+                     prior.state(), unsigned(kind), loc.space, loc.buffer, w << L.granularity_shift, 1u, L.slot};
+        if (e) {   // the slots' access by the thread the record names, else another that can race with this one
+          unsigned named = ((prior.bid() - L.block_base + L.site_base) << kSiteTidBits) | prior.tid();
+          bool last_ok = may_race(slot.last_thread, slot.last_site, me, mine, first_me, c.warp_size);
+          bool other_ok = may_race(slot.other_thread, slot.other_site, me, mine, first_me, c.warp_size);
+          bool use_last = last_ok && (slot.last_thread == named || !(other_ok && slot.other_thread == named));
+          if (use_last || other_ok) {
+            unsigned t = use_last ? slot.last_thread : slot.other_thread;
+            r.prior_site = site_id(use_last ? slot.last_site : slot.other_site);
+            r.prior_tid = t & ((1u << kSiteTidBits) - 1);
+            r.prior_bid = (t >> kSiteTidBits) - L.site_base;
+          }
         }
+        log_race(r);
       }
-      log_race(r);
+      // The slots change only when what they say changes. A read at the site of the last access, by
+      // a third thread while the slots already name two others of this launch, keeps them (a gather
+      // that many threads read at one site would otherwise rewrite the word's slots at every access:
+      // spmv 48x against 18x): any later race still finds another thread's access of this launch there.
+      bool other_live = slot.other_thread != ~0u && slot.other_thread >= first_me && slot.other_thread != me;
+      if (e && !(kind == fsm::kRead && last_live && other_live && slot.last_site == mine && slot.last_thread != me)) {
+        if (slot.last_thread != me)
+          *e = last_live ? SiteSlots{mine, me, slot.last_site, slot.last_thread} : SiteSlots{mine, me, ~0u, ~0u};
+        else if (slot.last_site != mine)
+          e->last_site = mine;
+      }
     }
-    // The slots change only when what they say changes. A read at the site of the last access, by
-    // a third thread while the slots already name two others of this launch, keeps them (a gather
-    // that many threads read at one site would otherwise rewrite the word's slots at every access:
-    // spmv 48x against 18x): any later race still finds another thread's access of this launch there.
-    bool other_live = slot.other_thread != ~0u && slot.other_thread >= first_me && slot.other_thread != me;
-    if (e && !(kind == fsm::kRead && last_live && other_live && slot.last_site == mine && slot.last_thread != me)) {
-      if (slot.last_thread != me)
-        *e = last_live ? SiteSlots{mine, me, slot.last_site, slot.last_thread} : SiteSlots{mine, me, ~0u, ~0u};
-      else if (slot.last_site != mine)
-        e->last_site = mine;
-    }
-  }
 #if defined(CUDAEMU)
-  ::cudaemu::maybe_yield();
+    ::cudaemu::maybe_yield();
 #endif
+  }
   return true;
 }
 
@@ -469,9 +474,7 @@ template <class T> CCTK_D inline T *wr(T *p, unsigned site, const volatile void 
 }
 template <class T> CCTK_D inline T *rmw(T *p, unsigned site, const volatile void *base = nullptr,
                                         unsigned long long bytes = 0) {
-  if (!check((const void *)p, sizeof(T), site, fsm::kRead, base, bytes)) return diverted(p, g_launch.sink_write);
-  check((const void *)p, sizeof(T), site, fsm::kWrite, base, bytes);
-  return p;
+  return check((const void *)p, sizeof(T), site, fsm::kRead, base, bytes, true) ? p : diverted(p, g_launch.sink_write);
 }
 template <class T> CCTK_D inline T *atomic_block(T *p, unsigned site, const volatile void *base = nullptr,
                                                  unsigned long long bytes = 0) {
