@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 from instrument.errors import UnsupportedConstruct
-from instrument.intervals import quiet_shared_reads
+from instrument.intervals import private_condition, shared_intervals
 from instrument.readonly_params import readonly_params
 from instrument.protocol import SITE_ID_BITS
 from instrument.query import GROUP_SYNC, Program
@@ -59,6 +59,7 @@ class HiracePlanner:
         self.skipped: list[str] = []
         self.quiet_reads = 0   # reads given a bounds check only (see instrument/intervals.py)
         self.param_reads = 0   # reads through read-only parameters (instrument/readonly_params.py)
+        self.lone_writes = 0   # writes of each thread's own shared word (instrument/intervals.py)
 
     def _site(self, span, kind, text, function, variable, space, bound="") -> int:
         sid = len(self.sites)
@@ -82,7 +83,7 @@ class HiracePlanner:
         reach = prog.device_reachable()
         ignore = set(self.config.ignore)
         monitor = set(self.config.monitor)
-        quiet = quiet_shared_reads(prog) if self.config.quiet_reads else set()
+        quiet, alone = shared_intervals(prog) if self.config.quiet_reads else (set(), {})
         params = readonly_params(prog) if self.config.quiet_reads else {}
         # reads through a kernel's read-only parameter: by their span, the parameter's bit
         param_bit = {}
@@ -110,6 +111,16 @@ class HiracePlanner:
             key = (a.span.file, a.span.start, a.span.end)
             if quiet_read:
                 fn = "rd_bounds"
+            elif a.kind == "write" and key in alone and a.bound_base is not None:
+                # each thread's own word in an interval no thread reads it: checked only where the
+                # block does not fit the array (then two threads may share a word)
+                sid = self._site(a.span, a.kind, a.text, a.function, a.base, a.space, a.bound)
+                if plan.wrap(a.span, "(*::hirace::wr_private(&(",
+                             f"), {sid}u{_bounds(a, src)}, {private_condition(a.base, alone[key])}))",
+                             f"hirace check of {a.text}"):
+                    self.min_size = min(self.min_size, a.size & -a.size if a.size > 0 else 1)
+                    self.lone_writes += 1
+                continue
             elif a.kind == "read" and key in param_bit:
                 sid = self._site(a.span, a.kind, a.text, a.function, a.base, a.space, a.bound)
                 if plan.wrap(a.span, "(*::hirace::rd_param(&(", f"), {sid}u, {a.base}, {param_bit[key]}u))",

@@ -47,15 +47,16 @@ _PURE = re.compile(r"(__)?(ldg|ldcg|ldca|ldcs|ldlu|ldcv)$|printf$|assert$|__asse
                    r"rcp|frcp|fsqrt|drcp|match|reduce)\w*$")
 
 
-def _writable_params(fn: cindex.Cursor) -> bool:
-    """Does the function take a pointer or reference to something it may change?"""
+def _pointer_params(fn: cindex.Cursor, writable: bool = True) -> bool:
+    """Does the function take a pointer or reference (to something it may change, with `writable`)?"""
     try:
         types = list(fn.type.argument_types())
     except Exception:   # no prototype
         return True
     for t in types:
         t = t.get_canonical()
-        if t.kind in (TK.POINTER, TK.LVALUEREFERENCE, TK.RVALUEREFERENCE) and not t.get_pointee().is_const_qualified():
+        if t.kind in (TK.POINTER, TK.LVALUEREFERENCE, TK.RVALUEREFERENCE) and \
+                not (writable and t.get_pointee().is_const_qualified()):
             return True
     return False
 
@@ -70,7 +71,8 @@ class _Node:
     cut: bool = False              # holds a barrier that ends an interval
     succ: set[int] = field(default_factory=set)
     pred: set[int] = field(default_factory=set)
-    writes: set[str] = field(default_factory=set)
+    writes: set[str] = field(default_factory=set)   # arrays written ("A@yx": by each thread at [y][x]), ANY
+    reads: set[str] = field(default_factory=set)
 
 
 def _inside(span: Span, outer: Span) -> bool:
@@ -109,45 +111,48 @@ class _Analysis:
         self.summaries: dict[str, tuple[bool, bool] | None] = {}   # name -> (synchronises, writes)
 
     # -- what a piece of code writes --------------------------------------------------------------
-    def _callee_effects(self, call: cindex.Cursor) -> tuple[bool, bool]:
-        """(synchronises, writes something) for a call in device code."""
+    def _callee_effects(self, call: cindex.Cursor) -> tuple[bool, bool, bool]:
+        """(synchronises, writes something, may read shared memory) for a call in device code."""
         name = call.spelling
         if name in BARRIERS or name == "sync" or atomic_parts(name):
-            return False, False        # barriers and atomics are seen on their own
+            return False, False, False     # barriers and atomics are seen on their own
         ref = call.referenced
         if ref is not None and ref.kind in (CK.CONSTRUCTOR, CK.DESTRUCTOR):
-            return False, False
+            return False, False, _pointer_params(ref, writable=False)
         fn = self.p.functions.get(name)
         if fn is not None:
             return self._summary(fn)
         if ref is None:
-            return False, not _PURE.match(name or "")
-        if ref.kind == CK.CXX_METHOD and not ref.is_const_method() and not ref.is_static_method():
-            return False, True
-        return False, _writable_params(ref) and not _PURE.match(name)
+            return False, not _PURE.match(name or ""), not _PURE.match(name or "")
+        if ref.kind == CK.CXX_METHOD:
+            return False, not ref.is_const_method() and not ref.is_static_method(), True
+        pure = bool(_PURE.match(name))
+        return False, _pointer_params(ref) and not pure, _pointer_params(ref, writable=False) and not pure
 
-    def _summary(self, fn: Function) -> tuple[bool, bool]:
+    def _summary(self, fn: Function) -> tuple[bool, bool, bool]:
         if fn.name in self.summaries:
             got = self.summaries[fn.name]
-            return got if got is not None else (True, True)   # recursion: assume the worst
+            return got if got is not None else (True, True, True)   # recursion: assume the worst
         self.summaries[fn.name] = None
         syncs = any(_inside(b.span, fn.body) for b in self.p.barriers if b.scope != "warp")
         writes = any(a.kind != "read" and a.space in ("shared", "pointer", "global") and _inside(a.span, fn.body)
                      for a in self.p.accesses) or any(_inside(a.span, fn.body) for a in self.p.atomics)
+        reads = any(a.kind != "write" and a.space in ("shared", "pointer") and _inside(a.span, fn.body)
+                    for a in self.p.accesses)
         cur = self.cursors.get((fn.body.file, fn.body.start))
         if cur is None:
-            syncs = writes = True
-        elif _writable_params(cur):   # it may write what a reference or pointer argument names
+            syncs = writes = reads = True
+        elif _pointer_params(cur):   # it may write what a reference or pointer argument names
             writes = True
-        else:
+        if cur is not None:
             for c in cur.walk_preorder():
                 if c.kind == CK.CALL_EXPR and c is not cur:
-                    s, w = self._callee_effects(c)
-                    syncs, writes = syncs or s, writes or w
+                    s, w, r = self._callee_effects(c)
+                    syncs, writes, reads = syncs or s, writes or w, reads or r
                 elif c.kind == CK.ASM_STMT:
-                    syncs = writes = True
-        self.summaries[fn.name] = (syncs, writes)
-        return syncs, writes
+                    syncs = writes = reads = True
+        self.summaries[fn.name] = (syncs, writes, reads)
+        return syncs, writes, reads
 
     def _target(self, kind: str, space: str, base: str, kernel: Function, params: set[str]) -> str | None:
         """The shared array a write goes to, ANY, or None (memory no shared read can see)."""
@@ -158,7 +163,7 @@ class _Analysis:
         return None if base in params else ANY
 
     # -- one kernel -------------------------------------------------------------------------------
-    def kernel(self, k: Function) -> set[Span]:
+    def kernel(self, k: Function) -> tuple[set[Span], dict[Span, str]]:
         p, body = self.p, k.body
         cur = self.cursors.get((body.file, body.start))
         if cur is None:
@@ -191,7 +196,9 @@ class _Analysis:
                 if any(s <= span.start and span.end <= e for s, e in n.extents):
                     return i
             raise _Bail
+        lanes = _thread_index_names(cur, body, src, p)
         reads: list[tuple[int, str, Span]] = []
+        private: list[tuple[int, str, str, Span]] = []   # node, array, form, the write
         for a in p.accesses:
             if a.span.file != body.file:
                 if a.function == k.name:
@@ -200,13 +207,18 @@ class _Analysis:
             if not _inside(a.span, body):
                 continue
             i = node_of(a.span)
+            t = self._target(a.kind, a.space, a.base, k, params)
             if a.kind == "read":
                 if a.space == "shared" and a.base:
-                    reads.append((i, DYNAMIC if a.base in self.extern else a.base, a.span))
-                continue
-            t = self._target(a.kind, a.space, a.base, k, params)
-            if t is not None:
+                    reads.append((i, t, a.span))
+            form = _private_form(a, lanes) if a.kind == "write" and t not in (None, ANY, DYNAMIC) else None
+            if form:
+                private.append((i, t, form, a.span))
+                self.nodes[i].writes.add(f"{t}@{form}")
+            elif a.kind != "read" and t is not None:
                 self.nodes[i].writes.add(t)
+            if a.kind != "write" and t is not None:
+                self.nodes[i].reads.add(t)
         for at in p.atomics:
             if not _inside(at.span, body):
                 continue
@@ -215,50 +227,67 @@ class _Analysis:
             t = (DYNAMIC if decl.is_extern else base) if decl is not None else (None if base in params else ANY)
             if t is not None:
                 self.nodes[node_of(at.span)].writes.add(t)
+                self.nodes[node_of(at.span)].reads.add(t)
         for c in cur.walk_preorder():
             if c.kind == CK.CALL_EXPR:
-                syncs, writes = self._callee_effects(c)
+                syncs, writes, reads_any = self._callee_effects(c)
                 if syncs:
                     raise _Bail
-                if writes:
+                if writes or reads_any:
                     sp = p.unit.span_of(c)
                     if sp is None:
                         raise _Bail
-                    self.nodes[node_of(sp)].writes.add(ANY)
+                    if writes:
+                        self.nodes[node_of(sp)].writes.add(ANY)
+                    if reads_any:
+                        self.nodes[node_of(sp)].reads.add(ANY)
             elif c.kind in (CK.ASM_STMT, CK.GOTO_STMT, CK.INDIRECT_GOTO_STMT, CK.LABEL_STMT):
                 raise _Bail
-        # the writes of each interval start (a barrier, or the entry): everything it reaches
-        # without passing another barrier, that barrier's own statement included
-        starts: dict[int, set[str]] = {}
+        # what each interval start (a barrier, or the entry) reaches without passing another
+        # barrier, that barrier's own statement included: its writes and reads
+        starts: dict[int, tuple[set[str], set[str]]] = {}
         for i, n in enumerate(self.nodes):
             if n.cut:
-                seen, todo, w = {i}, list(n.succ), set(n.writes)
+                seen, todo, w, r = {i}, list(n.succ), set(n.writes), set(n.reads)
                 while todo:
                     j = todo.pop()
                     if j in seen:
                         continue
                     seen.add(j)
                     w |= self.nodes[j].writes
+                    r |= self.nodes[j].reads
                     if not self.nodes[j].cut:
                         todo.extend(self.nodes[j].succ)
-                starts[i] = w
-        quiet = set()
-        for i, key, span in reads:
-            if self.nodes[i].cut:
-                continue
-            seen, todo, w = {i}, list(self.nodes[i].pred), set()
+                starts[i] = (w, r)
+
+        def interval(i: int) -> tuple[set[str], set[str]]:
+            """The writes and reads of every interval node i can be in."""
+            seen, todo, w, r = {i}, list(self.nodes[i].pred), set(), set()
             while todo:
                 j = todo.pop()
                 if j in seen:
                     continue
                 seen.add(j)
                 if self.nodes[j].cut:
-                    w |= starts[j]
+                    w |= starts[j][0]
+                    r |= starts[j][1]
                 else:
                     todo.extend(self.nodes[j].pred)
-            if key not in w and ANY not in w:
-                quiet.add(span)
-        return quiet
+            return w, r
+        quiet = set()
+        for i, key, span in reads:
+            if not self.nodes[i].cut:
+                w, _ = interval(i)
+                if ANY not in w and all(x.split("@")[0] != key for x in w):
+                    quiet.add(span)
+        alone = {}
+        for i, key, form, span in private:
+            if not self.nodes[i].cut:
+                w, r = interval(i)
+                if ANY not in w and ANY not in r and key not in r and \
+                        all(x.split("@")[0] != key or x == f"{key}@{form}" for x in w):
+                    alone[span] = form
+        return quiet, alone
 
     # -- the control flow of statements that hold barriers ----------------------------------------
     def _edge(self, a: int, b: int) -> None:
@@ -332,14 +361,81 @@ def cur_body(fn_cursor: cindex.Cursor) -> cindex.Cursor:
     return next(k for k in fn_cursor.get_children() if k.kind == CK.COMPOUND_STMT)
 
 
-def quiet_shared_reads(prog: Program) -> set[tuple[str, int, int]]:
-    """(file, start, end) of every read of a shared array, in a kernel's own body, that shares no
-    barrier interval with a write to that array (see the module's docstring)."""
+def shared_intervals(prog: Program) -> tuple[set[tuple[str, int, int]], dict[tuple[str, int, int], str]]:
+    """(quiet reads, lone writes), by (file, start, end): every read of a shared array, in a kernel's
+    own body, that shares no barrier interval with a write to that array; and every write
+    `A[threadIdx.y][threadIdx.x] = v` (or `A[threadIdx.x]`, the indices maybe through local copies)
+    in an interval where no thread reads A and every write to A has that form, with the form ('yx',
+    'x'): each thread writes its own word there when the block fits the array (see
+    `private_condition`), so the write races with nothing."""
     an = _Analysis(prog)
-    out: set[tuple[str, int, int]] = set()
+    quiet: set[tuple[str, int, int]] = set()
+    alone: dict[tuple[str, int, int], str] = {}
     for k in prog.kernels:
         try:
-            out |= {(s.file, s.start, s.end) for s in an.kernel(k)}
+            q, w = an.kernel(k)
         except _Bail:
             continue
-    return out
+        quiet |= {(s.file, s.start, s.end) for s in q}
+        alone.update({(s.file, s.start, s.end): f for s, f in w.items()})
+    return quiet, alone
+
+
+def quiet_shared_reads(prog: Program) -> set[tuple[str, int, int]]:
+    """The quiet reads of shared_intervals."""
+    return shared_intervals(prog)[0]
+
+
+def private_condition(array: str, form: str) -> str:
+    """The launch condition under which a lone write of `form` to `array` is each thread's own word:
+    the block's extent in the indexed dimensions fits the array's, and is 1 in the others."""
+    dims = "xyz"
+    rest = " && ".join(f"blockDim.{d} == 1" for d in dims if d not in form)
+    fits = [f"blockDim.{form[0]} <= sizeof({array}) / sizeof({array}[0])"]
+    if len(form) == 2:
+        fits.append(f"blockDim.{form[1]} <= sizeof({array}[0]) / sizeof({array}[0][0])")
+    return "(" + " && ".join(filter(None, [rest, *fits])) + ")"
+
+
+_SUBSCRIPTS = re.compile(r"\s*(\w+)\s*\[\s*([\w.]+)\s*\](?:\s*\[\s*([\w.]+)\s*\])?\s*")
+
+
+def _private_form(a, lanes: dict[str, str]) -> str | None:
+    """'yx' for `A[threadIdx.y][threadIdx.x]`, 'x' for `A[threadIdx.x]` ... (lanes: local names of
+    threadIdx components); None for any other subscript."""
+    if a.bound != "array":
+        return None
+    m = _SUBSCRIPTS.fullmatch(a.text)
+    if not m or m.group(1) != a.base:
+        return None
+    comps = [lanes.get(g) for g in m.groups()[1:] if g is not None]
+    if not comps or None in comps or len(set(comps)) != len(comps):
+        return None
+    return "".join(comps)
+
+
+def _thread_index_names(cur: cindex.Cursor, body: Span, src, prog: Program) -> dict[str, str]:
+    """`threadIdx.x` ... and the kernel's local variables that hold one of them unchanged:
+    `int tx = threadIdx.x;` with no assignment, increment or address taken after."""
+    names = {f"threadIdx.{d}": d for d in "xyz"}
+    text = src.text(body.start, body.end)
+    changed = {src.text(o.operands[0].start, o.operands[0].end).strip() for o in prog.operators
+               if _inside(o.span, body) and (o.op in ("++", "--") or (
+                   o.arity == 2 and o.op.endswith("=") and o.op not in ("==", "!=", "<=", ">=")))}
+    seen: dict[str, int] = {}
+    for c in cur.walk_preorder():
+        if c.kind == CK.VAR_DECL:
+            seen[c.spelling] = seen.get(c.spelling, 0) + 1
+            init = [k for k in c.get_children() if k.kind != CK.TYPE_REF]
+            sp = prog.unit.span_of(init[-1]) if init else None
+            if sp is None or c.type.get_canonical().kind not in (TK.INT, TK.UINT, TK.LONG, TK.ULONG,
+                                                                  TK.LONGLONG, TK.ULONGLONG):
+                continue
+            value = re.sub(r"^\(\s*(?:unsigned\s+)?(?:int|long)\s*\)", "", src.text(sp.start, sp.end).strip()).strip()
+            if value in names and len(value) > 1:
+                names[c.spelling] = names[value]
+    for name in list(names):
+        if "." not in name and (seen.get(name, 0) != 1 or name in changed or
+                                re.search(r"(?<!&)&\s*" + re.escape(name) + r"\b", text)):
+            del names[name]
+    return names

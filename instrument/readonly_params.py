@@ -74,7 +74,7 @@ def _kernel(an: _Analysis, k: Function) -> KernelParams | None:
         written.add(index[base])
     try:
         for c in cur.walk_preorder():
-            if c.kind == CK.CALL_EXPR and an._callee_effects(c) != (False, False):
+            if c.kind == CK.CALL_EXPR and any(an._callee_effects(c)[:2]):
                 return None              # a callee that writes (or synchronises): not followed
             if c.kind == CK.ASM_STMT:
                 return None

@@ -239,3 +239,93 @@ def test_quiet_reads_still_report_their_memory_errors_and_races_nearby_stay_foun
         assert ins.returncode == 0, ins.stderr
         text = (tmp_path / "i" / "quiet_reads.cu").read_text()
         assert text.count("::hirace::rd_bounds(") == 3 and text.count("::hirace::rd(") == 1   # tile twice, spare
+
+
+def lone(tmp_path, body: str) -> dict[str, str]:
+    """The lone writes of a program (each thread's own shared word), as text -> form."""
+    from instrument.intervals import shared_intervals
+    src = tmp_path / "w.cu"
+    src.write_text(HEAD + body)
+    prog = query(parse_file(src))
+    _, alone = shared_intervals(prog)
+    return {a.text: alone[(a.span.file, a.span.start, a.span.end)] for a in prog.accesses
+            if (a.span.file, a.span.start, a.span.end) in alone}
+
+
+def test_tile_loads_are_each_threads_own_word(tmp_path):
+    assert lone(tmp_path, TILE % "") == {"As[threadIdx.y][threadIdx.x]": "yx", "Bs[threadIdx.y][threadIdx.x]": "yx"}
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("", {"s[tx]": "x", "t[ty][tx]": "yx"}),
+    ("x += s[0];", {"t[ty][tx]": "yx"}),                        # a read of s in the interval
+    ("s[tx + 1] = 0;", {"t[ty][tx]": "yx"}),                    # another thread's word
+    ("t[tx][ty] = 0;", {"s[tx]": "x"}),                         # two forms: (1,0) and (0,1) meet
+    ("peek(t[0]);", {}),                                        # a call that may read shared memory
+    ("tx += 1;", {}),                                           # the copy changes
+    ("int *p = &ty; x += p != 0;", {"s[tx]": "x"}),             # its address is taken
+])
+def test_a_write_is_lone_only_when_nothing_else_touches_its_array_in_the_interval(tmp_path, code, expected):
+    assert lone(tmp_path, """
+__device__ void peek(const int *p) { (void)p[0]; }
+__global__ void k(int *out) {
+  __shared__ int s[64];
+  __shared__ int t[8][8];
+  int tx = threadIdx.x, ty = threadIdx.y, x = 0;
+  s[tx] = 1;
+  t[ty][tx] = 2;
+  %s
+  __syncthreads();
+  out[tx] = s[63 - tx] + t[ty][7 - tx] + x;
+}""" % code) == expected
+
+
+def _without_lone_writes(trace):
+    """The trace less the writes of intervals where one thread alone accesses the word, writing it."""
+    kept, segment = [], []
+
+    def flush():
+        accesses = [i for i in segment if trace[i][0] in ("R", "W", "BA", "GA")]
+        alone = len({trace[i][1] for i in accesses}) == 1 and all(trace[i][0] == "W" for i in accesses)
+        kept.extend(i for i in segment if not (alone and i in accesses))
+        segment.clear()
+    for i, (kind, _) in enumerate(trace):
+        if kind == BAR:
+            flush()
+            kept.append(i)
+        else:
+            segment.append(i)
+    flush()
+    return kept
+
+
+@pytest.mark.parametrize("warps, lanes, k", [(2, 2, 5), (1, 3, 5)])
+def test_dropping_a_threads_lone_writes_changes_no_verdict_of_the_state_machine(warps, lanes, k):
+    """As above, for writes: in an interval of one block where a single thread accesses the word and
+    only writes it (each thread its own word), dropping those writes keeps every first race."""
+    grid = Grid(1, warps, lanes)
+    en = _Enumerator(grid, k, keep_traces=True)
+    en.run()
+    dropped = differ = 0
+    for trace, race_at in en.maximal_traces:
+        kept = _without_lone_writes(trace)
+        if len(kept) == len(trace):
+            continue
+        dropped += 1
+        got = _first_race([trace[i] for i in kept], grid)
+        if (kept[got] if got is not None else -1) != race_at:
+            differ += 1
+    assert dropped > 1000 and differ == 0
+
+
+@pytest.mark.parametrize("flag", ["--quiet-reads", "--no-quiet-reads"])
+def test_lone_writes_are_checked_when_the_block_does_not_fit_the_array(run_cli, tmp_path, flag):
+    """engine/lone_writes.cu: no race while the 8 x 4 block fits t[4][8]; the 16 x 2 block makes two
+    threads write t[1][0], and the race is reported."""
+    from conftest import CUDA
+    out = tmp_path / "r.json"
+    r = run_cli("hirace.cli", "run", "--backend", "cpu", flag, "--format", "json", "--output", out,
+                CUDA / "engine" / "lone_writes.cu")
+    assert r.returncode == 1 and r.stdout == "done\n", r.stderr
+    doc = __import__("json").loads(out.read_text())
+    assert [(x["launch"], x["site"]["line"], x["kind"]) for x in doc["races"]] == [(1, 10, "write-write")]

@@ -460,6 +460,13 @@ template <class T> CCTK_D inline T *rd_bounds(T *p, unsigned site, const volatil
   if (delta >= 0 && (unsigned long long)delta + sizeof(T) <= bytes) return p;
   return checked(p, site, fsm::kRead, L.sink_read, base, bytes);
 }
+// A write of each thread's own word of a shared array, in a barrier interval where no thread reads
+// the array and every write to it has this form (instrument/intervals.py): `own` when the block
+// fits the array, so no two threads share the word; it then races with nothing and lies in bounds.
+template <class T> CCTK_D inline T *wr_private(T *p, unsigned site, const volatile void *base, unsigned long long bytes,
+                                               bool own) {
+  return own ? p : checked(p, site, fsm::kWrite, g_launch.sink_write, base, bytes);
+}
 // A read through the kernel's read-only parameter `base` (the `bit`-th): in a launch where that
 // parameter is quiet, only the bounds of its buffer are checked, inline; otherwise the whole check.
 template <class T> CCTK_D inline T *rd_param(T *p, unsigned site, const volatile void *base, unsigned bit) {
