@@ -376,6 +376,8 @@ def shared_intervals(prog: Program) -> tuple[set[tuple[str, int, int]], dict[tup
             q, w = an.kernel(k)
         except _Bail:
             continue
+        except (ValueError, AttributeError, KeyError, IndexError):   # a construct libclang or we do not
+            continue                                                  # know: check the kernel whole
         quiet |= {(s.file, s.start, s.end) for s in q}
         alone.update({(s.file, s.start, s.end): f for s, f in w.items()})
     return quiet, alone

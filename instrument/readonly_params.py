@@ -96,7 +96,10 @@ def readonly_params(prog: Program) -> dict[tuple[str, int], KernelParams]:
     an = _Analysis(prog)
     out = {}
     for k in prog.kernels:
-        got = _kernel(an, k)
+        try:
+            got = _kernel(an, k)
+        except (ValueError, AttributeError, KeyError, IndexError):   # an unknown construct: none
+            got = None
         if got is not None:
             out[(k.body.file, k.body.start)] = got
     return out
