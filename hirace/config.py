@@ -25,7 +25,7 @@ class Config:
     max_reports: int = 1024          # distinct race records kept per launch
     prior_sites: bool = True         # also keep each word's last accesses' sites and threads (16 bytes a word)
     granularity: int = 0             # bytes per shadow word; 0: the narrowest access in the program
-    quiet_reads: bool = True         # reads of a __shared__ array no write shares a barrier interval with: bounds only
+    quiet_reads: bool = True         # accesses that cannot race get a bounds check only (README)
     suppress: list[str] = field(default_factory=list)   # known benign races: kernel:K, variable:V, FILE:LINE
     source = None                    # the file it was read from (a plain attribute, not a key)
 
@@ -39,8 +39,9 @@ HELP = {
     "max_reports": "distinct races kept per launch; more are counted as dropped (default 1024)",
     "prior_sites": "record each word's last accesses (site and thread), so reports name both accesses "
                    "(default true; false saves 16 bytes per shadow word)",
-    "quiet_reads": "reads of a __shared__ array that no write to it shares a __syncthreads interval with "
-                   "cannot race: only their bounds are checked (default true; false checks them fully)",
+    "quiet_reads": "accesses that cannot race (shared reads in write-free __syncthreads intervals, each "
+                   "thread's own shared word, reads through read-only kernel parameters) get a bounds check "
+                   "only (default true; false checks every access whole)",
     "granularity": "bytes covered by one shadow word: 1, 2, 4 or 8 (default: narrowest access)",
     "suppress": "known benign races, reported as suppressed: kernel:NAME, variable:NAME or FILE:LINE",
 }

@@ -42,9 +42,9 @@ def setup_run(p: argparse.ArgumentParser) -> None:
                    help="name the earlier access of each race too (the default; --no-prior-sites saves 16 "
                         "bytes per shadow word, and the report then names one access)")
     p.add_argument("--quiet-reads", action=argparse.BooleanOptionalAction, default=None,
-                   help="check only the bounds of shared-memory reads that no write to their array shares a "
-                        "__syncthreads interval with: they cannot race (the default; --no-quiet-reads checks "
-                        "them as every other access)")
+                   help="check only the bounds of accesses that cannot race: shared reads in write-free "
+                        "__syncthreads intervals, each thread's own shared word, reads through read-only "
+                        "kernel parameters (the default; --no-quiet-reads checks every access whole)")
     _common(p)
 
 
@@ -105,7 +105,9 @@ def do_instrument(a: argparse.Namespace, _extra) -> int:
     planner = ins.planner
     for w in ins.warnings:
         print(f"hirace: warning: {w}", file=sys.stderr)
+    quiet = planner.quiet_reads + planner.param_reads + planner.lone_writes
+    cannot = f"{quiet} of them only bounds-checked where they cannot race; " if quiet else ""
     print(f"hirace: instrumented {len(planner.sites)} sites into {a.out} "
-          f"(site table: {a.out / 'hirace_sites.json'}); build with -I {include_dir()} "
+          f"({cannot}site table: {a.out / 'hirace_sites.json'}); build with -I {include_dir()} "
           + " ".join(f"-D{d}" for d in planner.defines()))
     return EXIT_OK
