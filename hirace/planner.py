@@ -170,7 +170,7 @@ class HiracePlanner:
             callee = s.text(ls.callee.start, ls.callee.end)
             kptr = "nullptr" if ls.deduced_template else f"(const void *)({callee})"
             area = self.shared_area and entered.get(ls.kernel, False) and self._extend_shared(ls, plan)
-            quiet_args = _quiet_args(ls, s, [kp for kp in params.values() if kp.kernel.name == ls.kernel])
+            quiet_args = _quiet_args(ls, s, [kp for kp in params.values() if kp.kernel.name == ls.kernel], unit)
             plan.wrap(ls.span, f'({quiet_args}::hirace::host::before_launch({kptr}, "{ls.kernel}", dim3({cfg[0]}), '
                                f'dim3({cfg[1]}), (size_t)({cfg[2]}), {"true" if area else "false"}, '
                                f'{_in_order(cfg[3])}), ',
@@ -208,17 +208,20 @@ class HiracePlanner:
         site_table.write(self.sites, path)
 
 
-def _quiet_args(ls, s, found) -> str:
+def _quiet_args(ls, s, found, unit) -> str:
     """`::hirace::host::quiet_params({read-only args}, {written args}), ` for a launch of a kernel
-    with read-only parameters, when its arguments can be evaluated once more; else ''."""
+    with read-only parameters, when its arguments can be evaluated once more (no call, assignment,
+    increment, nor macro, which may hide one); else ''."""
     kernels = {(kp.kernel.body.file, kp.kernel.body.start) for kp in found}
     if len(kernels) != 1 or len(found[0].kernel.params) != len(ls.args):
         return ""
     kp = found[0]
     args = [s.text(x.start, x.end).strip() for x in ls.args]
-    used = [args[i] for i in kp.candidates + kp.written]
-    if any(not _PLAIN_ARG.fullmatch(a) or "++" in a or "--" in a for a in used):
-        return ""
+    for i in kp.candidates + kp.written:
+        x = ls.args[i]
+        if not _PLAIN_ARG.fullmatch(args[i]) or "++" in args[i] or "--" in args[i] or any(
+                m.span.start < x.end and x.start < m.span.end for m in unit.macro_expansions.get(x.file, ())):
+            return ""
     read = ", ".join(f"::hirace::host::arg_address({args[i]})" for i in kp.candidates)
     written = ", ".join(f"::hirace::host::arg_address({args[i]})" for i in kp.written)
     return f"::hirace::host::quiet_params({{{read}}}, {{{written}}}), "

@@ -65,11 +65,13 @@ def test_launches_pass_their_arguments_only_when_they_can_be_evaluated_again(run
     src.write_text("""
 __global__ void k(const int *in, int *out) { out[threadIdx.x] = in[threadIdx.x]; }
 int *pick(int *p) { return p; }
+#define PICKED pick(a)
 int main() {
   int *a, *b;
   cudaMalloc(&a, 256); cudaMalloc(&b, 256);
   k<<<1, 32>>>(a + 8, b);
   k<<<1, 32>>>(pick(a), b);
+  k<<<1, 32>>>(PICKED, b);
   return 0;
 }""")
     r = run_cli("hirace.cli", "instrument", "-o", tmp_path / "i", src)
