@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 from instrument.errors import UnsupportedConstruct
-from instrument.intervals import private_condition, shared_intervals
+from instrument.intervals import _Analysis as KernelFacts, private_condition, shared_intervals
 from instrument.readonly_params import readonly_params
 from instrument.protocol import SITE_ID_BITS
 from instrument.query import GROUP_SYNC, Program
@@ -83,8 +83,9 @@ class HiracePlanner:
         reach = prog.device_reachable()
         ignore = set(self.config.ignore)
         monitor = set(self.config.monitor)
-        quiet, alone = shared_intervals(prog) if self.config.quiet_reads else (set(), {})
-        params = readonly_params(prog) if self.config.quiet_reads else {}
+        facts = KernelFacts(prog) if self.config.quiet_reads else None   # shared by the two analyses
+        quiet, alone = shared_intervals(prog, facts) if facts else (set(), {})
+        params = readonly_params(prog, facts) if facts else {}
         # reads through a kernel's read-only parameter: by their span, the parameter's bit
         param_bit = {}
         for kp in params.values():

@@ -108,11 +108,19 @@ class _Analysis:
         self.p = prog
         self.cursors = function_cursors(prog)
         self.extern = {d.name for d in prog.shared if d.is_extern}
-        self.summaries: dict[str, tuple[bool, bool] | None] = {}   # name -> (synchronises, writes)
+        self.summaries: dict[str, tuple[bool, bool, bool] | None] = {}   # name -> (syncs, writes, reads)
+        self.effects: dict[tuple, tuple[bool, bool, bool]] = {}          # by call (hash, where, name)
 
     # -- what a piece of code writes --------------------------------------------------------------
     def _callee_effects(self, call: cindex.Cursor) -> tuple[bool, bool, bool]:
         """(synchronises, writes something, may read shared memory) for a call in device code."""
+        loc = call.location
+        key = (call.hash, loc.file.name if loc.file else "", loc.offset, call.spelling)
+        if key not in self.effects:
+            self.effects[key] = self._effects(call)
+        return self.effects[key]
+
+    def _effects(self, call: cindex.Cursor) -> tuple[bool, bool, bool]:
         name = call.spelling
         if name in BARRIERS or name == "sync" or atomic_parts(name):
             return False, False, False     # barriers and atomics are seen on their own
@@ -361,14 +369,15 @@ def cur_body(fn_cursor: cindex.Cursor) -> cindex.Cursor:
     return next(k for k in fn_cursor.get_children() if k.kind == CK.COMPOUND_STMT)
 
 
-def shared_intervals(prog: Program) -> tuple[set[tuple[str, int, int]], dict[tuple[str, int, int], str]]:
+def shared_intervals(prog: Program, an: "_Analysis | None" = None
+                     ) -> tuple[set[tuple[str, int, int]], dict[tuple[str, int, int], str]]:
     """(quiet reads, lone writes), by (file, start, end): every read of a shared array, in a kernel's
     own body, that shares no barrier interval with a write to that array; and every write
     `A[threadIdx.y][threadIdx.x] = v` (or `A[threadIdx.x]`, the indices maybe through local copies)
     in an interval where no thread reads A and every write to A has that form, with the form ('yx',
     'x'): each thread writes its own word there when the block fits the array (see
     `private_condition`), so the write races with nothing."""
-    an = _Analysis(prog)
+    an = an or _Analysis(prog)
     quiet: set[tuple[str, int, int]] = set()
     alone: dict[tuple[str, int, int], str] = {}
     for k in prog.kernels:

@@ -91,9 +91,9 @@ def _kernel(an: _Analysis, k: Function) -> KernelParams | None:
     return KernelParams(k, tuple(candidates[:MAX_CANDIDATES]), tuple(sorted(written)))
 
 
-def readonly_params(prog: Program) -> dict[tuple[str, int], KernelParams]:
+def readonly_params(prog: Program, an: _Analysis | None = None) -> dict[tuple[str, int], KernelParams]:
     """By kernel body (file, start): the kernels with read-only parameters whose reads may be quiet."""
-    an = _Analysis(prog)
+    an = an or _Analysis(prog)
     out = {}
     for k in prog.kernels:
         try:
