@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 from instrument.errors import UnsupportedConstruct
-from instrument.intervals import _Analysis as KernelFacts, private_condition, shared_intervals
+from instrument.intervals import KernelFacts, private_condition, shared_intervals
 from instrument.readonly_params import readonly_params
 from instrument.protocol import SITE_ID_BITS
 from instrument.query import GROUP_SYNC, Program
@@ -57,9 +57,9 @@ class HiracePlanner:
         self.sites: list[Site] = []
         self.min_size = 8
         self.skipped: list[str] = []
-        self.quiet_reads = 0   # reads given a bounds check only (see instrument/intervals.py)
-        self.param_reads = 0   # reads through read-only parameters (instrument/readonly_params.py)
-        self.lone_writes = 0   # writes of each thread's own shared word (instrument/intervals.py)
+        # accesses that cannot race, given a bounds check only (instrument/intervals.py: quiet shared
+        # reads, each thread's own shared word; instrument/readonly_params.py: read-only parameters)
+        self.bounds_only = 0
 
     def _site(self, span, kind, text, function, variable, space, bound="") -> int:
         sid = len(self.sites)
@@ -87,15 +87,13 @@ class HiracePlanner:
         quiet, alone = shared_intervals(prog, facts) if facts else (set(), {})
         params = readonly_params(prog, facts) if facts else {}
         # reads through a kernel's read-only parameter: by their span, the parameter's bit
-        param_bit = {}
-        for kp in params.values():
-            body = kp.kernel.body
-            for bit, i in enumerate(kp.candidates):
-                name = kp.kernel.params[i]
-                for a in prog.accesses:
-                    if a.kind == "read" and a.bound == "pointer" and a.base == name and a.span.file == body.file \
-                            and body.start <= a.span.start and a.span.end <= body.end:
-                        param_bit[(a.span.file, a.span.start, a.span.end)] = bit
+        bits = {(kp.kernel.body, kp.kernel.params[i]): bit for kp in params.values()
+                for bit, i in enumerate(kp.candidates)}
+        param_bit = {(a.span.file, a.span.start, a.span.end): bits[(kp.kernel.body, a.base)]
+                     for kp in params.values() for a in prog.accesses
+                     if a.kind == "read" and a.bound == "pointer" and (kp.kernel.body, a.base) in bits
+                     and a.span.file == kp.kernel.body.file
+                     and kp.kernel.body.start <= a.span.start and a.span.end <= kp.kernel.body.end}
         # allocations (cudaMalloc ...) are tracked by the macros of these headers (C sources never
         # get here: the pipeline builds them as they are)
         host_only = source_language(unit.main) == "host"
@@ -105,37 +103,23 @@ class HiracePlanner:
                 continue
             if monitor and a.base not in monitor:
                 continue
-            fn = {"read": "rd", "write": "wr", "rmw": "rmw"}[a.kind]
-            # a read that cannot race (no write to its array in its barrier interval): its bounds only
-            quiet_read = a.kind == "read" and a.bound in ("array", "dynamic") and \
-                (a.span.file, a.span.start, a.span.end) in quiet
             key = (a.span.file, a.span.start, a.span.end)
-            if quiet_read:
-                fn = "rd_bounds"
+            fn, bounds = {"read": "rd", "write": "wr", "rmw": "rmw"}[a.kind], _bounds(a, src)
+            if a.kind == "read" and a.bound in ("array", "dynamic") and key in quiet:
+                fn = "rd_bounds"   # no write to its array in its barrier interval
             elif a.kind == "write" and key in alone and a.bound_base is not None:
                 # each thread's own word in an interval no thread reads it: checked only where the
                 # block does not fit the array (then two threads may share a word)
-                sid = self._site(a.span, a.kind, a.text, a.function, a.base, a.space, a.bound)
-                if plan.wrap(a.span, "(*::hirace::wr_private(&(",
-                             f"), {sid}u{_bounds(a, src)}, {private_condition(a.base, alone[key])}))",
-                             f"hirace check of {a.text}"):
-                    self.min_size = min(self.min_size, a.size & -a.size if a.size > 0 else 1)
-                    self.lone_writes += 1
-                continue
+                fn, bounds = "wr_private", f"{bounds}, {private_condition(a.base, alone[key])}"
             elif a.kind == "read" and key in param_bit:
-                sid = self._site(a.span, a.kind, a.text, a.function, a.base, a.space, a.bound)
-                if plan.wrap(a.span, "(*::hirace::rd_param(&(", f"), {sid}u, {a.base}, {param_bit[key]}u))",
-                             f"hirace check of {a.text}"):
-                    self.min_size = min(self.min_size, a.size & -a.size if a.size > 0 else 1)
-                    self.param_reads += 1
-                continue
+                fn, bounds = "rd_param", f", {a.base}, {param_bit[key]}u"
             sid = self._site(a.span, a.kind, a.text, a.function, a.base, a.space, a.bound)
-            if plan.wrap(a.span, f"(*::hirace::{fn}(&(", f"), {sid}u{_bounds(a, src)}))", f"hirace check of {a.text}"):
+            if plan.wrap(a.span, f"(*::hirace::{fn}(&(", f"), {sid}u{bounds}))", f"hirace check of {a.text}"):
                 # the largest power of two that divides every access size: a 3-byte or 6-byte
                 # element must not share a shadow word with its neighbour; an access whose size
                 # depends on a template argument may be a byte, so it makes the granularity 1
                 self.min_size = min(self.min_size, a.size & -a.size if a.size > 0 else 1)
-                self.quiet_reads += quiet_read
+                self.bounds_only += fn in ("rd_bounds", "wr_private", "rd_param")
         for at in prog.atomics:
             if at.function not in reach or at.address is None:
                 continue

@@ -105,8 +105,8 @@ def do_instrument(a: argparse.Namespace, _extra) -> int:
     planner = ins.planner
     for w in ins.warnings:
         print(f"hirace: warning: {w}", file=sys.stderr)
-    quiet = planner.quiet_reads + planner.param_reads + planner.lone_writes
-    cannot = f"{quiet} of them only bounds-checked where they cannot race; " if quiet else ""
+    cannot = f"{planner.bounds_only} of them only bounds-checked where they cannot race; " \
+        if planner.bounds_only else ""
     print(f"hirace: instrumented {len(planner.sites)} sites into {a.out} "
           f"({cannot}site table: {a.out / 'hirace_sites.json'}); build with -I {include_dir()} "
           + " ".join(f"-D{d}" for d in planner.defines()))

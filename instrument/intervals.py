@@ -1,16 +1,16 @@
-"""Barrier intervals of kernels: which reads of a `__shared__` array share no `__syncthreads`
-interval with a write to that array.
+"""Barrier intervals of kernels: the accesses to `__shared__` arrays that cannot race.
 
 A data race needs a write: two reads never race, and shared memory belongs to one block, whose
 barriers order everything before them against everything after. So a read of a shared array that
-no thread of the block can write in the read's barrier interval races with nothing, and its check
-can only find what it could never report. `quiet_shared_reads` finds such reads (a tile of a
-matrix product read after the barrier that ends its loading, a stencil's neighbours) from the
+no thread of the block can write in the read's barrier interval races with nothing (a tile of a
+matrix product read after the barrier that ends its loading, a stencil's neighbours), and so does
+a write of each thread's own word (`A[threadIdx.y][threadIdx.x] = v`) in an interval where no thread
+reads the array and every write to it has that form. `shared_intervals` finds both from the
 kernel's statements, conservatively:
 
-- the interval of a read is every statement a thread can execute between the same two barriers:
+- the interval of an access is every statement a thread can execute between the same two barriers:
   the code reachable without passing a barrier from any barrier (or the kernel's entry) that
-  reaches the read without passing one. Only `__syncthreads` (and its variants, and a
+  reaches the access without passing one. Only `__syncthreads` (and its variants, and a
   cooperative-groups block sync) ends an interval; a kernel where one of them is conditional
   (inside `if`, `switch`, `?:`, `&&`, `||`) or in a loop's header is not analysed, nor one with
   `goto`, inline assembly, a lambda or a local class, or a call to a device function that
@@ -19,7 +19,11 @@ kernel's statements, conservatively:
   is not known (through a pointer that is not a kernel parameter), a call of a device function
   that writes memory other than through its kernel's parameters, and a call of a function the
   program does not define that takes a non-const pointer or reference, or a non-const method: any
-  of them counts as a write to every shared array. `extern __shared__` arrays all count as one.
+  of them counts as a write to every shared array; likewise for reads. `extern __shared__` arrays
+  all count as one.
+
+`KernelFacts` (what calls and functions may do, what a kernel changes) is shared with
+readonly_params.py.
 """
 from __future__ import annotations
 
@@ -79,34 +83,12 @@ def _inside(span: Span, outer: Span) -> bool:
     return span.file == outer.file and outer.start <= span.start and span.end <= outer.end
 
 
-def function_cursors(prog: Program) -> dict[tuple[str, int], cindex.Cursor]:
-    """Every function definition of the program's own files, by its body's (file, start)."""
-    u = prog.unit
-    found: dict[tuple[str, int], cindex.Cursor] = {}
-    kinds = (CK.FUNCTION_DECL, CK.FUNCTION_TEMPLATE, CK.CXX_METHOD, CK.CONVERSION_FUNCTION,
-             CK.CONSTRUCTOR, CK.DESTRUCTOR)
+class KernelFacts:
+    """What the program's calls and functions may do, and what its kernels' barrier intervals hold."""
 
-    def visit(c):
-        if c.kind in (CK.NAMESPACE, CK.UNEXPOSED_DECL, CK.LINKAGE_SPEC, CK.STRUCT_DECL, CK.CLASS_DECL,
-                      CK.CLASS_TEMPLATE):
-            for k in c.get_children():
-                visit(k)
-        elif c.kind in kinds and c.is_definition():
-            body = next((k for k in c.get_children() if k.kind == CK.COMPOUND_STMT), None)
-            sp = u.span_of(body) if body is not None else None
-            if sp is not None:
-                found[(sp.file, sp.start)] = c
-    for c in u.tu.cursor.get_children():
-        f = c.location.file
-        if f is not None and u.is_user_file(f.name):
-            visit(c)
-    return found
-
-
-class _Analysis:
     def __init__(self, prog: Program):
         self.p = prog
-        self.cursors = function_cursors(prog)
+        self.cursors = prog.cursors
         self.extern = {d.name for d in prog.shared if d.is_extern}
         self.summaries: dict[str, tuple[bool, bool, bool] | None] = {}   # name -> (syncs, writes, reads)
         self.effects: dict[tuple, tuple[bool, bool, bool]] = {}          # by call (hash, where, name)
@@ -162,7 +144,21 @@ class _Analysis:
         self.summaries[fn.name] = (syncs, writes, reads)
         return syncs, writes, reads
 
-    def _target(self, kind: str, space: str, base: str, kernel: Function, params: set[str]) -> str | None:
+    def changed(self, body: Span) -> set[str]:
+        """What the code in `body` assigns, increments or decrements, as written (`p`, `tx`)."""
+        src = self.p.unit.source(body.file)
+        return {src.text(o.operands[0].start, o.operands[0].end).strip() for o in self.p.operators
+                if _inside(o.span, body) and (o.op in ("++", "--") or (
+                    o.arity == 2 and o.op.endswith("=") and o.op not in ("==", "!=", "<=", ">=")))}
+
+    def atomic_base(self, at) -> str:
+        """The variable an atomic's address names: `a` in `atomicAdd(&a[i], v)` or `atomicAdd(a, v)`."""
+        src = self.p.unit.source(at.span.file)
+        if at.bound_base:
+            return src.text(at.bound_base.start, at.bound_base.end)
+        return src.text(at.address.start, at.address.end).strip() if at.address else ""
+
+    def _target(self, space: str, base: str, params: set[str]) -> str | None:
         """The shared array a write goes to, ANY, or None (memory no shared read can see)."""
         if space in ("global", "constant"):
             return None
@@ -184,11 +180,9 @@ class _Analysis:
                    for br in p.branches):
                 raise _Bail
         self.cut_spans = [b.span for b in cuts]
-        # parameters the kernel assigns may point anywhere after: they count as unknown pointers
-        assigned = {o.operands[0] for o in p.operators if o.arity == 2 and o.op.endswith("=")
-                    and o.op not in ("==", "!=", "<=", ">=") and _inside(o.span, body)}
-        src = p.unit.source(body.file)
-        params = set(k.params) - {src.text(s.start, s.end).strip() for s in assigned}
+        # parameters the kernel changes may point anywhere after: they count as unknown pointers
+        changed = self.changed(body)
+        params = set(k.params) - changed
         self.nodes: list[_Node] = [_Node([]), _Node([])]   # entry, exit
         self.loops: list[dict] = []
         self.body_file = body.file
@@ -204,7 +198,7 @@ class _Analysis:
                 if any(s <= span.start and span.end <= e for s, e in n.extents):
                     return i
             raise _Bail
-        lanes = _thread_index_names(cur, body, src, p)
+        lanes = _thread_index_names(cur, body, changed, p)
         reads: list[tuple[int, str, Span]] = []
         private: list[tuple[int, str, str, Span]] = []   # node, array, form, the write
         for a in p.accesses:
@@ -215,7 +209,7 @@ class _Analysis:
             if not _inside(a.span, body):
                 continue
             i = node_of(a.span)
-            t = self._target(a.kind, a.space, a.base, k, params)
+            t = self._target(a.space, a.base, params)
             if a.kind == "read":
                 if a.space == "shared" and a.base:
                     reads.append((i, t, a.span))
@@ -230,7 +224,7 @@ class _Analysis:
         for at in p.atomics:
             if not _inside(at.span, body):
                 continue
-            base = src.text(at.bound_base.start, at.bound_base.end) if at.bound_base else ""
+            base = self.atomic_base(at)
             decl = next((d for d in p.shared if d.name == base), None)
             t = (DYNAMIC if decl.is_extern else base) if decl is not None else (None if base in params else ANY)
             if t is not None:
@@ -369,7 +363,7 @@ def cur_body(fn_cursor: cindex.Cursor) -> cindex.Cursor:
     return next(k for k in fn_cursor.get_children() if k.kind == CK.COMPOUND_STMT)
 
 
-def shared_intervals(prog: Program, an: "_Analysis | None" = None
+def shared_intervals(prog: Program, an: KernelFacts | None = None
                      ) -> tuple[set[tuple[str, int, int]], dict[tuple[str, int, int], str]]:
     """(quiet reads, lone writes), by (file, start, end): every read of a shared array, in a kernel's
     own body, that shares no barrier interval with a write to that array; and every write
@@ -377,7 +371,7 @@ def shared_intervals(prog: Program, an: "_Analysis | None" = None
     in an interval where no thread reads A and every write to A has that form, with the form ('yx',
     'x'): each thread writes its own word there when the block fits the array (see
     `private_condition`), so the write races with nothing."""
-    an = an or _Analysis(prog)
+    an = an or KernelFacts(prog)
     quiet: set[tuple[str, int, int]] = set()
     alone: dict[tuple[str, int, int], str] = {}
     for k in prog.kernels:
@@ -425,14 +419,12 @@ def _private_form(a, lanes: dict[str, str]) -> str | None:
     return "".join(comps)
 
 
-def _thread_index_names(cur: cindex.Cursor, body: Span, src, prog: Program) -> dict[str, str]:
+def _thread_index_names(cur: cindex.Cursor, body: Span, changed: set[str], prog: Program) -> dict[str, str]:
     """`threadIdx.x` ... and the kernel's local variables that hold one of them unchanged:
     `int tx = threadIdx.x;` with no assignment, increment or address taken after."""
     names = {f"threadIdx.{d}": d for d in "xyz"}
+    src = prog.unit.source(body.file)
     text = src.text(body.start, body.end)
-    changed = {src.text(o.operands[0].start, o.operands[0].end).strip() for o in prog.operators
-               if _inside(o.span, body) and (o.op in ("++", "--") or (
-                   o.arity == 2 and o.op.endswith("=") and o.op not in ("==", "!=", "<=", ">=")))}
     seen: dict[str, int] = {}
     for c in cur.walk_preorder():
         if c.kind == CK.VAR_DECL:

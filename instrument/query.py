@@ -313,6 +313,9 @@ class Program:
     special: list[tuple[str, Span]] = field(default_factory=list)
     # code inside a function that cannot see its local variables: lambdas and local classes
     nested_bodies: list[Span] = field(default_factory=list)
+    # every function definition's libclang cursor, by its body's (file, start): for analyses that
+    # follow statements (instrument/intervals.py)
+    cursors: dict[tuple[str, int], cindex.Cursor] = field(default_factory=dict)
 
     @property
     def kernels(self) -> list[Function]:
@@ -441,6 +444,7 @@ class _Walker:
         if sp is None or bsp is None:
             return
         name = c.spelling
+        self.p.cursors[(bsp.file, bsp.start)] = c
         if kind != "host":
             params = tuple(a.spelling for a in c.get_children() if a.kind == CK.PARM_DECL)
             head = [t.spelling for t in c.get_tokens()][:12]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from clang import cindex
 
-from .intervals import _Analysis, _Bail, _inside
+from .intervals import KernelFacts, _inside
 from .query import Function, Program
 
 CK = cindex.CursorKind
@@ -34,7 +34,7 @@ class KernelParams:
     written: tuple[int, ...]      # parameter positions the kernel writes through
 
 
-def _kernel(an: _Analysis, k: Function) -> KernelParams | None:
+def _kernel(an: KernelFacts, k: Function) -> KernelParams | None:
     p = an.p
     body = k.body
     cur = an.cursors.get((body.file, body.start))
@@ -43,11 +43,8 @@ def _kernel(an: _Analysis, k: Function) -> KernelParams | None:
     parms = [c for c in cur.get_children() if c.kind == CK.PARM_DECL]
     if [c.spelling for c in parms] != list(k.params):
         return None
-    src = p.unit.source(body.file)
     # a parameter the kernel changes (`p = ...`, `p += 4`, `++p`) no longer names the launch's buffer
-    changed = {src.text(o.operands[0].start, o.operands[0].end).strip() for o in p.operators
-               if _inside(o.span, body) and (o.op in ("++", "--") or (
-                   o.arity == 2 and o.op.endswith("=") and o.op not in ("==", "!=", "<=", ">=")))}
+    changed = an.changed(body)
     index = {name: i for i, name in enumerate(k.params)}
     written: set[int] = set()
     for a in p.accesses:
@@ -63,23 +60,17 @@ def _kernel(an: _Analysis, k: Function) -> KernelParams | None:
     for at in p.atomics:
         if not _inside(at.span, body):
             continue
-        if at.bound_base:
-            base = src.text(at.bound_base.start, at.bound_base.end)
-        else:   # `atomicAdd(out, v)`: the parameter itself
-            base = src.text(at.address.start, at.address.end).strip() if at.address else ""
+        base = an.atomic_base(at)
         if any(d.name == base for d in p.shared):
             continue
         if base not in index or base in changed:
             return None
         written.add(index[base])
-    try:
-        for c in cur.walk_preorder():
-            if c.kind == CK.CALL_EXPR and any(an._callee_effects(c)[:2]):
-                return None              # a callee that writes (or synchronises): not followed
-            if c.kind == CK.ASM_STMT:
-                return None
-    except _Bail:
-        return None
+    for c in cur.walk_preorder():
+        if c.kind == CK.CALL_EXPR and any(an._callee_effects(c)[:2]):
+            return None                  # a callee that writes (or synchronises): not followed
+        if c.kind == CK.ASM_STMT:
+            return None
     if any(_inside(sp, body) for sp in p.nested_bodies):
         return None
     read_through = {a.base for a in p.accesses if _inside(a.span, body) and a.kind == "read"
@@ -91,9 +82,9 @@ def _kernel(an: _Analysis, k: Function) -> KernelParams | None:
     return KernelParams(k, tuple(candidates[:MAX_CANDIDATES]), tuple(sorted(written)))
 
 
-def readonly_params(prog: Program, an: _Analysis | None = None) -> dict[tuple[str, int], KernelParams]:
+def readonly_params(prog: Program, an: KernelFacts | None = None) -> dict[tuple[str, int], KernelParams]:
     """By kernel body (file, start): the kernels with read-only parameters whose reads may be quiet."""
-    an = an or _Analysis(prog)
+    an = an or KernelFacts(prog)
     out = {}
     for k in prog.kernels:
         try:

@@ -556,13 +556,6 @@ template <class S> inline bool in_order_stream(const S &stream) {
     return false;
 }
 
-// `area_ok`: the kernel starts with block_entry and the launch asks for launch_shared_bytes(), so
-// hirace may keep the block's clocks and shared shadow in its dynamic shared memory.
-// `in_order`: the launch is on the legacy default stream, which runs it after every earlier launch
-// and copy: its state is then copied without waiting, and the launch is not waited for; the log
-// is read back when a launch noted something, when kPendingLaunches launches are pending, before
-// a launch on another stream, a buffer's release or a device reset, and at exit. A launch on another
-// stream (or one whose stream the launch does not name plainly) waits for all before and is waited for.
 // The next launch's argument values for its kernel's read-only parameters and for the parameters
 // it writes through (see runtime.h rd_param), given by quiet_params just before before_launch.
 struct QuietArgs {
@@ -602,7 +595,33 @@ inline int buffer_at(const void *p) {
   }
   return -1;
 }
+// The launch state's quiet_params mask and bounds from the argument values quiet_params gave (none
+// given: no parameter is quiet), which are then forgotten
+inline void take_quiet_args(LaunchState &L) {
+  State &s = state();
+  const QuietArgs quiet = pending_quiet();
+  pending_quiet() = QuietArgs{};
+  if (!quiet.known) return;
+  int written[32];   // the buffers the written parameters point into
+  for (unsigned j = 0; j < quiet.nwritten; ++j) written[j] = quiet.written[j] ? buffer_at(quiet.written[j]) : -1;
+  for (unsigned i = 0; i < quiet.nread; ++i) {
+    int b = quiet.read[i] ? buffer_at(quiet.read[i]) : -1;
+    bool shared = b < 0;
+    for (unsigned j = 0; j < quiet.nwritten && !shared; ++j) shared = written[j] == b;
+    if (shared) continue;
+    L.quiet_params |= 1u << i;
+    L.quiet_lo[i] = (unsigned long long)s.buffers[b].base;
+    L.quiet_hi[i] = L.quiet_lo[i] + s.buffers[b].size;
+  }
+}
 
+// `area_ok`: the kernel starts with block_entry and the launch asks for launch_shared_bytes(), so
+// hirace may keep the block's clocks and shared shadow in its dynamic shared memory.
+// `in_order`: the launch is on the legacy default stream, which runs it after every earlier launch
+// and copy: its state is then copied without waiting, and the launch is not waited for; the log
+// is read back when a launch noted something, when kPendingLaunches launches are pending, before
+// a launch on another stream, a buffer's release or a device reset, and at exit. A launch on another
+// stream (or one whose stream the launch does not name plainly) waits for all before and is waited for.
 inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 block, size_t shm,
                           bool area_ok = false, bool in_order = false) {
   launch_mutex().lock();
@@ -777,17 +796,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   L.smem_sites = area && sites_in_area && sites ? 1u : 0u;
   L.area_offset = area_offset;
   L.shared_floor = floor;
-  const QuietArgs quiet = pending_quiet();   // this launch's, if its arguments were given
-  pending_quiet() = QuietArgs{};
-  for (unsigned i = 0; quiet.known && i < quiet.nread; ++i) {
-    int b = quiet.read[i] ? buffer_at(quiet.read[i]) : -1;
-    bool shared = b < 0;
-    for (unsigned j = 0; j < quiet.nwritten && !shared; ++j) shared = quiet.written[j] && buffer_at(quiet.written[j]) == b;
-    if (shared) continue;
-    L.quiet_params |= 1u << i;
-    L.quiet_lo[i] = (unsigned long long)s.buffers[b].base;
-    L.quiet_hi[i] = L.quiet_lo[i] + s.buffers[b].size;
-  }
+  take_quiet_args(L);   // this launch's read-only parameters, if its arguments were given
   s.block_base += blocks;
   if (sites) s.site_base += blocks;
   s.h_states[slot] = L;   // pinned, kept until the launch is read back: the source of an asynchronous copy
