@@ -60,6 +60,7 @@ class HiracePlanner:
         # accesses that cannot race, given a bounds check only (instrument/intervals.py: quiet shared
         # reads, each thread's own shared word; instrument/readonly_params.py: read-only parameters)
         self.bounds_only = 0
+        self.own_vars: list[str] = []   # the kernels' own-index variables (unique names)
 
     def _site(self, span, kind, text, function, variable, space, bound="") -> int:
         sid = len(self.sites)
@@ -86,14 +87,36 @@ class HiracePlanner:
         facts = KernelFacts(prog) if self.config.quiet_reads else None   # shared by the two analyses
         quiet, alone = shared_intervals(prog, facts) if facts else (set(), {})
         params = readonly_params(prog, facts) if facts else {}
-        # reads through a kernel's read-only parameter: by their span, the parameter's bit
-        bits = {(kp.kernel.body, kp.kernel.params[i]): bit for kp in params.values()
-                for bit, i in enumerate(kp.candidates)}
-        param_bit = {(a.span.file, a.span.start, a.span.end): bits[(kp.kernel.body, a.base)]
-                     for kp in params.values() for a in prog.accesses
-                     if a.kind == "read" and a.bound == "pointer" and (kp.kernel.body, a.base) in bits
-                     and a.span.file == kp.kernel.body.file
-                     and kp.kernel.body.start <= a.span.start and a.span.end <= kp.kernel.body.end}
+        # each kernel starts by clearing its block's clocks and shared shadow where the launch keeps
+        # them in shared memory; a launch may ask for that area only when every kernel of its
+        # name has this entry and the launch's shared-memory argument can be extended
+        entered: dict[str, bool] = {}
+        for k in prog.kernels if self.shared_area else ():
+            ok = plan.insert(k.body, k.body.start + 1, " ::hirace::block_entry();", f"hirace entry of {k.name}")
+            entered[k.name] = entered.get(k.name, True) and ok
+        # reads through a kernel's read-only parameter, and accesses through its own parameters
+        # (whose index gives each thread its own element where `__hirace_own<n>`, computed at the
+        # kernel's entry, says so): by their span, the parameter's bit (and that variable)
+        param_bit: dict[tuple, tuple[int, str | None]] = {}
+        for kp in params.values():
+            body = kp.kernel.body
+            own_var = {}
+            for o in kp.own:
+                var = f"__hirace_own{len(self.own_vars)}"
+                cond = f"::hirace::own_index({', '.join(o.form.values())})"
+                if plan.insert(body, body.start + 1, f" const bool {var} = {cond};",
+                               f"hirace own index of {kp.kernel.params[o.position]}"):
+                    own_var[kp.kernel.params[o.position]] = var
+                    self.own_vars.append(var)
+            for bit, i in enumerate(kp.bits):
+                name = kp.kernel.params[i]
+                own = i not in kp.candidates
+                if own and name not in own_var:
+                    continue
+                for a in prog.accesses:
+                    if a.base == name and a.bound == "pointer" and (own or a.kind == "read") and \
+                            a.span.file == body.file and body.start <= a.span.start and a.span.end <= body.end:
+                        param_bit[(a.span.file, a.span.start, a.span.end)] = (bit, own_var.get(name) if own else None)
         # allocations (cudaMalloc ...) are tracked by the macros of these headers (C sources never
         # get here: the pipeline builds them as they are)
         host_only = source_language(unit.main) == "host"
@@ -111,15 +134,18 @@ class HiracePlanner:
                 # each thread's own word in an interval no thread reads it: checked only where the
                 # block does not fit the array (then two threads may share a word)
                 fn, bounds = "wr_private", f"{bounds}, {private_condition(a.base, alone[key])}"
+            elif key in param_bit and param_bit[key][1]:
+                bit, var = param_bit[key]
+                fn, bounds = f"{fn}_own", f", {a.base}, {bit}u, {var}"
             elif a.kind == "read" and key in param_bit:
-                fn, bounds = "rd_param", f", {a.base}, {param_bit[key]}u"
+                fn, bounds = "rd_param", f", {a.base}, {param_bit[key][0]}u"
             sid = self._site(a.span, a.kind, a.text, a.function, a.base, a.space, a.bound)
             if plan.wrap(a.span, f"(*::hirace::{fn}(&(", f"), {sid}u{bounds}))", f"hirace check of {a.text}"):
                 # the largest power of two that divides every access size: a 3-byte or 6-byte
                 # element must not share a shadow word with its neighbour; an access whose size
                 # depends on a template argument may be a byte, so it makes the granularity 1
                 self.min_size = min(self.min_size, a.size & -a.size if a.size > 0 else 1)
-                self.bounds_only += fn in ("rd_bounds", "wr_private", "rd_param")
+                self.bounds_only += fn in ("rd_bounds", "wr_private", "rd_param") or fn.endswith("_own")
         for at in prog.atomics:
             if at.function not in reach or at.address is None:
                 continue
@@ -141,13 +167,6 @@ class HiracePlanner:
                 plan.wrap(b.span, "(", ", ::hirace::after_block_barrier())", "hirace __syncthreads clock")
             else:
                 plan.wrap(b.span, "::hirace::after_block_barrier_value(", ")", f"hirace {b.name} clock")
-        # each kernel starts by clearing its block's clocks and shared shadow where the launch keeps
-        # them in shared memory; a launch may ask for that area only when every kernel of its
-        # name has this entry and the launch's shared-memory argument can be extended
-        entered: dict[str, bool] = {}
-        for k in prog.kernels if self.shared_area else ():
-            ok = plan.insert(k.body, k.body.start + 1, " ::hirace::block_entry();", f"hirace entry of {k.name}")
-            entered[k.name] = entered.get(k.name, True) and ok
         for ls in prog.launches:
             s = src(ls.span.file)
             cfg = [s.text(x.start, x.end) for x in ls.config_args]
@@ -202,14 +221,17 @@ def _quiet_args(ls, s, found, unit) -> str:
         return ""
     kp = found[0]
     args = [s.text(x.start, x.end).strip() for x in ls.args]
-    for i in kp.candidates + kp.written:
+    for i in kp.bits + kp.written + kp.pointers:
         x = ls.args[i]
         if not _PLAIN_ARG.fullmatch(args[i]) or "++" in args[i] or "--" in args[i] or any(
                 m.span.start < x.end and x.start < m.span.end for m in unit.macro_expansions.get(x.file, ())):
             return ""
-    read = ", ".join(f"::hirace::host::arg_address({args[i]})" for i in kp.candidates)
-    written = ", ".join(f"::hirace::host::arg_address({args[i]})" for i in kp.written)
-    return f"::hirace::host::quiet_params({{{read}}}, {{{written}}}), "
+    addr = lambda ps: ", ".join(f"::hirace::host::arg_address({args[i]})" for i in ps)  # noqa: E731
+    if not kp.own:
+        return f"::hirace::host::quiet_params({{{addr(kp.bits)}}}, {{{addr(kp.written)}}}), "
+    own = sum(1 << b for b, i in enumerate(kp.bits) if i not in kp.candidates)
+    return (f"::hirace::host::quiet_params({{{addr(kp.bits)}}}, {{{addr(kp.written)}}}, "
+            f"{{{addr(kp.pointers)}}}, {own}u), ")
 
 
 def _bounds(a, src) -> str:

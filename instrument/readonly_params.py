@@ -1,16 +1,25 @@
-"""Kernel parameters a kernel only reads through.
+"""Kernel parameters whose accesses cannot race in a launch, given what the launch passes.
 
 A read of global memory races only with a write to the same buffer in the same launch. When a
 kernel writes nowhere but through some of its pointer parameters (no store through another
 pointer, no `__device__` variable, no device function that writes), a read `p[i]` through a
 parameter `p` it never writes through, nor changes, races with nothing in a launch whose written
-parameters point into other buffers than p's. Which buffers they point into is known only at the
-launch: the planner passes the argument values there (hirace/host.h `quiet_params`), and the host
-tells the kernel which of its read-only parameters are quiet in this launch.
+parameters point into other buffers than p's (a read-only parameter).
 
-`readonly_params(prog)` gives, per kernel, the parameters whose reads may be quiet (candidates)
-and the parameters the kernel writes through, by position; a kernel that writes anywhere else has
-none.
+A parameter whose every access is `p[E]` with one index E that gives each thread its own element
+(own_index.py: `out[blockIdx.x * blockDim.x + threadIdx.x]`) races with nothing either, in a
+launch where no other pointer argument points into p's buffer and E differs between threads: for
+that, the kernel must also read nowhere but through its pointer parameters, and name p nowhere else
+(an own parameter). A store through a pointer loaded from memory (`nodes[i].next[j] = v`) is not a
+store through a parameter.
+
+Which buffers the arguments point into is known only at the launch: the planner passes the argument
+values there (hirace/host.h `quiet_params`), and the host tells the kernel which of these
+parameters are quiet in this launch (one bit each, read-only parameters first).
+
+`readonly_params(prog)` gives, per kernel, the read-only candidates, the own candidates with their
+index forms, the parameters the kernel writes through and all its pointer parameters, by position;
+a kernel that writes anywhere else has none.
 """
 from __future__ import annotations
 
@@ -18,7 +27,10 @@ from dataclasses import dataclass
 
 from clang import cindex
 
+import re
+
 from .intervals import KernelFacts, _inside
+from .own_index import LinearForm, Scope, linear_form
 from .query import Function, Program
 
 CK = cindex.CursorKind
@@ -28,10 +40,41 @@ MAX_CANDIDATES = 8   # hirace/runtime.h kQuietParams
 
 
 @dataclass(frozen=True)
+class OwnParam:
+    position: int
+    form: LinearForm              # the index of every access through it
+
+
+@dataclass(frozen=True)
 class KernelParams:
     kernel: Function
     candidates: tuple[int, ...]   # parameter positions whose reads may be quiet, in bit order
     written: tuple[int, ...]      # parameter positions the kernel writes through
+    own: tuple[OwnParam, ...] = ()    # own candidates; their bits follow the read-only ones'
+    pointers: tuple[int, ...] = ()    # every pointer parameter (given where there are own candidates)
+
+    @property
+    def bits(self) -> tuple[int, ...]:
+        """Parameter positions in bit order: read-only candidates, then own candidates."""
+        return self.candidates + tuple(o.position for o in self.own)
+
+
+def direct(text: str, base: str) -> bool:
+    """Does an access expression reach memory through `base` itself (`p[i]`, `p[i].f`, `*p`,
+    `p->f`), not through a pointer loaded from there (`p[i].next[j]`, `p->q[0]`)?"""
+    t = re.sub(r"\s+", "", text)
+    b = re.escape(base)
+    if re.fullmatch(rf"(\*{b}|{b}->\w+|\(\*{b}\)\.\w+)(\.\w+)*", t):
+        return True
+    if not t.startswith(base + "["):
+        return False
+    depth, i = 0, len(base)
+    for i in range(len(base), len(t)):
+        depth += t[i] == "["
+        depth -= t[i] == "]"
+        if depth == 0:
+            break
+    return depth == 0 and re.fullmatch(r"(\.\w+)*", t[i + 1:]) is not None
 
 
 def _kernel(an: KernelFacts, k: Function) -> KernelParams | None:
@@ -46,16 +89,17 @@ def _kernel(an: KernelFacts, k: Function) -> KernelParams | None:
     # a parameter the kernel changes (`p = ...`, `p += 4`, `++p`) no longer names the launch's buffer
     changed = an.changed(body)
     index = {name: i for i, name in enumerate(k.params)}
+    inside = [a for a in p.accesses if _inside(a.span, body)]
     written: set[int] = set()
-    for a in p.accesses:
-        if not _inside(a.span, body) or a.kind == "read":
+    for a in inside:
+        if a.kind == "read":
             continue
         if a.space == "global":
             return None                  # a __device__ variable: a parameter may point to it
         if a.space == "shared":
             continue
-        if a.space == "constant" or a.base not in index or a.base in changed:
-            return None                  # through a pointer the kernel made itself
+        if a.space == "constant" or a.base not in index or a.base in changed or not direct(a.text, a.base):
+            return None                  # through a pointer the kernel made or loaded
         written.add(index[a.base])
     for at in p.atomics:
         if not _inside(at.span, body):
@@ -66,20 +110,62 @@ def _kernel(an: KernelFacts, k: Function) -> KernelParams | None:
         if base not in index or base in changed:
             return None
         written.add(index[base])
+    reads_elsewhere = False              # a read that may reach a parameter's buffer by another way
     for c in cur.walk_preorder():
-        if c.kind == CK.CALL_EXPR and any(an._callee_effects(c)[:2]):
-            return None                  # a callee that writes (or synchronises): not followed
+        if c.kind == CK.CALL_EXPR:
+            syncs, writes, reads = an._callee_effects(c)
+            if syncs or writes:
+                return None              # a callee that writes (or synchronises): not followed
+            reads_elsewhere |= reads
         if c.kind == CK.ASM_STMT:
             return None
     if any(_inside(sp, body) for sp in p.nested_bodies):
         return None
-    read_through = {a.base for a in p.accesses if _inside(a.span, body) and a.kind == "read"
-                    and a.bound == "pointer" and a.base in index}
+    read_through = {a.base for a in inside if a.kind == "read" and a.bound == "pointer" and a.base in index}
     candidates = [i for i, c in enumerate(parms) if c.spelling in read_through and i not in written
                   and c.spelling not in changed and c.type.get_canonical().kind == TK.POINTER]
-    if not candidates:
+    candidates = candidates[:MAX_CANDIDATES]
+    reads_elsewhere |= any(a.space == "global" or (a.space == "pointer" and (
+        a.base not in index or a.base in changed or not direct(a.text, a.base))) for a in inside)
+    own = [] if reads_elsewhere else _own(an, k, cur, parms, sorted(written), inside, changed)
+    own = own[:MAX_CANDIDATES - len(candidates)]
+    if not candidates and not own:
         return None
-    return KernelParams(k, tuple(candidates[:MAX_CANDIDATES]), tuple(sorted(written)))
+    pointers = tuple(i for i, c in enumerate(parms) if c.type.get_canonical().kind == TK.POINTER)
+    return KernelParams(k, tuple(candidates), tuple(sorted(written)), tuple(own), pointers if own else ())
+
+
+def _own(an: KernelFacts, k: Function, cur, parms, written: list[int], inside, changed) -> list[OwnParam]:
+    """The written parameters whose every access is `p[E]` with one index E of each thread's own
+    element (and which the kernel names nowhere else)."""
+    unit = an.p.unit
+    text = unit.source(k.body.file).text(k.body.start, k.body.end)
+    subscripts = {}
+    for c in cur.walk_preorder():
+        if c.kind == CK.ARRAY_SUBSCRIPT_EXPR:
+            sp = unit.span_of(c)
+            if sp is not None:
+                subscripts[(sp.start, sp.end)] = c
+    scope = Scope(unit, cur, text, changed)
+    found = []
+    for i in written:
+        name = parms[i].spelling
+        if name in changed or parms[i].type.get_canonical().kind != TK.POINTER:
+            continue
+        mine = [a for a in inside if a.base == name]
+        if not mine or len(re.findall(rf"(?<![\w.>]){re.escape(name)}\b", text)) != len(mine):
+            continue                     # named elsewhere: passed on, offset, atomics, address taken
+        forms = []
+        for a in mine:
+            c = subscripts.get((a.span.start, a.span.end))
+            kids = list(c.get_children()) if c is not None else []
+            if a.bound != "pointer" or len(kids) != 2 or re.sub(r"\s+", "", a.text) != \
+                    re.sub(r"\s+", "", scope.text(kids[0])) + "[" + re.sub(r"\s+", "", scope.text(kids[1])) + "]":
+                break
+            forms.append(linear_form(kids[1], scope))
+        if len(forms) == len(mine) and None not in forms and len({f.key() for f in forms}) == 1:
+            found.append(OwnParam(i, forms[0]))
+    return found
 
 
 def readonly_params(prog: Program, an: KernelFacts | None = None) -> dict[tuple[str, int], KernelParams]:

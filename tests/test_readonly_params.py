@@ -7,6 +7,9 @@ import json
 import pytest
 
 from conftest import CUDA
+from runtime import include_dir
+
+RUNTIME_INCLUDE = include_dir()
 from instrument.parse import parse_file
 from instrument.query import query
 from instrument.readonly_params import readonly_params
@@ -79,7 +82,10 @@ int main() {
     text = (tmp_path / "i" / "p.cu").read_text()
     assert "::hirace::rd_param(&(in[threadIdx.x]), 1u, in, 0u)" in text
     assert text.count("::hirace::host::quiet_params(") == 1
-    assert "quiet_params({::hirace::host::arg_address(a + 8)}, {::hirace::host::arg_address(b)})" in text
+    # in: read-only (bit 0); out: out[threadIdx.x] is each thread's own element (bit 1, own mask 2)
+    assert "quiet_params({::hirace::host::arg_address(a + 8), ::hirace::host::arg_address(b)}, " \
+           "{::hirace::host::arg_address(b)}, {::hirace::host::arg_address(a + 8), " \
+           "::hirace::host::arg_address(b)}, 2u)" in text
 
 
 @pytest.mark.parametrize("flag", ["--quiet-reads", "--no-quiet-reads"])
@@ -93,3 +99,108 @@ def test_a_read_only_parameter_is_checked_when_a_written_one_shares_its_buffer(r
     doc = json.loads(out.read_text())
     assert [(x["launch"], x["site"]["line"], x["kind"]) for x in doc["races"]] == [(1, 9, "read-write")]
     assert [(m["launch"], m["site"]["line"], m["offset"]) for m in doc["memory_errors"]] == [(0, 9, 256), (2, 9, 256)]
+
+
+# ---------------------------------------------------------------- own parameters (instrument/own_index.py)
+
+def owned(tmp_path, body: str) -> dict[str, list[tuple[str, str]]]:
+    src = tmp_path / "k.cu"
+    src.write_text(HEAD + "#define BS 16\n" + body)
+    found = readonly_params(query(parse_file(src)))
+    return {kp.kernel.name: [(kp.kernel.params[o.position], "::hirace::own_index(" + ", ".join(o.form.values()) + ")")
+                             for o in kp.own]
+            for kp in found.values() if kp.own}
+
+
+def test_an_index_of_coordinates_times_uniform_coefficients_makes_an_own_parameter(tmp_path):
+    got = owned(tmp_path, """
+__global__ void srad(float *c, const float *j, int cols, int n) {
+  int tx = threadIdx.x, ty = threadIdx.y;
+  int index = cols * BS * blockIdx.y + BS * blockIdx.x + cols * ty + tx;
+  c[index] = j[index] * 2;
+  c[index] += 1;
+}
+__global__ void line(float *out, int n) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x - n / 2;
+  out[i] = 0;
+}""")
+    assert got == {
+        "srad": [("c", "::hirace::own_index((1ll), ((long long)(cols)), 0ll, ((long long)(BS)), "
+                       "((long long)(BS) * (long long)(cols)), 0ll, 0ll)")],
+        "line": [("out", "::hirace::own_index((1ll), 0ll, 0ll, ((long long)(blockDim.x)), 0ll, 0ll, "
+                         "(- (long long)(n / 2)))")]}
+
+
+@pytest.mark.parametrize("code", [
+    "out[i] = 1; out[i + 1] = 2;",                 # two indices: a thread writes its neighbour's element
+    "for (int j = 0; j < 2; ++j) out[i + j] = 0;",  # a loop variable
+    "out[i * i] = 0;",                              # not a sum of coordinates
+    "out[threadIdx.x + (short)n] = 0;",             # a narrower type may wrap
+    "out[(size_t)(blockIdx.x * blockDim.x) + threadIdx.x] = 0;",   # a part wrapped at 32 bits, then widened
+    "out[i] = 0; put(out);",                        # named elsewhere (put only reads)
+    "out[i] = 0; atomicAdd(&out[0], 1.f);",         # an atomic through it
+    "out[i] = in[0];  int *q = (int *)in; out[i] += q[1];",   # a read through a pointer the kernel made
+    "out[k] = 0;",                                  # a local that changes
+    "out[i] = 0; n = 3; out[i + n] = 0;",           # a parameter that changes
+])
+def test_no_own_parameter_where_threads_may_meet_or_the_kernel_reaches_it_otherwise(tmp_path, code):
+    assert owned(tmp_path, OWN_KERNEL % "out[i] = in[i]; out[i] += 1;") == {"k": [(
+        "out", "::hirace::own_index((1ll), 0ll, 0ll, ((long long)(blockDim.x)), 0ll, 0ll, 0ll)")]}
+    assert owned(tmp_path, OWN_KERNEL % code) == {}
+
+
+OWN_KERNEL = """
+__device__ float put(const float *p) { return p[1]; }
+__global__ void k(float *out, const float *in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int k = i;
+  k += 1;
+  %s
+}"""
+
+
+def test_own_index_decides_from_the_launch_shape(run_cli, tmp_path):
+    """hirace/runtime.h own_index on the cpu backend: distinct indices for every thread, or not."""
+    src = tmp_path / "shapes.cu"
+    src.write_text("""#include <cstdio>
+#include "hirace/runtime.h"
+__global__ void probe(long long ctx, long long cty, long long cbx, long long cby) {
+  if (threadIdx.x + threadIdx.y + blockIdx.x + blockIdx.y == 0)
+    printf("%d", (int)::hirace::own_index(ctx, cty, 0, cbx, cby, 0, -7));
+}
+int main() {
+  probe<<<4, 32>>>(1, 0, 32, 0);                       // 32 * bx + tx: own
+  probe<<<4, 32>>>(1, 0, 16, 0);                       // the blocks overlap
+  probe<<<4, dim3(8, 2)>>>(1, 0, 16, 0);               // ty varies and is not in the index
+  probe<<<dim3(2, 3), dim3(8, 2)>>>(1, 8, 16, 32);     // two dimensions: own
+  probe<<<dim3(2, 3), dim3(8, 2)>>>(-1, 8, -16, 32);   // negative coefficients: own
+  probe<<<dim3(2, 3), dim3(8, 2)>>>(1, 8, 16, 31);     // the last rows overlap
+  probe<<<4, 32>>>(1, 0, 1 << 29, 0);                  // spread over 3 * 2^29 + 31: own
+  probe<<<4, 32>>>(1, 0, 1 << 30, 0);                  // spread past 2^31
+  probe<<<1, 1>>>(0, 0, 0, 0);                         // one thread: own
+  cudaDeviceSynchronize();
+  printf("\\n");
+  return 0;
+}""")
+    r = run_cli("instrument.run", "--backend", "cpu", "-I", RUNTIME_INCLUDE, src)
+    assert r.returncode == 0 and r.stdout == "100110101\n", r.stderr
+
+
+@pytest.mark.parametrize("flag", ["--quiet-reads", "--no-quiet-reads"])
+def test_own_parameters_are_checked_where_threads_meet_or_buffers_are_shared(run_cli, tmp_path, flag):
+    """engine/own_index.cu: nothing in the launch of fitting blocks; the write-write race of the wider
+    blocks, the read-write races of one buffer passed twice and the write past the end are found,
+    alike with and without the quiet checks."""
+    out = tmp_path / "r.json"
+    src = CUDA / "engine" / "own_index.cu"
+    r = run_cli("hirace.cli", "run", "--backend", "cpu", flag, "--format", "json", "--output", out, src)
+    assert r.returncode == 1 and r.stdout == "done\n", r.stderr
+    doc = json.loads(out.read_text())
+    assert sorted((x["launch"], x["site"]["line"], x["kind"]) for x in doc["races"]) == [
+        (1, 12, "write-write"), (2, 12, "read-write"), (2, 12, "read-write"), (2, 13, "read-write")]
+    assert [(m["launch"], m["site"]["line"], m["offset"]) for m in doc["memory_errors"]] == [(3, 12, 1024), (3, 13, 1024)]
+    if flag == "--quiet-reads":
+        ins = run_cli("hirace.cli", "instrument", "-o", tmp_path / "i", src)
+        text = (tmp_path / "i" / "own_index.cu").read_text()
+        assert text.count("::hirace::wr_own(") == 1 and text.count("::hirace::rmw_own(") == 1
+        assert text.count("::hirace::rd_param(") == 2 and "const bool __hirace_own0 = ::hirace::own_index(" in text

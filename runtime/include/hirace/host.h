@@ -556,13 +556,16 @@ template <class S> inline bool in_order_stream(const S &stream) {
     return false;
 }
 
-// The next launch's argument values for its kernel's read-only parameters and for the parameters
-// it writes through (see runtime.h rd_param), given by quiet_params just before before_launch.
+// The next launch's argument values for its kernel's quiet candidates (read-only parameters, then
+// own parameters: see runtime.h rd_param and rd_own), for the parameters it writes through and, where
+// it has own candidates (bits in `own`), for all its pointer parameters, given by quiet_params just
+// before before_launch.
 struct QuietArgs {
-  unsigned nread = 0, nwritten = 0;
-  bool known = false;   // every written argument is a known pointer
-  const void *read[kQuietParams];
+  unsigned ncand = 0, nwritten = 0, npointers = 0, own = 0;
+  bool known = false;   // every written (and pointer) argument is a known pointer
+  const void *cand[kQuietParams];
   const void *written[32];
+  const void *pointers[32];
 };
 inline QuietArgs &pending_quiet() {
   static thread_local QuietArgs q;
@@ -574,14 +577,20 @@ struct ArgAddress {
 };
 template <class T> inline ArgAddress arg_address(T *p) { return {(const void *)p, true}; }
 template <class T> inline ArgAddress arg_address(const T &) { return {nullptr, false}; }
-inline void quiet_params(std::initializer_list<ArgAddress> read, std::initializer_list<ArgAddress> written) {
+inline void quiet_params(std::initializer_list<ArgAddress> cand, std::initializer_list<ArgAddress> written,
+                         std::initializer_list<ArgAddress> pointers = {}, unsigned own = 0) {
   QuietArgs q;
-  q.known = written.size() <= 32;
-  for (const ArgAddress &a : read)
-    if (q.nread < kQuietParams) q.read[q.nread++] = a.known ? a.p : nullptr;
+  q.known = written.size() <= 32 && pointers.size() <= 32;
+  q.own = own;
+  for (const ArgAddress &a : cand)
+    if (q.ncand < kQuietParams) q.cand[q.ncand++] = a.known ? a.p : nullptr;
   for (const ArgAddress &a : written) {
     q.known = q.known && a.known;
     if (q.nwritten < 32) q.written[q.nwritten++] = a.p;
+  }
+  for (const ArgAddress &a : pointers) {
+    q.known = q.known && a.known;
+    if (q.npointers < 32) q.pointers[q.npointers++] = a.p;
   }
   pending_quiet() = q;
 }
@@ -596,18 +605,26 @@ inline int buffer_at(const void *p) {
   return -1;
 }
 // The launch state's quiet_params mask and bounds from the argument values quiet_params gave (none
-// given: no parameter is quiet), which are then forgotten
+// given: no parameter is quiet), which are then forgotten. A read-only candidate is quiet where no
+// written argument points into its buffer; an own candidate where no other pointer argument does.
 inline void take_quiet_args(LaunchState &L) {
   State &s = state();
   const QuietArgs quiet = pending_quiet();
   pending_quiet() = QuietArgs{};
   if (!quiet.known) return;
-  int written[32];   // the buffers the written parameters point into
+  int written[32], pointers[32];   // the buffers the written (and all pointer) arguments point into
   for (unsigned j = 0; j < quiet.nwritten; ++j) written[j] = quiet.written[j] ? buffer_at(quiet.written[j]) : -1;
-  for (unsigned i = 0; i < quiet.nread; ++i) {
-    int b = quiet.read[i] ? buffer_at(quiet.read[i]) : -1;
+  for (unsigned j = 0; j < quiet.npointers; ++j) pointers[j] = quiet.pointers[j] ? buffer_at(quiet.pointers[j]) : -1;
+  for (unsigned i = 0; i < quiet.ncand; ++i) {
+    int b = quiet.cand[i] ? buffer_at(quiet.cand[i]) : -1;
     bool shared = b < 0;
-    for (unsigned j = 0; j < quiet.nwritten && !shared; ++j) shared = written[j] == b;
+    if (quiet.own >> i & 1u) {
+      unsigned holders = 0;   // the candidate itself is one of the pointer arguments
+      for (unsigned j = 0; j < quiet.npointers; ++j) holders += pointers[j] == b;
+      shared = shared || holders != 1;
+    } else {
+      for (unsigned j = 0; j < quiet.nwritten && !shared; ++j) shared = written[j] == b;
+    }
     if (shared) continue;
     L.quiet_params |= 1u << i;
     L.quiet_lo[i] = (unsigned long long)s.buffers[b].base;

@@ -106,8 +106,9 @@ constexpr unsigned long long kDynamicShared = ~0ull;
 // atomic goes to a scratch area (larger accesses cannot be diverted and go ahead)
 constexpr unsigned kSinkBytes = 1024;
 
-// Read-only kernel parameters whose buffer no written parameter shares in a launch (see
-// instrument/readonly_params.py and host.h quiet_params): at most this many per kernel
+// Kernel parameters whose accesses may be quiet in a launch, given the buffers its arguments point
+// into (read-only and own parameters: instrument/readonly_params.py and host.h quiet_params): at
+// most this many per kernel
 constexpr unsigned kQuietParams = 8;
 
 // Everything a launch's instrumented code reads; copied into each translation
@@ -146,8 +147,9 @@ struct LaunchState {
   unsigned smem_sites;                // smem mode: the shared window's site slots follow the shadow in the area
   unsigned long long area_offset;
   unsigned long long shared_floor;    // bytes of the shared window below the program's variables
-  // bit i: the kernel's i-th read-only parameter points into a buffer, [quiet_lo[i], quiet_hi[i]),
-  // that no parameter it writes through points into in this launch: its reads there cannot race
+  // bit i: the kernel's i-th quiet candidate points into a buffer, [quiet_lo[i], quiet_hi[i]), that
+  // no parameter it writes through (a read-only parameter) or no other parameter at all (an own
+  // parameter) points into in this launch: its accesses there cannot race
   unsigned quiet_params;
   unsigned long long quiet_lo[kQuietParams], quiet_hi[kQuietParams];
 };
@@ -474,6 +476,54 @@ template <class T> CCTK_D inline T *rd_param(T *p, unsigned site, const volatile
   unsigned long long a = (unsigned long long)p;
   if ((L.quiet_params >> bit & 1u) && a >= L.quiet_lo[bit] && a + sizeof(T) <= L.quiet_hi[bit]) return p;
   return checked(p, site, fsm::kRead, L.sink_read, base, 0);
+}
+// Is c_tx * threadIdx.x + ... + c_bz * blockIdx.z a different number for each thread of this
+// launch, within a range narrower than 2^31 (so that the program's own arithmetic, modulo 2^32 or
+// 2^64, keeps the numbers apart whatever the offset)? Mixed radix: with the coordinates that take
+// more than one value sorted by |c|, each |c| exceeds the largest sum the smaller ones reach. The
+// offset is the same for every thread; it is taken only to evaluate it as the program writes it.
+CCTK_D inline bool own_index(long long c_tx, long long c_ty, long long c_tz, long long c_bx, long long c_by,
+                             long long c_bz, long long) {
+  long long c[6] = {c_tx, c_ty, c_tz, c_bx, c_by, c_bz};
+  long long n[6] = {blockDim.x, blockDim.y, blockDim.z, gridDim.x, gridDim.y, gridDim.z};
+  int k = 0;
+  for (int i = 0; i < 6; ++i) {
+    if (n[i] <= 1) continue;
+    long long a = c[i] < 0 ? -c[i] : c[i], m = n[i];
+    if (a == 0 || a >= (1ll << 31)) return false;
+    int j = k++;   // insertion by |c| into c[0..k), n[0..k) (k <= i: nothing unread is overwritten)
+    for (; j > 0 && c[j - 1] > a; --j) {
+      c[j] = c[j - 1];
+      n[j] = n[j - 1];
+    }
+    c[j] = a;
+    n[j] = m;
+  }
+  long long reach = 0;   // the largest sum of the smaller terms
+  for (int j = 0; j < k; ++j) {
+    if (c[j] <= reach) return false;
+    reach += c[j] * (n[j] - 1);
+    if (reach >= (1ll << 31)) return false;
+  }
+  return true;
+}
+// An access through an own parameter `base` (the `bit`-th quiet candidate: every access to it in
+// the kernel has one index, which gives each thread its own element when `own`): in a launch where
+// the parameter is quiet and the index is own, only the bounds of its buffer are checked, inline.
+template <class T> CCTK_D inline bool own_quiet(T *p, unsigned bit, bool own) {
+  const LaunchState &L = g_launch;
+  unsigned long long a = (unsigned long long)p;
+  return own && (L.quiet_params >> bit & 1u) && a >= L.quiet_lo[bit] && a + sizeof(T) <= L.quiet_hi[bit];
+}
+template <class T> CCTK_D inline T *rd_own(T *p, unsigned site, const volatile void *base, unsigned bit, bool own) {
+  return own_quiet(p, bit, own) ? p : checked(p, site, fsm::kRead, g_launch.sink_read, base, 0);
+}
+template <class T> CCTK_D inline T *wr_own(T *p, unsigned site, const volatile void *base, unsigned bit, bool own) {
+  return own_quiet(p, bit, own) ? p : checked(p, site, fsm::kWrite, g_launch.sink_write, base, 0);
+}
+template <class T> CCTK_D inline T *rmw_own(T *p, unsigned site, const volatile void *base, unsigned bit, bool own) {
+  if (own_quiet(p, bit, own)) return p;
+  return check((const void *)p, sizeof(T), site, fsm::kRead, base, 0, true) ? p : diverted(p, g_launch.sink_write);
 }
 template <class T> CCTK_D inline T *wr(T *p, unsigned site, const volatile void *base = nullptr,
                                        unsigned long long bytes = 0) {
