@@ -100,14 +100,18 @@ class HiracePlanner:
         param_bit: dict[tuple, tuple[int, str | None]] = {}
         for kp in params.values():
             body = kp.kernel.body
-            own_var = {}
+            own_var, by_form = {}, {}   # parameters with one index form share its variable
             for o in kp.own:
-                var = f"__hirace_own{len(self.own_vars)}"
-                cond = f"::hirace::own_index({', '.join(o.form.values())})"
-                if plan.insert(body, body.start + 1, f" const bool {var} = {cond};",
-                               f"hirace own index of {kp.kernel.params[o.position]}"):
-                    own_var[kp.kernel.params[o.position]] = var
+                var = by_form.get(o.form.key())
+                if var is None:
+                    var = f"__hirace_own{len(self.own_vars)}"
+                    cond = f"::hirace::own_index({', '.join(o.form.values())})"
+                    if not plan.insert(body, body.start + 1, f" const bool {var} = {cond};",
+                                       f"hirace own index of {kp.kernel.params[o.position]}"):
+                        continue
+                    by_form[o.form.key()] = var
                     self.own_vars.append(var)
+                own_var[kp.kernel.params[o.position]] = var
             for bit, i in enumerate(kp.bits):
                 name = kp.kernel.params[i]
                 own = i not in kp.candidates

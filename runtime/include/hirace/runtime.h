@@ -479,33 +479,37 @@ template <class T> CCTK_D inline T *rd_param(T *p, unsigned site, const volatile
 }
 // Is c_tx * threadIdx.x + ... + c_bz * blockIdx.z a different number for each thread of this
 // launch, within a range narrower than 2^31 (so that the program's own arithmetic, modulo 2^32 or
-// 2^64, keeps the numbers apart whatever the offset)? Mixed radix: with the coordinates that take
-// more than one value sorted by |c|, each |c| exceeds the largest sum the smaller ones reach. The
-// offset is the same for every thread; it is taken only to evaluate it as the program writes it.
+// 2^64, keeps the numbers apart whatever the offset)? Mixed radix: taking the coordinates that vary
+// (extent above 1) by |c|, each |c| exceeds the largest sum the smaller ones reach (ties ordered by
+// position). Computed once per thread at the kernel's entry, in registers (constant indices only:
+// a sort with computed indices put its arrays in local memory and cost srad_v2 ten times its own
+// instructions). The offset is the same for every thread; it is taken only to evaluate it as the
+// program writes it.
 CCTK_D inline bool own_index(long long c_tx, long long c_ty, long long c_tz, long long c_bx, long long c_by,
                              long long c_bz, long long) {
-  long long c[6] = {c_tx, c_ty, c_tz, c_bx, c_by, c_bz};
-  long long n[6] = {blockDim.x, blockDim.y, blockDim.z, gridDim.x, gridDim.y, gridDim.z};
-  int k = 0;
+  const long long c[6] = {c_tx, c_ty, c_tz, c_bx, c_by, c_bz};
+  const long long n[6] = {blockDim.x, blockDim.y, blockDim.z, gridDim.x, gridDim.y, gridDim.z};
+  long long a[6], span[6];   // |c|, and the range a coordinate's term spans (0 where it does not vary)
+  bool ok = true;
+#pragma unroll
   for (int i = 0; i < 6; ++i) {
-    if (n[i] <= 1) continue;
-    long long a = c[i] < 0 ? -c[i] : c[i], m = n[i];
-    if (a == 0 || a >= (1ll << 31)) return false;
-    int j = k++;   // insertion by |c| into c[0..k), n[0..k) (k <= i: nothing unread is overwritten)
-    for (; j > 0 && c[j - 1] > a; --j) {
-      c[j] = c[j - 1];
-      n[j] = n[j - 1];
-    }
-    c[j] = a;
-    n[j] = m;
+    a[i] = c[i] < 0 ? -c[i] : c[i];
+    bool varies = n[i] > 1;
+    ok = ok && (!varies || (a[i] != 0 && a[i] < (1ll << 31)));
+    span[i] = varies && a[i] < (1ll << 31) ? a[i] * (n[i] - 1) : 0;
+    ok = ok && span[i] < (1ll << 31);
   }
-  long long reach = 0;   // the largest sum of the smaller terms
-  for (int j = 0; j < k; ++j) {
-    if (c[j] <= reach) return false;
-    reach += c[j] * (n[j] - 1);
-    if (reach >= (1ll << 31)) return false;
+  long long total = 0;
+#pragma unroll
+  for (int i = 0; i < 6; ++i) {
+    long long below = 0;
+#pragma unroll
+    for (int j = 0; j < 6; ++j)
+      if (j != i && (a[j] < a[i] || (a[j] == a[i] && j < i))) below += span[j];
+    ok = ok && (n[i] <= 1 || a[i] > below);
+    total += span[i];
   }
-  return true;
+  return ok && total < (1ll << 31);
 }
 // An access through an own parameter `base` (the `bit`-th quiet candidate: every access to it in
 // the kernel has one index, which gives each thread its own element when `own`): in a launch where
