@@ -337,7 +337,7 @@ CCTK_D inline void log_out_of_bounds(const MemRecord &m) {
 // instruction cache holds (a 32x32 tiled matrix product ran 58 times slower inlined on an H100).
 // Benchmarks only (bench/hirace_overhead/variants.py): stop the check early, to measure what its
 // parts cost. 1: after the enabled test; 2: after locating the access; 3: everything but the shadow
-// update. 0 (the default): the whole check.
+// update; 4: own_index taken as true without its test. 0 (the default): the whole check.
 #ifndef HIRACE_BENCH_CUT
 #define HIRACE_BENCH_CUT 0
 #endif
@@ -487,6 +487,7 @@ template <class T> CCTK_D inline T *rd_param(T *p, unsigned site, const volatile
 // program writes it.
 CCTK_D inline bool own_index(long long c_tx, long long c_ty, long long c_tz, long long c_bx, long long c_by,
                              long long c_bz, long long) {
+  if (HIRACE_BENCH_CUT == 4) return true;   // benchmarks only: what the test costs
   const long long c[6] = {c_tx, c_ty, c_tz, c_bx, c_by, c_bz};
   const long long n[6] = {blockDim.x, blockDim.y, blockDim.z, gridDim.x, gridDim.y, gridDim.z};
   long long a[6], span[6];   // |c|, and the range a coordinate's term spans (0 where it does not vary)
