@@ -54,6 +54,18 @@ __global__ void k(const int *in, int *out) {
 }""" % code) == {}
 
 
+def test_a_store_through_a_pointer_loaded_from_a_parameter_is_not_a_store_through_it(tmp_path):
+    """nodes[i].next may point into in's buffer: its store is a store anywhere, and no read is quiet;
+    a store into the element itself (nodes[i].v) is a store through nodes."""
+    body = """
+struct Node { int *next; int v; };
+__global__ void k(Node *nodes, const int *in) {
+  %s = in[threadIdx.x];
+}"""
+    assert params(tmp_path, body % "nodes[threadIdx.x].next[0]") == {}
+    assert params(tmp_path, body % "nodes[threadIdx.x].v") == {"k": (["in"], ["nodes"])}
+
+
 def test_a_parameter_the_kernel_changes_or_writes_is_no_candidate(tmp_path):
     assert params(tmp_path, """
 __global__ void k(const int *a, const int *b, int *c, int *d) {
