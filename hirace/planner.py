@@ -114,7 +114,7 @@ class HiracePlanner:
                 own_var[kp.kernel.params[o.position]] = var
             for bit, i in enumerate(kp.bits):
                 name = kp.kernel.params[i]
-                own = i not in kp.candidates
+                own = bool(kp.own_mask >> bit & 1)
                 if own and name not in own_var:
                     continue
                 for a in prog.accesses:
@@ -233,9 +233,8 @@ def _quiet_args(ls, s, found, unit) -> str:
     addr = lambda ps: ", ".join(f"::hirace::host::arg_address({args[i]})" for i in ps)  # noqa: E731
     if not kp.own:
         return f"::hirace::host::quiet_params({{{addr(kp.bits)}}}, {{{addr(kp.written)}}}), "
-    own = sum(1 << b for b, i in enumerate(kp.bits) if i not in kp.candidates)
     return (f"::hirace::host::quiet_params({{{addr(kp.bits)}}}, {{{addr(kp.written)}}}, "
-            f"{{{addr(kp.pointers)}}}, {own}u), ")
+            f"{{{addr(kp.pointers)}}}, {kp.own_mask}u), ")
 
 
 def _bounds(a, src) -> str:

@@ -438,7 +438,11 @@ def _thread_index_names(cur: cindex.Cursor, body: Span, changed: set[str], prog:
             if value in names and len(value) > 1:
                 names[c.spelling] = names[value]
     for name in list(names):
-        if "." not in name and (seen.get(name, 0) != 1 or name in changed or
-                                re.search(r"(?<!&)&\s*" + re.escape(name) + r"\b", text)):
+        if "." not in name and (seen.get(name, 0) != 1 or name in changed or address_taken(name, text)):
             del names[name]
     return names
+
+
+def address_taken(name: str, text: str) -> bool:
+    """Does `text` take the address of `name` (`&name`, not `a && name`)? Then a pointer may change it."""
+    return re.search(r"(?<!&)&\s*" + re.escape(name) + r"\b", text) is not None

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from clang import cindex
 
+from .intervals import address_taken
 from .parse import ParsedUnit
 
 CK = cindex.CursorKind
@@ -98,7 +99,7 @@ class Scope:
         """The initializer of a local integer variable declared once, never changed nor addressed."""
         name = decl.spelling
         if (self.decls.get(name) != 1 or name in self.changed or decl.type.get_canonical().kind not in _INTS
-                or re.search(r"&\s*" + re.escape(name) + r"\b", self.body_text.replace("&&", "  "))):
+                or address_taken(name, self.body_text)):
             raise _NotLinear
         init = [k for k in decl.get_children() if k.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF)]
         if len(init) != 1:

@@ -58,6 +58,11 @@ class KernelParams:
         """Parameter positions in bit order: read-only candidates, then own candidates."""
         return self.candidates + tuple(o.position for o in self.own)
 
+    @property
+    def own_mask(self) -> int:
+        """The bits of the own candidates."""
+        return sum(1 << b for b in range(len(self.candidates), len(self.bits)))
+
 
 def direct(text: str, base: str) -> bool:
     """Does an access expression reach memory through `base` itself (`p[i]`, `p[i].f`, `*p`,
