@@ -337,7 +337,11 @@ CCTK_D inline void log_out_of_bounds(const MemRecord &m) {
 // instruction cache holds (a 32x32 tiled matrix product ran 58 times slower inlined on an H100).
 // Benchmarks only (bench/hirace_overhead/variants.py): stop the check early, to measure what its
 // parts cost. 1: after the enabled test; 2: after locating the access; 3: everything but the shadow
-// update; 4: own_index taken as true without its test. 0 (the default): the whole check.
+// update; 4: own_index taken as true without its test; 5: no "off" state copied after a launch
+// (host.h after_launch); 6: the launch state copied at the first launch only (wrong verdicts: the
+// floor of a launch's cost); 7: a quiet access that would take the whole check traps instead (what
+// the out-of-line call costs the quiet paths); 8: it counts and diverts itself, inline (a call-free
+// slow path). 0 (the default): the whole check.
 #ifndef HIRACE_BENCH_CUT
 #define HIRACE_BENCH_CUT 0
 #endif
@@ -436,6 +440,15 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
   return true;
 }
 
+// The whole check of an access whose quiet test failed (HIRACE_BENCH_CUT 7: a trap, for benchmarks).
+#if HIRACE_BENCH_CUT == 7 && defined(__CUDA_ARCH__)
+#define HIRACE_QUIET_SLOW(expr) (__trap(), p)
+#elif HIRACE_BENCH_CUT == 8 && defined(__CUDA_ARCH__)
+#define HIRACE_QUIET_SLOW(expr) (atomicAdd(g_launch.mem_count, 1u), diverted(p, g_launch.sink_write))
+#else
+#define HIRACE_QUIET_SLOW(expr) (expr)
+#endif
+
 // Where an access that must not happen goes instead (accesses larger than a sink go ahead).
 template <class T> CCTK_D inline T *diverted(T *p, void *sink) {
   return sizeof(T) <= kSinkBytes ? (T *)sink : p;
@@ -460,14 +473,14 @@ template <class T> CCTK_D inline T *rd_bounds(T *p, unsigned site, const volatil
   if (bytes == kDynamicShared) bytes = L.dynamic_shared;
   long long delta = (long long)((const char *)p - (const char *)base);
   if (delta >= 0 && (unsigned long long)delta + sizeof(T) <= bytes) return p;
-  return checked(p, site, fsm::kRead, L.sink_read, base, bytes);
+  return HIRACE_QUIET_SLOW(checked(p, site, fsm::kRead, L.sink_read, base, bytes));
 }
 // A write of each thread's own word of a shared array, in a barrier interval where no thread reads
 // the array and every write to it has this form (instrument/intervals.py): `own` when the block
 // fits the array, so no two threads share the word; it then races with nothing and lies in bounds.
 template <class T> CCTK_D inline T *wr_private(T *p, unsigned site, const volatile void *base, unsigned long long bytes,
                                                bool own) {
-  return own ? p : checked(p, site, fsm::kWrite, g_launch.sink_write, base, bytes);
+  return own ? p : HIRACE_QUIET_SLOW(checked(p, site, fsm::kWrite, g_launch.sink_write, base, bytes));
 }
 // A read through the kernel's read-only parameter `base` (the `bit`-th): in a launch where that
 // parameter is quiet, only the bounds of its buffer are checked, inline; otherwise the whole check.
@@ -475,7 +488,7 @@ template <class T> CCTK_D inline T *rd_param(T *p, unsigned site, const volatile
   const LaunchState &L = g_launch;
   unsigned long long a = (unsigned long long)p;
   if ((L.quiet_params >> bit & 1u) && a >= L.quiet_lo[bit] && a + sizeof(T) <= L.quiet_hi[bit]) return p;
-  return checked(p, site, fsm::kRead, L.sink_read, base, 0);
+  return HIRACE_QUIET_SLOW(checked(p, site, fsm::kRead, L.sink_read, base, 0));
 }
 // Is c_tx * threadIdx.x + ... + c_bz * blockIdx.z a different number for each thread of this
 // launch, within a range narrower than 2^31 (so that the program's own arithmetic, modulo 2^32 or
@@ -521,14 +534,14 @@ template <class T> CCTK_D inline bool own_quiet(T *p, unsigned bit, bool own) {
   return own && (L.quiet_params >> bit & 1u) && a >= L.quiet_lo[bit] && a + sizeof(T) <= L.quiet_hi[bit];
 }
 template <class T> CCTK_D inline T *rd_own(T *p, unsigned site, const volatile void *base, unsigned bit, bool own) {
-  return own_quiet(p, bit, own) ? p : checked(p, site, fsm::kRead, g_launch.sink_read, base, 0);
+  return own_quiet(p, bit, own) ? p : HIRACE_QUIET_SLOW(checked(p, site, fsm::kRead, g_launch.sink_read, base, 0));
 }
 template <class T> CCTK_D inline T *wr_own(T *p, unsigned site, const volatile void *base, unsigned bit, bool own) {
-  return own_quiet(p, bit, own) ? p : checked(p, site, fsm::kWrite, g_launch.sink_write, base, 0);
+  return own_quiet(p, bit, own) ? p : HIRACE_QUIET_SLOW(checked(p, site, fsm::kWrite, g_launch.sink_write, base, 0));
 }
 template <class T> CCTK_D inline T *rmw_own(T *p, unsigned site, const volatile void *base, unsigned bit, bool own) {
   if (own_quiet(p, bit, own)) return p;
-  return check((const void *)p, sizeof(T), site, fsm::kRead, base, 0, true) ? p : diverted(p, g_launch.sink_write);
+  return HIRACE_QUIET_SLOW(check((const void *)p, sizeof(T), site, fsm::kRead, base, 0, true) ? p : diverted(p, g_launch.sink_write));
 }
 template <class T> CCTK_D inline T *wr(T *p, unsigned site, const volatile void *base = nullptr,
                                        unsigned long long bytes = 0) {
