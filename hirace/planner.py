@@ -35,6 +35,10 @@ _DEFAULT_STREAMS = {"0", "0x0", "NULL", "nullptr", "cudaStreamLegacy", "cudaStre
 _PLAIN = re.compile(r"[A-Za-z_][\w\s.:\[\]]*(?:->[\w\s.:\[\]]*)*")
 # a kernel argument hirace may evaluate once more: no call, cast, assignment, increment or decrement
 _PLAIN_ARG = re.compile(r"[\w\s.:\[\]+\-*&>]+")
+# runtime and driver functions that launch kernels without `<<<>>>` (or replay captured launches)
+_LAUNCH_API = re.compile(rb"\bcu(?:da)?(?:Launch|Graph|StreamBeginCapture)\w*")
+# member functions: what a library's kernel may call through an object the program passes it
+_METHOD_KINDS = {"CXX_METHOD", "CONVERSION_FUNCTION", "CONSTRUCTOR", "DESTRUCTOR"}
 
 
 def _in_order(stream: str) -> str:
@@ -61,6 +65,10 @@ class HiracePlanner:
         # reads, each thread's own shared word; instrument/readonly_params.py: read-only parameters)
         self.bounds_only = 0
         self.own_vars: list[str] = []   # the kernels' own-index variables (unique names)
+        # why instrumented code might run in a launch hirace does not bracket (then the state
+        # between launches must be "off": hirace/host.h after_launch); none: every launch is bracketed
+        self.unbracketed: list[str] = []
+        self.planned = 0
 
     def _site(self, span, kind, text, function, variable, space, bound="") -> int:
         sid = len(self.sites)
@@ -76,7 +84,38 @@ class HiracePlanner:
 
     def defines(self) -> list[str]:
         """What the runtime must be built with, known once the program is planned."""
-        return [f"HIRACE_GRANULARITY_SHIFT={self.granularity().bit_length() - 1}"]
+        out = [f"HIRACE_GRANULARITY_SHIFT={self.granularity().bit_length() - 1}"]
+        if self.planned and not self.unbracketed:
+            out.append("HIRACE_BRACKETED_ONLY=1")
+        return out
+
+    def unplanned(self, path: Path, data: bytes) -> None:
+        """A source the pipeline builds as it is (C): it may still launch the program's kernels."""
+        if _LAUNCH_API.search(data):
+            self.unbracketed.append(f"{path}: a launch API")
+
+    def _note_unbracketed(self, prog: Program, reach: set[str], touching: set[str]) -> None:
+        """Whether this unit's instrumented code could run outside a bracketed launch: a launch
+        API named in a user file (cudaLaunchKernel, graphs, stream capture), or a device function
+        that reaches hirace's code and that a library's kernel could call: a member function (of an
+        object passed to it) or a function named other than as a call's callee (its address)."""
+        self.planned += 1
+        unit = prog.unit
+        texts = {f: unit.source(f).data if f in unit.files else Path(f).read_bytes() for f in unit.user_files}
+        for f, data in texts.items():
+            if _LAUNCH_API.search(data):
+                self.unbracketed.append(f"{f}: a launch API")
+        for name in sorted(reach & touching):
+            fn = prog.functions.get(name)
+            if fn is None or fn.kind == "global":
+                continue
+            cursor = prog.cursors.get((fn.body.file, fn.body.start))
+            if cursor is None or cursor.kind.name in _METHOD_KINDS or not re.fullmatch(r"\w+", name):
+                self.unbracketed.append(f"{name}: a member function")
+                continue
+            named = re.compile(rb"\b" + name.encode() + rb"\b(?!\s*[(<])")
+            if any(named.search(data) for data in texts.values()):
+                self.unbracketed.append(f"{name}: named other than in a call")
 
     def __call__(self, prog: Program, plan: EditPlan) -> None:
         unit = prog.unit
@@ -179,10 +218,12 @@ class HiracePlanner:
             kptr = "nullptr" if ls.deduced_template else f"(const void *)({callee})"
             area = self.shared_area and entered.get(ls.kernel, False) and self._extend_shared(ls, plan)
             quiet_args = _quiet_args(ls, s, [kp for kp in params.values() if kp.kernel.name == ls.kernel], unit)
-            plan.wrap(ls.span, f'({quiet_args}::hirace::host::before_launch({kptr}, "{ls.kernel}", dim3({cfg[0]}), '
-                               f'dim3({cfg[1]}), (size_t)({cfg[2]}), {"true" if area else "false"}, '
-                               f'{_in_order(cfg[3])}), ',
-                      ", ::hirace::host::after_launch())", f"hirace launch of {ls.kernel}")
+            if not plan.wrap(ls.span, f'({quiet_args}::hirace::host::before_launch({kptr}, "{ls.kernel}", '
+                                      f'dim3({cfg[0]}), dim3({cfg[1]}), (size_t)({cfg[2]}), '
+                                      f'{"true" if area else "false"}, {_in_order(cfg[3])}), ',
+                             ", ::hirace::host::after_launch())", f"hirace launch of {ls.kernel}"):
+                self.unbracketed.append(f"{ls.span.file}:{ls.span.line}: a launch left unbracketed")
+        self._note_unbracketed(prog, reach, _touching(prog, reach))
         # a reset frees hirace's memory with the program's: the pending launches are read back first
         for call in prog.api_calls:
             if call.name == "cudaDeviceReset":
@@ -214,6 +255,20 @@ class HiracePlanner:
 
     def write_sites(self, path: Path) -> None:
         site_table.write(self.sites, path)
+
+
+def _touching(prog: Program, reach: set[str]) -> set[str]:
+    """The device functions whose code reads hirace's launch state (an instrumented access, atomic
+    or barrier), or that call one that does."""
+    touching = {x.function for x in [*prog.accesses, *prog.atomics, *prog.barriers] if x.function in reach}
+    grew = True
+    while grew:
+        grew = False
+        for name in reach - touching:
+            if prog.calls.get(name, set()) & touching:
+                touching.add(name)
+                grew = True
+    return touching
 
 
 def _quiet_args(ls, s, found, unit) -> str:

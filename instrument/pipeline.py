@@ -22,7 +22,8 @@ from runtime import include_dir
 
 # A planner adds a tool's edits for one translation unit: planner(program, plan). A tool's planner
 # may also have `defines()`: the -D values its runtime must be built with, known once every unit
-# is planned (site counts, the shadow granularity); the builds add them (planned_defines).
+# is planned (site counts, the shadow granularity); the builds add them (planned_defines). And
+# `unplanned(path, data)`: told of each source built as it is (C).
 Planner = Callable[[Program, EditPlan], None]
 
 
@@ -64,6 +65,9 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
             # C sources hold no CUDA: they are built as they are (by the C compiler)
             outputs[str(src)] = src.read_bytes()
             edit_counts[str(src)] = 0
+            for planner in planners:
+                if hasattr(planner, "unplanned"):
+                    planner.unplanned(src, outputs[str(src)])
             if b"cudaMalloc" in outputs[str(src)]:
                 warnings.append(f"{src}: allocations in a C source are not tracked; races on those "
                                 f"buffers are not checked")
