@@ -172,11 +172,13 @@ class HiracePlanner:
             key = (a.span.file, a.span.start, a.span.end)
             fn, bounds = {"read": "rd", "write": "wr", "rmw": "rmw"}[a.kind], _bounds(a, src)
             if a.kind == "read" and a.bound in ("array", "dynamic") and key in quiet:
-                fn = "rd_bounds"   # no write to its array in its barrier interval
-            elif a.kind == "write" and key in alone and a.bound_base is not None:
-                # each thread's own word in an interval no thread reads it: checked only where the
-                # block does not fit the array (then two threads may share a word)
-                fn, bounds = "wr_private", f"{bounds}, {private_condition(a.base, alone[key])}"
+                fn = "rd_bounds"   # no write to its array in its barrier interval (or none to its word)
+            elif key in alone and a.bound_base is not None:
+                # each thread's own word in an interval where no other thread writes it (nor reads it,
+                # for a write): checked only where the block does not fit the array (then two threads
+                # may share a word)
+                fn = {"read": "rd_private", "write": "wr_private", "rmw": "rmw_private"}[a.kind]
+                bounds = f"{bounds}, {_own_condition(a.base, alone[key])}"
             elif key in param_bit and param_bit[key][1]:
                 bit, var = param_bit[key]
                 fn, bounds = f"{fn}_own", f", {a.base}, {bit}u, {var}"
@@ -188,7 +190,7 @@ class HiracePlanner:
                 # element must not share a shadow word with its neighbour; an access whose size
                 # depends on a template argument may be a byte, so it makes the granularity 1
                 self.min_size = min(self.min_size, a.size & -a.size if a.size > 0 else 1)
-                self.bounds_only += fn in ("rd_bounds", "wr_private", "rd_param") or fn.endswith("_own")
+                self.bounds_only += fn in ("rd_bounds", "rd_param") or fn.endswith(("_own", "_private"))
         for at in prog.atomics:
             if at.function not in reach or at.address is None:
                 continue
@@ -255,6 +257,19 @@ class HiracePlanner:
 
     def write_sites(self, path: Path) -> None:
         site_table.write(self.sites, path)
+
+
+def _own_condition(array: str, form) -> str:
+    """The launch condition under which an access of `form` (intervals.shared_intervals) is its
+    thread's own word: private_condition, or for lane + offset writes (lane, forms) that their
+    ranges lie apart within the array (runtime.h lanes_apart) and the block is one lane wide."""
+    if isinstance(form, str):
+        return private_condition(array, form)
+    lane, forms = form
+    rest = " && ".join(f"blockDim.{d} == 1" for d in "xyz" if d != lane)
+    args = ", ".join(f"(long long)({f.offset}), (long long)({f.cap})" for f in forms)
+    return (f"({rest} && ::hirace::lanes_apart((long long)blockDim.{lane}, "
+            f"(long long)(sizeof({array}) / sizeof({array}[0])), {args}))")
 
 
 def _touching(prog: Program, reach: set[str]) -> set[str]:

@@ -34,6 +34,8 @@ from clang import cindex
 
 from .parse import Span
 from .query import BARRIERS, Function, Program, atomic_parts
+from .own_index import Scope, address_taken
+from .tree_forms import OffsetForm, guards_of, offset_form, tree_form, tree_vars
 
 CK = cindex.CursorKind
 TK = cindex.TypeKind
@@ -199,8 +201,24 @@ class KernelFacts:
                     return i
             raise _Bail
         lanes = _thread_index_names(cur, body, changed, p)
-        reads: list[tuple[int, str, Span]] = []
-        private: list[tuple[int, str, str, Span]] = []   # node, array, form, the write
+        scope = Scope(p.unit, cur, p.unit.source(body.file).text(body.start, body.end), changed)
+        trees = tree_vars(cur, p, scope, body, self.cut_spans)
+        subscripts, ifs = {}, []   # (for offset_form)
+        for c in cur.walk_preorder():
+            sp = p.unit.span_of(c) if c.kind in (CK.ARRAY_SUBSCRIPT_EXPR, CK.IF_STMT) else None
+            if sp is not None and c.kind == CK.ARRAY_SUBSCRIPT_EXPR:
+                subscripts[(sp.start, sp.end)] = c
+            elif sp is not None:
+                kids = list(c.get_children())
+                then = p.unit.span_of(kids[1]) if len(kids) >= 2 else None
+                if then is not None and kids[0].kind not in (CK.DECL_STMT, CK.VAR_DECL):
+                    ifs.append((then, kids[0]))
+        ifs.sort(key=lambda x: x[0].start, reverse=True)   # the innermost first
+        offsets: list[OffsetForm] = []   # the lane + offset writes, by the index in their token
+        # the word of its array an access names, where known, is in its token: `A@yx` each thread's
+        # own word, `A@x<s` its own word below s, `A@x+s` the word s above its own (tree_forms.py)
+        reads: list[tuple[int, str, Span, str]] = []      # node, array, the read, its token
+        private: list[tuple[int, str, str, str, Span, str]] = []   # node, array, token, form, the write, s
         for a in p.accesses:
             if a.span.file != body.file:
                 if a.function == k.name:
@@ -210,17 +228,34 @@ class KernelFacts:
                 continue
             i = node_of(a.span)
             t = self._target(a.space, a.base, params)
+            known = t not in (None, ANY, DYNAMIC)
+            tf = tree_form(a, lanes, trees, guards_of(a, p, body)) if known else None
+            own = (_private_form(a, lanes) or (tf.lane if tf and tf.kind == "own" else None)) if known else None
+            rtok = t
+            if a.kind == "read" and tf and tf.kind == "offset":
+                rtok = f"{t}@{tf.lane}+{tf.var}"
+            elif a.kind == "read" and own:
+                rtok = f"{t}@{own}"
             if a.kind == "read":
                 if a.space == "shared" and a.base:
-                    reads.append((i, t, a.span))
-            form = _private_form(a, lanes) if a.kind == "write" and t not in (None, ANY, DYNAMIC) else None
-            if form:
-                private.append((i, t, form, a.span))
-                self.nodes[i].writes.add(f"{t}@{form}")
-            elif a.kind != "read" and t is not None:
+                    reads.append((i, t, a.span, rtok))
+            elif known and (own or (tf and tf.kind == "guarded")):
+                form, var = (tf.lane, tf.var) if tf and tf.kind == "guarded" else (own, "")
+                wtok = f"{t}@{form}<{var}" if var else f"{t}@{form}"
+                private.append((i, t, wtok, form, a.span, var))
+                self.nodes[i].writes.add(wtok)
+                if a.kind == "rmw":
+                    rtok = f"{t}@{form}"
+            elif known and a.kind == "write" and \
+                    (of := offset_form(a, subscripts.get((a.span.start, a.span.end)), ifs, scope)) is not None:
+                offsets.append(of)
+                wtok = f"{t}@{of.lane}~{len(offsets) - 1}"
+                private.append((i, t, wtok, of.lane, a.span, ""))
+                self.nodes[i].writes.add(wtok)
+            elif t is not None:
                 self.nodes[i].writes.add(t)
             if a.kind != "write" and t is not None:
-                self.nodes[i].reads.add(t)
+                self.nodes[i].reads.add(rtok)
         for at in p.atomics:
             if not _inside(at.span, body):
                 continue
@@ -276,19 +311,53 @@ class KernelFacts:
                 else:
                     todo.extend(self.nodes[j].pred)
             return w, r
-        quiet = set()
-        for i, key, span in reads:
-            if not self.nodes[i].cut:
-                w, _ = interval(i)
-                if ANY not in w and all(x.split("@")[0] != key for x in w):
+        def array(token: str) -> str:
+            return token.split("@")[0]
+        quiet, alone = set(), {}
+        for i, key, span, token in reads:
+            if self.nodes[i].cut:
+                continue
+            w, _ = interval(i)
+            writes = {x for x in w if array(x) == key}
+            if ANY in w:
+                continue
+            if not writes:   # nothing writes the array in the interval
+                quiet.add(span)
+            elif "+" in token:   # the word s above a thread's own, where every write is below s
+                lane, var = token.split("@")[1].split("+")
+                if writes == {f"{key}@{lane}<{var}"}:
                     quiet.add(span)
-        alone = {}
-        for i, key, form, span in private:
-            if not self.nodes[i].cut:
-                w, r = interval(i)
-                if ANY not in w and ANY not in r and key not in r and \
-                        all(x.split("@")[0] != key or x == f"{key}@{form}" for x in w):
+            elif "@" in token:   # the thread's own word, where every write is to the writer's own
+                form = token.split("@")[1]
+                if all(x == f"{key}@{form}" or x.startswith(f"{key}@{form}<") for x in writes):
                     alone[span] = form
+        for i, key, token, form, span, var in private:
+            if self.nodes[i].cut:
+                continue
+            w, r = interval(i)
+            # every write to the array has this form, and every read is a thread's own word (or,
+            # below s, the word s above it)
+            fine = {f"{key}@{form}"} | ({f"{key}@{form}+{var}"} if var else set())
+            if ANY not in w and ANY not in r and all(array(x) != key or x == token for x in w) and \
+                    all(array(x) != key or x in fine for x in r) and "~" not in token:
+                alone[span] = form
+                continue
+            # lane + offset writes (and a thread's own word of a one-dimensional array), no read: each
+            # thread's words are its own where their ranges lie apart (tested at the launch)
+            mine = sorted(x for x in w if array(x) == key)
+            if var or ANY in w or ANY in r or any(array(x) == key for x in r) or not any("~" in x for x in mine):
+                continue
+            forms = []
+            for x in mine:
+                f = x.split("@")[1]
+                if "~" in f and f.split("~")[0] == form:
+                    forms.append(offsets[int(f.split("~")[1])])
+                elif f == form and len(form) == 1:
+                    forms.append(OffsetForm(form, "0ll", f"blockDim.{form}"))
+                else:
+                    break
+            else:
+                alone[span] = (form, tuple(forms))
         return quiet, alone
 
     # -- the control flow of statements that hold barriers ----------------------------------------
@@ -393,7 +462,9 @@ def quiet_shared_reads(prog: Program) -> set[tuple[str, int, int]]:
 
 def private_condition(array: str, form: str) -> str:
     """The launch condition under which a lone write of `form` to `array` is each thread's own word:
-    the block's extent in the indexed dimensions fits the array's, and is 1 in the others."""
+    the block's extent in the indexed dimensions fits the array's, and is 1 in the others. (A form
+    (lane, offset forms) of lane + offset writes is a tool's to test: their ranges must lie apart
+    within the array.)"""
     dims = "xyz"
     rest = " && ".join(f"blockDim.{d} == 1" for d in dims if d not in form)
     fits = [f"blockDim.{form[0]} <= sizeof({array}) / sizeof({array}[0])"]
@@ -442,7 +513,3 @@ def _thread_index_names(cur: cindex.Cursor, body: Span, changed: set[str], prog:
             del names[name]
     return names
 
-
-def address_taken(name: str, text: str) -> bool:
-    """Does `text` take the address of `name` (`&name`, not `a && name`)? Then a pointer may change it."""
-    return re.search(r"(?<!&)&\s*" + re.escape(name) + r"\b", text) is not None

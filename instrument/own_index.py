@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 from clang import cindex
 
-from .intervals import address_taken
 from .parse import ParsedUnit
 
 CK = cindex.CursorKind
@@ -68,6 +67,11 @@ def _sum(terms: tuple[Term, ...]) -> str:
         parts.append(("- " if sign < 0 else "+ ") + prod)
     text = " ".join(parts)
     return "(" + (text[2:] if text.startswith("+ ") else text) + ")"
+
+
+def address_taken(name: str, text: str) -> bool:
+    """Does `text` take the address of `name` (`&name`, not `a && name`)? Then a pointer may change it."""
+    return re.search(r"(?<!&)&\s*" + re.escape(name) + r"\b", text) is not None
 
 
 def _norm(text: str) -> str:

@@ -269,7 +269,8 @@ def lone(tmp_path, body: str) -> dict[str, str]:
     src.write_text(HEAD + body)
     prog = query(parse_file(src))
     _, alone = shared_intervals(prog)
-    return {a.text: alone[(a.span.file, a.span.start, a.span.end)] for a in prog.accesses
+    form = lambda f: f if isinstance(f, str) else f"{f[0]}~"   # noqa: E731  (lane + offset writes: 'x~')
+    return {a.text: form(alone[(a.span.file, a.span.start, a.span.end)]) for a in prog.accesses
             if (a.span.file, a.span.start, a.span.end) in alone}
 
 
@@ -280,7 +281,7 @@ def test_tile_loads_are_each_threads_own_word(tmp_path):
 @pytest.mark.parametrize("code, expected", [
     ("", {"s[tx]": "x", "t[ty][tx]": "yx"}),
     ("x += s[0];", {"t[ty][tx]": "yx"}),                        # a read of s in the interval
-    ("s[tx + 1] = 0;", {"t[ty][tx]": "yx"}),                    # another thread's word
+    ("s[tx + 1] = 0;", {"s[tx]": "x~", "s[tx + 1]": "x~", "t[ty][tx]": "yx"}),   # lane + offset: the launch decides
     ("t[tx][ty] = 0;", {"s[tx]": "x"}),                         # two forms: (1,0) and (0,1) meet
     ("peek(t[0]);", {}),                                        # a call that may read shared memory
     ("tx += 1;", {}),                                           # the copy changes
@@ -312,3 +313,165 @@ def test_lone_writes_are_checked_when_the_block_does_not_fit_the_array(run_cli, 
     assert r.returncode == 1 and r.stdout == "done\n", r.stderr
     doc = __import__("json").loads(out.read_text())
     assert [(x["launch"], x["site"]["line"], x["kind"]) for x in doc["races"]] == [(1, 10, "write-write")]
+
+
+TREE = """
+__device__ int peek(int v) { return v; }
+__global__ void k(const int *in, int *out) {
+  __shared__ int s[256];
+  int t = threadIdx.x;
+  s[t] = in[t];
+  __syncthreads();
+  for (int d = blockDim.x / 2; d > 0; d >>= 1) {
+    if (t < d) s[t] += s[t + d];
+    %s
+    __syncthreads();
+  }
+  if (t == 0) out[0] = s[0];
+}"""
+
+
+def tree(tmp_path, code: str, loop: str = "") -> tuple[list[str], dict[tuple[str, str], str]]:
+    """(quiet reads, own words by (text, kind)) of the tree reduction with `code` in its loop's body
+    (and `loop` for its loop's head)."""
+    from instrument.intervals import shared_intervals
+    src = tmp_path / "t.cu"
+    text = TREE % code
+    if loop:
+        text = text.replace("for (int d = blockDim.x / 2; d > 0; d >>= 1) {", loop)
+    src.write_text(HEAD + text)
+    prog = query(parse_file(src))
+    quiet_reads, own = shared_intervals(prog)
+    key = lambda a: (a.span.file, a.span.start, a.span.end)  # noqa: E731
+    return (sorted(a.text for a in prog.accesses if key(a) in quiet_reads),
+            {(a.text, a.kind): own[key(a)] for a in prog.accesses if key(a) in own})
+
+
+def test_a_tree_reductions_threads_never_meet_in_a_pass(tmp_path):
+    """Below d each thread adds the word d above its own into its own: the read above is quiet, the
+    read-modify-write and thread 0's final read are each thread's own word."""
+    assert tree(tmp_path, "") == (["s[t + d]"], {("s[t]", "write"): "x", ("s[t]", "rmw"): "x",
+                                                 ("s[0]", "read"): "x"})
+
+
+@pytest.mark.parametrize("code, above_quiet", [
+    ("d = d;", False),                          # d changes in the body: not the same in a pass
+    ("if (t == 1) s[t + 1] = 0;", False),       # a write to another thread's word
+    ("s[t] = 0;", False),                       # an own write above d
+    ("if (t < d) break;", False),               # a thread may leave the loop early
+    ("__syncthreads();", False),                # the barrier is not the body's only one
+    ("int q = s[t + 1]; (void)q;", True),       # a read of another thread's word below d
+    ("int q = peek(s[t]); (void)q;", True),     # an own read: still a tree
+])
+def test_a_tree_is_taken_only_where_each_pass_keeps_the_threads_apart(tmp_path, code, above_quiet):
+    quiet_reads, own = tree(tmp_path, code)
+    assert ("s[t + d]" in quiet_reads) == above_quiet
+    assert (("s[t]", "rmw") in own) == code.startswith("int q = peek")
+
+
+@pytest.mark.parametrize("loop", [
+    "for (int d = t + 1; d > 0; d >>= 1) {",                  # a start that differs between threads
+    "for (int d = blockDim.x / 2; d > t; d >>= 1) {",         # a condition that differs
+    "for (int d = blockDim.x / 2; d > 0; d -= peek(1)) {",    # a step through a call
+    "for (int d = blockDim.x / 2; d > 0; d = d / 2) {",       # a step the analysis does not read
+])
+def test_a_loop_variable_that_threads_may_hold_differently_is_no_tree(tmp_path, loop):
+    quiet_reads, own = tree(tmp_path, "", loop)
+    assert "s[t + d]" not in quiet_reads and ("s[t]", "rmw") not in own
+
+
+@pytest.mark.parametrize("flag", ["--quiet-reads", "--no-quiet-reads"])
+def test_tree_reductions_report_the_races_of_blocks_that_share_words(run_cli, tmp_path, flag):
+    """engine/tree_reduce.cu on the cpu backend: no race in the 256-thread reduction, whose shared
+    accesses are only bounds-checked; the 128 x 2 block's race and the off-by-one guard's race are
+    found with and without the quiet forms."""
+    from conftest import CUDA
+    src = CUDA / "engine" / "tree_reduce.cu"
+    out = tmp_path / "r.json"
+    r = run_cli("hirace.cli", "run", "--backend", "cpu", flag, "--format", "json", "--output", out, src)
+    assert r.returncode == 1 and r.stdout == "sum 256\ndone\n", r.stderr
+    doc = __import__("json").loads(out.read_text())
+    assert sorted({(x["launch"], x["site"]["line"], x["kind"]) for x in doc["races"]}) == \
+        [(1, 14, "read-write"), (2, 27, "read-write")]
+    if flag == "--quiet-reads":
+        ins = run_cli("hirace.cli", "instrument", "-o", tmp_path / "i", src)
+        assert ins.returncode == 0, ins.stderr
+        text = (tmp_path / "i" / "tree_reduce.cu").read_text()
+        summed = text[:text.index("__global__ void off_by_one")]
+        assert summed.count("::hirace::rmw_private(") == 1 and summed.count("::hirace::rd_bounds(") == 1
+        assert summed.count("::hirace::rd_private(") == 1 and "::hirace::rd(" not in summed
+
+
+HALO = """
+#define R 4
+__global__ void k(const float *in, float *out) {
+  __shared__ float s[256 + 2 * R];
+  int l = threadIdx.x + R;
+  s[l] = in[threadIdx.x];
+  if (threadIdx.x < R) {
+    s[l - R] = 0.f;
+    s[l + 256] = 0.f;
+  }
+  %s
+  __syncthreads();
+  out[threadIdx.x] = s[l - 1] + s[l + 1];
+}"""
+
+
+def halo(tmp_path, code: str) -> dict[str, str]:
+    """The halo load's writes that are each thread's own words, with their launch condition."""
+    from hirace.planner import _own_condition as private_condition
+    from instrument.intervals import shared_intervals
+    src = tmp_path / "h.cu"
+    src.write_text(HEAD + HALO % code)
+    prog = query(parse_file(src))
+    _, own = shared_intervals(prog)
+    return {a.text: private_condition(a.base, own[(a.span.file, a.span.start, a.span.end)])
+            for a in prog.accesses if (a.span.file, a.span.start, a.span.end) in own}
+
+
+def test_a_tile_and_its_halo_are_each_threads_own_words_where_their_ranges_lie_apart(tmp_path):
+    got = halo(tmp_path, "")
+    assert sorted(got) == ["s[l + 256]", "s[l - R]", "s[l]"]
+    cond = got["s[l]"]
+    assert cond == got["s[l - R]"] == got["s[l + 256]"]
+    assert "blockDim.y == 1 && blockDim.z == 1 && ::hirace::lanes_apart((long long)blockDim.x" in cond
+    args = cond.replace(" ", "").replace("(longlong)", "").replace("(", "").replace(")", "")
+    # (offset, cap) of s[l]: from R, every thread; s[l - R]: from 0, R threads; s[l + 256]: from R + 256, R threads
+    assert args.endswith("lanes_apartblockDim.x,sizeofs/sizeofs[0],R,blockDim.x,R-R,R,R+256,R")
+
+
+@pytest.mark.parametrize("code", [
+    "float q = s[0]; (void)q;",                 # a read of the array in the interval
+    "s[threadIdx.x * 2] = 0;",                  # a write that is not lane + offset
+    "atomicAdd(&s[0], 1.f);",                   # an atomic
+    "s[l + threadIdx.y] = 0;",                  # an offset that differs between threads
+])
+def test_halo_writes_are_checked_whole_when_the_interval_holds_another_access(tmp_path, code):
+    assert "s[l]" not in halo(tmp_path, code)
+
+
+@pytest.mark.parametrize("block, raced", [(256, False), (260, True)])
+def test_lanes_apart_decides_at_the_launch(run_cli, tmp_path, block, raced):
+    """On the cpu backend: 256 threads keep the tile and halo apart; 260 make thread 256 write
+    s[260], which thread 0 writes as the right halo: a race hirace must report."""
+    src = tmp_path / "h.cu"
+    src.write_text("#include <cstdio>\n" + HALO % "" + """
+int main() {
+  float *in, *out;
+  cudaMalloc(&in, 512 * sizeof(float));
+  cudaMalloc(&out, 512 * sizeof(float));
+  k<<<1, %d>>>(in, out);
+  cudaDeviceSynchronize();
+  printf("done\\n");
+  return 0;
+}""" % block)
+    out = tmp_path / "r.json"
+    r = run_cli("hirace.cli", "run", "--backend", "cpu", "--format", "json", "--output", out, src)
+    doc = __import__("json").loads(out.read_text())
+    races = {(x["site"]["line"], x["kind"]) for x in doc["races"]}
+    assert r.stdout.endswith("done\n"), r.stderr
+    if raced:
+        assert r.returncode == 1 and ("write-write" in {k for _, k in races}), races
+    else:
+        assert r.returncode == 0 and not races and not doc["memory_errors"], (races, doc["memory_errors"])

@@ -482,6 +482,18 @@ template <class T> CCTK_D inline T *wr_private(T *p, unsigned site, const volati
                                                bool own) {
   return own ? p : HIRACE_QUIET_SLOW(checked(p, site, fsm::kWrite, g_launch.sink_write, base, bytes));
 }
+// A read of each thread's own word (or a read-modify-write of it) in a barrier interval where only
+// its thread writes that word (instrument/intervals.py): `own` as for wr_private.
+template <class T> CCTK_D inline T *rd_private(T *p, unsigned site, const volatile void *base, unsigned long long bytes,
+                                               bool own) {
+  return own ? p : HIRACE_QUIET_SLOW(checked(p, site, fsm::kRead, g_launch.sink_read, base, bytes));
+}
+template <class T> CCTK_D inline T *rmw_private(T *p, unsigned site, const volatile void *base, unsigned long long bytes,
+                                                bool own) {
+  if (own) return p;
+  return HIRACE_QUIET_SLOW(check((const void *)p, sizeof(T), site, fsm::kRead, base, bytes, true)
+                           ? p : diverted(p, g_launch.sink_write));
+}
 // A read through the kernel's read-only parameter `base` (the `bit`-th): in a launch where that
 // parameter is quiet, only the bounds of its buffer are checked, inline; otherwise the whole check.
 template <class T> CCTK_D inline T *rd_param(T *p, unsigned site, const volatile void *base, unsigned bit) {
@@ -524,6 +536,26 @@ CCTK_D inline bool own_index(long long c_tx, long long c_ty, long long c_tz, lon
     total += span[i];
   }
   return ok && total < (1ll << 31);
+}
+// Do the words of a shared array that lane + offset writes reach lie apart and inside the array?
+// Each (offset, cap) pair: the threads whose lane index is below cap (and the block's extent n)
+// write word offset + lane. Evaluated where such a write is (instrument/tree_forms.py offset_form).
+template <class... T> CCTK_D inline bool lanes_apart(long long n, long long size, T... pairs) {
+  const long long v[] = {(long long)pairs...};
+  constexpr int k = int(sizeof...(T)) / 2;
+  bool ok = true;
+#pragma unroll
+  for (int i = 0; i < k; ++i) {
+    long long lo = v[2 * i], cnt = v[2 * i + 1] < n ? v[2 * i + 1] : n;
+    if (cnt <= 0) continue;
+    ok = ok && lo >= 0 && lo + cnt <= size;
+#pragma unroll
+    for (int j = 0; j < i; ++j) {
+      long long lo2 = v[2 * j], cnt2 = v[2 * j + 1] < n ? v[2 * j + 1] : n;
+      ok = ok && (cnt2 <= 0 || lo == lo2 || lo + cnt <= lo2 || lo2 + cnt2 <= lo);   // (one offset: one thread a word)
+    }
+  }
+  return ok;
 }
 // An access through an own parameter `base` (the `bit`-th quiet candidate: every access to it in
 // the kernel has one index, which gives each thread its own element when `own`): in a launch where
