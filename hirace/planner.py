@@ -198,7 +198,10 @@ class HiracePlanner:
             base = src(at.bound_base.file).text(at.bound_base.start, at.bound_base.end) if at.bound_base else ""
             sid = self._site(at.span, "atomic", text, at.function, base, "pointer", at.bound)
             fn = "atomic_block" if at.scope == "block" else "atomic_device"
-            plan.wrap(at.address, f"::hirace::{fn}(", f", {sid}u{_bounds(at, src)})", f"hirace check of {at.name}")
+            if (at.span.file, at.span.start, at.span.end) in quiet:   # every access to its array is atomic
+                fn += "_bounds"
+            if plan.wrap(at.address, f"::hirace::{fn}(", f", {sid}u{_bounds(at, src)})", f"hirace check of {at.name}"):
+                self.bounds_only += fn.endswith("_bounds")
         for b in prog.barriers:
             if b.function not in reach:
                 continue

@@ -22,6 +22,9 @@ kernel's statements, conservatively:
   of them counts as a write to every shared array; likewise for reads. `extern __shared__` arrays
   all count as one.
 
+An atomic on a shared array in an interval where every access to that array is an atomic races with
+nothing either (atomics never race with each other): it is quiet too.
+
 `KernelFacts` (what calls and functions may do, what a kernel changes) is shared with
 readonly_params.py.
 """
@@ -256,6 +259,7 @@ class KernelFacts:
                 self.nodes[i].writes.add(t)
             if a.kind != "write" and t is not None:
                 self.nodes[i].reads.add(rtok)
+        atomics: list[tuple[int, str, Span]] = []   # node, shared array, the atomic
         for at in p.atomics:
             if not _inside(at.span, body):
                 continue
@@ -263,8 +267,11 @@ class KernelFacts:
             decl = next((d for d in p.shared if d.name == base), None)
             t = (DYNAMIC if decl.is_extern else base) if decl is not None else (None if base in params else ANY)
             if t is not None:
-                self.nodes[node_of(at.span)].writes.add(t)
-                self.nodes[node_of(at.span)].reads.add(t)
+                token = t if t == ANY else f"{t}@atomic"   # (atomics never race with each other)
+                self.nodes[node_of(at.span)].writes.add(token)
+                self.nodes[node_of(at.span)].reads.add(token)
+                if t != ANY and at.bound in ("array", "dynamic") and at.bound_base is not None:
+                    atomics.append((node_of(at.span), t, at.span))
         for c in cur.walk_preorder():
             if c.kind == CK.CALL_EXPR:
                 syncs, writes, reads_any = self._callee_effects(c)
@@ -331,6 +338,11 @@ class KernelFacts:
                 form = token.split("@")[1]
                 if all(x == f"{key}@{form}" or x.startswith(f"{key}@{form}<") for x in writes):
                     alone[span] = form
+        for i, key, span in atomics:   # where every access to the array is an atomic
+            if not self.nodes[i].cut:
+                w, r = interval(i)
+                if ANY not in w and ANY not in r and all(array(x) != key or x == f"{key}@atomic" for x in w | r):
+                    quiet.add(span)
         for i, key, token, form, span, var in private:
             if self.nodes[i].cut:
                 continue

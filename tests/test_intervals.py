@@ -205,6 +205,11 @@ def _without_lone_writes(trace):
                  and all(trace[i][0] == "W" for i in acc) else set())
 
 
+def _without_lone_atomics(trace):
+    """The trace less its atomics in intervals where every access to the word is an atomic."""
+    return _kept(trace, lambda acc: set(acc) if all(trace[i][0] in ("BA", "GA") for i in acc) else set())
+
+
 def _first_race(events, grid):
     sim = ShadowSim(grid)
     for n, ev in enumerate(events):
@@ -222,12 +227,13 @@ def one_block_traces():
     return grid, en.maximal_traces
 
 
-@pytest.mark.parametrize("drop", [_without_quiet_reads, _without_lone_writes],
-                         ids=["reads of write-free intervals", "a thread's lone writes"])
+@pytest.mark.parametrize("drop", [_without_quiet_reads, _without_lone_writes, _without_lone_atomics],
+                         ids=["reads of write-free intervals", "a thread's lone writes", "atomic-only intervals"])
 def test_dropping_accesses_that_race_with_nothing_changes_no_verdict_of_the_state_machine(one_block_traces, drop):
     """Through the Python model of the shadow update (hirace verify-fsm checks it against the header):
     the first race is the same event with and without the reads of intervals in which no thread writes
-    the word, and without the writes of a thread that alone accesses the word in its interval."""
+    the word, without the writes of a thread that alone accesses the word in its interval, and without
+    the atomics of intervals where every access to the word is an atomic."""
     grid, traces = one_block_traces
     dropped = differ = 0
     for trace, race_at in traces:
@@ -475,3 +481,50 @@ int main() {
         assert r.returncode == 1 and ("write-write" in {k for _, k in races}), races
     else:
         assert r.returncode == 0 and not races and not doc["memory_errors"], (races, doc["memory_errors"])
+
+
+@pytest.mark.parametrize("code, quiet_atomic", [
+    ("", True),                                   # every access to the array in the interval is an atomic
+    ("atomicMax(&bins[threadIdx.x], 3u);", True),  # another atomic
+    ("unsigned q = bins[0]; (void)q;", False),     # a plain read
+    ("bins[threadIdx.x] = 0;", False),             # a plain write, even of the thread's own word
+    ("unsigned *p = bins; p[0] = 1;", False),      # through a pointer: any array
+])
+def test_an_atomic_is_quiet_where_every_access_to_its_array_is_an_atomic(tmp_path, code, quiet_atomic):
+    from instrument.intervals import shared_intervals
+    src = tmp_path / "a.cu"
+    src.write_text(HEAD + """
+__global__ void k(const unsigned *in, unsigned *out) {
+  __shared__ unsigned bins[64];
+  bins[threadIdx.x] = 0;
+  __syncthreads();
+  atomicAdd(&bins[in[threadIdx.x] & 63], 1u);
+  %s
+  __syncthreads();
+  out[threadIdx.x] = bins[threadIdx.x];
+}""" % code)
+    prog = query(parse_file(src))
+    quiet_set, _ = shared_intervals(prog)
+    first = next(at for at in prog.atomics if at.op == "atomicAdd")
+    assert ((first.span.file, first.span.start, first.span.end) in quiet_set) == quiet_atomic
+
+
+@pytest.mark.parametrize("flag", ["--quiet-reads", "--no-quiet-reads"])
+def test_quiet_shared_atomics_still_report_their_memory_errors_and_the_plain_reads_races(run_cli, tmp_path, flag):
+    """engine/shared_atomics.cu: the atomic past the end of the bins is reported, and the plain read
+    among another kernel's atomics races with one of them, with and without the quiet forms."""
+    from conftest import CUDA
+    src = CUDA / "engine" / "shared_atomics.cu"
+    out = tmp_path / "r.json"
+    r = run_cli("hirace.cli", "run", "--backend", "cpu", flag, "--format", "json", "--output", out, src)
+    assert r.returncode == 1 and r.stdout == "bin 7: 2\n", r.stderr
+    doc = __import__("json").loads(out.read_text())
+    assert [(m["launch"], m["site"]["line"], m["offset"]) for m in doc["memory_errors"]] == [(1, 12, 256)]
+    assert sorted({(x["launch"], x["site"]["line"], x["kind"]) for x in doc["races"]}) == [(2, 22, "atomic-plain")]
+    if flag == "--quiet-reads":
+        ins = run_cli("hirace.cli", "instrument", "-o", tmp_path / "i", src)
+        assert ins.returncode == 0, ins.stderr
+        text = (tmp_path / "i" / "shared_atomics.cu").read_text()
+        cut = text.index("__global__ void peek")
+        assert text[:cut].count("::hirace::atomic_device_bounds(") == 2
+        assert "::hirace::atomic_device_bounds(" not in text[cut:] and text[cut:].count("::hirace::atomic_device(") == 1

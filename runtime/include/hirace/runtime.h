@@ -468,12 +468,26 @@ template <class T> CCTK_D inline T *rd(T *p, unsigned site, const volatile void 
 // A read of a shared array that no write to it shares a barrier interval with (instrument/intervals.py):
 // it cannot race, so only its bounds are checked, inline; one outside them takes the whole check,
 // which reports it and diverts it.
-template <class T> CCTK_D inline T *rd_bounds(T *p, unsigned site, const volatile void *base, unsigned long long bytes) {
-  const LaunchState &L = g_launch;
-  if (bytes == kDynamicShared) bytes = L.dynamic_shared;
+template <class T> CCTK_D inline bool in_declared(T *p, const volatile void *base, unsigned long long bytes) {
+  if (bytes == kDynamicShared) bytes = g_launch.dynamic_shared;
   long long delta = (long long)((const char *)p - (const char *)base);
-  if (delta >= 0 && (unsigned long long)delta + sizeof(T) <= bytes) return p;
-  return HIRACE_QUIET_SLOW(checked(p, site, fsm::kRead, L.sink_read, base, bytes));
+  return delta >= 0 && (unsigned long long)delta + sizeof(T) <= bytes;
+}
+template <class T> CCTK_D inline T *rd_bounds(T *p, unsigned site, const volatile void *base, unsigned long long bytes) {
+  if (in_declared(p, base, bytes)) return p;
+  return HIRACE_QUIET_SLOW(checked(p, site, fsm::kRead, g_launch.sink_read, base, bytes));
+}
+// An atomic on a shared array in a barrier interval where every access to that array is an atomic
+// (instrument/intervals.py): atomics never race with each other, so only its bounds are checked.
+template <class T> CCTK_D inline T *atomic_block_bounds(T *p, unsigned site, const volatile void *base,
+                                                        unsigned long long bytes) {
+  if (in_declared(p, base, bytes)) return p;
+  return HIRACE_QUIET_SLOW(checked(p, site, fsm::kBlockAtomic, g_launch.sink_write, base, bytes));
+}
+template <class T> CCTK_D inline T *atomic_device_bounds(T *p, unsigned site, const volatile void *base,
+                                                         unsigned long long bytes) {
+  if (in_declared(p, base, bytes)) return p;
+  return HIRACE_QUIET_SLOW(checked(p, site, fsm::kDeviceAtomic, g_launch.sink_write, base, bytes));
 }
 // A write of each thread's own word of a shared array, in a barrier interval where no thread reads
 // the array and every write to it has this form (instrument/intervals.py): `own` when the block
