@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from clang import cindex
 
 from .parse import Span
-from .query import BARRIERS, Function, Program, atomic_parts
+from .query import BARRIERS, Function, Program, atomic_parts, dependent_callee
 from .own_index import Scope, address_taken
 from .tree_forms import OffsetForm, guards_of, offset_form, tree_form, tree_vars
 
@@ -54,6 +54,12 @@ _PURE = re.compile(r"(__)?(ldg|ldcg|ldca|ldcs|ldlu|ldcv)$|printf$|assert$|__asse
                    r"__(shfl|ballot|any|all|activemask|popc|clz|ffs|brev|fmul|fadd|fdiv|fma|f?sqrt|exp|log|"
                    r"sin|cos|saturate|float2|int2|uint2|double2|half2|mul24|umul|sad|byte_perm|funnelshift|"
                    r"rcp|frcp|fsqrt|drcp|match|reduce)\w*$")
+
+
+# a cooperative group's methods that only exchange values or answer questions (`tile.shfl_down(v, 1)`),
+# called on a group a template leaves unresolved
+_GROUP_PURE = re.compile(r"shfl(_down|_up|_xor)?|thread_rank|size|num_threads|meta_group_rank|meta_group_size|"
+                         r"any|all|ballot|match_any|match_all|thread_index|group_index|dim_threads")
 
 
 def _pointer_params(fn: cindex.Cursor, writable: bool = True) -> bool:
@@ -96,6 +102,8 @@ class KernelFacts:
         self.cursors = prog.cursors
         self.extern = {d.name for d in prog.shared if d.is_extern}
         self.summaries: dict[str, tuple[bool, bool, bool] | None] = {}   # name -> (syncs, writes, reads)
+        self.pointers_in: dict[str, str] = {}   # the kernel being analysed: its shared_pointers
+        self._classes: dict[str, bool] | None = None
         self.effects: dict[tuple, tuple[bool, bool, bool]] = {}          # by call (hash, where, name)
 
     # -- what a piece of code writes --------------------------------------------------------------
@@ -108,7 +116,12 @@ class KernelFacts:
         return self.effects[key]
 
     def _effects(self, call: cindex.Cursor) -> tuple[bool, bool, bool]:
-        name = call.spelling
+        name, obj = call.spelling, None
+        if not name and call.referenced is None:   # a call a template leaves unresolved: its name as written
+            kids = list(call.get_children())
+            name, obj = dependent_callee(kids[0]) if kids else ("", None)
+            if obj is not None and _GROUP_PURE.fullmatch(name):
+                return False, False, False     # a cooperative group's shuffle, vote or rank
         if name in BARRIERS or name == "sync" or atomic_parts(name):
             return False, False, False     # barriers and atomics are seen on their own
         ref = call.referenced
@@ -117,6 +130,12 @@ class KernelFacts:
         fn = self.p.functions.get(name)
         if fn is not None:
             return self._summary(fn)
+        if ref is None and not name:   # a dependent construction: `SharedMemory<T>()` touches nothing
+            sp = self.p.unit.span_of(call)
+            m = sp and re.fullmatch(r"\s*(\w+)\s*(?:<[^;{}()]*>)?\s*\(\s*\)\s*",
+                                    self.p.unit.source(sp.file).text(sp.start, sp.end))
+            if m and self.shared_classes().get(m.group(1)):
+                return False, False, False
         if ref is None:
             return False, not _PURE.match(name or ""), not _PURE.match(name or "")
         if ref.kind == CK.CXX_METHOD:
@@ -163,12 +182,63 @@ class KernelFacts:
             return src.text(at.bound_base.start, at.bound_base.end)
         return src.text(at.address.start, at.address.end).strip() if at.address else ""
 
+    def shared_classes(self) -> dict[str, bool]:
+        """Class name -> whether every conversion operator the program defines for it returns an
+        extern __shared__ array (`SharedMemory<T>`: constructing one and converting it touches no
+        memory and yields a pointer into shared memory)."""
+        if self._classes is None:
+            arrays = {d.name: (DYNAMIC if d.is_extern else d.name) for d in self.p.shared}
+            self._classes = {}
+            for c in self.cursors.values():
+                if c.kind == CK.CONVERSION_FUNCTION and c.semantic_parent is not None:
+                    rets = [r for r in c.walk_preorder() if r.kind == CK.RETURN_STMT]
+                    ok = bool(rets) and all(arrays.get(_named(r)) == DYNAMIC for r in rets)
+                    name = c.semantic_parent.spelling
+                    self._classes[name] = self._classes.get(name, True) and ok
+        return self._classes
+
+    def shared_pointers(self, k: Function) -> dict[str, str]:
+        """The kernel's local pointers into shared memory, by name, with the array they point into
+        (DYNAMIC for the extern ones): declared once, never changed nor addressed, from a shared
+        array (`float *p = tile;`, maybe cast) or from an object of a class of the program whose every
+        conversion operator returns an extern __shared__ array (the samples' `T *sdata =
+        SharedMemory<T>();`)."""
+        cur = self.cursors.get((k.body.file, k.body.start))
+        if cur is None:
+            return {}
+        arrays = {d.name: (DYNAMIC if d.is_extern else d.name) for d in self.p.shared}
+        classes = self.shared_classes()
+        src = self.p.unit.source(k.body.file)
+        text = src.text(k.body.start, k.body.end)
+        changed = self.changed(k.body)
+        count: dict[str, int] = {}
+        found: dict[str, str] = {}
+        for c in cur.walk_preorder():
+            if c.kind != CK.VAR_DECL:
+                continue
+            count[c.spelling] = count.get(c.spelling, 0) + 1
+            init = [x for x in c.get_children() if x.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF, CK.TEMPLATE_REF)]
+            sp = self.p.unit.span_of(init[-1]) if init else None
+            if sp is None or c.type.get_canonical().kind != TK.POINTER:
+                continue
+            target = arrays.get(_named(init[-1]))
+            m = re.fullmatch(r"\s*(\w+)\s*(?:<[^;{}()]*>)?\s*\(\s*\)\s*", src.text(sp.start, sp.end))
+            if target is None and m and classes.get(m.group(1)):
+                target = DYNAMIC
+            if target is not None:
+                found[c.spelling] = target
+        from .own_index import address_taken
+        return {n: t for n, t in found.items()
+                if count.get(n) == 1 and n not in changed and not address_taken(n, text)}
+
     def _target(self, space: str, base: str, params: set[str]) -> str | None:
         """The shared array a write goes to, ANY, or None (memory no shared read can see)."""
         if space in ("global", "constant"):
             return None
         if space == "shared":
             return DYNAMIC if base in self.extern else (base or ANY)
+        if base in self.pointers_in:
+            return self.pointers_in[base]
         return None if base in params else ANY
 
     # -- one kernel -------------------------------------------------------------------------------
@@ -188,6 +258,7 @@ class KernelFacts:
         # parameters the kernel changes may point anywhere after: they count as unknown pointers
         changed = self.changed(body)
         params = set(k.params) - changed
+        self.pointers_in = self.shared_pointers(k)
         self.nodes: list[_Node] = [_Node([]), _Node([])]   # entry, exit
         self.loops: list[dict] = []
         self.body_file = body.file
@@ -265,7 +336,8 @@ class KernelFacts:
                 continue
             base = self.atomic_base(at)
             decl = next((d for d in p.shared if d.name == base), None)
-            t = (DYNAMIC if decl.is_extern else base) if decl is not None else (None if base in params else ANY)
+            t = (DYNAMIC if decl.is_extern else base) if decl is not None else \
+                self.pointers_in.get(base, None if base in params else ANY)
             if t is not None:
                 token = t if t == ANY else f"{t}@atomic"   # (atomics never race with each other)
                 self.nodes[node_of(at.span)].writes.add(token)
@@ -438,6 +510,19 @@ class KernelFacts:
         i = self._new([self._extent(c)], preds)
         self.nodes[i].cut = True
         return {i}
+
+
+def _named(c: cindex.Cursor) -> str:
+    """The variable an expression names, through casts and parentheses (`(T *)__smem` -> `__smem`), or ''."""
+    while c.kind in (CK.UNEXPOSED_EXPR, CK.PAREN_EXPR, CK.CSTYLE_CAST_EXPR, CK.CXX_STATIC_CAST_EXPR,
+                     CK.CXX_REINTERPRET_CAST_EXPR, CK.RETURN_STMT):
+        kids = [k for k in c.get_children() if k.kind not in (CK.TYPE_REF, CK.TEMPLATE_REF, CK.NAMESPACE_REF)]
+        if len(kids) != 1:
+            return ""
+        c = kids[0]
+    if c.kind == CK.DECL_REF_EXPR and c.referenced is not None and c.referenced.kind == CK.VAR_DECL:
+        return c.spelling
+    return ""
 
 
 def cur_body(fn_cursor: cindex.Cursor) -> cindex.Cursor:

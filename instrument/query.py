@@ -828,10 +828,34 @@ class _Walker:
                 if args and _strip(args[0]) == child or (args and args[0] == child):
                     return "write" if p.spelling == "operator=" else "rmw"
                 return "read"
+            if p.kind == CK.CALL_EXPR and p.referenced is None and self._by_value(p, child):
+                return "read"   # an argument of a call a template leaves unresolved, to a value parameter
             if p.kind in (CK.CALL_EXPR, CK.MEMBER_REF_EXPR, CK.INIT_LIST_EXPR):
                 return None if p.kind != CK.INIT_LIST_EXPR else "read"
             return "read"
         return None
+
+    def _by_value(self, call: cindex.Cursor, arg: cindex.Cursor) -> bool:
+        """Is `arg` passed by value to the function a dependent call names (`f<T>(a[i])`, where the
+        template gives the argument no conversion to show it)? Only where the program defines that
+        name and every definition takes a value, not a reference, at that position."""
+        kids = list(call.get_children())
+        if not kids or arg not in kids[1:]:
+            return False
+        at = kids[1:].index(arg)
+        name, obj = dependent_callee(kids[0])
+        if not name or obj is not None:
+            return False
+        found = False
+        for fn in self.p.cursors.values():
+            if fn.spelling != name or fn.kind not in (CK.FUNCTION_DECL, CK.FUNCTION_TEMPLATE):
+                continue
+            parms = [k for k in fn.get_children() if k.kind == CK.PARM_DECL]
+            if at >= len(parms) or parms[at].type.kind in (TK.LVALUEREFERENCE, TK.RVALUEREFERENCE) or \
+                    "&" in parms[at].type.spelling:
+                return False
+            found = True
+        return found
 
     def _parents(self, c: cindex.Cursor) -> list[cindex.Cursor]:
         return self._parent_chain.get(c.hash, [])

@@ -94,6 +94,7 @@ def _kernel(an: KernelFacts, k: Function) -> KernelParams | None:
     # a parameter the kernel changes (`p = ...`, `p += 4`, `++p`) no longer names the launch's buffer
     changed = an.changed(body)
     index = {name: i for i, name in enumerate(k.params)}
+    shared_ptrs = an.shared_pointers(k)   # local pointers into shared memory (SharedMemory<T>())
     inside = [a for a in p.accesses if _inside(a.span, body)]
     written: set[int] = set()
     for a in inside:
@@ -101,7 +102,7 @@ def _kernel(an: KernelFacts, k: Function) -> KernelParams | None:
             continue
         if a.space == "global":
             return None                  # a __device__ variable: a parameter may point to it
-        if a.space == "shared":
+        if a.space == "shared" or (a.space == "pointer" and a.base in shared_ptrs):
             continue
         if a.space == "constant" or a.base not in index or a.base in changed or not direct(a.text, a.base):
             return None                  # through a pointer the kernel made or loaded
@@ -110,7 +111,7 @@ def _kernel(an: KernelFacts, k: Function) -> KernelParams | None:
         if not _inside(at.span, body):
             continue
         base = an.atomic_base(at)
-        if any(d.name == base for d in p.shared):
+        if any(d.name == base for d in p.shared) or base in shared_ptrs:
             continue
         if base not in index or base in changed:
             return None
@@ -130,7 +131,7 @@ def _kernel(an: KernelFacts, k: Function) -> KernelParams | None:
     candidates = [i for i, c in enumerate(parms) if c.spelling in read_through and i not in written
                   and c.spelling not in changed and c.type.get_canonical().kind == TK.POINTER]
     candidates = candidates[:MAX_CANDIDATES]
-    reads_elsewhere |= any(a.space == "global" or (a.space == "pointer" and (
+    reads_elsewhere |= any(a.space == "global" or (a.space == "pointer" and a.base not in shared_ptrs and (
         a.base not in index or a.base in changed or not direct(a.text, a.base))) for a in inside)
     own = [] if reads_elsewhere else _own(an, k, cur, parms, sorted(written), inside, changed)
     own = own[:MAX_CANDIDATES - len(candidates)]

@@ -99,3 +99,23 @@ def test_template_sized_array_has_its_elements_size(program):
     assert got == [(5, "in[threadIdx.x]", "const float", 4), (5, "t[threadIdx.y][threadIdx.x]", "float", 4),
                    (8, "out[threadIdx.x]", "float", 4), (8, "row[threadIdx.x]", "float", 4),
                    (8, "t[threadIdx.x][threadIdx.y]", "float", 4)]
+
+
+def test_an_argument_of_a_call_a_template_leaves_unresolved_is_read_where_it_is_passed_by_value(tmp_path):
+    """In a kernel template, `f<T>(a[i])` shows no conversion of its argument: the access is a read
+    where every definition of f takes that parameter by value, and only the address where by
+    reference (what the callee does with it is its own accesses')."""
+    from instrument.parse import parse_file
+    from instrument.query import query
+    src = tmp_path / "t.cu"
+    src.write_text("#include <cuda_runtime.h>\n"
+                   "template <class T> __device__ T twice(T v) { return 2 * v; }\n"
+                   "template <class T> __device__ void bump(T &v) { v += 1; }\n"
+                   "template <class T> __global__ void k(T *in, T *out) {\n"
+                   "  out[threadIdx.x] = twice<T>(in[threadIdx.x]);\n"
+                   "  bump<T>(out[threadIdx.x + 1]);\n"
+                   "}\n")
+    got = {(a.text, a.kind) for a in query(parse_file(src)).accesses if a.function == "k"}
+    assert ("in[threadIdx.x]", "read") in got
+    assert ("out[threadIdx.x]", "write") in got
+    assert not any(t == "out[threadIdx.x + 1]" for t, _ in got)

@@ -216,3 +216,48 @@ def test_own_parameters_are_checked_where_threads_meet_or_buffers_are_shared(run
         text = (tmp_path / "i" / "own_index.cu").read_text()
         assert text.count("::hirace::wr_own(") == 1 and text.count("::hirace::rmw_own(") == 1
         assert text.count("::hirace::rd_param(") == 2 and "const bool __hirace_own0 = ::hirace::own_index(" in text
+
+
+SHARED_CLASS = """
+template <class T> struct SharedMemory {
+  __device__ operator T *() { extern __shared__ int smem_[]; return (T *)smem_; }
+};
+struct Elsewhere {
+  __device__ operator int *() { return &flag; }
+};
+template <class T> __device__ T lane_sum(T v) { return v + __shfl_down_sync(0xffffffffu, v, 1); }
+template <class T> __global__ void red(const T *in, T *out) {
+  T *sdata = %s;
+  sdata[threadIdx.x] = lane_sum<T>(in[threadIdx.x]);
+  __syncthreads();
+  if (threadIdx.x == 0) out[blockIdx.x] = sdata[0] + sdata[1];
+}"""
+
+
+@pytest.mark.parametrize("init, quiet", [
+    ("SharedMemory<T>()", True),      # every conversion operator returns the extern shared array
+    ("Elsewhere()", False),           # one returns a __device__ variable: stores through it may reach anything
+    ("(T *)SharedMemory<int>()", False),   # (a cast of the object: not followed)
+])
+def test_a_pointer_from_a_class_that_yields_extern_shared_memory_is_shared(tmp_path, init, quiet):
+    """The samples' `T *sdata = SharedMemory<T>();`: stores through sdata are stores to shared memory,
+    so `in` stays a read-only parameter; a class whose conversion may yield other memory does not."""
+    got = params(tmp_path, SHARED_CLASS % init)
+    assert (got.get("red") == (["in"], ["out"])) == quiet, got
+
+
+@pytest.mark.parametrize("flag", ["--quiet-reads", "--no-quiet-reads"])
+def test_a_kernel_with_shared_memory_through_a_class_reports_the_race_of_aliased_arguments(run_cli, tmp_path, flag):
+    """engine/shared_memory_class.cu: no race while in and out are two buffers (the reads of in are
+    only bounds-checked); passing one buffer as both makes block 1's store race with block 0's read."""
+    out = tmp_path / "r.json"
+    src = CUDA / "engine" / "shared_memory_class.cu"
+    r = run_cli("hirace.cli", "run", "--backend", "cpu", flag, "--format", "json", "--output", out, src)
+    assert r.returncode == 1 and r.stdout == "sum 1024\n", r.stderr
+    doc = json.loads(out.read_text())
+    assert sorted({(x["launch"], x["site"]["line"], x["kind"]) for x in doc["races"]}) == [(1, 24, "read-write")]
+    assert doc["memory_errors"] == []
+    if flag == "--quiet-reads":
+        ins = run_cli("hirace.cli", "instrument", "-o", tmp_path / "i", src)
+        assert ins.returncode == 0, ins.stderr
+        assert "::hirace::rd_param(&(in[i])" in (tmp_path / "i" / "shared_memory_class.cu").read_text()
