@@ -62,6 +62,10 @@ _GROUP_PURE = re.compile(r"shfl(_down|_up|_xor)?|thread_rank|size|num_threads|me
                          r"any|all|ballot|match_any|match_all|thread_index|group_index|dim_threads")
 
 
+# an object constructed with no arguments, as written: `SharedMemory<T>()`
+_CONSTRUCTION = re.compile(r"\s*(\w+)\s*(?:<[^;{}()]*>)?\s*\(\s*\)\s*")
+
+
 def _pointer_params(fn: cindex.Cursor, writable: bool = True) -> bool:
     """Does the function take a pointer or reference (to something it may change, with `writable`)?"""
     try:
@@ -103,7 +107,9 @@ class KernelFacts:
         self.extern = {d.name for d in prog.shared if d.is_extern}
         self.summaries: dict[str, tuple[bool, bool, bool] | None] = {}   # name -> (syncs, writes, reads)
         self.pointers_in: dict[str, str] = {}   # the kernel being analysed: its shared_pointers
+        self.arrays = {d.name: (DYNAMIC if d.is_extern else d.name) for d in prog.shared}
         self._classes: dict[str, bool] | None = None
+        self._pointers: dict[tuple, dict[str, str]] = {}   # shared_pointers by kernel body
         self.effects: dict[tuple, tuple[bool, bool, bool]] = {}          # by call (hash, where, name)
 
     # -- what a piece of code writes --------------------------------------------------------------
@@ -132,9 +138,7 @@ class KernelFacts:
             return self._summary(fn)
         if ref is None and not name:   # a dependent construction: `SharedMemory<T>()` touches nothing
             sp = self.p.unit.span_of(call)
-            m = sp and re.fullmatch(r"\s*(\w+)\s*(?:<[^;{}()]*>)?\s*\(\s*\)\s*",
-                                    self.p.unit.source(sp.file).text(sp.start, sp.end))
-            if m and self.shared_classes().get(m.group(1)):
+            if sp and self.shared_construction(self.p.unit.source(sp.file).text(sp.start, sp.end)):
                 return False, False, False
         if ref is None:
             return False, not _PURE.match(name or ""), not _PURE.match(name or "")
@@ -187,12 +191,11 @@ class KernelFacts:
         extern __shared__ array (`SharedMemory<T>`: constructing one and converting it touches no
         memory and yields a pointer into shared memory)."""
         if self._classes is None:
-            arrays = {d.name: (DYNAMIC if d.is_extern else d.name) for d in self.p.shared}
             self._classes = {}
             for c in self.cursors.values():
                 if c.kind == CK.CONVERSION_FUNCTION and c.semantic_parent is not None:
                     rets = [r for r in c.walk_preorder() if r.kind == CK.RETURN_STMT]
-                    ok = bool(rets) and all(arrays.get(_named(r)) == DYNAMIC for r in rets)
+                    ok = bool(rets) and all(self.arrays.get(_named(r)) == DYNAMIC for r in rets)
                     name = c.semantic_parent.spelling
                     self._classes[name] = self._classes.get(name, True) and ok
         return self._classes
@@ -203,11 +206,20 @@ class KernelFacts:
         array (`float *p = tile;`, maybe cast) or from an object of a class of the program whose every
         conversion operator returns an extern __shared__ array (the samples' `T *sdata =
         SharedMemory<T>();`)."""
+        key = (k.body.file, k.body.start)
+        if key not in self._pointers:
+            self._pointers[key] = self._shared_pointers(k)
+        return self._pointers[key]
+
+    def shared_construction(self, text: str) -> bool:
+        """Is `text` the construction of an object of a shared_classes class (`SharedMemory<T>()`)?"""
+        m = _CONSTRUCTION.fullmatch(text)
+        return bool(m and self.shared_classes().get(m.group(1)))
+
+    def _shared_pointers(self, k: Function) -> dict[str, str]:
         cur = self.cursors.get((k.body.file, k.body.start))
         if cur is None:
             return {}
-        arrays = {d.name: (DYNAMIC if d.is_extern else d.name) for d in self.p.shared}
-        classes = self.shared_classes()
         src = self.p.unit.source(k.body.file)
         text = src.text(k.body.start, k.body.end)
         changed = self.changed(k.body)
@@ -221,13 +233,11 @@ class KernelFacts:
             sp = self.p.unit.span_of(init[-1]) if init else None
             if sp is None or c.type.get_canonical().kind != TK.POINTER:
                 continue
-            target = arrays.get(_named(init[-1]))
-            m = re.fullmatch(r"\s*(\w+)\s*(?:<[^;{}()]*>)?\s*\(\s*\)\s*", src.text(sp.start, sp.end))
-            if target is None and m and classes.get(m.group(1)):
+            target = self.arrays.get(_named(init[-1]))
+            if target is None and self.shared_construction(src.text(sp.start, sp.end)):
                 target = DYNAMIC
             if target is not None:
                 found[c.spelling] = target
-        from .own_index import address_taken
         return {n: t for n, t in found.items()
                 if count.get(n) == 1 and n not in changed and not address_taken(n, text)}
 

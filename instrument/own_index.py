@@ -110,22 +110,27 @@ class Scope:
             raise _NotLinear
         return init[0]
 
-    def uniform(self, c: cindex.Cursor) -> str:
+    def uniform(self, c: cindex.Cursor, var: cindex.Cursor | None = None) -> str:
         """The source text of an expression of unchanged integer parameters, literals, macros,
-        `blockDim` and `gridDim` alone (no local variable, no call), to be computed again at the
-        kernel's entry as the program computes it."""
-        for k in c.walk_preorder():
+        `blockDim` and `gridDim` alone (no local variable but `var`, where given; no call), to be
+        computed again at the kernel's entry as the program computes it."""
+        def check(k: cindex.Cursor) -> None:
+            if k.kind == CK.MEMBER_REF_EXPR:   # blockDim.x ... (whose `blockDim` is a variable)
+                if _norm(self.text(k)) not in EXTENTS:
+                    raise _NotLinear
+                return
             if k.kind == CK.DECL_REF_EXPR:
                 ref = k.referenced
-                if ref is None or ref.kind != CK.PARM_DECL or ref.spelling in self.changed or \
-                        ref.type.get_canonical().kind not in _INTS:
-                    raise _NotLinear
-            elif k.kind == CK.MEMBER_REF_EXPR:
-                if _norm(self.text(k)) not in EXTENTS:
+                if ref is None or (var is None or ref != var) and (
+                        ref.kind != CK.PARM_DECL or ref.spelling in self.changed or
+                        ref.type.get_canonical().kind not in _INTS):
                     raise _NotLinear
             elif k.kind not in (*_WRAPPERS, *_CASTS, CK.BINARY_OPERATOR, CK.UNARY_OPERATOR, CK.INTEGER_LITERAL,
                                 CK.TYPE_REF):
                 raise _NotLinear
+            for x in k.get_children():
+                check(x)
+        check(c)
         text = self.text(c)
         if re.search(r"\+\+|--|[^=!<>]=[^=]|^=", text):
             raise _NotLinear

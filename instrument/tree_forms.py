@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from clang import cindex
 
-from .own_index import COORDS, EXTENTS, linear_form
+from .own_index import COORDS, _NotLinear, address_taken, linear_form
 from .parse import Span
 
 CK = cindex.CursorKind
@@ -101,7 +101,7 @@ def tree_vars(cur: cindex.Cursor, prog, scope, kernel_body: Span, cut_spans: lis
                     o.arity == 2 and o.op.endswith("=") and o.op not in ("==", "!=", "<=", ">=")))]
         if len(sets) != 1 or not _within(sets[0].span, step):
             continue
-        if re.search(r"(?<!&)&\s*" + re.escape(name) + r"\b", scope.body_text):
+        if address_taken(name, scope.body_text):
             continue
         stmts = list(kids[3].get_children())
         inside = [b for b in cut_spans if _within(b, body)]
@@ -120,27 +120,11 @@ def src_text(prog, span: Span) -> str:
 
 def _uniform(c: cindex.Cursor, scope, var: cindex.Cursor) -> bool:
     """c names only `var`, literals, unchanged integer parameters, macros, blockDim and gridDim."""
-
-    def ok(k: cindex.Cursor) -> bool:
-        if k.kind == CK.MEMBER_REF_EXPR:   # blockDim.x ... (its `blockDim` is a variable)
-            return re.sub(r"\s+", "", scope.text(k)) in EXTENTS
-        if k.kind == CK.DECL_REF_EXPR:
-            ref = k.referenced
-            return ref is not None and (ref == var or (
-                ref.kind == CK.PARM_DECL and ref.spelling not in scope.changed and
-                ref.type.get_canonical().kind in _INTS))
-        if k.kind not in (CK.UNEXPOSED_EXPR, CK.PAREN_EXPR, CK.CSTYLE_CAST_EXPR, CK.CXX_FUNCTIONAL_CAST_EXPR,
-                          CK.CXX_STATIC_CAST_EXPR, CK.BINARY_OPERATOR, CK.UNARY_OPERATOR, CK.INTEGER_LITERAL,
-                          CK.TYPE_REF):
-            return False
-        return all(ok(x) for x in k.get_children())
-    if not ok(c):
+    try:
+        scope.uniform(c, var)
+        return True
+    except _NotLinear:
         return False
-    text = scope.text(c)
-    if re.search(r"\+\+|--|[^=!<>]=[^=]|^=", text):
-        return False
-    return not any(re.search(r"#\s*define\s+" + re.escape(n) + r"\b", scope.body_text)
-                   for n in set(re.findall(r"[A-Za-z_]\w*", text)))
 
 
 def _step_ok(c: cindex.Cursor, scope, var: cindex.Cursor, name: str) -> bool:
