@@ -91,8 +91,9 @@ struct State {
   unsigned long long *d_shared = nullptr;
   unsigned *d_shared_sites = nullptr;
   size_t d_shared_bytes = 0, d_shared_sites_bytes = 0;
-  RaceRecord *d_log = nullptr;
-  MemRecord *d_mem_log = nullptr;
+  LogEntry<RaceRecord> *d_log = nullptr;   // log_entries each (see log_record)
+  LogEntry<MemRecord> *d_mem_log = nullptr;
+  unsigned log_entries = 0;
   unsigned *d_counts = nullptr;  // kCounts: see the k*Count indices below
   void *d_sinks = nullptr;       // the read sink (zeros), then the write sink
   unsigned *h_noted = nullptr, *d_noted = nullptr;   // host-mapped: a launch logged something (LaunchState::noted)
@@ -459,6 +460,18 @@ inline void reset_shadows() {
   if (s.d_shared) check_cuda(cudaMemset(s.d_shared, 0, s.d_shared_bytes), "shared-memory shadow reset");
 }
 
+// A log's records in the order they were made, its table emptied for the next launches.
+template <class R>
+inline std::vector<LogEntry<R>> log_records(LogEntry<R> *table, unsigned entries, const char *what) {
+  std::vector<LogEntry<R>> all(entries), made;
+  check_cuda(cudaMemcpy(all.data(), table, entries * sizeof(LogEntry<R>), cudaMemcpyDeviceToHost), what);
+  check_cuda(cudaMemset(table, 0, entries * sizeof(LogEntry<R>)), what);
+  for (const LogEntry<R> &e : all)
+    if (e.key) made.push_back(e);
+  std::sort(made.begin(), made.end(), [](const LogEntry<R> &a, const LogEntry<R> &b) { return a.seq < b.seq; });
+  return made;
+}
+
 // Read back what the pending launches logged: wait for them, then take their races, memory errors
 // and counters into the launches they came from. Nothing to copy when no launch noted anything.
 inline void drain() {
@@ -481,28 +494,35 @@ inline void drain() {
     l.wrapped = counts[wrapped_count(unsigned(i))];
     l.mem_dropped = counts[mem_dropped_count(unsigned(i))];
   }
-  unsigned n = std::min(counts[kRaceCount], s.log_cap);
-  std::vector<RaceRecord> recs(n);
-  if (n)
-    check_cuda(cudaMemcpy(recs.data(), s.d_log, n * sizeof(RaceRecord), cudaMemcpyDeviceToHost), "race log copy");
-  for (const RaceRecord &r : recs)
-    if (r.slot < launch_of.size()) s.races.push_back(LoggedRace{r, launch_of[r.slot]});
-  unsigned m = std::min(counts[kMemCount], s.log_cap);
-  if (m) {
-    std::vector<MemRecord> mem(m);
-    check_cuda(cudaMemcpy(mem.data(), s.d_mem_log, m * sizeof(MemRecord), cudaMemcpyDeviceToHost), "memory error log copy");
-    for (const MemRecord &r : mem) {   // one report per site and buffer, over all launches
-      if (r.count == 0 || r.slot >= launch_of.size()) continue;   // (a record whose writer had not finished: not after a sync)
-      bool merged = false;
-      for (LoggedMem &e : s.mem_errors)
-        if (e.r.site == r.site && e.r.buffer == r.buffer) {
-          e.r.count += r.count;
+  if (counts[kRaceCount])
+    for (const LogEntry<RaceRecord> &e : log_records(s.d_log, s.log_entries, "race log copy")) {
+      if (e.r.slot >= launch_of.size()) continue;
+      if (e.seq >= s.log_cap) {   // made past the cap: its accesses were dropped
+        s.launches[launch_of[e.r.slot]].dropped += e.count;
+        continue;
+      }
+      RaceRecord r = e.r;
+      r.count = e.count;
+      s.races.push_back(LoggedRace{r, launch_of[r.slot]});
+    }
+  if (counts[kMemCount])
+    for (const LogEntry<MemRecord> &e : log_records(s.d_mem_log, s.log_entries, "memory error log copy")) {
+      if (e.r.slot >= launch_of.size()) continue;
+      if (e.seq >= s.log_cap) {
+        s.launches[launch_of[e.r.slot]].mem_dropped += e.count;
+        continue;
+      }
+      MemRecord r = e.r;
+      r.count = e.count;
+      bool merged = false;   // one report per site and buffer, over all launches
+      for (LoggedMem &x : s.mem_errors)
+        if (x.r.site == r.site && x.r.buffer == r.buffer) {
+          x.r.count += r.count;
           merged = true;
           break;
         }
       if (!merged) s.mem_errors.push_back(LoggedMem{r, launch_of[r.slot]});
     }
-  }
   // only an out-of-bounds access (always noted) reaches a sink
   check_cuda(cudaMemset(s.d_counts, 0, kCounts * sizeof(unsigned)), "race log reset");
   check_cuda(cudaMemset(s.d_sinks, 0, kSinkBytes), "out-of-bounds sink reset");
@@ -727,8 +747,12 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
     }
   }
   if (!s.d_log) {
-    s.d_log = static_cast<RaceRecord *>(tool_alloc(s.log_cap * sizeof(RaceRecord), "race log"));
-    s.d_mem_log = static_cast<MemRecord *>(tool_alloc(s.log_cap * sizeof(MemRecord), "memory error log"));
+    s.log_entries = 2;
+    while (s.log_entries < 2ull * s.log_cap && s.log_entries < (1u << 31)) s.log_entries *= 2;
+    s.d_log = static_cast<LogEntry<RaceRecord> *>(tool_alloc(s.log_entries * sizeof(LogEntry<RaceRecord>), "race log"));
+    s.d_mem_log = static_cast<LogEntry<MemRecord> *>(tool_alloc(s.log_entries * sizeof(LogEntry<MemRecord>), "memory error log"));
+    check_cuda(cudaMemset(s.d_log, 0, s.log_entries * sizeof(LogEntry<RaceRecord>)), "race log reset");
+    check_cuda(cudaMemset(s.d_mem_log, 0, s.log_entries * sizeof(LogEntry<MemRecord>)), "memory error log reset");
     s.d_counts = static_cast<unsigned *>(tool_alloc(kCounts * sizeof(unsigned), "race log"));
     s.d_sinks = tool_alloc(2 * kSinkBytes, "out-of-bounds sink");
     check_cuda(cudaMemset(s.d_counts, 0, kCounts * sizeof(unsigned)), "race log reset");
@@ -799,6 +823,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   L.log_count = s.d_counts + kRaceCount;
   L.dropped = s.d_counts + dropped_count(slot);
   L.log_cap = s.log_cap;
+  L.log_mask = s.log_entries - 1;
   L.wrapped = s.d_counts + wrapped_count(slot);
   L.noted = s.d_noted;
   L.bid_lo = s.bid_lo;

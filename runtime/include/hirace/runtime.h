@@ -37,7 +37,7 @@ constexpr unsigned kPendingLaunches = HIRACE_PENDING_LAUNCHES;
 struct RaceRecord {
   unsigned site, prior_site, tid, bid, prior_tid, prior_bid, prior_state, access, space, buffer;
   unsigned long long offset;  // bytes from the buffer (or shared window) start
-  unsigned count;             // word-level races folded into this record
+  unsigned count;             // word-level races folded into this record (on the device: LogEntry::count)
   unsigned slot;              // the launch's pending slot (LaunchState::slot)
 };
 
@@ -47,8 +47,16 @@ struct MemRecord {
   unsigned site, tid, bid, access, space, buffer;
   long long offset;          // bytes from the buffer's (array's) start; negative: before it
   unsigned long long limit;  // the buffer's (array's) bytes
-  unsigned size, count;
+  unsigned size, count;      // count: accesses folded into this record (on the device: LogEntry::count)
   unsigned slot;             // the pending slot of the launch that made the first access
+};
+
+// An entry of a log (see log_record).
+template <class R> struct LogEntry {
+  unsigned long long key;   // 0: empty
+  unsigned count;           // accesses folded into the record
+  unsigned seq;             // the record's number in the order they were made
+  R r;
 };
 
 // With prior_sites, each word keeps its last access's site and thread, and the site and thread of
@@ -124,15 +132,16 @@ struct LaunchState {
   unsigned *shared_sites;
   unsigned long long shared_slice_words;
   unsigned *clocks;  // per thread: block clock, warp clock
-  RaceRecord *log;
-  unsigned *log_count;  // shared by the pending launches, as the log is
+  LogEntry<RaceRecord> *log;   // log_mask + 1 entries
+  unsigned *log_count;  // records made: shared by the pending launches, as the log is
   unsigned *dropped;    // this launch's
-  unsigned log_cap;
+  unsigned log_cap;     // records each log makes at most
+  unsigned log_mask;    // entries in each log, less one (a power of two, at least 2 * log_cap)
   unsigned *wrapped;  // this launch's: set when a barrier clock wraps (see sync_status)
   unsigned *noted;    // host-mapped: set with anything above, so that launches without any are not read back
   unsigned bid_lo, bid_hi, tid_lo, tid_hi;  // only threads in these ranges are checked
-  MemRecord *mem_log;
-  unsigned *mem_count;    // shared by the pending launches
+  LogEntry<MemRecord> *mem_log;
+  unsigned *mem_count;    // records made: shared by the pending launches
   unsigned *mem_dropped;  // this launch's
   unsigned slot;          // this launch's pending slot: its records name it
   unsigned long long dynamic_shared;  // the launch's dynamic shared memory, bytes
@@ -286,50 +295,99 @@ CCTK_D inline bool locate(const void *p, Location *loc) {
   return true;
 }
 
-CCTK_D inline void log_race(const RaceRecord &r) {
-  const LaunchState &L = g_launch;
-  *(volatile unsigned *)L.noted = 1;
-  unsigned n = *(volatile unsigned *)L.log_count;
-  if (n > L.log_cap) n = L.log_cap;
-  for (unsigned i = 0; i < n; ++i) {  // one record per (launch, site, prior site, prior state, space)
-    RaceRecord &e = L.log[i];
-    if (e.site == r.site && e.prior_site == r.prior_site && e.space == r.space && e.prior_state == r.prior_state &&
-        e.slot == r.slot) {
-      atomicAdd(&e.count, 1u);
-      return;
-    }
-  }
-  unsigned slot = atomicAdd(L.log_count, 1u);
-  if (slot < L.log_cap) L.log[slot] = r;
-  else atomicAdd(L.dropped, 1u);
+// Out of line on the device: see check() (and a log's code is rarely run)
+#if defined(__CUDA_ARCH__)
+#define HIRACE_OUT_OF_LINE __noinline__
+#else
+#define HIRACE_OUT_OF_LINE
+#endif
+
+// The two logs are open-addressed hash tables (LogEntry, log_mask + 1 entries, at least twice
+// log_cap) keyed by what their records fold by, so an access finds its record, or makes it, in a few
+// probes however many records there are. (They were lists that each access scanned whole: where
+// thousands of threads reached one site out of bounds, their first wave made hundreds of records of
+// it before any was published, and every later access read them all, srad_v2 76x.) The lanes of a
+// warp that log the same key fold first: one atomic for them all. A record is made once: its maker
+// wins the key's entry, writes the record, then takes the next number of `made` (the order reports
+// keep); past log_cap, no more records are made and the accesses count as dropped.
+// the key of a race record: (site, prior site, prior state, space, launch slot), never 0
+CCTK_HD inline unsigned long long race_key(const RaceRecord &r) {
+  constexpr unsigned state_at = 2 * kSiteIdBits + 1, space_at = state_at + fsm::kStateBits, slot_at = space_at + 1;
+  static_assert(slot_at + 7 <= 63 && kPendingLaunches <= 128, "a race record's key fits 63 bits");
+  unsigned long long prior = r.prior_site == ~0u ? 0 : r.prior_site + 1ull;
+  return 1ull << 63 | (unsigned long long)r.site | prior << kSiteIdBits | (unsigned long long)r.prior_state << state_at |
+         (unsigned long long)r.space << space_at | (unsigned long long)r.slot << slot_at;
+}
+// the key of an out-of-bounds record: (site, buffer), never 0
+CCTK_HD inline unsigned long long mem_key(const MemRecord &m) {
+  unsigned long long buffer = m.buffer == kNoBuffer ? 0 : m.buffer + 1ull;
+  return 1ull << 63 | (unsigned long long)m.site | buffer << kSiteIdBits;
 }
 
-// One record per (site, buffer): the first access and a count. A record is published by its
-// count (set last) so that a concurrent reader never folds into a half-written one.
+// The entry of `key` in `table`, claimed (`*made_it` true) where there was none; null when the log
+// holds log_cap records and none is this key's.
+template <class R> CCTK_D inline LogEntry<R> *log_entry(LogEntry<R> *table, unsigned long long key, unsigned *made,
+                                                        bool *made_it) {
+  const LaunchState &L = g_launch;
+  unsigned h = unsigned((key * 0x9E3779B97F4A7C15ull) >> 40);
+  for (unsigned probe = 0; probe <= L.log_mask; ++probe) {
+    LogEntry<R> &e = table[(h + probe) & L.log_mask];
+    unsigned long long k = *(volatile unsigned long long *)&e.key;
+    if (k == 0) {
+      if (*(volatile unsigned *)made >= L.log_cap) return nullptr;
+      k = atomicCAS(&e.key, 0ull, key);
+      if (k == 0) {
+        *made_it = true;
+        return &e;
+      }
+    }
+    if (k == key) return &e;
+  }
+  return nullptr;
+}
+
+// How many lanes of the warp log `key` here, 0 in all but one of them (which logs for them all).
+CCTK_D inline unsigned log_lanes(unsigned long long key) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+  unsigned peers = __match_any_sync(__activemask(), key);
+  unsigned lane = linear_tid() & 31u;
+  return lane == unsigned(__ffs(peers) - 1) ? unsigned(__popc(peers)) : 0u;
+#else
+  (void)key;
+  return 1;
+#endif
+}
+
+template <class R> CCTK_D inline void log_record(LogEntry<R> *table, unsigned *made, unsigned *dropped, const R &r,
+                                                 unsigned long long key) {
+  const LaunchState &L = g_launch;
+  unsigned n = log_lanes(key);
+  if (!n) return;
+  bool made_it = false;
+  LogEntry<R> *e = log_entry(table, key, made, &made_it);
+  if (!e) {
+    atomicAdd(dropped, n);
+    *(volatile unsigned *)L.noted = 1;
+    return;
+  }
+  if (made_it) {
+    e->r = r;
+    e->seq = atomicAdd(made, 1u);
+    *(volatile unsigned *)L.noted = 1;
+  }
+  atomicAdd(&e->count, n);
+}
+
+// One record per (launch, site, prior site, prior state, space).
+CCTK_D inline void log_race(const RaceRecord &r) {
+  const LaunchState &L = g_launch;
+  log_record(L.log, L.log_count, L.dropped, r, race_key(r));
+}
+
+// One record per (site, buffer): the first access (of those that came together) and a count.
 CCTK_D inline void log_out_of_bounds(const MemRecord &m) {
   const LaunchState &L = g_launch;
-  *(volatile unsigned *)L.noted = 1;
-  unsigned n = *(volatile unsigned *)L.mem_count;
-  if (n > L.log_cap) n = L.log_cap;
-  for (unsigned i = 0; i < n; ++i) {
-    MemRecord &e = L.mem_log[i];
-    if (*(volatile unsigned *)&e.count && e.site == m.site && e.buffer == m.buffer) {
-      atomicAdd(&e.count, 1u);
-      return;
-    }
-  }
-  unsigned slot = atomicAdd(L.mem_count, 1u);
-  if (slot < L.log_cap) {
-    MemRecord r = m;
-    r.count = 0;
-    L.mem_log[slot] = r;
-#if defined(__CUDA_ARCH__)
-    __threadfence();
-#endif
-    atomicAdd(&L.mem_log[slot].count, 1u);
-  } else {
-    atomicAdd(L.mem_dropped, 1u);
-  }
+  log_record(L.mem_log, L.mem_count, L.mem_dropped, m, mem_key(m));
 }
 
 // The check every instrumented access makes before it happens. Out of line on the device: an
@@ -344,11 +402,6 @@ CCTK_D inline void log_out_of_bounds(const MemRecord &m) {
 // slow path). 0 (the default): the whole check.
 #ifndef HIRACE_BENCH_CUT
 #define HIRACE_BENCH_CUT 0
-#endif
-#if defined(__CUDA_ARCH__)
-#define HIRACE_OUT_OF_LINE __noinline__
-#else
-#define HIRACE_OUT_OF_LINE
 #endif
 // The check every instrumented access makes before it happens. `base` and `bytes` bound the
 // access when the site knows them: a declared array [base, base + bytes) (kDynamicShared: the

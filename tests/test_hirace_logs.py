@@ -1,0 +1,44 @@
+"""hirace's race and out-of-bounds logs (runtime.h log_record): one record per key with every access
+it folds counted, at most max_reports records, the rest counted as dropped, never lost silently."""
+from __future__ import annotations
+
+import pytest
+
+from hirace import runner
+from hirace.config import Config
+
+from conftest import CUDA
+
+PROGRAM = CUDA / "engine" / "many_records.cu"
+
+
+def _run(max_reports: int):
+    res = runner.run([PROGRAM], "cpu", Config(max_reports=max_reports), timeout=120)
+    assert res.program_exit == 0
+    return res
+
+
+@pytest.fixture(scope="module")
+def full():
+    return _run(1024)
+
+
+def test_every_racing_site_is_one_record_counting_each_word(full):
+    assert sorted((r.site.line, r.count) for r in full.races) == [(line, 8) for line in range(6, 12)]
+    assert full.dropped == 0
+
+
+def test_one_site_past_two_buffers_is_one_record_per_buffer_with_every_access(full):
+    got = sorted((m.site.line, m.buffer, m.count) for m in full.memory_errors)
+    assert got == [(15, "b", 64), (15, "c", 64)]
+
+
+@pytest.mark.parametrize("cap", [1, 4])
+def test_records_past_max_reports_are_dropped_and_counted(full, cap):
+    res = _run(cap)
+    counts = {r.site.line: r.count for r in full.races}
+    kept = {r.site.line: r.count for r in res.races}
+    assert len(kept) == cap
+    assert all(counts[line] == n for line, n in kept.items())          # a kept record misses nothing
+    assert res.dropped == sum(counts.values()) - sum(kept.values())    # nor does the count of the rest
+    assert len(res.memory_errors) == min(cap, 2)
