@@ -196,8 +196,14 @@ CCTK_D inline unsigned *thread_clocks() {
 
 // The first statement of every instrumented kernel: in smem mode the block's clocks and shadow
 // start at zero (dynamic shared memory holds whatever the SM's last block left there).
+#if HIRACE_BENCH_CUT == 9 && defined(__CUDA_ARCH__)
+CCTK_D inline void bench_never_called_check();
+#endif
 CCTK_D inline void block_entry() {
 #if defined(__CUDA_ARCH__)
+#if HIRACE_BENCH_CUT == 9
+  bench_never_called_check();
+#endif
   const LaunchState &L = g_launch;
   if (!L.enabled || !L.smem) return;
   unsigned long long *area = reinterpret_cast<unsigned long long *>(shared_area());
@@ -399,7 +405,11 @@ CCTK_D inline void log_out_of_bounds(const MemRecord &m) {
 // (host.h after_launch); 6: the launch state copied at the first launch only (wrong verdicts: the
 // floor of a launch's cost); 7: a quiet access that would take the whole check traps instead (what
 // the out-of-line call costs the quiet paths); 8: it counts and diverts itself, inline (a call-free
-// slow path). 0 (the default): the whole check.
+// slow path); 9: as 7, with a call of the check that never runs at each block's entry (what the
+// registers the out-of-line check takes cost, without its calls at the sites); 10: the quiet paths call
+// a small out-of-line function of two arguments that traps (a compact slow path); 11: quiet reads
+// (rd_bounds, rd_param) give values, not addresses (see QuietRead). 0 (the default):
+// the whole check.
 #ifndef HIRACE_BENCH_CUT
 #define HIRACE_BENCH_CUT 0
 #endif
@@ -494,12 +504,28 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
 }
 
 // The whole check of an access whose quiet test failed (HIRACE_BENCH_CUT 7: a trap, for benchmarks).
-#if HIRACE_BENCH_CUT == 7 && defined(__CUDA_ARCH__)
+#if (HIRACE_BENCH_CUT == 7 || HIRACE_BENCH_CUT == 9) && defined(__CUDA_ARCH__)
 #define HIRACE_QUIET_SLOW(expr) (__trap(), p)
 #elif HIRACE_BENCH_CUT == 8 && defined(__CUDA_ARCH__)
 #define HIRACE_QUIET_SLOW(expr) (atomicAdd(g_launch.mem_count, 1u), diverted(p, g_launch.sink_write))
+#elif HIRACE_BENCH_CUT == 10 && defined(__CUDA_ARCH__)
+// (cut 10: an out-of-line call with two arguments, which traps when it runs: what a compact slow path
+// would cost the sites)
+__noinline__ __device__ bool bench_slow_call(const void *p, unsigned site) {
+  if (g_launch.enabled) __trap();
+  return p != nullptr && site != 0;
+}
+#define HIRACE_QUIET_SLOW(expr) (bench_slow_call(p, site) ? p : diverted(p, g_launch.sink_write))
 #else
 #define HIRACE_QUIET_SLOW(expr) (expr)
+#endif
+
+#if HIRACE_BENCH_CUT == 9 && defined(__CUDA_ARCH__)
+// (cut 9: a call of the check that never runs, at each block's entry: the quiet paths trap as in
+// cut 7, but the kernel keeps the registers the out-of-line check takes)
+CCTK_D inline void bench_never_called_check() {
+  if (g_launch.enabled == 0x5eedu) check(nullptr, 4, 0, fsm::kRead);
+}
 #endif
 
 // Where an access that must not happen goes instead (accesses larger than a sink go ahead).
@@ -526,10 +552,26 @@ template <class T> CCTK_D inline bool in_declared(T *p, const volatile void *bas
   long long delta = (long long)((const char *)p - (const char *)base);
   return delta >= 0 && (unsigned long long)delta + sizeof(T) <= bytes;
 }
+#if HIRACE_BENCH_CUT == 11 && defined(__CUDA_ARCH__)
+// (cut 11: a quiet read yields its value: read through the program's own address where the test
+// holds, and by an out-of-line function that checks and reads where it does not)
+template <class T> struct QuietRead {
+  T v;
+  CCTK_D T operator*() const { return v; }
+};
+template <class T> __noinline__ __device__ T read_checked(T *p, unsigned site, const volatile void *base,
+                                                        unsigned long long bytes) {
+  return *checked(p, site, fsm::kRead, g_launch.sink_read, base, bytes);
+}
+template <class T> CCTK_D inline QuietRead<T> rd_bounds(T *p, unsigned site, const volatile void *base, unsigned long long bytes) {
+  return QuietRead<T>{in_declared(p, base, bytes) ? *p : read_checked(p, site, base, bytes)};
+}
+#else
 template <class T> CCTK_D inline T *rd_bounds(T *p, unsigned site, const volatile void *base, unsigned long long bytes) {
   if (in_declared(p, base, bytes)) return p;
   return HIRACE_QUIET_SLOW(checked(p, site, fsm::kRead, g_launch.sink_read, base, bytes));
 }
+#endif
 // An atomic on a shared array in a barrier interval where every access to that array is an atomic
 // (instrument/intervals.py): atomics never race with each other, so only its bounds are checked.
 template <class T> CCTK_D inline T *atomic_block_bounds(T *p, unsigned site, const volatile void *base,
@@ -563,12 +605,21 @@ template <class T> CCTK_D inline T *rmw_private(T *p, unsigned site, const volat
 }
 // A read through the kernel's read-only parameter `base` (the `bit`-th): in a launch where that
 // parameter is quiet, only the bounds of its buffer are checked, inline; otherwise the whole check.
+#if HIRACE_BENCH_CUT == 11 && defined(__CUDA_ARCH__)
+template <class T> CCTK_D inline QuietRead<T> rd_param(T *p, unsigned site, const volatile void *base, unsigned bit) {
+  const LaunchState &L = g_launch;
+  unsigned long long a = (unsigned long long)p;
+  bool ok = (L.quiet_params >> bit & 1u) && a >= L.quiet_lo[bit] && a + sizeof(T) <= L.quiet_hi[bit];
+  return QuietRead<T>{ok ? *p : read_checked(p, site, base, 0)};
+}
+#else
 template <class T> CCTK_D inline T *rd_param(T *p, unsigned site, const volatile void *base, unsigned bit) {
   const LaunchState &L = g_launch;
   unsigned long long a = (unsigned long long)p;
   if ((L.quiet_params >> bit & 1u) && a >= L.quiet_lo[bit] && a + sizeof(T) <= L.quiet_hi[bit]) return p;
   return HIRACE_QUIET_SLOW(checked(p, site, fsm::kRead, L.sink_read, base, 0));
 }
+#endif
 // Is c_tx * threadIdx.x + ... + c_bz * blockIdx.z a different number for each thread of this
 // launch, within a range narrower than 2^31 (so that the program's own arithmetic, modulo 2^32 or
 // 2^64, keeps the numbers apart whatever the offset)? Mixed radix: taking the coordinates that vary
