@@ -13,6 +13,7 @@ from typing import Callable
 
 from .backends.base import Backend, BuildRequest
 from .errors import UnsupportedConstruct
+from .c_includes import user_headers
 from .lower_cpu import lower_for_cpu
 from .output import write_tree
 from .parse import ParsedUnit, parse_file
@@ -60,8 +61,10 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
     outputs: dict[str, bytes] = {}
     warnings: list[str] = []
     edit_counts: dict[str, int] = {}
+    c_sources = []
     for src in sources:
         if src.suffix == ".c":
+            c_sources.append(src)
             # C sources hold no CUDA: they are built as they are (by the C compiler)
             outputs[str(src)] = src.read_bytes()
             edit_counts[str(src)] = 0
@@ -92,7 +95,15 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
             if path not in outputs or len(edits) > edit_counts[path]:
                 outputs[path] = new
                 edit_counts[path] = len(edits)
-    # libclang names included files as found ("dir/../x.h"): compare resolved paths
+    # the headers only C sources reach, as they are (after the CUDA sources: a header they share
+    # keeps its instrumented version); libclang names included files as found ("dir/../x.h"):
+    # compare resolved paths
+    have = {Path(p).resolve() for p in outputs}
+    for src in c_sources:
+        for header in user_headers(src, incs):
+            if header not in have:
+                outputs[str(header)] = header.read_bytes()
+                have.add(header)
     root = Path(os.path.commonpath([str(Path(p).resolve().parent) for p in outputs] +
                                    [str(r) for r in roots]))
     written = write_tree(out_dir, outputs, root)

@@ -124,3 +124,31 @@ def test_instrumented_sources_reparse_and_compile_with_nvcc(path, tmp_path, requ
     expected = sum(1 for a in progs[0].accesses if a.function in progs[0].device_reachable()
                    and a.span.file == progs[0].unit.main and progs[0].unit.macro_at(a.span) is None)
     assert n_probes == expected
+
+
+def test_headers_only_c_sources_include_are_written_beside_them(tmp_path):
+    """A C source is copied as it is; the user headers only it reaches (quoted beside it, through
+    other headers, or bracketed in an include dir) are mirrored too, so the instrumented tree
+    compiles on its own; a header a CUDA source also reaches keeps its instrumented version."""
+    src = tmp_path / "src"
+    (src / "util" / "num").mkdir(parents=True)
+    (src / "inc").mkdir()
+    (src / "util" / "num" / "num.h").write_text('#include "digits.h"\nint is_integer(const char *s);\n')
+    (src / "util" / "num" / "digits.h").write_text("#define DIGITS 10\n")
+    (src / "inc" / "opts.h").write_text("#define OPTS 1\n")
+    (src / "shared.h").write_text("__device__ inline int twice(int *a, int i) { return 2 * a[i]; }\n")
+    (src / "main.c").write_text('#include <stdio.h>\n#include "./util/num/num.h"\n#include <opts.h>\n'
+                                '#ifdef NEVER\n#include "missing.h"\n#endif\n'
+                                'int main(void) { printf("%d\\n", DIGITS + OPTS); return 0; }\n')
+    (src / "k.cu").write_text('#include "shared.h"\n__global__ void k(int *a) { a[threadIdx.x] = twice(a, 0); }\n')
+    out = tmp_path / "out"
+    instrument_sources([src / "main.c", src / "k.cu"], out, [probe_planner], [src / "inc"])
+    for rel in ("util/num/num.h", "util/num/digits.h", "inc/opts.h", "main.c"):
+        assert (out / rel).read_bytes() == (src / rel).read_bytes(), rel
+    assert (out / "shared.h").read_bytes() != (src / "shared.h").read_bytes()   # instrumented
+    assert not (out / "missing.h").exists()
+    exe = tmp_path / "main"
+    r = subprocess.run(["gcc", "-I", str(out / "inc"), str(out / "main.c"), "-o", str(exe)], capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+    assert subprocess.run([str(exe)], capture_output=True, text=True).stdout == "11\n"
