@@ -460,15 +460,25 @@ inline void reset_shadows() {
   if (s.d_shared) check_cuda(cudaMemset(s.d_shared, 0, s.d_shared_bytes), "shared-memory shadow reset");
 }
 
-// A log's records in the order they were made, its table emptied for the next launches.
-template <class R>
-inline std::vector<LogEntry<R>> log_records(LogEntry<R> *table, unsigned entries, const char *what) {
-  std::vector<LogEntry<R>> all(entries), made;
+// A log's records in the order they were made, each with its count, its table emptied for the next
+// launches; `dropped(slot, n)` takes the accesses of records made past the cap.
+template <class R, class Dropped>
+inline std::vector<R> log_records(LogEntry<R> *table, unsigned entries, unsigned cap, const char *what,
+                                  Dropped dropped) {
+  std::vector<LogEntry<R>> all(entries);
   check_cuda(cudaMemcpy(all.data(), table, entries * sizeof(LogEntry<R>), cudaMemcpyDeviceToHost), what);
   check_cuda(cudaMemset(table, 0, entries * sizeof(LogEntry<R>)), what);
-  for (const LogEntry<R> &e : all)
-    if (e.key) made.push_back(e);
-  std::sort(made.begin(), made.end(), [](const LogEntry<R> &a, const LogEntry<R> &b) { return a.seq < b.seq; });
+  all.erase(std::remove_if(all.begin(), all.end(), [](const LogEntry<R> &e) { return e.key == 0; }), all.end());
+  std::sort(all.begin(), all.end(), [](const LogEntry<R> &a, const LogEntry<R> &b) { return a.seq < b.seq; });
+  std::vector<R> made;
+  for (const LogEntry<R> &e : all) {
+    if (e.seq >= cap) {
+      dropped(e.r.slot, e.count);
+      continue;
+    }
+    made.push_back(e.r);
+    made.back().count = e.count;
+  }
   return made;
 }
 
@@ -494,26 +504,17 @@ inline void drain() {
     l.wrapped = counts[wrapped_count(unsigned(i))];
     l.mem_dropped = counts[mem_dropped_count(unsigned(i))];
   }
+  auto launch = [&](unsigned slot) -> LaunchInfo * {
+    return slot < launch_of.size() ? &s.launches[launch_of[slot]] : nullptr;
+  };
   if (counts[kRaceCount])
-    for (const LogEntry<RaceRecord> &e : log_records(s.d_log, s.log_entries, "race log copy")) {
-      if (e.r.slot >= launch_of.size()) continue;
-      if (e.seq >= s.log_cap) {   // made past the cap: its accesses were dropped
-        s.launches[launch_of[e.r.slot]].dropped += e.count;
-        continue;
-      }
-      RaceRecord r = e.r;
-      r.count = e.count;
-      s.races.push_back(LoggedRace{r, launch_of[r.slot]});
-    }
+    for (const RaceRecord &r : log_records(s.d_log, s.log_entries, s.log_cap, "race log copy",
+                                           [&](unsigned slot, unsigned n) { if (LaunchInfo *l = launch(slot)) l->dropped += n; }))
+      if (r.slot < launch_of.size()) s.races.push_back(LoggedRace{r, launch_of[r.slot]});
   if (counts[kMemCount])
-    for (const LogEntry<MemRecord> &e : log_records(s.d_mem_log, s.log_entries, "memory error log copy")) {
-      if (e.r.slot >= launch_of.size()) continue;
-      if (e.seq >= s.log_cap) {
-        s.launches[launch_of[e.r.slot]].mem_dropped += e.count;
-        continue;
-      }
-      MemRecord r = e.r;
-      r.count = e.count;
+    for (const MemRecord &r : log_records(s.d_mem_log, s.log_entries, s.log_cap, "memory error log copy",
+                                          [&](unsigned slot, unsigned n) { if (LaunchInfo *l = launch(slot)) l->mem_dropped += n; })) {
+      if (r.slot >= launch_of.size()) continue;
       bool merged = false;   // one report per site and buffer, over all launches
       for (LoggedMem &x : s.mem_errors)
         if (x.r.site == r.site && x.r.buffer == r.buffer) {

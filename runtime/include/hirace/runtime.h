@@ -301,7 +301,7 @@ CCTK_D inline bool locate(const void *p, Location *loc) {
   return true;
 }
 
-// Out of line on the device: see check() (and a log's code is rarely run)
+// Out of line on the device: see check()
 #if defined(__CUDA_ARCH__)
 #define HIRACE_OUT_OF_LINE __noinline__
 #else
@@ -316,6 +316,7 @@ CCTK_D inline bool locate(const void *p, Location *loc) {
 // warp that log the same key fold first: one atomic for them all. A record is made once: its maker
 // wins the key's entry, writes the record, then takes the next number of `made` (the order reports
 // keep); past log_cap, no more records are made and the accesses count as dropped.
+
 // the key of a race record: (site, prior site, prior state, space, launch slot), never 0
 CCTK_HD inline unsigned long long race_key(const RaceRecord &r) {
   constexpr unsigned state_at = 2 * kSiteIdBits + 1, space_at = state_at + fsm::kStateBits, slot_at = space_at + 1;
