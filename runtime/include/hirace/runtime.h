@@ -196,12 +196,12 @@ CCTK_D inline unsigned *thread_clocks() {
 
 // The first statement of every instrumented kernel: in smem mode the block's clocks and shadow
 // start at zero (dynamic shared memory holds whatever the SM's last block left there).
-#if HIRACE_BENCH_CUT == 9 && defined(__CUDA_ARCH__)
+#if (HIRACE_BENCH_CUT == 9 || HIRACE_BENCH_CUT == 12) && defined(__CUDA_ARCH__)
 CCTK_D inline void bench_never_called_check();
 #endif
 CCTK_D inline void block_entry() {
 #if defined(__CUDA_ARCH__)
-#if HIRACE_BENCH_CUT == 9
+#if HIRACE_BENCH_CUT == 9 || HIRACE_BENCH_CUT == 12
   bench_never_called_check();
 #endif
   const LaunchState &L = g_launch;
@@ -397,67 +397,21 @@ CCTK_D inline void log_out_of_bounds(const MemRecord &m) {
   log_record(L.mem_log, L.mem_count, L.mem_dropped, m, mem_key(m));
 }
 
-// The check every instrumented access makes before it happens. Out of line on the device: an
-// unrolled loop of many accesses would otherwise carry a copy per access, more code than the
-// instruction cache holds (a 32x32 tiled matrix product ran 58 times slower inlined on an H100).
-// Benchmarks only (bench/hirace_overhead/variants.py): stop the check early, to measure what its
-// parts cost. 1: after the enabled test; 2: after locating the access; 3: everything but the shadow
-// update; 4: own_index taken as true without its test; 5: no "off" state copied after a launch
-// (host.h after_launch); 6: the launch state copied at the first launch only (wrong verdicts: the
-// floor of a launch's cost); 7: a quiet access that would take the whole check traps instead (what
-// the out-of-line call costs the quiet paths); 8: it counts and diverts itself, inline (a call-free
-// slow path); 9: as 7, with a call of the check that never runs at each block's entry (what the
-// registers the out-of-line check takes cost, without its calls at the sites); 10: the quiet paths call
-// a small out-of-line function of two arguments that traps (a compact slow path); 11: quiet reads
-// (rd_bounds, rd_param) give values, not addresses (see QuietRead). 0 (the default):
-// the whole check.
+// (HIRACE_BENCH_CUT: see check)
 #ifndef HIRACE_BENCH_CUT
 #define HIRACE_BENCH_CUT 0
 #endif
-// The check every instrumented access makes before it happens. `base` and `bytes` bound the
-// access when the site knows them: a declared array [base, base + bytes) (kDynamicShared: the
-// launch's dynamic shared memory), or (bytes 0) the buffer that the pointer `base` points into.
-// Returns false when the access lies outside its buffer: it is reported, not checked as a race,
-// and must not happen.
-// `then_write`: a read-modify-write, checked as its read and then its write in one call (one locating).
-HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsigned site, fsm::Access kind,
-                         const volatile void *base = nullptr, unsigned long long bytes = 0,
-                         bool then_write = false) {
+
+// The shadow update and site slots of the words an access covers, [offset, offset + size) of its
+// buffer or shared window (`shadow`, `sites`: the window's or buffer's; `sites` null without slots),
+// by thread `tid` of block `bid` with clocks `clk`. Inlined where the check knows the memory space.
+CCTK_D inline void check_words(unsigned long long *shadow, unsigned *sites, long long offset, unsigned size,
+                               unsigned site, fsm::Access kind, bool then_write, unsigned tid, unsigned bid,
+                               const unsigned *clk, unsigned space, unsigned buffer) {
   const LaunchState &L = g_launch;
-  if (!L.enabled || HIRACE_BENCH_CUT == 1) return true;
-  unsigned tid = linear_tid(), bid = linear_bid();
-  if (bid < L.bid_lo || bid > L.bid_hi || tid < L.tid_lo || tid > L.tid_hi) return true;
-  Location loc;
-  bool where;
-  if (!L.bounds) base = nullptr;
-  long long delta = base ? (long long)((const char *)p - (const char *)base) : 0;
-  if (base && bytes) {  // a declared array: its bounds, whatever lies around it
-    if (bytes == kDynamicShared) bytes = L.dynamic_shared;
-    if (delta < 0 || (unsigned long long)delta + size > bytes) {
-      where = locate((const void *)base, &loc);
-      log_out_of_bounds(MemRecord{site, tid, bid, unsigned(kind), where ? loc.space : unsigned(kGlobal), kNoBuffer,
-                                  delta, bytes, size, 1u, L.slot});
-      return false;
-    }
-    where = locate(p, &loc);
-  } else if (base && locate((const void *)base, &loc) && inside(loc, 0) && loc.buffer != kNoBuffer) {
-    where = true;  // the buffer the pointer points into bounds the access
-    loc.offset += delta;
-  } else {
-    where = locate(p, &loc);
-  }
-  if (!where) return true;  // not monitored (host memory, constant, local)
-  if (!inside(loc, size)) {
-    if (!L.bounds) return true;
-    log_out_of_bounds(MemRecord{site, tid, bid, unsigned(kind), loc.space, loc.buffer,
-                                loc.shadow ? loc.offset : (long long)(unsigned long long)p, loc.limit, size, 1u, L.slot});
-    return false;
-  }
-  if (HIRACE_BENCH_CUT == 2) return true;
-  unsigned *clk = thread_clocks();
   ThreadCtx c{tid, L.block_base + bid, clk[0], clk[1], 32, L.block_base};
-  unsigned long long first = (unsigned long long)loc.offset >> L.granularity_shift;
-  unsigned long long last = ((unsigned long long)loc.offset + (size ? size : 1) - 1) >> L.granularity_shift;
+  unsigned long long first = (unsigned long long)offset >> L.granularity_shift;
+  unsigned long long last = ((unsigned long long)offset + (size ? size : 1) - 1) >> L.granularity_shift;
   unsigned me = ((L.site_base + bid) << kSiteTidBits) | c.tid;
   const unsigned first_me = L.site_base << kSiteTidBits;   // a slot thread below it: an earlier launch's
   for (unsigned pass = 0; pass < (then_write ? 2u : 1u); ++pass) {
@@ -465,12 +419,12 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
     const unsigned mine = site_word(site, kind, c);
     for (unsigned long long w = first; w <= last; ++w) {
       ShadowWord prior;
-      SiteSlots *e = (L.prior_sites && loc.sites) ? reinterpret_cast<SiteSlots *>(loc.sites) + w : nullptr;
+      SiteSlots *e = (L.prior_sites && sites) ? reinterpret_cast<SiteSlots *>(sites) + w : nullptr;
       SiteSlots slot = e ? *e : SiteSlots{~0u, ~0u, ~0u, ~0u};   // one 16-byte load
       bool last_live = slot.last_thread != ~0u && slot.last_thread >= first_me;
-      if (HIRACE_BENCH_CUT != 3 && update(&loc.shadow[w], c, kind, &prior)) {
+      if (HIRACE_BENCH_CUT != 3 && update(&shadow[w], c, kind, &prior)) {
         RaceRecord r{site, ~0u, c.tid, bid, prior.tid(), prior.bid() - L.block_base,
-                     prior.state(), unsigned(kind), loc.space, loc.buffer, w << L.granularity_shift, 1u, L.slot};
+                     prior.state(), unsigned(kind), space, buffer, w << L.granularity_shift, 1u, L.slot};
         if (e) {   // the slots' access by the thread the record names, else another that can race with this one
           unsigned named = ((prior.bid() - L.block_base + L.site_base) << kSiteTidBits) | prior.tid();
           bool last_ok = may_race(slot.last_thread, slot.last_site, me, mine, first_me, c.warp_size);
@@ -501,25 +455,89 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
     ::cudaemu::maybe_yield();
 #endif
   }
-  return true;
 }
 
-// The whole check of an access whose quiet test failed (HIRACE_BENCH_CUT 7: a trap, for benchmarks).
-#if (HIRACE_BENCH_CUT == 7 || HIRACE_BENCH_CUT == 9) && defined(__CUDA_ARCH__)
-#define HIRACE_QUIET_SLOW(expr) (__trap(), p)
-#elif HIRACE_BENCH_CUT == 8 && defined(__CUDA_ARCH__)
-#define HIRACE_QUIET_SLOW(expr) (atomicAdd(g_launch.mem_count, 1u), diverted(p, g_launch.sink_write))
-#elif HIRACE_BENCH_CUT == 10 && defined(__CUDA_ARCH__)
-// (cut 10: an out-of-line call with two arguments, which traps when it runs: what a compact slow path
-// would cost the sites)
-__noinline__ __device__ bool bench_slow_call(const void *p, unsigned site) {
-  if (g_launch.enabled) __trap();
-  return p != nullptr && site != 0;
-}
-#define HIRACE_QUIET_SLOW(expr) (bench_slow_call(p, site) ? p : diverted(p, g_launch.sink_write))
-#else
-#define HIRACE_QUIET_SLOW(expr) (expr)
+// The check every instrumented access makes before it happens. Out of line on the device: an
+// unrolled loop of many accesses would otherwise carry a copy per access, more code than the
+// instruction cache holds (a 32x32 tiled matrix product ran 58 times slower inlined on an H100).
+// Benchmarks only (bench/hirace_overhead/variants.py): stop the check early, to measure what its
+// parts cost. 1: after the enabled test; 2: after locating the access; 3: everything but the shadow
+// update; 4: own_index taken as true without its test; 5: no "off" state copied after a launch
+// (host.h after_launch); 6: the launch state copied at the first launch only (wrong verdicts: the
+// floor of a launch's cost); 7: a quiet access that would take the whole check traps instead (what
+// the out-of-line call costs the quiet paths); 8: it counts and diverts itself, inline (a call-free
+// slow path); 9: as 7, with a call of the check that never runs at each block's entry (what the
+// registers the out-of-line check takes cost, without its calls at the sites); 10: the quiet paths call
+// a small out-of-line function of two arguments that traps (a compact slow path); 11: quiet reads
+// (rd_bounds, rd_param) give values, not addresses (see QuietRead). 0 (the default):
+// the whole check.
+// The check every instrumented access makes before it happens. `base` and `bytes` bound the
+// access when the site knows them: a declared array [base, base + bytes) (kDynamicShared: the
+// launch's dynamic shared memory), or (bytes 0) the buffer that the pointer `base` points into.
+// Returns false when the access lies outside its buffer: it is reported, not checked as a race,
+// and must not happen.
+// `then_write`: a read-modify-write, checked as its read and then its write in one call (one locating).
+HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsigned site, fsm::Access kind,
+                         const volatile void *base = nullptr, unsigned long long bytes = 0,
+                         bool then_write = false) {
+  const LaunchState &L = g_launch;
+  if (!L.enabled || HIRACE_BENCH_CUT == 1) return true;
+  unsigned tid = linear_tid(), bid = linear_bid();
+  if (bid < L.bid_lo || bid > L.bid_hi || tid < L.tid_lo || tid > L.tid_hi) return true;
+#if defined(__CUDA_ARCH__)
+  // A declared shared array, in a launch whose blocks keep their clocks, shadow and slots in shared
+  // memory (smem mode): the general path below, with nothing to locate and every address a shared
+  // one, so that the compiler reads and updates them with shared-memory instructions (most accesses
+  // of tiled kernels: nw, lud, matrixMul). An access outside the array takes the general path,
+  // which reports it.
+  if (base && bytes && L.bounds && L.smem && (L.smem_sites || !L.prior_sites) && __isShared((const void *)base)) {
+    unsigned long long n = bytes == kDynamicShared ? L.dynamic_shared : bytes;
+    long long delta = (long long)((const char *)p - (const char *)base);
+    unsigned long long off = __cvta_generic_to_shared(p);
+    unsigned long long floor_words = L.shared_floor >> L.granularity_shift;
+    unsigned long long limit = (L.shared_slice_words + floor_words) << L.granularity_shift;
+    if (delta >= 0 && (unsigned long long)delta + size <= n && off >= L.shared_floor && off + size <= limit) {
+      if (HIRACE_BENCH_CUT == 2) return true;
+      unsigned long long *area = reinterpret_cast<unsigned long long *>(shared_area());
+      unsigned *sites = L.smem_sites ? reinterpret_cast<unsigned *>(area + area_sites_word()) - kSiteSlots * floor_words
+                                     : nullptr;
+      check_words(area + L.threads_per_block - floor_words, sites, (long long)off, size, site, kind, then_write, tid,
+                  bid, reinterpret_cast<const unsigned *>(area) + 2 * tid, kShared, kNoBuffer);
+      return true;
+    }
+  }
 #endif
+  Location loc;
+  bool where;
+  if (!L.bounds) base = nullptr;
+  long long delta = base ? (long long)((const char *)p - (const char *)base) : 0;
+  if (base && bytes) {  // a declared array: its bounds, whatever lies around it
+    if (bytes == kDynamicShared) bytes = L.dynamic_shared;
+    if (delta < 0 || (unsigned long long)delta + size > bytes) {
+      where = locate((const void *)base, &loc);
+      log_out_of_bounds(MemRecord{site, tid, bid, unsigned(kind), where ? loc.space : unsigned(kGlobal), kNoBuffer,
+                                  delta, bytes, size, 1u, L.slot});
+      return false;
+    }
+    where = locate(p, &loc);
+  } else if (base && locate((const void *)base, &loc) && inside(loc, 0) && loc.buffer != kNoBuffer) {
+    where = true;  // the buffer the pointer points into bounds the access
+    loc.offset += delta;
+  } else {
+    where = locate(p, &loc);
+  }
+  if (!where) return true;  // not monitored (host memory, constant, local)
+  if (!inside(loc, size)) {
+    if (!L.bounds) return true;
+    log_out_of_bounds(MemRecord{site, tid, bid, unsigned(kind), loc.space, loc.buffer,
+                                loc.shadow ? loc.offset : (long long)(unsigned long long)p, loc.limit, size, 1u, L.slot});
+    return false;
+  }
+  if (HIRACE_BENCH_CUT == 2) return true;
+  check_words(loc.shadow, loc.sites, loc.offset, size, site, kind, then_write, tid, bid, thread_clocks(), loc.space,
+              loc.buffer);
+  return true;
+}
 
 #if HIRACE_BENCH_CUT == 9 && defined(__CUDA_ARCH__)
 // (cut 9: a call of the check that never runs, at each block's entry: the quiet paths trap as in
@@ -533,6 +551,68 @@ CCTK_D inline void bench_never_called_check() {
 template <class T> CCTK_D inline T *diverted(T *p, void *sink) {
   return sizeof(T) <= kSinkBytes ? (T *)sink : p;
 }
+#if HIRACE_BENCH_CUT == 10 && defined(__CUDA_ARCH__)
+// (cut 10: an out-of-line call with two arguments, which traps when it runs: what a compact slow path
+// would cost the sites)
+__noinline__ __device__ bool bench_slow_call(const void *p, unsigned site) {
+  if (g_launch.enabled) __trap();
+  return p != nullptr && site != 0;
+}
+#endif
+#if HIRACE_BENCH_CUT == 12 && defined(__CUDA_ARCH__)
+// (cut 12: the whole check called from inline assembly, which the compiler sees no memory effect
+// in: the program's own loads and stores move across the quiet sites as if they were not there)
+extern "C" __device__ inline __noinline__ unsigned hirace_hidden_check(unsigned long long p, unsigned size,
+                                                                      unsigned site, unsigned kind,
+                                                                      unsigned long long base,
+                                                                      unsigned long long bytes, unsigned then_write) {
+  return check((const void *)p, size, site, fsm::Access(kind), (const volatile void *)base, bytes, then_write != 0)
+             ? 1u : 0u;
+}
+CCTK_D inline void bench_never_called_check() {   // (its arguments unknown: the function keeps its parameters)
+  const LaunchState &L = g_launch;
+  if (L.enabled == 0x5eedu &&
+      hirace_hidden_check((unsigned long long)L.sink_read, L.log_cap, L.slot, L.nranges, (unsigned long long)L.sink_write,
+                          L.dynamic_shared, L.smem))
+    note_wrapped();
+}
+__device__ inline bool hidden_check(const void *p, unsigned size, unsigned site, fsm::Access kind,
+                                    const volatile void *base, unsigned long long bytes, bool then_write) {
+  unsigned ok;
+  asm volatile(
+      "{\n\t.param .b64 hp0;\n\t.param .b32 hp1;\n\t.param .b32 hp2;\n\t.param .b32 hp3;\n\t"
+      ".param .b64 hp4;\n\t.param .b64 hp5;\n\t.param .b32 hp6;\n\t.param .b32 hret;\n\t"
+      "st.param.b64 [hp0], %1;\n\tst.param.b32 [hp1], %2;\n\tst.param.b32 [hp2], %3;\n\t"
+      "st.param.b32 [hp3], %4;\n\tst.param.b64 [hp4], %5;\n\tst.param.b64 [hp5], %6;\n\t"
+      "st.param.b32 [hp6], %7;\n\t"
+      "call (hret), hirace_hidden_check, (hp0, hp1, hp2, hp3, hp4, hp5, hp6);\n\t"
+      "ld.param.b32 %0, [hret];\n\t}"
+      : "=r"(ok)
+      : "l"((unsigned long long)p), "r"(size), "r"(site), "r"(unsigned(kind)), "l"((unsigned long long)base),
+        "l"(bytes), "r"(then_write ? 1u : 0u));
+  return ok != 0;
+}
+#endif
+// The whole check of an access whose quiet test failed, and what happens to it (HIRACE_BENCH_CUT 7
+// to 12: the benchmarks' stand-ins, see check).
+template <class T> CCTK_D inline T *quiet_slow(T *p, unsigned site, fsm::Access kind, void *sink,
+                                               const volatile void *base, unsigned long long bytes,
+                                               bool then_write = false) {
+#if (HIRACE_BENCH_CUT == 7 || HIRACE_BENCH_CUT == 9) && defined(__CUDA_ARCH__)
+  __trap();
+  return p;
+#elif HIRACE_BENCH_CUT == 8 && defined(__CUDA_ARCH__)
+  atomicAdd(g_launch.mem_count, 1u);
+  return diverted(p, g_launch.sink_write);
+#elif HIRACE_BENCH_CUT == 10 && defined(__CUDA_ARCH__)
+  return bench_slow_call(p, site) ? p : diverted(p, g_launch.sink_write);
+#elif HIRACE_BENCH_CUT == 12 && defined(__CUDA_ARCH__)
+  return hidden_check(p, sizeof(T), site, kind, base, bytes, then_write) ? p : diverted(p, sink);
+#else
+  return check((const void *)p, sizeof(T), site, kind, base, bytes, then_write) ? p : diverted(p, sink);
+#endif
+}
+
 // The access itself when the check lets it happen, else its diversion.
 template <class T> CCTK_D inline T *checked(T *p, unsigned site, fsm::Access kind, void *sink,
                                             const volatile void *base, unsigned long long bytes) {
@@ -570,7 +650,7 @@ template <class T> CCTK_D inline QuietRead<T> rd_bounds(T *p, unsigned site, con
 #else
 template <class T> CCTK_D inline T *rd_bounds(T *p, unsigned site, const volatile void *base, unsigned long long bytes) {
   if (in_declared(p, base, bytes)) return p;
-  return HIRACE_QUIET_SLOW(checked(p, site, fsm::kRead, g_launch.sink_read, base, bytes));
+  return quiet_slow(p, site, fsm::kRead, g_launch.sink_read, base, bytes);
 }
 #endif
 // An atomic on a shared array in a barrier interval where every access to that array is an atomic
@@ -578,31 +658,30 @@ template <class T> CCTK_D inline T *rd_bounds(T *p, unsigned site, const volatil
 template <class T> CCTK_D inline T *atomic_block_bounds(T *p, unsigned site, const volatile void *base,
                                                         unsigned long long bytes) {
   if (in_declared(p, base, bytes)) return p;
-  return HIRACE_QUIET_SLOW(checked(p, site, fsm::kBlockAtomic, g_launch.sink_write, base, bytes));
+  return quiet_slow(p, site, fsm::kBlockAtomic, g_launch.sink_write, base, bytes);
 }
 template <class T> CCTK_D inline T *atomic_device_bounds(T *p, unsigned site, const volatile void *base,
                                                          unsigned long long bytes) {
   if (in_declared(p, base, bytes)) return p;
-  return HIRACE_QUIET_SLOW(checked(p, site, fsm::kDeviceAtomic, g_launch.sink_write, base, bytes));
+  return quiet_slow(p, site, fsm::kDeviceAtomic, g_launch.sink_write, base, bytes);
 }
 // A write of each thread's own word of a shared array, in a barrier interval where no thread reads
 // the array and every write to it has this form (instrument/intervals.py): `own` when the block
 // fits the array, so no two threads share the word; it then races with nothing and lies in bounds.
 template <class T> CCTK_D inline T *wr_private(T *p, unsigned site, const volatile void *base, unsigned long long bytes,
                                                bool own) {
-  return own ? p : HIRACE_QUIET_SLOW(checked(p, site, fsm::kWrite, g_launch.sink_write, base, bytes));
+  return own ? p : quiet_slow(p, site, fsm::kWrite, g_launch.sink_write, base, bytes);
 }
 // A read of each thread's own word (or a read-modify-write of it) in a barrier interval where only
 // its thread writes that word (instrument/intervals.py): `own` as for wr_private.
 template <class T> CCTK_D inline T *rd_private(T *p, unsigned site, const volatile void *base, unsigned long long bytes,
                                                bool own) {
-  return own ? p : HIRACE_QUIET_SLOW(checked(p, site, fsm::kRead, g_launch.sink_read, base, bytes));
+  return own ? p : quiet_slow(p, site, fsm::kRead, g_launch.sink_read, base, bytes);
 }
 template <class T> CCTK_D inline T *rmw_private(T *p, unsigned site, const volatile void *base, unsigned long long bytes,
                                                 bool own) {
   if (own) return p;
-  return HIRACE_QUIET_SLOW(check((const void *)p, sizeof(T), site, fsm::kRead, base, bytes, true)
-                           ? p : diverted(p, g_launch.sink_write));
+  return quiet_slow(p, site, fsm::kRead, g_launch.sink_write, base, bytes, true);
 }
 // A read through the kernel's read-only parameter `base` (the `bit`-th): in a launch where that
 // parameter is quiet, only the bounds of its buffer are checked, inline; otherwise the whole check.
@@ -618,7 +697,7 @@ template <class T> CCTK_D inline T *rd_param(T *p, unsigned site, const volatile
   const LaunchState &L = g_launch;
   unsigned long long a = (unsigned long long)p;
   if ((L.quiet_params >> bit & 1u) && a >= L.quiet_lo[bit] && a + sizeof(T) <= L.quiet_hi[bit]) return p;
-  return HIRACE_QUIET_SLOW(checked(p, site, fsm::kRead, L.sink_read, base, 0));
+  return quiet_slow(p, site, fsm::kRead, L.sink_read, base, 0);
 }
 #endif
 // Is c_tx * threadIdx.x + ... + c_bz * blockIdx.z a different number for each thread of this
@@ -685,14 +764,14 @@ template <class T> CCTK_D inline bool own_quiet(T *p, unsigned bit, bool own) {
   return own && (L.quiet_params >> bit & 1u) && a >= L.quiet_lo[bit] && a + sizeof(T) <= L.quiet_hi[bit];
 }
 template <class T> CCTK_D inline T *rd_own(T *p, unsigned site, const volatile void *base, unsigned bit, bool own) {
-  return own_quiet(p, bit, own) ? p : HIRACE_QUIET_SLOW(checked(p, site, fsm::kRead, g_launch.sink_read, base, 0));
+  return own_quiet(p, bit, own) ? p : quiet_slow(p, site, fsm::kRead, g_launch.sink_read, base, 0);
 }
 template <class T> CCTK_D inline T *wr_own(T *p, unsigned site, const volatile void *base, unsigned bit, bool own) {
-  return own_quiet(p, bit, own) ? p : HIRACE_QUIET_SLOW(checked(p, site, fsm::kWrite, g_launch.sink_write, base, 0));
+  return own_quiet(p, bit, own) ? p : quiet_slow(p, site, fsm::kWrite, g_launch.sink_write, base, 0);
 }
 template <class T> CCTK_D inline T *rmw_own(T *p, unsigned site, const volatile void *base, unsigned bit, bool own) {
   if (own_quiet(p, bit, own)) return p;
-  return HIRACE_QUIET_SLOW(check((const void *)p, sizeof(T), site, fsm::kRead, base, 0, true) ? p : diverted(p, g_launch.sink_write));
+  return quiet_slow(p, site, fsm::kRead, g_launch.sink_write, base, 0, true);
 }
 template <class T> CCTK_D inline T *wr(T *p, unsigned site, const volatile void *base = nullptr,
                                        unsigned long long bytes = 0) {
