@@ -42,3 +42,24 @@ def test_records_past_max_reports_are_dropped_and_counted(full, cap):
     assert all(counts[line] == n for line, n in kept.items())          # a kept record misses nothing
     assert res.dropped == sum(counts.values()) - sum(kept.values())    # nor does the count of the rest
     assert len(res.memory_errors) == min(cap, 2)
+
+
+# Bounds-only sites (reads of a shared array nothing writes in their interval, atomics where every
+# access is one) check only bounds inline and log an access outside them through the whole check:
+# one record per site with every access counted, and the cap over the records of one read-back.
+BOUNDS_ONLY = CUDA / "memory" / "bounds_only_sites.cu"
+SEVERAL = {36: 1, 37: 2, 38: 3}   # the three sites of its one launch of `several`
+
+
+def test_bounds_only_sites_keep_the_cap_of_the_log():
+    """(their counts without a cap: tests/test_hirace_memory.py)"""
+    cap = 2
+    res = runner.run([BOUNDS_ONLY], "cpu", Config(max_reports=cap), timeout=120)
+    assert res.program_exit == 0
+    got = [(m.site.line, m.count) for m in res.memory_errors]
+    assert got[:3] == [(11, 96), (18, 24), (25, 408)]   # one launch each, read back apart
+    kept = dict(got[3:])
+    assert len(kept) == cap and all(SEVERAL[line] == n for line, n in kept.items())   # kept ones miss nothing
+    dropped = sum(SEVERAL.values()) - sum(kept.values())                                # nor does the warning
+    assert [w for w in res.warnings if "out-of-bounds records were dropped" in w] == \
+        [f"{dropped} out-of-bounds records were dropped (more sites than max_reports)"]
