@@ -253,6 +253,23 @@ CCTK_D inline bool inside(const Location &loc, unsigned size) {
   return loc.offset >= loc.floor && (unsigned long long)loc.offset + size <= loc.limit;
 }
 
+#if defined(__CUDA_ARCH__)
+// smem mode: the access at offset `off` of the block's shared window, whose shadow hirace's area
+// keeps from the window's shared_floor on, and its site slots with smem_sites (null without: the
+// caller's to find). Every pointer here comes from the block's dynamic shared memory, so that code
+// using them inline addresses shared memory as such.
+CCTK_D inline Location smem_window(unsigned long long off) {
+  const LaunchState &L = g_launch;
+  unsigned long long floor_words = L.shared_floor >> L.granularity_shift;
+  unsigned long long *area = reinterpret_cast<unsigned long long *>(shared_area());
+  unsigned *sites = L.smem_sites ? reinterpret_cast<unsigned *>(area + area_sites_word()) - kSiteSlots * floor_words
+                                 : nullptr;
+  return Location{area + L.threads_per_block - floor_words, sites, (long long)off,
+                  (L.shared_slice_words + floor_words) << L.granularity_shift, kShared, kNoBuffer,
+                  (long long)L.shared_floor};
+}
+#endif
+
 // false: nowhere hirace watches (host memory, constant, local)
 CCTK_D inline bool locate(const void *p, Location *loc) {
   const LaunchState &L = g_launch;
@@ -261,14 +278,10 @@ CCTK_D inline bool locate(const void *p, Location *loc) {
     unsigned long long off = (unsigned long long)__cvta_generic_to_shared(p);
     unsigned long long slice = L.shared_slice_words * linear_bid();
     unsigned *sites = L.shared_sites ? L.shared_sites + kSiteSlots * slice : nullptr;
-    if (L.smem) {  // the shadow in shared memory starts at the window's shared_floor
-      unsigned long long floor_words = L.shared_floor >> L.granularity_shift;
-      unsigned long long *shadow = reinterpret_cast<unsigned long long *>(shared_area()) + L.threads_per_block;
-      if (L.smem_sites) sites = reinterpret_cast<unsigned *>(reinterpret_cast<unsigned long long *>(shared_area()) +
-                                                             area_sites_word());
-      *loc = Location{shadow - floor_words, sites ? sites - kSiteSlots * floor_words : nullptr, (long long)off,
-                      (L.shared_slice_words + floor_words) << L.granularity_shift, kShared, kNoBuffer,
-                      (long long)L.shared_floor};
+    if (L.smem) {
+      *loc = smem_window(off);
+      if (!L.smem_sites && sites)   // the slots in global memory, per block, from the window's floor on
+        loc->sites = sites - kSiteSlots * (L.shared_floor >> L.granularity_shift);
       return true;
     }
     *loc = Location{L.shared_shadow + slice, sites, (long long)off, L.shared_slice_words << L.granularity_shift,
@@ -469,8 +482,8 @@ CCTK_D inline void check_words(unsigned long long *shadow, unsigned *sites, long
 // slow path); 9: as 7, with a call of the check that never runs at each block's entry (what the
 // registers the out-of-line check takes cost, without its calls at the sites); 10: the quiet paths call
 // a small out-of-line function of two arguments that traps (a compact slow path); 11: quiet reads
-// (rd_bounds, rd_param) give values, not addresses (see QuietRead). 0 (the default):
-// the whole check.
+// (rd_bounds, rd_param) give values, not addresses (see QuietRead); 12: the quiet paths call the
+// check from inline assembly (see hidden_check). 0 (the default): the whole check.
 // The check every instrumented access makes before it happens. `base` and `bytes` bound the
 // access when the site knows them: a declared array [base, base + bytes) (kDynamicShared: the
 // launch's dynamic shared memory), or (bytes 0) the buffer that the pointer `base` points into.
@@ -493,16 +506,11 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
   if (base && bytes && L.bounds && L.smem && (L.smem_sites || !L.prior_sites) && __isShared((const void *)base)) {
     unsigned long long n = bytes == kDynamicShared ? L.dynamic_shared : bytes;
     long long delta = (long long)((const char *)p - (const char *)base);
-    unsigned long long off = __cvta_generic_to_shared(p);
-    unsigned long long floor_words = L.shared_floor >> L.granularity_shift;
-    unsigned long long limit = (L.shared_slice_words + floor_words) << L.granularity_shift;
-    if (delta >= 0 && (unsigned long long)delta + size <= n && off >= L.shared_floor && off + size <= limit) {
+    Location loc = smem_window(__cvta_generic_to_shared(p));
+    if (delta >= 0 && (unsigned long long)delta + size <= n && inside(loc, size)) {
       if (HIRACE_BENCH_CUT == 2) return true;
-      unsigned long long *area = reinterpret_cast<unsigned long long *>(shared_area());
-      unsigned *sites = L.smem_sites ? reinterpret_cast<unsigned *>(area + area_sites_word()) - kSiteSlots * floor_words
-                                     : nullptr;
-      check_words(area + L.threads_per_block - floor_words, sites, (long long)off, size, site, kind, then_write, tid,
-                  bid, reinterpret_cast<const unsigned *>(area) + 2 * tid, kShared, kNoBuffer);
+      check_words(loc.shadow, loc.sites, loc.offset, size, site, kind, then_write, tid, bid, shared_area() + 2 * tid,
+                  loc.space, loc.buffer);
       return true;
     }
   }
