@@ -147,12 +147,22 @@ class ToolHost:
         counts: dict[int, int] = {}
         barrier_counts: dict[int, int] = {}
         for mod in lib.modules.values():
-            flags |= {i for i, b in enumerate(self._read(lib, mod, mangled("cltc", "cov", "g_flags"))) if b}
+            item_flags = self._read(lib, mod, mangled("cltc", "cov", "g_flags"))
+            barrier_flags = self._read(lib, mod, mangled("cltc", "cov", "g_barrier_flags"))
+            flags |= {i for i, b in enumerate(item_flags) if b}
+            bflags |= {i for i, b in enumerate(barrier_flags) if b}
+            # what kernels noted in registers: bits in rows, one per SM (coverage.h, g_bits)
+            row = (len(item_flags) + len(barrier_flags) + 1023) // 1024 * 16
+            raw_bits = self._read(lib, mod, mangled("cltc", "cov", "g_bits"))
+            seen = 0
+            for r in range(0, len(raw_bits), 8 * row):
+                seen |= int.from_bytes(raw_bits[r:r + 8 * row], "little")
+            flags |= {i for i in range(len(item_flags)) if seen >> i & 1}
+            bflags |= {i for i in range(len(barrier_flags)) if seen >> (len(item_flags) + i) & 1}
             # counts: zeros unless built with CLTC_COV_COUNTS=1 (then an item's count is set, not its flag)
             for i, n in self._counts(lib, mod, "g_counts").items():
                 counts[i] = counts.get(i, 0) + n
                 flags.add(i)
-            bflags |= {i for i, b in enumerate(self._read(lib, mod, mangled("cltc", "cov", "g_barrier_flags"))) if b}
             for b, n in self._counts(lib, mod, "g_barrier_counts").items():
                 barrier_counts[b] = barrier_counts.get(b, 0) + n
             count = struct.unpack("<I", self._read(lib, mod, mangled("cltc", "cov", "g_divergence_count")))[0]

@@ -346,6 +346,47 @@ def test_kernel_body_items_are_register_bits_written_when_threads_leave(tmp_path
                                                           planner.defines()))
 
 
+def test_barriers_reached_short_are_judged_per_instance(tmp_path, request):
+    """A barrier instance that some threads of a block had left before is divergent, each instance on
+    its own: in `halves` the arrivals of three rounds add up to whole blocks (64 + 32 + 32) though
+    only the first round had every thread. Each divergent barrier is shown by its first block and that
+    block's instance of fewest arrivals, as the GPU backend shows it (checked on an H100 against this
+    suite: bench/results/coverage_overhead_h100_red)."""
+    res = engine.run(suite_mod.load(SUITES / "cov_exits"), "cpu", progress=False)
+    got = [(d["function"], d["line"], d["block"], d["arrived"], d["threads"], d["tests"], d["blocks_seen"])
+           for d in res.divergences()]
+    assert got == [
+        ("staged", 16, [1, 0, 0], 30, 120, ["short"], 1), ("staged", 18, [1, 0, 0], 30, 120, ["short"], 1),
+        ("warps_leave", 29, [0, 0, 0], 160, 256, ["short"], 3), ("warps_leave", 31, [0, 0, 0], 160, 256, ["short"], 3),
+        ("halves", 58, [0, 0, 0], 32, 64, ["short", "whole"], 2), ("halves", 60, [0, 0, 0], 32, 64, ["short", "whole"], 2),
+        ("meet", 64, [0, 0, 0], 48, 64, ["short"], 1)], got
+    whole = {(i.function, i.line): sorted(i.tests) for i in res.items()
+             if i.category == "barrier" and i.label.endswith("reached by every thread of a block")}
+    assert whole == {("staged", 16): ["short", "whole"], ("staged", 18): ["short", "whole"],
+                     ("warps_leave", 29): ["whole"], ("warps_leave", 31): ["whole"],
+                     ("all_stay", 42): ["short", "whole"], ("all_stay", 44): ["short", "whole"],
+                     ("halves", 58): ["short", "whole"], ("halves", 60): ["short", "whole"],
+                     ("meet", 64): ["whole"]}, whole
+    # nvcc compiles the GPU's forms: counts kept in registers until a thread leaves (the first
+    # CLTC_COV_LATE_BARRIERS barriers of a kernel), judged at the barrier (the rest), both at once
+    request.getfixturevalue("nvcc")
+    from instrument.backends import BuildRequest
+    from instrument.backends.gpu import GpuBackend
+    from instrument.pipeline import instrument_sources
+    from runtime import include_dir
+    syncs = "".join(f"  if (t == {i}) return;\n  s[t] += {i};\n  __syncthreads();\n" for i in range(10))
+    (tmp_path / "many.cu").write_text("__global__ void k(int *out) {\n  __shared__ int s[64];\n"
+                                      "  int t = threadIdx.x;\n  s[t] = t;\n" + syncs + "  out[t] = s[t];\n}\n")
+    builds = {"exits": (("sm_75", []), ("sm_90", ["CLTC_COV_LATE_BARRIERS=1"])), "many": (("sm_90", []),)}
+    for src in (SUITES / "cov_exits" / "exits.cu", tmp_path / "many.cu"):
+        planner = CoveragePlanner()
+        inst = instrument_sources([src], tmp_path / src.stem, [planner])
+        for arch, extra in builds[src.stem]:
+            GpuBackend(arch=arch).compile_object(BuildRequest(
+                inst.sources, tmp_path / f"{src.stem}_{arch}_{len(extra)}.o",
+                list(inst.include_dirs) + [include_dir()], planner.defines() + extra))
+
+
 def test_kernel_items_beyond_the_register_bits_and_counting_builds_use_flags(tmp_path):
     """A kernel of more items than a Seen holds notes the first 64 bits in registers and sets the
     rest's flags directly; a counting build (--count-executions) uses no Seen at all. Either way the

@@ -313,3 +313,54 @@ def test_builds_are_cached_between_sessions_until_a_dependency_changes(tmp_path,
     lib.finish()
     monkeypatch.setenv("CLTC_KERNEL_CACHE", "off")
     assert cached_library(src, CpuBackend(), tmp_path / "scratch4").parent == tmp_path / "scratch4"
+
+
+def test_python_reads_the_coverage_bits_as_the_runtime_lays_them_out(tmp_path):
+    """gpu_host reads what kernels noted in registers (coverage.h's g_bits: a row of words per SM,
+    flag i at bit i, barrier flag j at bit sizeof(g_flags) + j) from the three arrays' sizes alone:
+    the runtime's layout, printed by the header for several sizes, and a read through a stand-in
+    driver of bits set in different rows."""
+    import struct
+    from cltestcheck.gpu_host import ToolHost, mangled
+    from instrument import logs
+    from instrument.backends import BuildRequest
+    from instrument.protocol import COVERAGE_LOG, Env
+    from runtime import include_dir
+    for flags, barriers in ((13, 2), (1, 0), (200, 9), (1000, 40)):
+        src = tmp_path / f"layout_{flags}.cu"
+        src.write_text('#include "cltc/coverage.h"\n#include <cstdio>\nint main() {\n  namespace c = ::cltc::cov;\n'
+                       '  std::printf("%zu %zu %zu %u %u\\n", sizeof(c::g_flags), sizeof(c::g_barrier_flags), '
+                       'sizeof(c::g_bits), c::kBitRow, c::bit_of(c::kBarrierFlag | 1));\n}\n')
+        exe = CpuBackend().build(BuildRequest([src], tmp_path / f"layout_{flags}", [include_dir()],
+                                              [f"CLTC_COV_FLAGS={flags}", f"CLTC_COV_BARRIERS={barriers}"]))
+        nf, nb, nbits, row, bar1 = map(int, subprocess.run([str(exe)], capture_output=True, text=True,
+                                                           check=True).stdout.split())
+        assert row == (nf + nb + 1023) // 1024 * 16 and bar1 == nf + 1 and nbits % (8 * row) == 0
+        # a module whose g_bits has item flag 3 set in SM row 7, barrier flag 1 in the last row
+        words = [0] * (nbits // 8)
+        words[7 * row + 3 // 64] |= 1 << 3
+        words[nbits // 8 - row + bar1 // 64] |= 1 << (bar1 % 64)
+        item, bar = bytearray(nf), bytearray(nb)
+        item[min(5, flags - 1)] = 1   # and a flag set directly (a device function's item)
+        memory = {"g_flags": bytes(item), "g_barrier_flags": bytes(bar), "g_divergence_count": bytes(4),
+                  "g_divergence": bytes(24 * 256), "g_bits": struct.pack(f"<{len(words)}Q", *words)}
+
+        class Driver:
+            def global_of(self, mod, name):
+                for k, v in memory.items():
+                    if name == mangled("cltc", "cov", k):
+                        return k, len(v)
+                from instrument.kernel_lib.drivers import DriverError
+                raise DriverError(f"no {name}")
+
+            def dtoh(self, buf, ptr):
+                buf[:] = list(memory[ptr])
+
+        class Lib:
+            driver, modules = Driver(), {"k.cu": object()}
+
+        log = tmp_path / f"cov_{flags}.log"
+        ToolHost(["coverage"], {Env.CLTC_COV_LOG: str(log)}).finish(Lib())
+        data = logs.read_complete(log, COVERAGE_LOG, "the coverage log")
+        assert {r.id for r in data["flag"]} == {3, min(5, flags - 1)}
+        assert {r.id for r in data["barrier_flag"]} == {1}

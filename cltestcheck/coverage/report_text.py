@@ -69,7 +69,8 @@ def render(res: CoverageResult) -> str:
         lines.append(f"Barrier divergence ({len(div)}): reached by only part of a block")
         for d in div:
             b = ",".join(map(str, d["block"]))
-            more = f" (and {d['blocks_seen'] - 1} more blocks)" if d["blocks_seen"] > 1 else ""
+            others = d["blocks_seen"] - 1
+            more = f" (and {others} more block{'s' if others > 1 else ''})" if others else ""
             lines.append(f"  {rel(d['file'], root)}:{d['line']}: {d['barrier']}() in {d['function']}: block ({b}): "
                          f"{d['arrived'] % d['threads']} of {d['threads']} threads arrived{more}; "
                          f"tests: {', '.join(d['tests'])}")

@@ -113,20 +113,24 @@ class CoverageResult:
         return out
 
     def divergences(self) -> list[dict]:
-        """Barriers reached by part of a block: one entry per barrier, first block seen."""
+        """Barriers reached by part of a block: one entry per barrier, shown by the instance of fewest
+        arrivals in its first block (blocks ordered z, y, x): the same on every backend, whichever
+        order the GPU's blocks recorded theirs in."""
         by_barrier: dict[int, dict] = OrderedDict()
         seen: set[tuple] = set()
         for t in self.tests:
             for d in t.divergences:
                 e = by_barrier.setdefault(d["barrier"], {**d, "tests": [], "blocks": 0})
+                if (d["block"][::-1], d["arrived"]) < (e["block"][::-1], e["arrived"]):
+                    e.update(block=d["block"], arrived=d["arrived"], threads=d["threads"])
                 if t.name not in e["tests"]:
                     e["tests"].append(t.name)
-                key = (t.name, d["barrier"], tuple(d["block"]))
-                if key not in seen:     # the GPU may record a block once per arriving warp
+                key = (d["barrier"], tuple(d["block"]))
+                if key not in seen:     # the GPU may record a block once per warp; tests share blocks
                     seen.add(key)
                     e["blocks"] += 1
         out = []
-        for idx, e in by_barrier.items():
+        for idx, e in sorted(by_barrier.items()):   # in the barriers' order, however the records came
             bar = self.table.barriers[idx]
             out.append({"barrier": bar.name, "file": bar.file, "line": bar.line, "function": bar.function,
                         "block": e["block"], "arrived": e["arrived"], "threads": e["threads"],

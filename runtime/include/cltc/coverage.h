@@ -55,9 +55,21 @@ struct BarrierState {
   unsigned *exits;     // [linear block]: threads of the block that have finished
 };
 
-// (in whole 16-byte chunks: a kernel's Seen reads its flags a chunk at a time)
 alignas(16) CLTC_TU_LOCAL CCTK_DEVICE_GLOBAL unsigned char g_flags[(kFlags + 15) & ~15u];
 alignas(16) CLTC_TU_LOCAL CCTK_DEVICE_GLOBAL unsigned char g_barrier_flags[(kBarrierFlags + 15) & ~15u];
+// The flags of the items kernels note in registers (Seen), as bits: flag i is bit i, barrier flag i
+// bit sizeof(g_flags) + i, in one row of words per SM (a kernel's few items mostly share a word); the
+// lanes of a warp leaving together OR their bits into their SM's row, an atomic whose result nobody
+// waits for, and the host ORs the rows into the flags. Rows of their own: 64 rows shared by two or
+// three SMs each cost stencil 5 points more on an H100, 8 rows cost reduce and stencil 120 and 230.
+// (The layout follows from the three arrays' sizes alone: cltestcheck/gpu_host.py reads it so.)
+constexpr unsigned kBarrierBit0 = sizeof(g_flags);
+constexpr unsigned kBitRow = (kBarrierBit0 + sizeof(g_barrier_flags) + 1023) / 1024 * 16;   // whole 128-byte lines
+#ifndef CLTC_COV_BIT_SLOTS
+#define CLTC_COV_BIT_SLOTS 256
+#endif
+constexpr unsigned kBitSlots = CLTC_COV_BIT_SLOTS;
+alignas(128) CLTC_TU_LOCAL CCTK_DEVICE_GLOBAL unsigned long long g_bits[kBitSlots * kBitRow];
 CLTC_TU_LOCAL CCTK_DEVICE_GLOBAL unsigned long long g_counts[kCountSlots];
 CLTC_TU_LOCAL CCTK_DEVICE_GLOBAL unsigned long long g_barrier_counts[kBarrierCountSlots];   // arrivals
 CLTC_TU_LOCAL CCTK_DEVICE_GLOBAL BarrierState g_barriers;
@@ -248,7 +260,29 @@ __device__ inline void sync_counted(unsigned b) {
 }
 #define CLTC_COV_SYNC(b, call) ::cltc::cov::sync_counted(b)
 #else
-#define CLTC_COV_SYNC(b, call) (::cltc::cov::arrive(b), call)
+// cpu backend, plain `__syncthreads()`: the program's own barrier (the emulator names its line in a
+// deadlock or divergence report), then how many threads it released, judged per instance as on the
+// GPU; a short instance is recorded once, by the first of its threads to go on.
+inline void passed(unsigned b) {
+  if (kCounts) count_in(g_barrier_counts, b);
+  ::cudaemu::BarrierPassed p = ::cudaemu::last_barrier();
+  unsigned tpb = block_threads();
+  set_once(g_barrier_flags, 2 * b);
+  if (p.arrived == tpb) {
+    set_once(g_barrier_flags, 2 * b + 1);
+    return;
+  }
+  struct Instance {
+    unsigned long long launch;
+    unsigned block, gen;
+  };
+  static Instance last{~0ull, 0, 0};   // the launch's blocks run one at a time on one OS thread
+  Instance now{p.launch, linear_block(), p.gen};
+  if (now.launch == last.launch && now.block == last.block && now.gen == last.gen) return;
+  last = now;
+  classify(b, p.arrived, tpb);
+}
+#define CLTC_COV_SYNC(b, call) (call, ::cltc::cov::passed(b))
 #endif
 
 // A kernel's own items (those in its body, not in the device functions it calls) are noted in
@@ -257,11 +291,18 @@ __device__ inline void sync_counted(unsigned b) {
 // flag IDi & ~kBarrierFlag), and the flags are written when threads leave the kernel, once for the
 // lanes of a warp that leave together: no flag traffic inside the kernel. (A kernel with inline
 // assembly keeps the direct forms: an `exit` there would skip the destructor; a thread that traps
-// writes nothing, and its launch fails.) Measured on an H100
-// (bench/coverage_overhead): a flag load per item and per barrier cost reduce 175% and matmul 41%;
-// with Seen, 133% and 1.5%. Tried and not kept: a flush that tested each flag behind its own branch
-// (reduce 198%), flags prefetched at entry, replicated per SM, or kept with an L1 evict-last hint,
-// and one flush per block through shared memory (no better, or worse elsewhere).
+// writes nothing, and its launch fails.) What a leaving warp writes is one atomic OR per word of
+// bits into its SM's row of g_bits, nothing read first, and its barriers' counts are judged when it
+// leaves, not at each barrier. Measured on an H100 (bench/coverage_overhead, side by side; kernels of
+// 0.04 ms and 32K blocks feel every instruction of a warp's tail): a flag load per item and per
+// barrier cost reduce 175% and matmul 41%; bits in registers flushed by reading the flags first,
+// 133% and 1.5%; flushed by atomic OR, 88%; that with one word and one warp reduction where the
+// kernel's items fit, and the barriers' counts judged at exit through a call, 50% and 0.5% (stencil
+// 50% -> 13%). Tried and not kept: a flush that tested each flag behind its own branch (reduce 198%),
+// flags prefetched at entry, replicated per SM, or kept with an L1 evict-last hint, one flush per
+// block through shared memory; barriers told from the threads' exits noted in shared memory instead
+// of `__syncthreads_count` (reduce 299%, matmul 37%: a shared read after every barrier); the exit's
+// record path inlined (+20 points) or called with the Seen by reference (+65: a stack frame).
 #if defined(__CUDACC__) && !defined(CUDAEMU)
 #define CLTC_COV_INLINE __forceinline__
 #else
@@ -270,38 +311,108 @@ __device__ inline void sync_counted(unsigned b) {
 constexpr unsigned kBarrierFlag = ::cctk::kSeenBarrierFlag;
 constexpr unsigned kSeenBits = ::cctk::kSeenBits;
 
+// Where a Seen item's flag sits in a row of g_bits, and whether item i is the first of its word.
+CLTC_COV_INLINE CCTK_HD constexpr unsigned bit_of(unsigned id) {
+  return id & kBarrierFlag ? kBarrierBit0 + (id & ~kBarrierFlag) : id;
+}
+template <unsigned N> CLTC_COV_INLINE CCTK_HD constexpr bool first_of_word(const unsigned (&ids)[N], unsigned i) {
+  for (unsigned j = 0; j < i; ++j)
+    if (bit_of(ids[j]) / 64 == bit_of(ids[i]) / 64) return false;
+  return true;
+}
+
+// Barrier b's flags in a Seen: 2b | kBarrierFlag (reached) then 2b + 1 | kBarrierFlag (by a whole block).
+CLTC_COV_INLINE CCTK_HD constexpr bool opens_barrier(unsigned id) { return (id & kBarrierFlag) && !(id & 1); }
+#ifndef CLTC_COV_LATE_BARRIERS
+#define CLTC_COV_LATE_BARRIERS 8
+#endif
+constexpr unsigned kLateBarriers = CLTC_COV_LATE_BARRIERS;
+
 template <unsigned... Ids> struct Seen {
   static_assert(sizeof...(Ids) <= kSeenBits, "a kernel notes at most kSeenBits items in registers");
+  // The kernel-body barriers, in the order of their bits: slot k is the k-th. For the first
+  // kLateBarriers of them a thread keeps in a register the fewest arrivals of the instances it passed;
+  // fewer than the block's threads is an instance some of them had left before, recorded (with that
+  // count) when the thread leaves. Later barriers record such an instance at once.
+  static CLTC_COV_INLINE CCTK_HD constexpr unsigned barrier_slot(unsigned bit) {
+    constexpr unsigned ids[] = {Ids..., 0u};
+    unsigned k = 0;
+    for (unsigned j = 0; j < bit && j < sizeof...(Ids); ++j) k += opens_barrier(ids[j]);
+    return k;
+  }
+  static CLTC_COV_INLINE CCTK_HD constexpr unsigned barrier_of_slot(unsigned k) {
+    constexpr unsigned ids[] = {Ids..., 0u};
+    for (unsigned j = 0; j < sizeof...(Ids); ++j)
+      if (opens_barrier(ids[j]) && k-- == 0) return (ids[j] & ~kBarrierFlag) / 2;
+    return 0;
+  }
+  static constexpr unsigned kLate =
+      barrier_slot(sizeof...(Ids)) < kLateBarriers ? barrier_slot(sizeof...(Ids)) : kLateBarriers;
+
   unsigned long long bits = 0;
+  unsigned fewest[kLate ? kLate : 1];   // the fewest arrivals of an instance this thread passed
+
+  CLTC_COV_INLINE CCTK_HD Seen() {
+#pragma unroll
+    for (unsigned k = 0; k < (kLate ? kLate : 1); ++k) fewest[k] = ~0u;
+  }
 
   CLTC_COV_INLINE CCTK_HD void note(unsigned bit) { bits |= 1ull << bit; }
+
+#if defined(__CUDA_ARCH__)
+  // The lanes leaving together that passed a short instance: one record per barrier, by the first lane
+  // that passed one of it. A call with the values, so that this rare path costs the kernel nothing it
+  // could keep in registers (inlined, or with the Seen by reference, it cost reduce 20 and 65 points).
+  static __device__ __noinline__ void record_short(unsigned tpb, unsigned f0, unsigned f1, unsigned f2,
+                                                   unsigned f3, unsigned f4, unsigned f5, unsigned f6,
+                                                   unsigned f7) {
+    static_assert(kLateBarriers <= 8, "record_short takes eight barriers' arrivals");
+    const unsigned f[8] = {f0, f1, f2, f3, f4, f5, f6, f7};
+    unsigned act = __activemask();
+    unsigned lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u;
+#pragma unroll
+    for (unsigned k = 0; k < kLate; ++k) {
+      unsigned who = __ballot_sync(act, f[k] < tpb);
+      if (who && lane == unsigned(__ffs(who) - 1)) classify(barrier_of_slot(k), f[k], tpb);
+    }
+  }
+  CLTC_COV_INLINE __device__ unsigned late(unsigned k) const { return k < kLate ? fewest[k] : ~0u; }
+#endif
 
   CLTC_COV_INLINE CCTK_HD ~Seen() {
     constexpr unsigned ids[] = {Ids..., 0u};
     constexpr unsigned n = sizeof...(Ids);
     unsigned long long m = bits;
 #if defined(__CUDA_ARCH__)
+    unsigned act = __activemask();
+    if constexpr (kLate > 0) {
+      unsigned tpb = block_threads();
+      bool any = false;
+#pragma unroll
+      for (unsigned k = 0; k < kLate; ++k) any |= fewest[k] < tpb;
+      if (any) record_short(tpb, late(0), late(1), late(2), late(3), late(4), late(5), late(6), late(7));
+    }
 #if __CUDA_ARCH__ >= 800
     // the lanes leaving together: one of them writes what any of them noted
-    unsigned act = __activemask();
-    m = (unsigned long long)__reduce_or_sync(act, unsigned(m >> 32)) << 32 | __reduce_or_sync(act, unsigned(m));
+    unsigned long long any_lane = __reduce_or_sync(act, unsigned(m));
+    if constexpr (n > 32) any_lane |= (unsigned long long)__reduce_or_sync(act, unsigned(m >> 32)) << 32;
+    m = any_lane;
     if (!leads(act)) return;
 #endif
-    // the flags as they stand, each 16-byte chunk read once and with no branch between the loads,
-    // then a store where a noted bit's flag is not set yet (plain C++: nothing of the program follows)
-    const uint4 *items = reinterpret_cast<const uint4 *>(g_flags);
-    const uint4 *bars = reinterpret_cast<const uint4 *>(g_barrier_flags);
-    unsigned char v[n + 1];
+    // each word of bits the kernel's items fall in, ORed into this SM's row: no load, nothing to wait for
+    unsigned sm;
+    asm("mov.u32 %0, %%smid;" : "=r"(sm));
+    unsigned long long *row = g_bits + (sm % kBitSlots) * kBitRow;
 #pragma unroll
     for (unsigned i = 0; i < n; ++i) {
-      unsigned id = ids[i] & ~kBarrierFlag;
-      uint4 c = (ids[i] & kBarrierFlag ? bars : items)[id >> 4];
-      unsigned w = (id >> 2 & 3) == 0 ? c.x : (id >> 2 & 3) == 1 ? c.y : (id >> 2 & 3) == 2 ? c.z : c.w;
-      v[i] = (unsigned char)(w >> (8 * (id & 3)));
-    }
+      if (first_of_word(ids, i)) {
+        unsigned long long w = 0;
 #pragma unroll
-    for (unsigned i = 0; i < n; ++i)
-      if (((m >> i) & 1) && !v[i]) (ids[i] & kBarrierFlag ? g_barrier_flags : g_flags)[ids[i] & ~kBarrierFlag] = 1;
+        for (unsigned j = i; j < n; ++j)
+          if (bit_of(ids[j]) / 64 == bit_of(ids[i]) / 64) w |= ((m >> j) & 1) << (bit_of(ids[j]) % 64);
+        if (w) asm volatile("red.relaxed.gpu.global.or.b64 [%0], %1;" ::"l"(row + bit_of(ids[i]) / 64), "l"(w));
+      }
+    }
 #else
     for (unsigned i = 0; i < n; ++i)
       if ((m >> i) & 1) {
@@ -338,20 +449,23 @@ template <class S> struct LoopIn {
 // `__syncthreads()` in a kernel's body: as sync_counted, with its two barrier flags as bits `bit`
 // and `bit + 1` of the kernel's Seen.
 #if defined(__CUDACC__) && !defined(CUDAEMU)
-template <class S> CLTC_COV_INLINE __device__ void sync_counted_in(S &seen, unsigned b, unsigned bit) {
+template <unsigned B, unsigned Bit, class S> CLTC_COV_INLINE __device__ void sync_counted_in(S &seen) {
   if (kCounts) {
-    sync_counted(b);
+    sync_counted(B);
     return;
   }
-  unsigned n = __syncthreads_count(1);
   unsigned tpb = block_threads();
-  if (n == tpb) {
-    seen.bits |= 3ull << bit;
-    return;
+  unsigned n = __syncthreads_count(1);
+  // nothing here branches on the count, so the thread goes on while the barrier's result arrives
+  seen.bits |= 1ull << Bit | (unsigned long long)(n == tpb) << (Bit + 1);
+  constexpr unsigned k = S::barrier_slot(Bit);
+  if constexpr (k < S::kLate) {
+    seen.fewest[k] = min(seen.fewest[k], n);
+  } else if (n != tpb) {
+    classify_divergent(B, n, tpb);
   }
-  classify_divergent(b, n, tpb);
 }
-#define CLTC_COV_SYNC_IN(seen, b, bit, call) ::cltc::cov::sync_counted_in(seen, b, bit)
+#define CLTC_COV_SYNC_IN(seen, b, bit, call) ::cltc::cov::sync_counted_in<b, bit>(seen)
 #else
 #define CLTC_COV_SYNC_IN(seen, b, bit, call) CLTC_COV_SYNC(b, call)
 #endif
@@ -513,6 +627,17 @@ inline void cltc_pull_this_tu(std::vector<unsigned char> &flags, std::vector<uns
     std::fprintf(stderr, "cltc coverage: reading the coverage flags failed: %s\n", cudaGetErrorString(e));
     return;
   }
+  std::vector<unsigned long long> bits(kBitSlots * kBitRow);
+  e = cudaMemcpyFromSymbol(bits.data(), g_bits, sizeof(unsigned long long) * bits.size());
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "cltc coverage: reading the coverage flags failed: %s\n", cudaGetErrorString(e));
+    return;
+  }
+  for (unsigned slot = 1; slot < kBitSlots; ++slot)
+    for (unsigned w = 0; w < kBitRow; ++w) bits[w] |= bits[slot * kBitRow + w];
+  auto bit = [&](unsigned i) { return unsigned(bits[i / 64] >> (i % 64) & 1); };
+  for (unsigned i = 0; i < kFlags; ++i) mine[i] |= bit(i);
+  for (unsigned i = 0; i < kBarrierFlags; ++i) bmine[i] |= bit(kBarrierBit0 + i);
   for (unsigned i = 0; i < kFlags; ++i) flags[i] |= mine[i];
   for (unsigned i = 0; kCounts && i < kFlags; ++i) {
     counts[i] += cmine[i];

@@ -30,6 +30,14 @@ inline unsigned long long switch_count() { return detail::g_switches; }
 // __host__ __device__ functions).
 inline bool in_kernel() { return detail::g_cur != nullptr; }
 
+// The block barrier the calling thread passed last (right after it: no other completes before the thread
+// arrives at its next one): which launch, which of its block's barriers, and how many threads it released.
+struct BarrierPassed {
+  unsigned long long launch;
+  unsigned gen, arrived;
+};
+inline BarrierPassed last_barrier() { return {detail::g_launch_count, detail::g_block->gen, detail::g_block->last_arrived}; }
+
 // Called by instrumented code at memory accesses: a seeded schedule may
 // switch threads here, so racy programs can show their other outcomes.
 inline void maybe_yield() {

@@ -45,6 +45,7 @@ inline void block_release() {
   Block &b = *g_block;
   b.result = b.pred_count;
   b.pred_count = 0;
+  b.last_arrived = b.arrived;
   b.arrived = 0;
   b.bar_file = nullptr;
   b.bar_mismatch = false;

@@ -43,7 +43,8 @@ struct TileMeet {
 struct Block {
   uint3 bid{0, 0, 0};
   unsigned nthreads = 0, live = 0, arrived = 0, exited = 0;
-  unsigned gen = 0;
+  unsigned gen = 0;             // block barriers completed
+  unsigned last_arrived = 0;    // the threads the last of them released
   int pred_count = 0, result = 0;
   const char *bar_file = nullptr;
   int bar_line = 0;
