@@ -174,8 +174,9 @@ CCTK_D inline void classify(unsigned b, unsigned n, unsigned tpb) {
 #if defined(__CUDACC__) && !defined(CUDAEMU)
 // True in one lane of `mask` (the lanes converged here), which then acts for all of them.
 __device__ inline bool leads(unsigned mask) {
-  unsigned lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u;
-  return lane == unsigned(__ffs(mask) - 1);
+  unsigned below;   // the lanes below this one (a special register: no thread index arithmetic)
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(below));
+  return (mask & below) == 0;
 }
 
 // A barrier that not every thread of the block reached (`n` arrived): one lane of each converged
@@ -297,8 +298,8 @@ inline void passed(unsigned b) {
 // 0.04 ms and 32K blocks feel every instruction of a warp's tail): a flag load per item and per
 // barrier cost reduce 175% and matmul 41%; bits in registers flushed by reading the flags first,
 // 133% and 1.5%; flushed by atomic OR, 88%; that with one word and one warp reduction where the
-// kernel's items fit, and the barriers' counts judged at exit through a call, 50% and 0.5% (stencil
-// 50% -> 13%). Tried and not kept: a flush that tested each flag behind its own branch (reduce 198%),
+// kernel's items fit, the barriers' counts judged at exit through a call, and the leading lane told
+// by %lanemask_lt, 56% and 0.3% (stencil 50% -> 13%; bench/results/coverage_overhead_h100_red). Tried and not kept: a flush that tested each flag behind its own branch (reduce 198%),
 // flags prefetched at entry, replicated per SM, or kept with an L1 evict-last hint, one flush per
 // block through shared memory; barriers told from the threads' exits noted in shared memory instead
 // of `__syncthreads_count` (reduce 299%, matmul 37%: a shared read after every barrier); the exit's
@@ -369,11 +370,10 @@ template <unsigned... Ids> struct Seen {
     static_assert(kLateBarriers <= 8, "record_short takes eight barriers' arrivals");
     const unsigned f[8] = {f0, f1, f2, f3, f4, f5, f6, f7};
     unsigned act = __activemask();
-    unsigned lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u;
 #pragma unroll
     for (unsigned k = 0; k < kLate; ++k) {
       unsigned who = __ballot_sync(act, f[k] < tpb);
-      if (who && lane == unsigned(__ffs(who) - 1)) classify(barrier_of_slot(k), f[k], tpb);
+      if (f[k] < tpb && leads(who)) classify(barrier_of_slot(k), f[k], tpb);
     }
   }
   CLTC_COV_INLINE __device__ unsigned late(unsigned k) const { return k < kLate ? fewest[k] : ~0u; }
