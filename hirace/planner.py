@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 
 from instrument.errors import UnsupportedConstruct
+from instrument.files import source_language
 from instrument.intervals import KernelFacts, private_condition, shared_intervals
 from instrument.readonly_params import readonly_params
 from instrument.protocol import SITE_ID_BITS
@@ -321,11 +322,6 @@ def _bounds(a, src) -> str:
     if a.bound == "array":
         return f", {name}, sizeof({name})"
     return f", {name}, ::hirace::kDynamicShared"
-
-
-def source_language(path: str) -> str:
-    """'cuda' for sources nvcc compiles as CUDA, 'host' for C++ the host compiler builds."""
-    return "host" if Path(path).suffix.lower() in (".cpp", ".cc", ".cxx", ".c++", ".cp") else "cuda"
 
 
 def _end_span(path: str, data: bytes):

@@ -19,6 +19,13 @@ from .errors import UserError
 SOURCE_SUFFIXES = frozenset({".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl", ".c", ".cc", ".cpp",
                              ".cxx", ".py", ".toml"})
 OUTPUT_MARKER = ".instrumented-output"   # instrument/output.py writes it into every directory it owns
+HOST_SUFFIXES = (".cpp", ".cc", ".cxx", ".c++", ".cp")   # C++ that nvcc hands to the host compiler
+
+
+def source_language(path: str | Path) -> str:
+    """'cuda' for sources nvcc compiles as CUDA, 'host' for C++ the host compiler builds (no kernels,
+    no launches, no device code: a tool's device runtime cannot be included there)."""
+    return "host" if Path(path).suffix.lower() in HOST_SUFFIXES else "cuda"
 
 
 def read_text(path: str | Path, what: str = "file") -> str:

@@ -387,6 +387,46 @@ def test_barriers_reached_short_are_judged_per_instance(tmp_path, request):
                 list(inst.include_dirs) + [include_dir()], planner.defines() + extra))
 
 
+def test_host_only_sources_are_built_as_they_are(tmp_path, request):
+    """A .cpp source (C++ that nvcc hands to the host compiler: no kernels, no launches) gets no
+    runtime and no edits from any cltc tool: its device runtime cannot compile there (found on an H100
+    in cuda-samples' simpleAtomicIntrinsics). A cudaDeviceReset there is named: the coverage of the
+    launches before it is lost. The program's coverage is still exact, and nvcc builds both sources."""
+    from cltestcheck.amplify.planner import SchedulePlanner
+    from cltestcheck.mutate.planner import MutationPlanner
+    from instrument.pipeline import instrument_sources
+    (tmp_path / "main.cu").write_text(
+        "#include <cstdio>\nint reference(int n);\nvoid finish();\n"
+        "__global__ void k(int *out, int n) {\n  int t = threadIdx.x;\n  if (t < n) out[t] = t;\n}\n"
+        "int main() {\n  int *d, h[8];\n  cudaMalloc((void **)&d, sizeof(h));\n  k<<<1, 8>>>(d, 4);\n"
+        "  cudaMemcpy(h, d, 4 * sizeof(int), cudaMemcpyDeviceToHost);\n"
+        "  std::printf(\"%d %d\\n\", h[3], reference(4));\n  finish();\n  return 0;\n}\n")
+    ref = "#include <cuda_runtime.h>\nint reference(int n) {\n  return n - 1;\n}\nvoid finish() { cudaDeviceReset(); }\n"
+    (tmp_path / "ref.cpp").write_text(ref)
+    (tmp_path / "cltc.toml").write_text('[build]\nsources = ["main.cu", "ref.cpp"]\n\n[[test]]\nname = "t"\n'
+                                        'stdout = "3 3\\n"\n')
+    res = engine.run(suite_mod.load(tmp_path), "cpu", progress=False)
+    assert res.tests[0].verdict.passed, res.tests[0].verdict.reason
+    assert {(i.line, i.label.rsplit(": ", 1)[-1]): i.covered for i in res.items() if i.category == "branch"} == \
+        {(6, "then"): True, (6, "else (absent)"): True}
+    assert any("ref.cpp:5" in w and "cudaDeviceReset in a host-only source" in w for w in res.warnings), res.warnings
+    planners = (CoveragePlanner(), MutationPlanner(["relational"]), SchedulePlanner(gate=True))
+    for planner in planners:
+        inst = instrument_sources([tmp_path / "main.cu", tmp_path / "ref.cpp"], tmp_path / planner.tool, [planner])
+        text = inst.sources[1].read_text()
+        assert text.split("\n", 1)[1] == ref and text.startswith("#line 1 "), planner.tool   # as it is
+    request.getfixturevalue("nvcc")
+    from instrument.backends import BuildRequest
+    from instrument.backends.gpu import GpuBackend
+    from runtime import include_dir
+    planner = CoveragePlanner()
+    inst = instrument_sources([tmp_path / "main.cu", tmp_path / "ref.cpp"], tmp_path / "gpu", [planner])
+    for src in inst.sources:
+        GpuBackend(arch="sm_90").compile_object(BuildRequest([src], tmp_path / f"{src.stem}.o",
+                                                             list(inst.include_dirs) + [include_dir()],
+                                                             planner.defines()))
+
+
 def test_kernel_items_beyond_the_register_bits_and_counting_builds_use_flags(tmp_path):
     """A kernel of more items than a Seen holds notes the first 64 bits in registers and sets the
     rest's flags directly; a counting build (--count-executions) uses no Seen at all. Either way the

@@ -16,7 +16,9 @@ program the stages are
   coverage  `cltc coverage` with the plain run as the one test
 
 and one row per program goes to results.csv (stage reached, first error, races, output equal),
-with a summary (counts per stage) printed and written to summary.txt.
+with a summary (counts per stage) printed and written to summary.txt; the races found go to
+races_BACKEND.json and what coverage found (totals, every item, divergent barriers; paths relative
+to the program's root) to coverage_BACKEND.json, for comparing backends.
 """
 from __future__ import annotations
 
@@ -181,7 +183,7 @@ def check(p: Program, roots: dict[str, Path], backend: str, work: Path, py: str,
     suite = work / "suite"
     suite.mkdir()
     toml = {"sources": [str(s) for s in srcs], "include": [str(base / d) for d in p.include],
-            "defines": p.defines, "timeout": tmo}
+            "defines": p.defines + (p.gpu_defines if backend == "gpu" else []), "timeout": tmo}
     (suite / "cltc.toml").write_text(
         "[build]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in toml.items()) +
         f"\n[[test]]\nname = \"run\"\nargs = {json.dumps(args)}\nexit_code = {plain.returncode}\n")
@@ -190,9 +192,26 @@ def check(p: Program, roots: dict[str, Path], backend: str, work: Path, py: str,
     row.coverage = "ok" if c.returncode == 0 else "error"
     if c.returncode:
         return fail("coverage", c.stderr)
+    (work.parent / f"{p.name}.coverage.json").write_text(json.dumps(_coverage_summary(work / "coverage.json", base)))
     row.stage = "done"
     row.seconds = round(time.monotonic() - t0, 1)
     return row
+
+
+def _coverage_summary(report: Path, base: Path) -> dict:
+    """What a coverage run found, with paths relative to the program's root, so that two backends'
+    (two machines') runs compare item for item."""
+    d = json.loads(report.read_text())
+
+    def rel(f: str) -> str:
+        try:
+            return str(Path(f).resolve().relative_to(base.resolve()))
+        except ValueError:
+            return Path(f).name
+    return {"total": d["total"],
+            "items": [[rel(i["file"]), i["line"], i["label"], i["covered"]] for i in d["items"]],
+            "divergences": [[rel(x["file"]), x["line"], x["block"], x["arrived"], x["threads"], x["blocks_seen"]]
+                            for x in d["divergences"]]}
 
 
 def summarize(rows: list[Row]) -> str:
@@ -250,6 +269,7 @@ def main(argv=None) -> int:
     py = sys.executable
     rows: dict[str, Row] = {}
     races: dict[str, list] = {}
+    coverage: dict[str, dict] = {}
     scratch = Path(tempfile.mkdtemp(prefix="realworld-"))
     stages = frozenset({"nvcc", "coverage"} - set(a.skip))
 
@@ -268,6 +288,8 @@ def main(argv=None) -> int:
                       f"cov={row.coverage} {row.seconds}s {row.first_error[:120]}", flush=True)
                 for f in scratch.glob(f"{p.name}/*.races.json"):
                     races[p.name] = json.loads(f.read_text())
+                for f in scratch.glob(f"{p.name}/*.coverage.json"):
+                    coverage[p.name] = json.loads(f.read_text())
         rows = [rows[p.name] for p in progs]
     finally:
         if not a.keep:
@@ -278,6 +300,8 @@ def main(argv=None) -> int:
         w.writeheader()
         w.writerows(asdict(r) for r in rows)
     (a.out / f"races_{tag}.json").write_text(json.dumps(races, indent=1) + "\n")
+    if coverage:
+        (a.out / f"coverage_{tag}.json").write_text(json.dumps(coverage, indent=None) + "\n")
     text = summarize(rows)
     (a.out / f"summary_{tag}.txt").write_text(text)
     print(text)

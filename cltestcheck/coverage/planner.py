@@ -25,6 +25,7 @@ from instrument.parse import Span
 from instrument.query import Branch, Loop, Program
 from instrument.protocol import SEEN_BARRIER_FLAG, SEEN_BITS
 from instrument.errors import RewriteConflict
+from instrument.files import source_language
 from instrument.rewrite import EditPlan
 
 from .sites import LOOP_CASES, Arm, BarrierSite, BranchSite, FunctionSite, LoopSite, SiteTable
@@ -121,6 +122,12 @@ class CoveragePlanner:
     # -- the planner -----------------------------------------------------------
     def __call__(self, prog: Program, plan: EditPlan) -> None:
         unit = prog.unit
+        if source_language(unit.main) == "host":   # no kernels there, and no room for the device runtime
+            for call in prog.api_calls:
+                if call.name == "cudaDeviceReset":
+                    self.skipped.append(f"{call.span.where()}: cudaDeviceReset in a host-only source: coverage "
+                                        "of the launches before it is lost (call it from a .cu source to keep it)")
+            return
         reach = prog.device_reachable()
         const_fns = {n for n, f in prog.functions.items() if f.is_constexpr}
         live = reach - const_fns

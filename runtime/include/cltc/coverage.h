@@ -491,7 +491,7 @@ template <bool Variants> struct BlockScope {
 namespace host {
 
 struct Tu {
-  void (*pull)(std::vector<unsigned char> &, std::vector<unsigned long long> &, std::vector<unsigned char> &,
+  bool (*pull)(std::vector<unsigned char> &, std::vector<unsigned long long> &, std::vector<unsigned char> &,
                std::vector<unsigned long long> &, std::vector<Divergence> &, unsigned &);
   void (*set_barriers)(const BarrierState &);
 };
@@ -518,11 +518,14 @@ inline State &state() {
 
 inline void fail(cudaError_t e, const char *what) { ::cctk::host::fail("cltc coverage", what, e); }
 
-// Device -> host: OR each translation unit's flags into the totals (and add its counts).
-inline void pull() {
+// Device -> host: OR each translation unit's flags into the totals (and add its counts); false when
+// some could not be read (a kernel's fault, say: the message names the CUDA error).
+inline bool pull() {
   State &s = state();
+  bool ok = true;
   for (const Tu &tu : s.tus)
-    tu.pull(s.flags, s.counts, s.barrier_flags, s.barrier_counts, s.divergences, s.divergence_total);
+    ok &= tu.pull(s.flags, s.counts, s.barrier_flags, s.barrier_counts, s.divergences, s.divergence_total);
+  return ok;
 }
 
 inline void write_log() {
@@ -549,8 +552,7 @@ inline void write_log() {
 inline void finish() {
   State &s = state();
   if (!s.init) return;
-  pull();
-  write_log();
+  if (pull()) write_log();   // flags that could not be read are no log, not a log of nothing covered
   s.init = false;
 }
 
@@ -562,7 +564,7 @@ inline void init() {
   static bool registered = false;   // a cudaDeviceReset starts another init: one hook is enough
   if (!registered) {
     registered = true;
-    ::cctk::host::at_end(finish);
+    ::cctk::host::at_end_reading_device(finish);
   }
 }
 
@@ -613,7 +615,7 @@ struct TuRegistrar {
 }  // namespace host
 
 namespace {
-inline void cltc_pull_this_tu(std::vector<unsigned char> &flags, std::vector<unsigned long long> &counts,
+inline bool cltc_pull_this_tu(std::vector<unsigned char> &flags, std::vector<unsigned long long> &counts,
                               std::vector<unsigned char> &bflags, std::vector<unsigned long long> &bcounts,
                               std::vector<Divergence> &divs, unsigned &total) {
   std::vector<unsigned char> mine(kFlags), bmine(kBarrierFlags);
@@ -623,15 +625,11 @@ inline void cltc_pull_this_tu(std::vector<unsigned char> &flags, std::vector<uns
   if (e == cudaSuccess && kCounts) e = cudaMemcpyFromSymbol(cmine.data(), g_counts, sizeof(unsigned long long) * kCountSlots);
   if (e == cudaSuccess && kCounts)
     e = cudaMemcpyFromSymbol(bcmine.data(), g_barrier_counts, sizeof(unsigned long long) * kBarrierCountSlots);
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "cltc coverage: reading the coverage flags failed: %s\n", cudaGetErrorString(e));
-    return;
-  }
   std::vector<unsigned long long> bits(kBitSlots * kBitRow);
-  e = cudaMemcpyFromSymbol(bits.data(), g_bits, sizeof(unsigned long long) * bits.size());
+  if (e == cudaSuccess) e = cudaMemcpyFromSymbol(bits.data(), g_bits, sizeof(unsigned long long) * bits.size());
   if (e != cudaSuccess) {
     std::fprintf(stderr, "cltc coverage: reading the coverage flags failed: %s\n", cudaGetErrorString(e));
-    return;
+    return false;
   }
   for (unsigned slot = 1; slot < kBitSlots; ++slot)
     for (unsigned w = 0; w < kBitRow; ++w) bits[w] |= bits[slot * kBitRow + w];
@@ -653,6 +651,7 @@ inline void cltc_pull_this_tu(std::vector<unsigned char> &flags, std::vector<uns
   total += n;
   unsigned zero = 0;
   cudaMemcpyToSymbol(g_divergence_count, &zero, sizeof zero);
+  return true;
 }
 inline void cltc_set_barriers_this_tu(const BarrierState &b) {
   cudaError_t e = cudaMemcpyToSymbol(g_barriers, &b, sizeof b);

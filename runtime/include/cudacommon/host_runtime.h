@@ -70,6 +70,16 @@ inline void at_end(void (*fn)(), bool on_fault = true) {
 #endif
 }
 
+// A hook that reads the device at the end: registered once the CUDA runtime is set up, since the
+// runtime ends at exit too, in the reverse order of registration. A program whose first CUDA call is
+// a launch would otherwise have its runtime torn down before the hook runs ("driver shutting down",
+// found on an H100 with cuda-samples' simpleCooperativeGroups: its coverage was lost). An error of
+// this setup is the program's too: its first CUDA call reports it.
+inline void at_end_reading_device(void (*fn)(), bool on_fault = true) {
+  (void)cudaFree(nullptr);
+  at_end(fn, on_fault);
+}
+
 // A CUDA call the runtime itself made failed: say which, and end with the runtime-failure status.
 [[noreturn]] inline void fail(const char *tool, const char *what, cudaError_t e) {
   std::fprintf(stderr, "%s: %s failed: %s\n", tool, what, cudaGetErrorString(e));
