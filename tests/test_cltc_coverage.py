@@ -80,6 +80,19 @@ def test_failing_test_is_reported_and_still_counted(tmp_path):
     assert t.collected and res.total().branches[0] > 0
 
 
+def test_a_failing_test_fails_the_coverage_run_after_its_reports(run_cli, tmp_path):
+    """Coverage of a suite whose test fails is not a pass: exit 2 naming the test and why, after
+    the reports (which count what its run reached)."""
+    d = tmp_path / "s"
+    shutil.copytree(SUITES / "cov_features", d)
+    (d / "cltc.toml").write_text('[build]\nsources = ["features.cu"]\n[[test]]\nname = "wrong"\n'
+                                 'args = ["8", "1", "64"]\nstdout = "sum 0\\n"\n')
+    r = run_cli("cltestcheck.cli", "coverage", "--suite", d, "--backend", "cpu", "--json", tmp_path / "c.json")
+    assert r.returncode == 2 and "cltc coverage: test 'wrong' failed: stdout differs" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+    assert json.loads((tmp_path / "c.json").read_text())["total"]["branches"]["covered"] > 0
+
+
 def test_reports_from_cli(run_cli, tmp_path):
     out = tmp_path / "r"
     r = run_cli("cltestcheck.cli", "coverage", "--suite", SUITES / "cov_features", "--backend", "cpu",

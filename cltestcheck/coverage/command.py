@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from instrument.cli_support import positive_int, add_progress_options, show_progress
-from instrument.errors import EXIT_FINDINGS, EXIT_OK
+from instrument.errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 
 from .. import config, gates
 from instrument.files import Output, check_outputs
@@ -51,4 +51,12 @@ def run(a: argparse.Namespace, _extra) -> int:
     short = gates.coverage_shortfalls(covered, thresholds)
     for line in short:
         print(f"cltc coverage: {line}", file=sys.stderr)
+    # a test that failed, or whose run left no coverage, is a failed run, whatever the numbers say
+    # (the reports above show what the other tests and its own run reached)
+    broken = [(t.name, t.verdict.reason if not t.verdict.passed else "its run left no coverage log")
+              for t in res.tests if not t.verdict.passed or not t.collected]
+    for name, why in broken:
+        print(f"cltc coverage: test '{name}' failed: {why}", file=sys.stderr)
+    if broken:
+        return EXIT_ERROR
     return EXIT_FINDINGS if short else EXIT_OK
