@@ -78,7 +78,8 @@ def render(res: CoverageResult) -> str:
     lines.append("Tests:")
     for c in res.contributions():
         state = "passed" if c["passed"] else f"FAILED ({c['reason']})"
-        extra = "" if c["collected"] else "  [no coverage: the run left no coverage log (killed, or its flags unreadable)]"
+        extra = "" if c["collected"] else \
+            "  [no coverage: the run left no coverage log (killed, or its flags unreadable)]"
         lines.append(f"  {c['test']}: {state}; covered {c['covered']}, only this test {c['unique']}; "
                      f"{c['wall_s']:.2f}s{extra}")
     for w in res.warnings:

@@ -299,9 +299,10 @@ inline void passed(unsigned b) {
 // barrier cost reduce 175% and matmul 41%; bits in registers flushed by reading the flags first,
 // 133% and 1.5%; flushed by atomic OR, 88%; that with one word and one warp reduction where the
 // kernel's items fit, the barriers' counts judged at exit through a call, and the leading lane told
-// by %lanemask_lt, 56% and 0.3% (stencil 50% -> 13%; bench/results/coverage_overhead_h100_red). Tried and not kept: a flush that tested each flag behind its own branch (reduce 198%),
-// flags prefetched at entry, replicated per SM, or kept with an L1 evict-last hint, one flush per
-// block through shared memory; barriers told from the threads' exits noted in shared memory instead
+// by %lanemask_lt, 56% and 0.3% (stencil 50% -> 13%; bench/results/coverage_overhead_h100_red).
+// Tried and not kept: a flush that tested each flag behind its own branch (reduce 198%), flags
+// prefetched at entry, replicated per SM, or kept with an L1 evict-last hint, one flush per block
+// through shared memory; barriers told from the threads' exits noted in shared memory instead
 // of `__syncthreads_count` (reduce 299%, matmul 37%: a shared read after every barrier); the exit's
 // record path inlined (+20 points) or called with the Seen by reference (+65: a stack frame).
 #if defined(__CUDACC__) && !defined(CUDAEMU)
