@@ -19,7 +19,7 @@ from pathlib import Path
 
 from instrument.errors import UnsupportedConstruct
 from instrument.files import source_language
-from instrument.intervals import KernelFacts, private_condition, shared_intervals
+from instrument.intervals import Apart, KernelFacts, private_condition, shared_intervals
 from instrument.readonly_params import readonly_params
 from instrument.protocol import SITE_ID_BITS
 from instrument.query import GROUP_SYNC, Program
@@ -174,6 +174,11 @@ class HiracePlanner:
             fn, bounds = {"read": "rd", "write": "wr", "rmw": "rmw"}[a.kind], _bounds(a, src)
             if a.kind == "read" and a.bound in ("array", "dynamic") and key in quiet:
                 fn = "rd_bounds"   # no write to its array in its barrier interval (or none to its word)
+            elif key in alone and a.bound_base is not None and isinstance(alone[key], Apart):
+                # no other thread's access in its interval names its word (instrument/apart.py):
+                # its bounds are checked, and the launch shape where the proof needs one
+                fn = {"read": "rd_apart", "write": "wr_apart", "rmw": "rmw_apart"}[a.kind]
+                bounds = f"{bounds}, {alone[key].condition()}"
             elif key in alone and a.bound_base is not None:
                 # each thread's own word in an interval where no other thread writes it (nor reads it,
                 # for a write): checked only where the block does not fit the array (then two threads
@@ -191,7 +196,7 @@ class HiracePlanner:
                 # element must not share a shadow word with its neighbour; an access whose size
                 # depends on a template argument may be a byte, so it makes the granularity 1
                 self.min_size = min(self.min_size, a.size & -a.size if a.size > 0 else 1)
-                self.bounds_only += fn in ("rd_bounds", "rd_param") or fn.endswith(("_own", "_private"))
+                self.bounds_only += fn in ("rd_bounds", "rd_param") or fn.endswith(("_own", "_private", "_apart"))
         for at in prog.atomics:
             if at.function not in reach or at.address is None:
                 continue
@@ -269,6 +274,8 @@ def _own_condition(array: str, form) -> str:
     ranges lie apart within the array (runtime.h lanes_apart) and the block is one lane wide."""
     if isinstance(form, str):
         return private_condition(array, form)
+    if isinstance(form, Apart):
+        return form.condition()
     lane, forms = form
     rest = " && ".join(f"blockDim.{d} == 1" for d in "xyz" if d != lane)
     args = ", ".join(f"(long long)({f.offset}), (long long)({f.cap})" for f in forms)

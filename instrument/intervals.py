@@ -37,6 +37,7 @@ from clang import cindex
 
 from .parse import Span
 from .query import BARRIERS, Function, Program, atomic_parts, dependent_callee
+from .apart import apart_accesses
 from .own_index import Scope, address_taken
 from .tree_forms import OffsetForm, guards_of, offset_form, tree_form, tree_vars
 
@@ -78,6 +79,16 @@ def _pointer_params(fn: cindex.Cursor, writable: bool = True) -> bool:
                 not (writable and t.get_pointee().is_const_qualified()):
             return True
     return False
+
+
+@dataclass(frozen=True)
+class Apart:
+    """An access no other thread's access meets in its interval in launches where each of
+    `needs` holds (C++ conditions on blockDim: apart.py)."""
+    needs: frozenset
+
+    def condition(self) -> str:
+        return "(" + (" && ".join(sorted(self.needs)) or "true") + ")"
 
 
 class _Bail(Exception):
@@ -271,6 +282,7 @@ class KernelFacts:
         self.pointers_in = self.shared_pointers(k)
         self.nodes: list[_Node] = [_Node([]), _Node([])]   # entry, exit
         self.loops: list[dict] = []
+        self.heads: dict[int, tuple] = {}   # a loop holding a barrier: its head node -> (loop, body nodes)
         self.body_file = body.file
         outs = self._stmt(cur_body(cur), {0})
         for n in outs:
@@ -452,6 +464,14 @@ class KernelFacts:
                     break
             else:
                 alone[span] = (form, tuple(forms))
+        # accesses whose index proves that no other thread's access meets them (apart.py)
+        for span, flat in apart_accesses(self, k, cur, params, changed, node_of, self.heads, ANY).items():
+            if span in quiet or span in alone:
+                continue
+            if not flat and any(a.span == span and a.kind == "read" for a in p.accesses):
+                quiet.add(span)
+            else:
+                alone[span] = Apart(flat)
         return quiet, alone
 
     # -- the control flow of statements that hold barriers ----------------------------------------
@@ -510,6 +530,7 @@ class KernelFacts:
             self.loops.append({"breaks": set(), "continues": set()})
             outs = self._stmt(body, preds | {h} if c.kind == CK.DO_STMT else {h})
             loop = self.loops.pop()
+            self.heads[h] = (c, h + 1, len(self.nodes))
             for n in outs | loop["continues"]:
                 self._edge(n, h)
             return {h} | loop["breaks"]

@@ -691,6 +691,24 @@ template <class T> CCTK_D inline T *rmw_private(T *p, unsigned site, const volat
   if (own) return p;
   return quiet_slow(p, site, fsm::kRead, g_launch.sink_write, base, bytes, true);
 }
+// An access of a declared shared array whose index keeps every other thread's access in its
+// barrier interval off its word (instrument/apart.py), where the launch's block is `shaped` as the
+// proof needs: its bounds are checked; otherwise the whole check.
+template <class T> CCTK_D inline T *rd_apart(T *p, unsigned site, const volatile void *base, unsigned long long bytes,
+                                             bool shaped) {
+  if (shaped && in_declared(p, base, bytes)) return p;
+  return quiet_slow(p, site, fsm::kRead, g_launch.sink_read, base, bytes);
+}
+template <class T> CCTK_D inline T *wr_apart(T *p, unsigned site, const volatile void *base, unsigned long long bytes,
+                                             bool shaped) {
+  if (shaped && in_declared(p, base, bytes)) return p;
+  return quiet_slow(p, site, fsm::kWrite, g_launch.sink_write, base, bytes);
+}
+template <class T> CCTK_D inline T *rmw_apart(T *p, unsigned site, const volatile void *base, unsigned long long bytes,
+                                              bool shaped) {
+  if (shaped && in_declared(p, base, bytes)) return p;
+  return quiet_slow(p, site, fsm::kRead, g_launch.sink_write, base, bytes, true);
+}
 // A read through the kernel's read-only parameter `base` (the `bit`-th): in a launch where that
 // parameter is quiet, only the bounds of its buffer are checked, inline; otherwise the whole check.
 #if HIRACE_BENCH_CUT == 11 && defined(__CUDA_ARCH__)

@@ -1,0 +1,208 @@
+"""instrument/affine.py and instrument/apart.py: accesses of a shared array whose indices keep every
+other thread's access off their word in their barrier interval get a bounds check only; what they
+must not take (the races of the same programs) stays found."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hirace.oracle import Grid
+from instrument.affine import Lin, feasible
+from instrument.intervals import Apart, shared_intervals
+from instrument.parse import parse_file
+from instrument.query import query
+
+from test_intervals import _first_race, _kept
+
+X, Y = Lin.var("x"), Lin.var("y")
+
+
+def one(k: int) -> Lin:
+    return Lin(const=k)
+
+
+def test_feasible_proves_only_systems_without_an_integer_solution():
+    assert feasible([X.scale(16) - Y.scale(16) - one(18)], []) is False          # 16 (x - y) = 18
+    assert feasible([X.scale(16) - Y.scale(16) - one(32)], []) is True           # x = y + 2
+    assert feasible([], [X - one(3), one(2) - X]) is False                        # 3 <= x <= 2
+    assert feasible([], [X.scale(2) - one(1), one(1) - X.scale(2)]) is False       # 2x = 1 over the integers
+    assert feasible([X - Y], [X - one(1), Y.scale(-1)]) is False                  # x = y, x >= 1, y <= 0
+    assert feasible([X - Y.scale(2)], [X - one(1), one(1) - X]) is False           # x = 2y = 1
+    assert feasible([X + Y - one(10)], [X, Y, one(4) - X]) is True
+
+
+HEAD = "#include <cuda_runtime.h>\n"
+
+
+def apart(tmp_path, body: str) -> dict[str, str]:
+    """The accesses of a program proved apart, as text (with its kind) -> their launch condition
+    ('' without, 'quiet' for a read that needs none)."""
+    src = tmp_path / "a.cu"
+    src.write_text(HEAD + body)
+    prog = query(parse_file(src))
+    quiet, alone = shared_intervals(prog)
+    out = {}
+    for a in prog.accesses:
+        key = (a.span.file, a.span.start, a.span.end)
+        if isinstance(alone.get(key), Apart):
+            out[f"{a.kind} {a.text}"] = alone[key].condition()
+        elif key in quiet and a.space == "shared":
+            out[f"{a.kind} {a.text}"] = "quiet"
+    return out
+
+
+SOLVE = """
+__global__ void k(float *m) {
+  __shared__ float s[16][16];
+  int i, j;
+  for (i = 0; i < 16; i++) s[i][threadIdx.x] = m[i];
+  __syncthreads();
+  for (i = 0; i < 15; i++) {
+    if (threadIdx.x %s i) {
+      for (j = 0; j < i; j++) s[threadIdx.x][i] -= s[threadIdx.x][j] * s[j][i];
+      s[threadIdx.x][i] /= s[i][i];
+    }
+    __syncthreads();
+  }
+  m[threadIdx.x] = s[threadIdx.x][0];
+}"""
+
+
+def test_a_triangular_solve_keeps_its_threads_apart(tmp_path):
+    got = apart(tmp_path, SOLVE % ">")
+    assert got == {
+        "write s[i][threadIdx.x]": "(blockDim.x <= 16 && blockDim.y == 1 && blockDim.z == 1)",
+        "rmw s[threadIdx.x][i]": "(blockDim.y == 1 && blockDim.z == 1)",
+        "read s[threadIdx.x][j]": "quiet", "read s[j][i]": "quiet", "read s[i][i]": "quiet",
+        "read s[threadIdx.x][0]": "quiet"}
+
+
+def test_a_solve_whose_guard_lets_a_thread_write_what_others_read_keeps_the_check(tmp_path):
+    got = apart(tmp_path, SOLVE % ">=")
+    assert "rmw s[threadIdx.x][i]" not in got and "read s[i][i]" not in got
+    assert got["read s[j][i]"] == "quiet"   # rows below i: never written in the pass
+
+
+WAVE = """
+__global__ void k(int *out) {
+  __shared__ int t[17][17];
+  int tx = threadIdx.x;
+  for (int m = 0; m < 16; m++) {
+    if (tx <= m) {
+      int x = tx + 1, y = m - tx + 1;
+      t[y][x] = t[y - 1][x - 1] + t[%s][x - 1] + t[y - 1][x];
+    }
+    __syncthreads();
+  }
+  out[tx] = t[16][tx + 1];
+}"""
+
+
+def test_a_wavefront_writes_a_diagonal_from_the_two_before_it(tmp_path):
+    got = apart(tmp_path, WAVE % "y")
+    assert got == {"write t[y][x]": "(blockDim.y == 1 && blockDim.z == 1)", "read t[y - 1][x - 1]": "quiet",
+                   "read t[y][x - 1]": "quiet", "read t[y - 1][x]": "quiet", "read t[16][tx + 1]": "quiet"}
+
+
+def test_a_wavefront_reading_its_own_diagonal_keeps_the_check(tmp_path):
+    got = apart(tmp_path, WAVE % "y + 1")
+    assert "write t[y][x]" not in got and "read t[y + 1][x - 1]" not in got
+
+
+@pytest.mark.parametrize("body, control, loud, shown", [
+    # the write after a round's barrier meets the next round's read of the same word
+    ("for (int i = 0; i < 8; i++) { float v = s[i]; __syncthreads(); if (threadIdx.x == 0) s[i + 1] = v; }",
+     "for (int i = 0; i < 8; i++) { float v = s[i]; __syncthreads(); if (threadIdx.x == 0) s[i + 9] = v; }",
+     {"read s[i]", "write s[i + 1]"}, {"read s[i]", "write s[i + 9]"}),
+    # the loop's variable changes in its body: its rounds are not known
+    ("for (int i = 0; i < 8; i++) { s[2 * threadIdx.x + i] = 1; i += threadIdx.x & 1; __syncthreads(); }",
+     "for (int i = 0; i < 8; i++) { s[2 * threadIdx.x + i] = 1; __syncthreads(); }",
+     {"write s[2 * threadIdx.x + i]"}, {"write s[2 * threadIdx.x + i]"}),
+    # an index through a variable assigned in a branch the access does not follow
+    ("int q = 2 * threadIdx.x; if (threadIdx.x & 1) q = 0; s[q] = 1; __syncthreads();",
+     "int q = 2 * threadIdx.x; s[q] = 1; __syncthreads();", {"write s[q]"}, {"write s[q]"}),
+    # unsigned: in the first round i - 1 wraps and every thread passes the guard
+    ("for (int i = 0; i < 3; i++) { if (threadIdx.x < i - 1) s[2 * i] = 1; __syncthreads(); }",
+     "for (int i = 0; i < 3; i++) { if (threadIdx.x < i + 1 && threadIdx.x == i) s[2 * i] = 1; __syncthreads(); }",
+     {"write s[2 * i]"}, {"write s[2 * i]"}),
+    # a call that may write shared memory
+    ("s[2 * threadIdx.x] = 1; poke(s); __syncthreads();", "s[2 * threadIdx.x] = 1; __syncthreads();",
+     {"write s[2 * threadIdx.x]"}, {"write s[2 * threadIdx.x]"}),
+])
+def test_what_the_analysis_cannot_show_keeps_the_check(tmp_path, body, control, loud, shown):
+    """Each case beside a control without the flaw, whose accesses are shown apart."""
+    code = """
+__device__ void poke(float *p) { p[0] = 0; }
+__global__ void k(float *out, unsigned n) {
+  __shared__ float s[64];
+  %s
+  out[threadIdx.x] = s[threadIdx.x];
+}"""
+    got = apart(tmp_path, code % body)
+    assert not loud & set(got), got
+    assert shown <= set(apart(tmp_path, code % control))
+
+
+def _without_apart_accesses(trace):
+    """The trace less, in each barrier interval, the reads of the word by a thread when no other
+    thread writes it there, and the writes by a thread when no other thread accesses it there."""
+    def drop(acc):
+        out = set()
+        for i in acc:
+            kind, t = trace[i]
+            others = [trace[j][0] for j in acc if trace[j][1] != t]
+            if kind == "R" and all(k == "R" for k in others) or kind == "W" and not others:
+                out.add(i)
+        return out
+    return _kept(trace, drop)
+
+
+def test_dropping_accesses_no_other_thread_meets_changes_no_verdict_of_the_state_machine():
+    """Through the Python model of the shadow update (one word, every maximal trace of up to 5
+    events of one block of 2 warps x 2 lanes): the first race is the same event with and without
+    the accesses apart.py leaves unchecked."""
+    from hirace.modelcheck import _Enumerator
+    grid = Grid(1, 2, 2)
+    en = _Enumerator(grid, 5, keep_traces=True)
+    en.run()
+    dropped = differ = 0
+    for trace, race_at in en.maximal_traces:
+        kept = _without_apart_accesses(trace)
+        if len(kept) == len(trace):
+            continue
+        dropped += 1
+        got = _first_race([trace[i] for i in kept], grid)
+        if (kept[got] if got is not None else -1) != race_at:
+            differ += 1
+    assert dropped > 1000 and differ == 0
+
+
+# engine/apart.cu: (launch, line) of every race; launches 0, 3 and 5 are race-free
+APART_RACES = [(1, 9), (2, 33), (2, 34), (4, 48), (6, 83), (7, 95), (7, 97)]
+
+
+@pytest.mark.parametrize("flag", ["--quiet-reads", "--no-quiet-reads"])
+def test_tiles_updated_in_place_report_the_same_races_with_and_without_the_proofs(run_cli, tmp_path, flag):
+    """engine/apart.cu on the cpu backend: the triangular solve, the sweep and the wavefront are
+    race-free; the solve in 16 x 2 blocks (the proof needs one row of threads), the sweep in 32
+    threads (it needs at most 17), the solve whose guard lets thread i write s[i][i], the skewed
+    wavefront and the write that meets the next round's reads race, with and without the proofs."""
+    from conftest import CUDA
+    src = CUDA / "engine" / "apart.cu"
+    out = tmp_path / "r.json"
+    r = run_cli("hirace.cli", "run", "--backend", "cpu", flag, "--format", "json", "--output", out, src)
+    assert r.returncode == 1 and r.stdout == "solve 101.482 wave 0\n", r.stderr
+    doc = json.loads(out.read_text())
+    assert sorted({(x["launch"], x["site"]["line"]) for x in doc["races"]}) == APART_RACES
+    assert doc["memory_errors"] == []
+    if flag == "--quiet-reads":
+        ins = run_cli("hirace.cli", "instrument", "-o", tmp_path / "i", src)
+        assert ins.returncode == 0, ins.stderr
+        text = (tmp_path / "i" / "apart.cu").read_text()
+        for kernel, end in [("solve", "solve_ge"), ("sweep", "wave"), ("wave", "wave_skew")]:
+            body = text[text.index(f"__global__ void {kernel}("):text.index(f"__global__ void {end}(")]
+            # every access of the shared tile is only bounds-checked (the global ones are checked)
+            assert not any(f"::hirace::{f}(&(s[" in body or f"::hirace::{f}(&(t[" in body
+                           for f in ("rd", "wr", "rmw")), kernel
+        assert "::hirace::wr(&(s[i + 1])" in text and "::hirace::rd(&(s[i])" in text   # wrap
