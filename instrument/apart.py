@@ -145,7 +145,7 @@ class _Ctx:
     pcons: list[Lin]                   # what the path knows of them (>= 0)
     cons: list[Lin] = field(default_factory=list)
     pending: list[tuple[Lin, Lin, Lin]] = field(default_factory=list)   # unsigned: (a, b, a op b row)
-    loops_done: set[int] = field(default_factory=set)
+    loops_done: set = field(default_factory=set)
 
 
 def _thread_ranges() -> list[Lin]:
@@ -298,6 +298,24 @@ class ApartAnalysis:
             return None
         return _LoopVar(var.hash, name, value, got, by)
 
+    def _round_value(self, lv: _LoopVar, f: cindex.Cursor, where: list[cindex.Cursor], ctx: _Ctx, kind: str) -> Lin:
+        """A loop variable in some round of its loop f (whose ancestors and itself are `where`): a
+        fresh unknown of `kind` ('T:' each thread's own, 'U:' alike in every thread), or start + step
+        * k for a fresh round k >= 0 where the step is not one; what holds of it goes to ctx.cons."""
+        value = Lin.var(f"{kind}{lv.name}@{f.hash}")
+        if abs(lv.step) > 1:
+            try:
+                k = Lin.var(f"{kind}{lv.name}#k@{f.hash}")
+                value = self.lin(lv.init, where, ctx) + k.scale(lv.step)
+                ctx.cons.append(k)
+            except _Unknown:
+                pass
+        key = (f.hash, kind)
+        if key not in ctx.loops_done:
+            ctx.loops_done.add(key)
+            ctx.cons += self.loop_rows(lv, value, where, ctx)
+        return value
+
     @staticmethod
     def _is(c: cindex.Cursor, var: cindex.Cursor) -> bool:
         c = _strip(c)
@@ -418,11 +436,7 @@ class ApartAnalysis:
             lv = self.loop_var(f, False)
             if lv is None or lv.var != ref.hash:
                 raise _Unknown
-            v = Lin.var(f"T:{lv.name}@{f.hash}")
-            if f.hash not in ctx.loops_done:
-                ctx.loops_done.add(f.hash)
-                ctx.cons += self.loop_rows(lv, v, anc[:i + 1], ctx)
-            return v
+            return self._round_value(lv, f, anc[:i + 1], ctx, "T:")
         if ref.spelling in self.changed:
             return self._assigned(ref, anc, ctx, depth)
         # a local declared once with its value, never changed nor addressed
@@ -577,8 +591,9 @@ class ApartAnalysis:
 
 def apart(fa: _Form, fb: _Form, pcons: list[Lin]) -> frozenset[str] | None:
     """Do two distinct threads, one at each form, never name the same word? None where that is not
-    shown, else the launch conditions it needs (`blockDim.y == 1`; `blockDim.x <= 32`, the widest
-    block for which it holds, where it does not hold for every width)."""
+    shown, else the launch conditions it needs (`blockDim.x <= 32`, `blockDim.y <= 8`: the widest
+    extent in x, then in y, for which the threads cannot differ there, where they can in wider
+    blocks; `blockDim.y == 1` where no width of at least _MIN_WIDTH separates them; `blockDim.z == 1`)."""
     one = lambda v: v + "#1" if v.startswith("T:") else v   # noqa: E731
     two = lambda v: v + "#2" if v.startswith("T:") else v   # noqa: E731
     eq = fa.index.rename(one) - fb.index.rename(two)
@@ -594,20 +609,28 @@ def apart(fa: _Form, fb: _Form, pcons: list[Lin]) -> frozenset[str] | None:
         return feasible([eq], rows + extra + [t1 - t2 - Lin(const=1)]) or \
             feasible([eq], rows + extra + [t2 - t1 - Lin(const=1)])
 
-    cap, extra = None, []
-    if differ("x", []):
-        lo, hi = 0, 1024   # the widest block whose threads cannot differ in x: in [lo, hi)
+    need, extra = set(), []
+    for d in "xy":
+        if not differ(d, extra):
+            continue
+        lo, hi = 0, 1025   # the widest extent in d whose threads cannot differ in d: in [lo, hi)
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            if differ("x", [Lin(const=mid) - Lin.var("U:bdx")]):
+            if differ(d, extra + [Lin(const=mid) - Lin.var(f"U:bd{d}")]):
                 hi = mid
             else:
                 lo = mid
-        if lo < _MIN_WIDTH:
+        if lo >= _MIN_WIDTH:
+            need.add(f"blockDim.{d} <= {lo}")
+            extra.append(Lin(const=lo) - Lin.var(f"U:bd{d}"))
+        elif d == "x":
             return None
-        cap, extra = lo, [Lin(const=lo) - Lin.var("U:bdx")]
-    need = {f"blockDim.{d} == 1" for d in "yz" if differ(d, extra)}
-    return frozenset(need | ({f"blockDim.x <= {cap}"} if cap else set()))
+        else:
+            need.add(f"blockDim.{d} == 1")
+            extra.append(Lin(const=1) - Lin.var(f"U:bd{d}"))
+    if differ("z", extra):
+        need.add("blockDim.z == 1")
+    return frozenset(need)
 
 
 @dataclass
@@ -727,10 +750,9 @@ def apart_accesses(facts, kernel, cur: cindex.Cursor, params: set[str], changed:
             subst, pcons = {}, []
             for h, (loop, lo, hi) in enclosing(b):   # a fresh value of each loop's variable
                 lv = an.loop_var(loop, True)
-                sym = Lin.var(f"U:{lv.name}@{loop.hash}")
                 ctx = _Ctx(dict(subst), list(pcons))
-                pcons = pcons + [r for r in an.loop_rows(lv, sym, an.anc.get(loop.hash, []) + [loop], ctx)
-                                 if not any(v.startswith("T:") for v in r.coef)]
+                sym = an._round_value(lv, loop, an.anc.get(loop.hash, []) + [loop], ctx, "U:")
+                pcons = pcons + [r for r in ctx.cons if not any(v.startswith("T:") for v in r.coef)]
                 subst[lv.var] = sym
             for s in sorted(node.succ):
                 walk(s, b, subst, pcons, [])

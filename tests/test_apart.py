@@ -30,6 +30,14 @@ def test_feasible_proves_only_systems_without_an_integer_solution():
     assert feasible([X - Y], [X - one(1), Y.scale(-1)]) is False                  # x = y, x >= 1, y <= 0
     assert feasible([X - Y.scale(2)], [X - one(1), one(1) - X]) is False           # x = 2y = 1
     assert feasible([X + Y - one(10)], [X, Y, one(4) - X]) is True
+    # 256 (k1 - k2) + 32 (y1 - y2) + (x1 - x2) = 0 with 0 <= x < 32, 1 <= y1 - y2 <= 7: only
+    # fractional rounds k solve it (a 32 x 32 tile's rows written 8 apart by 8 rows of threads)
+    v = {n: Lin.var(n) for n in ("k1", "k2", "y1", "y2", "x1", "x2")}
+    eq = (v["k1"] - v["k2"]).scale(256) + (v["y1"] - v["y2"]).scale(32) + v["x1"] - v["x2"]
+    rows = [v["x1"], one(31) - v["x1"], v["x2"], one(31) - v["x2"], v["y1"] - v["y2"] - one(1),
+            one(7) - v["y1"] + v["y2"], v["k1"], v["k2"]]
+    assert feasible([eq], rows) is False
+    assert feasible([eq], rows[:-4] + [v["y1"] - v["y2"] - one(8)] + rows[-2:]) is True   # 8 rows apart
 
 
 HEAD = "#include <cuda_runtime.h>\n"
@@ -108,6 +116,19 @@ def test_a_wavefront_writes_a_diagonal_from_the_two_before_it(tmp_path):
 def test_a_wavefront_reading_its_own_diagonal_keeps_the_check(tmp_path):
     got = apart(tmp_path, WAVE % "y + 1")
     assert "write t[y][x]" not in got and "read t[y + 1][x - 1]" not in got
+
+
+def test_a_tile_loaded_in_strides_of_the_blocks_height_keeps_its_rows_apart(tmp_path):
+    got = apart(tmp_path, """
+#define TILE 32
+#define ROWS 8
+__global__ void k(float *odata, const float *idata, int width) {
+  __shared__ float tile[TILE][TILE];
+  for (int i = 0; i < TILE; i += ROWS) tile[threadIdx.y + i][threadIdx.x] = idata[i * width];
+  __syncthreads();
+  odata[threadIdx.x] = tile[threadIdx.x][threadIdx.y];
+}""")
+    assert got["write tile[threadIdx.y + i][threadIdx.x]"] == "(blockDim.x <= 32 && blockDim.y <= 8 && blockDim.z == 1)"
 
 
 @pytest.mark.parametrize("body, control, loud, shown", [
@@ -192,7 +213,7 @@ def test_tiles_updated_in_place_report_the_same_races_with_and_without_the_proof
     src = CUDA / "engine" / "apart.cu"
     out = tmp_path / "r.json"
     r = run_cli("hirace.cli", "run", "--backend", "cpu", flag, "--format", "json", "--output", out, src)
-    assert r.returncode == 1 and r.stdout == "solve 101.482 wave 0\n", r.stderr
+    assert r.returncode == 1 and r.stdout == "solve 101.482 wave 16\n", r.stderr
     doc = json.loads(out.read_text())
     assert sorted({(x["launch"], x["site"]["line"]) for x in doc["races"]}) == APART_RACES
     assert doc["memory_errors"] == []
