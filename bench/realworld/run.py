@@ -124,6 +124,7 @@ def check(p: Program, roots: dict[str, Path], backend: str, work: Path, py: str,
     for spec in p.inputs:
         inputs.make(spec, run_dir)
     args = [a.replace("{run}", str(run_dir)) for a in p.args]
+    given = sorted(x.name for x in run_dir.iterdir())   # the program's input files (its runs may add more)
     tmo = min(timeout, p.timeout)
 
     def fail(stage: str, text: str) -> Row:
@@ -182,11 +183,14 @@ def check(p: Program, roots: dict[str, Path], backend: str, work: Path, py: str,
         return row
     suite = work / "suite"
     suite.mkdir()
+    for name in given:   # cltc runs a test in a directory of its own, holding the files it names
+        (suite / name).symlink_to(run_dir / name)
     toml = {"sources": [str(s) for s in srcs], "include": [str(base / d) for d in p.include],
             "defines": p.defines + (p.gpu_defines if backend == "gpu" else []), "timeout": tmo}
     (suite / "cltc.toml").write_text(
         "[build]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in toml.items()) +
-        f"\n[[test]]\nname = \"run\"\nargs = {json.dumps(args)}\nexit_code = {plain.returncode}\n")
+        f"\n[[test]]\nname = \"run\"\nargs = {json.dumps(args)}\nfiles = {json.dumps(given)}\n"
+        f"exit_code = {plain.returncode}\n")
     c = _run([py, "-m", "cltestcheck.cli", "coverage", "--backend", backend, "--suite", suite,
               "--json", work / "coverage.json"], run_dir, tmo + 600)
     row.coverage = "ok" if c.returncode == 0 else "error"
