@@ -206,6 +206,9 @@ CCTK_D inline void block_entry() {
 #endif
   const LaunchState &L = g_launch;
   if (!L.enabled || !L.smem) return;
+#if HIRACE_BENCH_CUT == 20   // (benchmarks only: what clearing the area costs; wrong verdicts)
+  return;
+#endif
   unsigned long long *area = reinterpret_cast<unsigned long long *>(shared_area());
   unsigned n = blockDim.x * blockDim.y * blockDim.z;
   unsigned long long words = n + L.shared_slice_words;   // a thread's two clocks are one word
@@ -483,7 +486,8 @@ CCTK_D inline void check_words(unsigned long long *shadow, unsigned *sites, long
 // registers the out-of-line check takes cost, without its calls at the sites); 10: the quiet paths call
 // a small out-of-line function of two arguments that traps (a compact slow path); 11: quiet reads
 // (rd_bounds, rd_param) give values, not addresses (see QuietRead); 12: the quiet paths call the
-// check from inline assembly (see hidden_check). 0 (the default): the whole check.
+// check from inline assembly (see hidden_check); 20: block_entry leaves the block's area as it finds
+// it (what clearing it costs). 0 (the default): the whole check.
 // The check every instrumented access makes before it happens. `base` and `bytes` bound the
 // access when the site knows them: a declared array [base, base + bytes) (kDynamicShared: the
 // launch's dynamic shared memory), or (bytes 0) the buffer that the pointer `base` points into.
