@@ -68,10 +68,6 @@ _MIN_WIDTH = 4      # a proof that holds only for blocks narrower than this is n
 DIMS = "xyz"
 
 
-def _no_span():
-    raise _Unknown
-
-
 class _Unknown(Exception):
     """An expression, loop or kernel this analysis does not take on."""
 
@@ -181,10 +177,6 @@ class ApartAnalysis:
         self.text = self.p.unit.source(kernel.body.file).text(kernel.body.start, kernel.body.end)
         self.anc: dict[int, list[cindex.Cursor]] = {}
         self._walk(cur, [])
-        self.decls: dict[str, int] = {}
-        for c in cur.walk_preorder():
-            if c.kind == CK.VAR_DECL:
-                self.decls[c.spelling] = self.decls.get(c.spelling, 0) + 1
         self._loops: dict[int, _LoopVar | None] = {}
         self.barrier_loops: set[int] = set()   # the `for`s that hold a barrier (cursor hashes)
 
@@ -224,10 +216,12 @@ class ApartAnalysis:
         return toks[0].spelling
 
     def _walk(self, c: cindex.Cursor, chain: list[cindex.Cursor]) -> None:
-        self.anc[c.hash] = chain
-        inner = chain + [c]
-        for k in c.get_children():
-            self._walk(k, inner)
+        todo = [(c, chain)]   # (without recursion: a deep expression is no reason to fail)
+        while todo:
+            c, chain = todo.pop()
+            self.anc[c.hash] = chain
+            inner = chain + [c]
+            todo.extend((k, inner) for k in c.get_children())
 
     # -- loops -------------------------------------------------------------------------------------
     def loop_var(self, f: cindex.Cursor, barrier: bool) -> _LoopVar | None:
@@ -467,7 +461,10 @@ class ApartAnalysis:
             if holder is None:
                 raise _Unknown
             for s in reversed(stmts[:holder]):
-                if name not in self.facts.changed(self.p.unit.span_of(s) or _no_span()):
+                span = self.p.unit.span_of(s)
+                if span is None:
+                    raise _Unknown
+                if name not in self.facts.changed(span):
                     continue
                 e = _strip(s)
                 k = _kids(e) if e.kind == CK.BINARY_OPERATOR else []
@@ -643,8 +640,9 @@ class _Acc:
 
 def apart_accesses(facts, kernel, cur: cindex.Cursor, params: set[str], changed: set[str],
                    node_of, heads: dict[int, tuple], unknown: str) -> dict:
-    """Span -> the launch conditions (C++, each `blockDim.<d> ...`) under which they hold, for the accesses of the kernel's
-    declared shared arrays that no other thread's access meets in their interval (see the module).
+    """Span -> the launch conditions (C++, each `blockDim.<d> ...`) under which they hold, for the
+    accesses of the kernel's declared shared arrays that no other thread's access meets in their
+    interval (see the module).
     `node_of`, `heads` (loop head node -> (loop cursor, first and past-last node of its body)) and
     the nodes come from intervals.KernelFacts.kernel; `unknown` is its token of a read or write whose
     target is not known."""

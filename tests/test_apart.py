@@ -7,13 +7,11 @@ import json
 
 import pytest
 
-from hirace.oracle import Grid
 from instrument.affine import Lin, feasible
 from instrument.intervals import Apart, shared_intervals
 from instrument.parse import parse_file
 from instrument.query import query
 
-from test_intervals import _first_race, _kept
 
 X, Y = Lin.var("x"), Lin.var("y")
 
@@ -163,40 +161,6 @@ __global__ void k(float *out, unsigned n) {
     got = apart(tmp_path, code % body)
     assert not loud & set(got), got
     assert shown <= set(apart(tmp_path, code % control))
-
-
-def _without_apart_accesses(trace):
-    """The trace less, in each barrier interval, the reads of the word by a thread when no other
-    thread writes it there, and the writes by a thread when no other thread accesses it there."""
-    def drop(acc):
-        out = set()
-        for i in acc:
-            kind, t = trace[i]
-            others = [trace[j][0] for j in acc if trace[j][1] != t]
-            if kind == "R" and all(k == "R" for k in others) or kind == "W" and not others:
-                out.add(i)
-        return out
-    return _kept(trace, drop)
-
-
-def test_dropping_accesses_no_other_thread_meets_changes_no_verdict_of_the_state_machine():
-    """Through the Python model of the shadow update (one word, every maximal trace of up to 5
-    events of one block of 2 warps x 2 lanes): the first race is the same event with and without
-    the accesses apart.py leaves unchecked."""
-    from hirace.modelcheck import _Enumerator
-    grid = Grid(1, 2, 2)
-    en = _Enumerator(grid, 5, keep_traces=True)
-    en.run()
-    dropped = differ = 0
-    for trace, race_at in en.maximal_traces:
-        kept = _without_apart_accesses(trace)
-        if len(kept) == len(trace):
-            continue
-        dropped += 1
-        got = _first_race([trace[i] for i in kept], grid)
-        if (kept[got] if got is not None else -1) != race_at:
-            differ += 1
-    assert dropped > 1000 and differ == 0
 
 
 # engine/apart.cu: (launch, line) of every race; launches 0, 3 and 5 are race-free
