@@ -7,7 +7,7 @@
   `atomicAdd(::hirace::atomic_device(&a[i], 8u), 1)`;
 - barriers advance the thread's clocks after they complete;
 - launches are bracketed by the host runtime (shadow, clocks, race log), and ask for hirace's
-  area of dynamic shared memory (`block_entry` at each kernel's start clears it);
+  area of dynamic shared memory (`block_entry` at each kernel's start clears it; see _enter);
 - cudaMalloc/cudaMallocManaged/cudaMallocHost/cudaHostAlloc/cudaFree are tracked by the
   runtime headers' macros (also inside the user's macros), and `__device__` variables are
   registered.
@@ -130,10 +130,10 @@ class HiracePlanner:
         # each kernel starts by clearing its block's clocks and shared shadow where the launch keeps
         # them in shared memory; a launch may ask for that area only when every kernel of its
         # name has this entry and the launch's shared-memory argument can be extended
-        entered: dict[str, bool] = {}
-        for k in prog.kernels if self.shared_area else ():
-            ok = plan.insert(k.body, k.body.start + 1, " ::hirace::block_entry();", f"hirace entry of {k.name}")
-            entered[k.name] = entered.get(k.name, True) and ok
+        kernels = {k.name for k in prog.kernels}
+        # a kernel whose every shared-memory site is quiet never checks a shared word whole where the
+        # quiet sites' launch conditions hold: its entry then leaves the shared shadow as it is
+        shadow_free: dict[str, set[str] | None] = {k: set() for k in kernels}
         # reads through a kernel's read-only parameter, and accesses through its own parameters
         # (whose index gives each thread its own element where `__hirace_own<n>`, computed at the
         # kernel's entry, says so): by their span, the parameter's bit (and that variable)
@@ -172,31 +172,36 @@ class HiracePlanner:
                 continue
             key = (a.span.file, a.span.start, a.span.end)
             fn, bounds = {"read": "rd", "write": "wr", "rmw": "rmw"}[a.kind], _bounds(a, src)
+            site_cond = ""   # a quiet site's launch condition
             if a.kind == "read" and a.bound in ("array", "dynamic") and key in quiet:
                 fn = "rd_bounds"   # no write to its array in its barrier interval (or none to its word)
             elif key in alone and a.bound_base is not None and isinstance(alone[key], Apart):
                 # no other thread's access in its interval names its word (instrument/apart.py):
                 # its bounds are checked, and the launch shape where the proof needs one
                 fn = {"read": "rd_apart", "write": "wr_apart", "rmw": "rmw_apart"}[a.kind]
-                bounds = f"{bounds}, {alone[key].condition()}"
+                site_cond = alone[key].condition()
+                bounds = f"{bounds}, {site_cond}"
             elif key in alone and a.bound_base is not None:
                 # each thread's own word in an interval where no other thread writes it (nor reads it,
                 # for a write): checked only where the block does not fit the array (then two threads
                 # may share a word)
                 fn = {"read": "rd_private", "write": "wr_private", "rmw": "rmw_private"}[a.kind]
-                bounds = f"{bounds}, {_own_condition(a.base, alone[key])}"
+                site_cond = _own_condition(a.base, alone[key])
+                bounds = f"{bounds}, {site_cond}"
             elif key in param_bit and param_bit[key][1]:
                 bit, var = param_bit[key]
                 fn, bounds = f"{fn}_own", f", {a.base}, {bit}u, {var}"
             elif a.kind == "read" and key in param_bit:
                 fn, bounds = "rd_param", f", {a.base}, {param_bit[key][0]}u"
             sid = self._site(a.span, a.kind, a.text, a.function, a.base, a.space, a.bound)
+            _note_shadow_use(shadow_free, a, fn, site_cond, prog)
             if plan.wrap(a.span, f"(*::hirace::{fn}(&(", f"), {sid}u{bounds}))", f"hirace check of {a.text}"):
                 # the largest power of two that divides every access size: a 3-byte or 6-byte
                 # element must not share a shadow word with its neighbour; an access whose size
                 # depends on a template argument may be a byte, so it makes the granularity 1
                 self.min_size = min(self.min_size, a.size & -a.size if a.size > 0 else 1)
                 self.bounds_only += fn in ("rd_bounds", "rd_param") or fn.endswith(("_own", "_private", "_apart"))
+        text_of = lambda sp: src(sp.file).text(sp.start, sp.end).strip()   # noqa: E731
         for at in prog.atomics:
             if at.function not in reach or at.address is None:
                 continue
@@ -206,8 +211,15 @@ class HiracePlanner:
             fn = "atomic_block" if at.scope == "block" else "atomic_device"
             if (at.span.file, at.span.start, at.span.end) in quiet:   # every access to its array is atomic
                 fn += "_bounds"
+            elif at.function in shadow_free and (base or text_of(at.address)) not in _unchanged_params(prog, at.function):
+                shadow_free[at.function] = None   # an atomic that may be on shared memory, checked whole
             if plan.wrap(at.address, f"::hirace::{fn}(", f", {sid}u{_bounds(at, src)})", f"hirace check of {at.name}"):
                 self.bounds_only += fn.endswith("_bounds")
+        touching = _touching(prog, reach)
+        entered: dict[str, bool] = {}
+        for k in prog.kernels if self.shared_area else ():
+            ok = self._enter(prog, plan, k, shadow_free.get(k.name), touching)
+            entered[k.name] = entered.get(k.name, True) and ok
         for b in prog.barriers:
             if b.function not in reach:
                 continue
@@ -234,7 +246,7 @@ class HiracePlanner:
                                       f'{"true" if area else "false"}, {_in_order(cfg[3])}), ',
                              ", ::hirace::host::after_launch())", f"hirace launch of {ls.kernel}"):
                 self.unbracketed.append(f"{ls.span.file}:{ls.span.line}: a launch left unbracketed")
-        self._note_unbracketed(prog, reach, _touching(prog, reach))
+        self._note_unbracketed(prog, reach, touching)
         # a reset frees hirace's memory with the program's: the pending launches are read back first
         for call in prog.api_calls:
             if call.name == "cudaDeviceReset":
@@ -264,6 +276,24 @@ class HiracePlanner:
                                f"hirace shared memory of {ls.kernel}")
         return False
 
+    def _enter(self, prog: Program, plan: EditPlan, k, conds: set[str] | None, touching: set[str]) -> bool:
+        """Insert the kernel's `block_entry`: at its start, or, where no shared word of the kernel is
+        checked whole (`conds`: the quiet sites' launch conditions; None: some site checks one), after
+        its shared arrays' declarations, with those conditions (they may name the arrays)."""
+        start = k.body.start + 1
+        if conds is not None and not (prog.calls.get(k.name, set()) & touching):
+            decls = [d.stmt for d in prog.shared if d.function == k.name and d.stmt is not None]
+            at = max((d.end for d in decls), default=start)
+            head = prog.unit.source(k.body.file).text(start, at)
+            nested = _block_depth(head) != 0 or re.search(r"\breturn\b", head) is not None
+            early = any(x.span.file == k.body.file and start <= x.span.start < at
+                        for x in [*prog.accesses, *prog.atomics, *prog.barriers])
+            if not nested and not early and len(decls) == len([d for d in prog.shared if d.function == k.name]):
+                cond = " && ".join(sorted(conds)) or "true"
+                if plan.insert(k.body, at, f" ::hirace::block_entry({cond});", f"hirace entry of {k.name}"):
+                    return True
+        return plan.insert(k.body, start, " ::hirace::block_entry();", f"hirace entry of {k.name}")
+
     def write_sites(self, path: Path) -> None:
         site_table.write(self.sites, path)
 
@@ -281,6 +311,44 @@ def _own_condition(array: str, form) -> str:
     args = ", ".join(f"(long long)({f.offset}), (long long)({f.cap})" for f in forms)
     return (f"({rest} && ::hirace::lanes_apart((long long)blockDim.{lane}, "
             f"(long long)(sizeof({array}) / sizeof({array}[0])), {args}))")
+
+
+_QUIET_SHARED = ("rd_bounds", "rd_apart", "wr_apart", "rmw_apart", "rd_private", "wr_private", "rmw_private")
+
+
+def _note_shadow_use(shadow_free: dict, a, fn: str, cond: str, prog: Program) -> None:
+    """Note in `shadow_free` (kernel -> the launch conditions of its quiet shared sites, None once
+    a site may check a shared word whole) what the kernel's access `a`, checked by `fn` (with the
+    launch condition `cond`, where it has one), needs."""
+    conds = shadow_free.get(a.function)
+    if conds is None:
+        return
+    if a.space == "shared":
+        if fn not in _QUIET_SHARED:
+            shadow_free[a.function] = None
+        elif cond:
+            conds.add(cond)
+    elif a.space == "pointer" and a.base not in _unchanged_params(prog, a.function):
+        shadow_free[a.function] = None   # (a pointer that is not a kernel parameter may be shared)
+
+
+def _unchanged_params(prog: Program, kernel: str) -> set[str]:
+    """The kernel's parameters that it never assigns (they point where the host said: not to
+    shared memory)."""
+    k = next((f for f in prog.kernels if f.name == kernel), None)
+    if k is None:
+        return set()
+    src = prog.unit.source(k.body.file)
+    changed = {src.text(o.operands[0].start, o.operands[0].end).strip() for o in prog.operators
+               if o.span.file == k.body.file and k.body.start <= o.span.start and o.span.end <= k.body.end
+               and o.operands and (o.op in ("++", "--") or (
+                   o.arity == 2 and o.op.endswith("=") and o.op not in ("==", "!=", "<=", ">=")))}
+    return set(k.params) - changed
+
+
+def _block_depth(text: str) -> int:
+    """How many braces `text` leaves open."""
+    return text.count("{") - text.count("}")
 
 
 def _touching(prog: Program, reach: set[str]) -> set[str]:

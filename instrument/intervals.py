@@ -88,7 +88,16 @@ class Apart:
     needs: frozenset
 
     def condition(self) -> str:
-        return "(" + (" && ".join(sorted(self.needs)) or "true") + ")"
+        caps: dict[str, int] = {}   # (of two caps on one extent, the narrower holds both)
+        rest = []
+        for n in self.needs:
+            m = re.fullmatch(r"blockDim\.([xyz]) <= (\d+)", n)
+            if m:
+                caps[m.group(1)] = min(caps.get(m.group(1), 1 << 30), int(m.group(2)))
+            else:
+                rest.append(n)
+        parts = sorted(rest + [f"blockDim.{d} <= {c}" for d, c in caps.items()])
+        return "(" + (" && ".join(parts) or "true") + ")"
 
 
 class _Bail(Exception):

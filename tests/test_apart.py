@@ -191,3 +191,41 @@ def test_tiles_updated_in_place_report_the_same_races_with_and_without_the_proof
             assert not any(f"::hirace::{f}(&(s[" in body or f"::hirace::{f}(&(t[" in body
                            for f in ("rd", "wr", "rmw")), kernel
         assert "::hirace::wr(&(s[i + 1])" in text and "::hirace::rd(&(s[i])" in text   # wrap
+
+
+def test_a_kernel_whose_shared_sites_are_all_quiet_enters_without_clearing_its_shadow(run_cli, tmp_path):
+    """hirace/planner.py: where every shared-memory site of a kernel is only bounds-checked, its
+    block_entry comes after its shared arrays' declarations with the sites' launch conditions (the
+    shared shadow is then never read, so it is not cleared); a kernel with a site checked whole, or
+    with an access before its declarations, enters as before."""
+    src = tmp_path / "k.cu"
+    src.write_text(HEAD + """
+__global__ void quiet(float *out) {
+  __shared__ float s[16][16];
+  for (int i = 0; i < 16; i++) s[i][threadIdx.x] = out[i];
+  __syncthreads();
+  out[threadIdx.x] = s[threadIdx.x][0];
+}
+__global__ void loud(float *out) {
+  __shared__ float s[16];
+  s[threadIdx.x % 4] = 1;
+  __syncthreads();
+  out[threadIdx.x] = s[0];
+}
+__global__ void early(float *out) {
+  float v = out[0];
+  __shared__ float s[16];
+  s[threadIdx.x] = v;
+  __syncthreads();
+  out[threadIdx.x] = s[15 - threadIdx.x];
+}
+int main() { return 0; }
+""")
+    r = run_cli("hirace.cli", "instrument", "-o", tmp_path / "i", src)
+    assert r.returncode == 0, r.stderr
+    text = (tmp_path / "i" / "k.cu").read_text()
+    assert "__shared__ float s[16][16]; ::hirace::block_entry((blockDim.x <= 16 && blockDim.y == 1 && " \
+           "blockDim.z == 1));" in text
+    for kernel in ("loud", "early"):   # (at the start, with the own-index tests)
+        first = text[text.index(f"void {kernel}(float *out) {{"):].split("\n")[0]
+        assert first.endswith(" ::hirace::block_entry();"), first

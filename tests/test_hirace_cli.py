@@ -150,7 +150,7 @@ def test_instrument_writes_a_new_tree_and_never_touches_the_source(run_cli, tmp_
 
 
 def test_launches_ask_for_the_shared_area_only_where_the_kernel_clears_it(run_cli, tmp_path):
-    """gpu instrumentation: each kernel starts with block_entry, and a launch of such a kernel asks for
+    """gpu instrumentation: each kernel enters through block_entry, and a launch of such a kernel asks for
     hirace's area of dynamic shared memory (added where the program gives none); a launch written
     inside a macro is left as it is; the cpu backend's copy has neither."""
     src = tmp_path / "k.cu"
@@ -162,7 +162,9 @@ def test_launches_ask_for_the_shared_area_only_where_the_kernel_clears_it(run_cl
     r = hirace(run_cli, "instrument", "-o", out, src)
     assert r.returncode == 0, r.stderr
     text = (out / "k.cu").read_text()
-    assert "__global__ void k(int *a) { ::hirace::block_entry();" in text
+    # (no shared-memory site: its entry clears only each thread's clocks)
+    kernel = text.split("\n")[2]
+    assert kernel.startswith("__global__ void k(int *a) {") and " ::hirace::block_entry(true); (*::hirace::" in kernel
     assert "k<<<1, 32, ::hirace::host::launch_shared_bytes(0)>>>(d)" in text
     assert "k<<<1, 32, ::hirace::host::launch_shared_bytes(0)>>>(d)" in text.split("\n")[5]
     assert text.count("launch_shared_bytes") == 2
