@@ -134,6 +134,10 @@ class HiracePlanner:
         # a kernel whose every shared-memory site is quiet never checks a shared word whole where the
         # quiet sites' launch conditions hold: its entry then leaves the shared shadow as it is
         shadow_free: dict[str, set[str] | None] = {k: set() for k in kernels}
+        # each kernel's parameters that it never assigns (they point where the host said: never to
+        # shared memory)
+        changes = facts or KernelFacts(prog)
+        kept_params = {k.name: set(k.params) - changes.changed(k.body) for k in prog.kernels}
         # reads through a kernel's read-only parameter, and accesses through its own parameters
         # (whose index gives each thread its own element where `__hirace_own<n>`, computed at the
         # kernel's entry, says so): by their span, the parameter's bit (and that variable)
@@ -194,7 +198,7 @@ class HiracePlanner:
             elif a.kind == "read" and key in param_bit:
                 fn, bounds = "rd_param", f", {a.base}, {param_bit[key][0]}u"
             sid = self._site(a.span, a.kind, a.text, a.function, a.base, a.space, a.bound)
-            _note_shadow_use(shadow_free, a, fn, site_cond, prog)
+            _note_shadow_use(shadow_free, a, fn, site_cond, kept_params)
             if plan.wrap(a.span, f"(*::hirace::{fn}(&(", f"), {sid}u{bounds}))", f"hirace check of {a.text}"):
                 # the largest power of two that divides every access size: a 3-byte or 6-byte
                 # element must not share a shadow word with its neighbour; an access whose size
@@ -211,7 +215,7 @@ class HiracePlanner:
             fn = "atomic_block" if at.scope == "block" else "atomic_device"
             if (at.span.file, at.span.start, at.span.end) in quiet:   # every access to its array is atomic
                 fn += "_bounds"
-            elif at.function in shadow_free and (base or text_of(at.address)) not in _unchanged_params(prog, at.function):
+            elif at.function in shadow_free and (base or text_of(at.address)) not in kept_params[at.function]:
                 shadow_free[at.function] = None   # an atomic that may be on shared memory, checked whole
             if plan.wrap(at.address, f"::hirace::{fn}(", f", {sid}u{_bounds(at, src)})", f"hirace check of {at.name}"):
                 self.bounds_only += fn.endswith("_bounds")
@@ -316,10 +320,11 @@ def _own_condition(array: str, form) -> str:
 _QUIET_SHARED = ("rd_bounds", "rd_apart", "wr_apart", "rmw_apart", "rd_private", "wr_private", "rmw_private")
 
 
-def _note_shadow_use(shadow_free: dict, a, fn: str, cond: str, prog: Program) -> None:
+def _note_shadow_use(shadow_free: dict, a, fn: str, cond: str, kept_params: dict) -> None:
     """Note in `shadow_free` (kernel -> the launch conditions of its quiet shared sites, None once
     a site may check a shared word whole) what the kernel's access `a`, checked by `fn` (with the
-    launch condition `cond`, where it has one), needs."""
+    launch condition `cond`, where it has one), needs; `kept_params`: each kernel's parameters it
+    never assigns."""
     conds = shadow_free.get(a.function)
     if conds is None:
         return
@@ -328,22 +333,8 @@ def _note_shadow_use(shadow_free: dict, a, fn: str, cond: str, prog: Program) ->
             shadow_free[a.function] = None
         elif cond:
             conds.add(cond)
-    elif a.space == "pointer" and a.base not in _unchanged_params(prog, a.function):
+    elif a.space == "pointer" and a.base not in kept_params[a.function]:
         shadow_free[a.function] = None   # (a pointer that is not a kernel parameter may be shared)
-
-
-def _unchanged_params(prog: Program, kernel: str) -> set[str]:
-    """The kernel's parameters that it never assigns (they point where the host said: not to
-    shared memory)."""
-    k = next((f for f in prog.kernels if f.name == kernel), None)
-    if k is None:
-        return set()
-    src = prog.unit.source(k.body.file)
-    changed = {src.text(o.operands[0].start, o.operands[0].end).strip() for o in prog.operators
-               if o.span.file == k.body.file and k.body.start <= o.span.start and o.span.end <= k.body.end
-               and o.operands and (o.op in ("++", "--") or (
-                   o.arity == 2 and o.op.endswith("=") and o.op not in ("==", "!=", "<=", ">=")))}
-    return set(k.params) - changed
 
 
 def _block_depth(text: str) -> int:

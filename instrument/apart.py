@@ -486,11 +486,10 @@ class ApartAnalysis:
         raise _Unknown
 
     def _sets(self, o, name: str) -> bool:
-        if not o.operands:
+        """Does operator o assign the variable `name`?"""
+        if not o.operands or not o.assigns():
             return False
-        target = self.p.unit.source(o.operands[0].file).text(o.operands[0].start, o.operands[0].end).strip()
-        return target == name and (o.op in ("++", "--") or (
-            o.arity == 2 and o.op.endswith("=") and o.op not in ("==", "!=", "<=", ">=")))
+        return self.p.unit.source(o.operands[0].file).text(o.operands[0].start, o.operands[0].end).strip() == name
 
     @staticmethod
     def _assigns(init: cindex.Cursor, var: cindex.Cursor) -> bool:

@@ -196,8 +196,7 @@ class KernelFacts:
         """What the code in `body` assigns, increments or decrements, as written (`p`, `tx`)."""
         src = self.p.unit.source(body.file)
         return {src.text(o.operands[0].start, o.operands[0].end).strip() for o in self.p.operators
-                if _inside(o.span, body) and (o.op in ("++", "--") or (
-                    o.arity == 2 and o.op.endswith("=") and o.op not in ("==", "!=", "<=", ">=")))}
+                if _inside(o.span, body) and o.assigns()}
 
     def atomic_base(self, at) -> str:
         """The variable an atomic's address names: `a` in `atomicAdd(&a[i], v)` or `atomicAdd(a, v)`."""

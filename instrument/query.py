@@ -271,6 +271,11 @@ class Operator:
     prefix: bool          # unary: operator before the operand
     function: str
 
+    def assigns(self) -> bool:
+        """Does it change its first operand (`=`, `+=` ..., `++`, `--`)?"""
+        return self.op in ("++", "--") or (self.arity == 2 and self.op.endswith("=") and
+                                            self.op not in ("==", "!=", "<=", ">="))
+
 
 @dataclass(frozen=True)
 class IndexRef:

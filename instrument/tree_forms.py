@@ -97,8 +97,7 @@ def tree_vars(cur: cindex.Cursor, prog, scope, kernel_body: Span, cut_spans: lis
             continue
         # changed only by the step, and never addressed
         sets = [o for o in prog.operators if o.operands and _within(o.span, kernel_body) and
-                src_text(prog, o.operands[0]) == name and (o.op in ("++", "--") or (
-                    o.arity == 2 and o.op.endswith("=") and o.op not in ("==", "!=", "<=", ">=")))]
+                src_text(prog, o.operands[0]) == name and o.assigns()]
         if len(sets) != 1 or not _within(sets[0].span, step):
             continue
         if address_taken(name, scope.body_text):
