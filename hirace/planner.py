@@ -127,13 +127,9 @@ class HiracePlanner:
         facts = KernelFacts(prog) if self.config.quiet_reads else None   # shared by the two analyses
         quiet, alone = shared_intervals(prog, facts) if facts else (set(), {})
         params = readonly_params(prog, facts) if facts else {}
-        # each kernel starts by clearing its block's clocks and shared shadow where the launch keeps
-        # them in shared memory; a launch may ask for that area only when every kernel of its
-        # name has this entry and the launch's shared-memory argument can be extended
-        kernels = {k.name for k in prog.kernels}
         # a kernel whose every shared-memory site is quiet never checks a shared word whole where the
         # quiet sites' launch conditions hold: its entry then leaves the shared shadow as it is
-        shadow_free: dict[str, set[str] | None] = {k: set() for k in kernels}
+        shadow_free: dict[str, set[str] | None] = {k.name: set() for k in prog.kernels}
         # each kernel's parameters that it never assigns (they point where the host said: never to
         # shared memory)
         changes = facts or KernelFacts(prog)
@@ -179,17 +175,12 @@ class HiracePlanner:
             site_cond = ""   # a quiet site's launch condition
             if a.kind == "read" and a.bound in ("array", "dynamic") and key in quiet:
                 fn = "rd_bounds"   # no write to its array in its barrier interval (or none to its word)
-            elif key in alone and a.bound_base is not None and isinstance(alone[key], Apart):
-                # no other thread's access in its interval names its word (instrument/apart.py):
-                # its bounds are checked, and the launch shape where the proof needs one
-                fn = {"read": "rd_apart", "write": "wr_apart", "rmw": "rmw_apart"}[a.kind]
-                site_cond = alone[key].condition()
-                bounds = f"{bounds}, {site_cond}"
             elif key in alone and a.bound_base is not None:
                 # each thread's own word in an interval where no other thread writes it (nor reads it,
                 # for a write): checked only where the block does not fit the array (then two threads
-                # may share a word)
-                fn = {"read": "rd_private", "write": "wr_private", "rmw": "rmw_private"}[a.kind]
+                # may share a word); or (_apart) a word no other thread's access in its interval names
+                # (instrument/apart.py): its bounds are checked, and the launch shape the proof needs
+                fn += "_apart" if isinstance(alone[key], Apart) else "_private"
                 site_cond = _own_condition(a.base, alone[key])
                 bounds = f"{bounds}, {site_cond}"
             elif key in param_bit and param_bit[key][1]:
@@ -220,6 +211,9 @@ class HiracePlanner:
             if plan.wrap(at.address, f"::hirace::{fn}(", f", {sid}u{_bounds(at, src)})", f"hirace check of {at.name}"):
                 self.bounds_only += fn.endswith("_bounds")
         touching = _touching(prog, reach)
+        # each kernel starts by clearing its block's clocks and shared shadow where the launch keeps
+        # them in shared memory; a launch may ask for that area only when every kernel of its
+        # name has this entry and the launch's shared-memory argument can be extended
         entered: dict[str, bool] = {}
         for k in prog.kernels if self.shared_area else ():
             ok = self._enter(prog, plan, k, shadow_free.get(k.name), touching)

@@ -148,7 +148,7 @@ def _thread_ranges() -> list[Lin]:
     out = []
     for d in DIMS:
         t, bd = Lin.var(f"T:t{d}"), Lin.var(f"U:bd{d}")
-        out += [t, bd - t - Lin(const=1) + Lin(), bd.shift(-1), Lin(const=1024) - bd]
+        out += [t, bd - t - Lin(const=1), bd.shift(-1), Lin(const=1024) - bd]
     return out
 
 
@@ -638,13 +638,13 @@ class _Acc:
 
 
 def apart_accesses(facts, kernel, cur: cindex.Cursor, params: set[str], changed: set[str],
-                   node_of, heads: dict[int, tuple], unknown: str) -> dict:
+                   node_of, heads: dict[int, tuple], unknown: str, subs: dict) -> dict:
     """Span -> the launch conditions (C++, each `blockDim.<d> ...`) under which they hold, for the
     accesses of the kernel's declared shared arrays that no other thread's access meets in their
     interval (see the module).
     `node_of`, `heads` (loop head node -> (loop cursor, first and past-last node of its body)) and
     the nodes come from intervals.KernelFacts.kernel; `unknown` is its token of a read or write whose
-    target is not known."""
+    target is not known, `subs` its subscript expressions by (start, end)."""
     p = facts.p
     an = ApartAnalysis(facts, kernel, cur, params, changed)
     nodes = facts.nodes
@@ -656,12 +656,6 @@ def apart_accesses(facts, kernel, cur: cindex.Cursor, params: set[str], changed:
                 declared[c.spelling] = c
     if not declared:
         return {}
-    subs = {}
-    for c in cur.walk_preorder():
-        if c.kind == CK.ARRAY_SUBSCRIPT_EXPR:
-            sp = p.unit.span_of(c)
-            if sp is not None:
-                subs.setdefault((sp.start, sp.end), c)
     # the barrier loops: each an analysable `for`
     an.barrier_loops = {loop.hash for loop, _, _ in heads.values()}
     if any(an.loop_var(loop, True) is None for loop, _, _ in heads.values()):

@@ -473,7 +473,8 @@ class KernelFacts:
             else:
                 alone[span] = (form, tuple(forms))
         # accesses whose index proves that no other thread's access meets them (apart.py)
-        for span, flat in apart_accesses(self, k, cur, params, changed, node_of, self.heads, ANY).items():
+        for span, flat in apart_accesses(self, k, cur, params, changed, node_of, self.heads, ANY,
+                                         subscripts).items():
             if span in quiet or span in alone:
                 continue
             if not flat and any(a.span == span and a.kind == "read" for a in p.accesses):
