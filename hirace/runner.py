@@ -47,14 +47,16 @@ class Built:
     warnings: list[str]
 
 
-def build(sources, backend, work: Path, config: Config, include_dirs=(), defines=(), flags=()) -> Built:
-    """Instrument `sources` into work/src and build work/prog."""
+def build(sources, backend, work: Path, config: Config, include_dirs=(), defines=(), flags=(),
+          library: bool = False) -> Built:
+    """Instrument `sources` into work/src and build work/prog (work/prog.so with `library`)."""
     work = Path(work)
     planner = HiracePlanner(config, shared_area=not backend.needs_lowering)
     # the checks add registers: at most 64 a thread keeps every block size up to 1024 launchable
     # (a kernel with its own __launch_bounds__ keeps its own limit)
     regs = ["-maxrregcount=64"] if backend.real_device else []
-    built = pipeline.build(sources, backend, work, [planner], include_dirs, defines, regs + list(flags))
+    built = pipeline.build(sources, backend, work, [planner], include_dirs, defines, regs + list(flags),
+                           library=library)
     check_names(config, built.programs, config.source)
     planner.write_sites(work / "src" / "hirace_sites.json")
     return Built(built.exe, backend, list(planner.sites), built.warnings)

@@ -7,8 +7,11 @@ per host and shared by every task there, then runs one graph under one tool with
 note says why), so a code hirace cannot instrument is visible in every table. Locally `jobs`
 tasks run at once in worker processes (instrumentation is Python work: threads would share one core);
 on the gpu backend the runs take turns on the device, so that timings are not disturbed, while builds
-overlap, or `share_gpu` of them run on it at once when only verdicts count; with `dask` they run on a
-Dask cluster, one task per GPU worker.
+overlap, or `share_gpu` of them run on it at once when only verdicts count; with `share_context`
+each worker runs its rows in one row host (instrument/row_host.py: the code built as a library,
+loaded afresh for each row in a process that keeps one CUDA context), since a process per row is
+bound by how fast the driver makes contexts; with `dask` they run on a Dask cluster, one task per
+GPU worker.
 Rows reach the journal in the order they finish, wherever they ran.
 """
 from __future__ import annotations
@@ -55,6 +58,7 @@ class Settings:
     quiet: bool = False      # no informational lines (warnings stay)
     dask: str | None = None
     share_gpu: int = 1       # runs on the device at once (1: each alone, for timings)
+    share_context: bool = False   # rows run in a row host (instrument/row_host.py), programs built as libraries
 
 
 @dataclass
@@ -182,6 +186,7 @@ def _run(s: Settings, stack: contextlib.ExitStack) -> Summary:
     summary.seconds = time.monotonic() - t0
     meta = {"codes": str(Path(s.codes).resolve()), "graphs": [str(g) for g in graphs], "tools": s.tools,
             "backend": backend.name, "device": _device_name(backend), "tpb": s.tpb, "blocks": s.blocks,
+            "share_gpu": s.share_gpu, "share_context": s.share_context,
             "timeout_s": s.timeout, "notes": summary.notes, "rows_run": summary.ran,
             "rows_skipped": summary.skipped, "seconds": round(summary.seconds, 1),
             "execution": summary.stats.as_dict() if summary.stats else None}
@@ -206,7 +211,9 @@ class RowSpec:
 def _task(code: Code, graph: Path, tool: str, s: Settings, backend) -> Task:
     """One row: build (shared by every row of the code on the worker's host), then run."""
     t = tools.TOOLS[tool]
-    build = HostBuild(f"{_safe(code.name)}.{t.build_name}", t.build, (code.path, backend, tuple(s.include)))
+    library = s.share_context and t.in_row_host
+    build = HostBuild(f"{_safe(code.name)}.{t.build_name}{'.lib' if library else ''}", t.build,
+                      (code.path, backend, tuple(s.include), library))
     spec = RowSpec(code, graph, tool, backend, s.tpb, s.blocks, s.timeout)
     return Task(f"{code.name}|{graph.name}|{tool}", _run_row, (spec,), build, device=backend.real_device,
                 device_slots=s.share_gpu)

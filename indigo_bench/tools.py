@@ -143,27 +143,29 @@ def unavailable(tool: str, backend: Backend) -> str:
 # ---------------------------------------------------------------- the tools
 # The builds and hirace's run import the engine's parser (libclang) when they run, not with this
 # module: `indigo-bench --help` and the sweep's option checks work where libclang is missing.
-def build_plain_program(work: Path, source: Path, backend: Backend, include) -> Path:
+def build_plain_program(work: Path, source: Path, backend: Backend, include, library: bool = False) -> Path:
     from instrument import pipeline
     try:
-        return pipeline.build([source], backend, work, include_dirs=list(include)).exe
+        return pipeline.build([source], backend, work, include_dirs=list(include), library=library).exe
     except UserError as e:
         raise UserError(f"build failed: {e.message}") from None
 
 
-def build_hirace_program(work: Path, source: Path, backend: Backend, include):
+def build_hirace_program(work: Path, source: Path, backend: Backend, include, library: bool = False):
     from hirace import runner
     from hirace.config import Config
     try:
-        return runner.build([source], backend, work, Config(), list(include))
+        return runner.build([source], backend, work, Config(), list(include), library=library)
     except UserError as e:
         raise UserError(f"hirace could not instrument or build the code: {e.message}") from None
 
 
 class Tool:
     """A race checker the sweep runs: its name, which build it runs (`build_name`, `build`), why
-    it cannot run with a backend ('' when it can), and how a run becomes an Outcome (`run`)."""
+    it cannot run with a backend ('' when it can), how a run becomes an Outcome (`run`), and
+    whether its runs may be rows of a row host (`in_row_host`: built as a library)."""
     name, build_name = "?", "plain"
+    in_row_host = True
     build = staticmethod(build_plain_program)
 
     def unavailable(self, backend: Backend) -> str:
@@ -196,6 +198,7 @@ class Hirace(Tool):
 class Racecheck(Tool):
     """Compute Sanitizer's racecheck on the plain program (gpu backend only)."""
     name = "racecheck"
+    in_row_host = False   # Compute Sanitizer starts the program itself
 
     def unavailable(self, backend: Backend) -> str:
         if not backend.real_device:

@@ -175,10 +175,11 @@ def _parse_and_query(src: Path, incs, defines) -> tuple[ParsedUnit, Program]:
 
 def build(sources: list[Path], backend: Backend, work_dir: Path, planners: list[Planner] = (),
           include_dirs=(), defines=(), flags=(), exe_name: str = "prog", opt: str = "-O2",
-          cpu_planners: list[Planner] = (), src_name: str = "src") -> BuiltProgram:
+          cpu_planners: list[Planner] = (), src_name: str = "src", library: bool = False) -> BuiltProgram:
     """The one path from sources to an executable, for every tool: instrument with `planners`
     (and `cpu_planners` where the backend lowers for the host compiler) into work_dir/src_name,
-    then build work_dir/exe_name against the runtime headers, with the planners' defines."""
+    then build work_dir/exe_name against the runtime headers, with the planners' defines
+    (`library`: work_dir/exe_name.so, run by a row host: instrument/row_host.py)."""
     work_dir = Path(work_dir)
     lower = backend.needs_lowering
     planners = (list(cpu_planners) if lower else []) + list(planners)
@@ -186,10 +187,10 @@ def build(sources: list[Path], backend: Backend, work_dir: Path, planners: list[
         ins = Instrumented([Path(s).resolve() for s in sources], [Path(d).resolve() for d in include_dirs], [], [])
     else:
         ins = instrument_sources(sources, work_dir / src_name, planners, include_dirs, defines, lower_cpu=lower)
-    exe = work_dir / exe_name
+    exe = work_dir / (exe_name + ".so" if library else exe_name)
     defines = list(defines) + planned_defines(planners)
     backend.build(BuildRequest(list(ins.sources), exe, list(ins.include_dirs) + [include_dir()], defines,
-                               list(flags), opt=opt))
+                               list(flags), opt=opt, library=library))
     return BuiltProgram(exe, work_dir, ins.programs, ins.warnings)
 
 

@@ -352,3 +352,30 @@ def test_codes_that_fail_become_error_rows(run_cli, tmp_path):
     assert "timed out" in rows[("odd_hang", "hirace")]["note"]
     r = run_cli("indigo_bench.cli", "report", "--out", tmp_path / "out", "--no-plot")
     assert r.returncode == 0 and " err" in r.stdout
+
+
+def test_sweep_sharing_one_context_gives_the_rows_of_a_process_per_row(swept, tmp_path):
+    """--share-context: each worker's rows run in a row host, the codes built as libraries; the
+    verdicts, race counts, check lines and exit statuses are those of the process-per-row sweep
+    (race-free, racy, a miss and an out-of-bounds code among them)."""
+    from indigo_bench.cli import main
+    _d, g, out = swept
+    picked = ["block_max/block_max.cu", "block_max/block_max_syncBug.cu", "max_reduce/max_reduce_atomicBug.cu",
+              "max_reduce/max_reduce_boundsBug.cu", "pull_min/pull_min_raceBug.cu"]
+    codes = tmp_path / "codes"
+    for rel in picked:
+        (codes / rel).parent.mkdir(parents=True, exist_ok=True)
+        (codes / rel).write_bytes((CODES / rel).read_bytes())
+    shared = tmp_path / "shared"
+    args = ["sweep", "--codes", codes, "--include", INCLUDE, "--backend", "cpu", "--tpb", "32", "--blocks", "256",
+            "-j", "2", "--no-progress", "--share-context", "--graphs", g, "--out", shared]
+    assert main([str(a) for a in args]) == 0
+    same = ("verdict", "races", "serial_check", "exit_status", "note")
+    alone = {(r["code"], r["graph"], r["tool"]): [r[c] for c in same] for r in _rows(out / JOURNAL)}
+    rows = _rows(shared / JOURNAL)
+    assert len(rows) == len(picked) * 2 * 2
+    for r in rows:
+        assert [r[c] for c in same] == alone[(r["code"], r["graph"], r["tool"])], r
+    assert {r["verdict"] for r in rows} == {"race", "no race"}
+    assert all(float(r["peak_mem_mib"]) > 0 for r in rows)
+    assert json.loads((shared / "sweep.json").read_text())["share_context"] is True

@@ -20,10 +20,10 @@ mkdir -p "$out"
   "$py" --version; echo "cpus: $(nproc)"; } > "$out/machine.txt" 2>&1
 t0=$(date +%s)
 timeout "${SWEEP_TIMEOUT:-560}" "$py" -m indigo_bench.cli sweep --codes "$out/tree" --include examples/indigo_mini/include \
-  --graphs "$out/graphs" --tools hirace,sequential --backend gpu -j "${JOBS:-16}" --share-gpu "${SHARE:-8}" \
+  --graphs "$out/graphs" --tools hirace,sequential --backend gpu -j "${JOBS:-16}" --share-gpu "${SHARE:-8}" ${SHARE_CONTEXT:+--share-context} \
   --timeout 120 --no-progress --out "$out/sweep"
 rc=$?
 t1=$(date +%s)
-echo "part: rc=$rc seconds=$((t1 - t0)) jobs=${JOBS:-16} share=${SHARE:-8}" >> "$out/times.txt"
+echo "part: rc=$rc seconds=$((t1 - t0)) jobs=${JOBS:-16} share=${SHARE:-8} share_context=${SHARE_CONTEXT:-0}" >> "$out/times.txt"
 "$py" -m indigo_bench.cli report --out "$out/sweep" > "$out/sweep/report_stdout.txt" 2>&1
 cat "$out/times.txt"; tail -25 "$out/sweep/report_stdout.txt"

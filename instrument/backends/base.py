@@ -1,36 +1,11 @@
-"""The build/run interface both backends implement, and the process runner they share."""
+"""The build/run interface both backends implement."""
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import reaper
 from ..errors import BuildError
-
-
-@dataclass
-class RunResult:
-    returncode: int
-    stdout: str
-    stderr: str
-    wall_s: float
-    timed_out: bool = False
-    peak_rss_kib: int | None = None   # peak resident memory, when measured (measure_memory=True)
-
-    def describe_failure(self) -> str:
-        if self.timed_out:
-            return f"timed out after {self.wall_s:.1f}s (whole process group killed)"
-        if self.returncode < 0:
-            try:
-                name = signal.Signals(-self.returncode).name
-            except ValueError:
-                name = f"signal {-self.returncode}"
-            return f"crashed with {name}"
-        return f"exited with status {self.returncode}"
+from .process import RunResult, is_library, row_name, run_process  # noqa: F401  (RunResult, run_process: the package's API)
 
 
 @dataclass
@@ -41,61 +16,7 @@ class BuildRequest:
     defines: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     opt: str = "-O2"
-
-
-def run_process(cmd: list[str], timeout: float | None = None, env: dict | None = None,
-                cwd: str | Path | None = None, stdin: str | None = None,
-                passthrough: bool = False, measure_memory: bool = False, argv0: str | None = None) -> RunResult:
-    """Run cmd in its own process group; on timeout kill the whole group.
-
-    passthrough=True lets the program's stdout/stderr go straight to ours;
-    measure_memory=True records the program's peak resident memory; argv0 is the name the
-    program sees as argv[0] (default: the path run)."""
-    peak_file = None
-    executable = None
-    if argv0 is not None and not measure_memory:
-        executable, cmd = cmd[0], [argv0, *cmd[1:]]
-    if measure_memory:
-        from ..peak_rss import wrap
-        cmd, peak_file = wrap(cmd)
-    t0 = time.monotonic()
-    full_env = reaper.program_env(None if env is None else {**os.environ, **env})
-    out_pipe = None if passthrough else subprocess.PIPE
-    proc = subprocess.Popen(cmd, executable=executable, stdout=out_pipe, stderr=out_pipe,
-                            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                            cwd=cwd, env=full_env, start_new_session=True,
-                            text=True, errors="replace")
-    reaper.watch_group(proc.pid)   # killed with us, however we end
-    try:
-        out, err = proc.communicate(input=stdin, timeout=timeout)
-        return RunResult(proc.returncode, out or "", err or "", time.monotonic() - t0,
-                         peak_rss_kib=_peak(peak_file))
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        out, err = proc.communicate()
-        _peak(peak_file)
-        return RunResult(-signal.SIGKILL, out or "", err or "", time.monotonic() - t0, True)
-    except BaseException:
-        _kill_group(proc)
-        _peak(peak_file)
-        raise
-    finally:
-        _kill_group(proc)   # children the program left behind in its group
-        reaper.unwatch_group(proc.pid)
-
-
-def _peak(peak_file) -> int | None:
-    if peak_file is None:
-        return None
-    from ..peak_rss import read
-    return read(peak_file)
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    library: bool = False    # a shared library whose main a row host calls (instrument/row_host.py)
 
 
 class Backend:
@@ -132,14 +53,24 @@ class Backend:
     def build(self, req: BuildRequest) -> Path:
         raise NotImplementedError
 
+    def row_host_command(self, source: Path, output: Path) -> list[str]:
+        """The command that builds the row host (instrument/native/row_host.cpp) for this backend's
+        libraries."""
+        raise NotImplementedError
+
     def run(self, exe: Path, args=(), env: dict | None = None, timeout: float | None = 300,
             stdin: str | None = None, cwd: str | Path | None = None,
             passthrough: bool = False, measure_memory: bool = False) -> RunResult:
+        if is_library(exe):   # built with BuildRequest.library: a row of a host process
+            from .. import row_host
+            if passthrough:
+                raise ValueError("a program built as a library runs in a row host, which keeps its output")
+            return row_host.run(self, Path(exe), args, env=env, timeout=timeout, stdin=stdin, cwd=cwd)
         # the program sees itself as ./NAME wherever the tool built it, so that what it prints of
         # argv[0] is the same in a plain run and under every tool
         return run_process([str(exe), *map(str, args)], timeout=timeout, env=env, cwd=cwd,
                            stdin=stdin, passthrough=passthrough, measure_memory=measure_memory,
-                           argv0=f"./{Path(exe).name}")
+                           argv0=row_name(exe))
 
     def _compile(self, cmd: list[str], req: BuildRequest, timeout: float = 600) -> Path:
         req.output.parent.mkdir(parents=True, exist_ok=True)

@@ -51,6 +51,8 @@ class CpuBackend(Backend):
                f"-I{include_dir()}"]
         cmd += [f"-I{d}" for d in req.include_dirs] + [f"-D{d}" for d in req.defines]
         cmd += list(req.flags)
+        if req.library:
+            cmd += ["-shared", "-fPIC", "-fno-gnu-unique"]
         cxx_sources = [s for s in req.sources if Path(s).suffix != ".c"]
         cmd += ["-x", "c++", *map(str, cxx_sources), "-x", "none", *map(str, objects), "-o", str(req.output), "-lm"]
         return cmd
@@ -59,11 +61,18 @@ class CpuBackend(Backend):
         objects = []
         for i, src in enumerate(s for s in req.sources if Path(s).suffix == ".c"):
             obj = Path(req.output).with_name(f"{Path(req.output).name}.c{i}.o")
-            cmd = [c_compiler(), req.opt, "-gdwarf-4", "-g1", "-w", *[f"-I{d}" for d in req.include_dirs],
+            cmd = [c_compiler(), req.opt, "-gdwarf-4", "-g1", "-w", *(["-fPIC"] if req.library else []),
+                   *[f"-I{d}" for d in req.include_dirs],
                    *[f"-D{d}" for d in req.defines], "-c", str(src), "-o", str(obj)]
             self._compile(cmd, BuildRequest([src], obj))
             objects.append(obj)
         return self._compile(self.compile_command(req, objects), req)
+
+    def row_host_command(self, source: Path, output: Path) -> list[str]:
+        cxx = host_cxx()
+        if cxx is None:
+            raise ToolchainMissing("the cpu backend needs g++ or clang++", hint="install g++")
+        return [cxx, "-O2", "-rdynamic", str(source), "-o", str(output), "-ldl", "-lpthread"]
 
     def fault_of(self, result: RunResult) -> str | None:
         """The emulator fault that stopped a run, if any (its message is on stderr)."""

@@ -36,6 +36,8 @@ class GpuBackend(Backend):
             cmd.append(f"-arch={arch}")
         cmd += [f"-I{d}" for d in req.include_dirs] + [f"-D{d}" for d in req.defines]
         cmd += list(req.flags)
+        if req.library:   # one CUDA runtime for the row host and every library it loads
+            cmd += ["-shared", "-Xcompiler", "-fPIC,-fno-gnu-unique", "-cudart", "shared"]
         if compile_only:
             return cmd + ["-c", *map(str, req.sources), "-o", str(req.output)]
         return cmd + [*map(str, req.sources), "-o", str(req.output)]
@@ -52,6 +54,14 @@ class GpuBackend(Backend):
 
     def build(self, req: BuildRequest) -> Path:
         return self._compile(self.compile_command(req), req)
+
+    def row_host_command(self, source: Path, output: Path) -> list[str]:
+        nvcc = nvcc_path()
+        if nvcc is None:
+            raise ToolchainMissing("the gpu backend needs nvcc, which was not found",
+                                   hint="install the CUDA toolkit or use --backend cpu")
+        return [str(nvcc), "-O2", "-DROW_HOST_CUDA", "-cudart", "shared", "-Xlinker", "--export-dynamic",
+                str(source), "-o", str(output), "-ldl", "-lpthread"]
 
     def compile_object(self, req: BuildRequest) -> Path:
         """nvcc -c: checks that instrumented code compiles, even with no device here."""

@@ -11,18 +11,21 @@ inline cudaError_t record(cudaError_t e) {
 }
 // The emulated device's memory: CUDAEMU_DEVICE_MB caps what device allocations may hold at once
 // (unset: no cap beyond the host's), so that a run meets a small GPU's limit; host allocations
-// (cudaMallocHost, cudaHostAlloc) do not count.
+// (cudaMallocHost, cudaHostAlloc) do not count. What the program leaves allocated goes back with
+// its static data (DeviceMemoryRelease below), as a process's memory goes at exit: a row host
+// (instrument/row_host.py) that unloads the program built as a library keeps none of it.
 struct DeviceMemory {
   size_t cap = ~size_t(0), used = 0;
   std::map<void *, size_t> sizes;   // the device allocations, by address
   std::mutex m;
+  bool released = false;            // what was left has gone back: a later free of it is a no-op
   DeviceMemory() {
     if (const char *v = std::getenv(::cctk::env::kCudaemuDeviceMb); v && *v) cap = size_t(std::strtoull(v, nullptr, 10)) << 20;
   }
 };
 inline DeviceMemory &device_memory() {
-  static DeviceMemory d;
-  return d;
+  static DeviceMemory *d = new DeviceMemory;   // never destroyed: a free after the release finds it
+  return *d;
 }
 inline void *device_alloc(size_t n, bool device = true) {
   size_t bytes = (n + 255) / 256 * 256;
@@ -48,10 +51,26 @@ inline void device_free(void *p) {
     if (it != d.sizes.end()) {
       d.used -= it->second;
       d.sizes.erase(it);
+    } else if (d.released) {
+      return;
     }
   }
   std::free(p);
 }
+// Made when the program loads, so destroyed after every exit handler the program or a tool's
+// runtime registers while it runs (their reads of device memory come first).
+struct DeviceMemoryRelease {
+  DeviceMemoryRelease() { device_memory(); }
+  ~DeviceMemoryRelease() {
+    DeviceMemory &d = device_memory();
+    std::lock_guard<std::mutex> hold(d.m);
+    for (auto &kv : d.sizes) std::free(kv.first);
+    d.sizes.clear();
+    d.used = 0;
+    d.released = true;
+  }
+};
+inline DeviceMemoryRelease g_device_memory_release;
 }  // namespace cudaemu::detail
 
 inline cudaError_t cudaMalloc(void **p, size_t n) {

@@ -303,6 +303,22 @@ inline char *arena_for(unsigned slot) {
   return g_slot_arenas[slot];
 }
 
+// The fiber stacks and shared-memory windows go back with the program's static data: at exit, or
+// when a row host (instrument/row_host.py) unloads the program built as a library, which would
+// otherwise leave them mapped in the host for good. Defined after the lists it empties, so it
+// is destroyed before them; a launch after it (from an earlier atexit handler) maps new ones.
+struct MappingsRelease {
+  ~MappingsRelease() {
+    size_t page = size_t(sysconf(_SC_PAGESIZE));
+    for (char *guard : g_stack_guards) munmap(guard, config().stack_bytes + page);
+    for (char *arena : g_slot_arenas) munmap(arena, kSharedWindow + page);
+    g_stack_guards.clear();
+    g_slot_arenas.clear();
+    g_free_stacks.clear();
+  }
+};
+inline MappingsRelease g_mappings_release;
+
 // Make `lb` the running block (its fibers, stacks and shared window become the current ones).
 inline void enter(LiveBlock &lb) {
   g_slot = lb.slot;

@@ -529,19 +529,27 @@ inline void drain() {
   check_cuda(cudaMemset(s.d_sinks, 0, kSinkBytes), "out-of-bounds sink reset");
 }
 
-inline void drain_at_exit() {
-  std::lock_guard<std::recursive_mutex> hold(launch_mutex());
-  drain();
-}
 
-// `cudaDeviceReset()` -> `(before_reset(), cudaDeviceReset())`: read back the pending launches, then
-// forget every device allocation (the reset frees them, the program's buffers with them): the next
-// launch allocates hirace's memory again and tracks the buffers allocated after the reset.
+// hirace's device memory goes back: the pending launches read back first, then its own allocations
+// freed (a process's end or a reset would free them anyway; a row host, instrument/row_host.py, whose
+// context outlives the program it unloads and whose reset keeps the context, would not), and every
+// device allocation forgotten (at a reset the program's buffers go too): the next launch allocates
+// hirace's memory again and tracks the buffers allocated after this.
+// `cudaDeviceReset()` -> `(before_reset(), cudaDeviceReset())`; at exit, drain_at_exit.
+inline void forget_device_memory(State &s);
 inline void before_reset() {
   std::lock_guard<std::recursive_mutex> hold(launch_mutex());
   State &s = state();
   if (!s.init) return;
   drain();
+  for (const auto &t : s.tool_memory) (cudaFree)(t.first);
+  for (void *pinned : {static_cast<void *>(s.h_noted), static_cast<void *>(s.h_off), static_cast<void *>(s.h_states)})
+    if (pinned) (cudaFreeHost)(pinned);
+  forget_device_memory(s);
+}
+inline void drain_at_exit() { before_reset(); }
+
+inline void forget_device_memory(State &s) {
   for (Buffer &b : s.buffers) {
     b.live = false;
     b.shadow = nullptr;

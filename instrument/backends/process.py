@@ -1,0 +1,99 @@
+"""Running a program as a process of its own, in its own process group, with what came of it
+(RunResult); shared by both backends and the tools that start programs themselves."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import reaper
+
+
+@dataclass
+class RunResult:
+    returncode: int
+    stdout: str
+    stderr: str
+    wall_s: float
+    timed_out: bool = False
+    peak_rss_kib: int | None = None   # peak resident memory, when measured (measure_memory=True)
+
+    def describe_failure(self) -> str:
+        if self.timed_out:
+            return f"timed out after {self.wall_s:.1f}s (whole process group killed)"
+        if self.returncode < 0:
+            try:
+                name = signal.Signals(-self.returncode).name
+            except ValueError:
+                name = f"signal {-self.returncode}"
+            return f"crashed with {name}"
+        return f"exited with status {self.returncode}"
+
+
+def is_library(exe: Path | str) -> bool:
+    """Whether a build is a program built as a shared library (BuildRequest.library)."""
+    return Path(exe).suffix == ".so"
+
+
+def row_name(exe: Path | str) -> str:
+    """What the program sees as argv[0]: ./NAME wherever the tool built it, whether as an
+    executable or as a library, so that what it prints of argv[0] is the same under every tool."""
+    return f"./{Path(exe).stem if is_library(exe) else Path(exe).name}"
+
+
+def run_process(cmd: list[str], timeout: float | None = None, env: dict | None = None,
+                cwd: str | Path | None = None, stdin: str | None = None,
+                passthrough: bool = False, measure_memory: bool = False, argv0: str | None = None) -> RunResult:
+    """Run cmd in its own process group; on timeout kill the whole group.
+
+    passthrough=True lets the program's stdout/stderr go straight to ours;
+    measure_memory=True records the program's peak resident memory; argv0 is the name the
+    program sees as argv[0] (default: the path run)."""
+    peak_file = None
+    executable = None
+    if argv0 is not None and not measure_memory:
+        executable, cmd = cmd[0], [argv0, *cmd[1:]]
+    if measure_memory:
+        from ..peak_rss import wrap
+        cmd, peak_file = wrap(cmd)
+    t0 = time.monotonic()
+    full_env = reaper.program_env(None if env is None else {**os.environ, **env})
+    out_pipe = None if passthrough else subprocess.PIPE
+    proc = subprocess.Popen(cmd, executable=executable, stdout=out_pipe, stderr=out_pipe,
+                            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                            cwd=cwd, env=full_env, start_new_session=True,
+                            text=True, errors="replace")
+    reaper.watch_group(proc.pid)   # killed with us, however we end
+    try:
+        out, err = proc.communicate(input=stdin, timeout=timeout)
+        return RunResult(proc.returncode, out or "", err or "", time.monotonic() - t0,
+                         peak_rss_kib=_peak(peak_file))
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        out, err = proc.communicate()
+        _peak(peak_file)
+        return RunResult(-signal.SIGKILL, out or "", err or "", time.monotonic() - t0, True)
+    except BaseException:
+        _kill_group(proc)
+        _peak(peak_file)
+        raise
+    finally:
+        _kill_group(proc)   # children the program left behind in its group
+        reaper.unwatch_group(proc.pid)
+
+
+def _peak(peak_file) -> int | None:
+    if peak_file is None:
+        return None
+    from ..peak_rss import read
+    return read(peak_file)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
