@@ -94,12 +94,27 @@ class RowHost:
         return self.proc
 
     def close(self) -> None:
-        """End the host (its stdin closes; it is killed if it does not end at once)."""
+        """End the host: its stdin closes and it ends by itself (else it is killed)."""
+        self._end(polite=True)
+
+    def _kill_now(self) -> None:
+        if self.proc is not None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        self._end(polite=False)
+
+    def _end(self, polite: bool) -> int:
+        """End the host and whatever is left in its process group; its exit status. polite: close
+        its stdin first. Either way it has 10 s to end by itself (one that ended during a row, as
+        its pipe says, is ending) before it is killed."""
         proc, self.proc = self.proc, None
         if proc is None:
-            return
+            return 0
         try:
-            proc.stdin.close()
+            if polite:
+                proc.stdin.close()
             proc.wait(timeout=10)
         except (OSError, subprocess.TimeoutExpired):
             pass
@@ -107,9 +122,14 @@ class RowHost:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        proc.wait()
-        proc.stdout.close()
+        rc = proc.wait()
+        for f in (proc.stdin, proc.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
         reaper.unwatch_group(proc.pid)
+        return rc
 
     def run(self, lib: Path, args=(), env: dict | None = None, timeout: float | None = 300,
             stdin: str | None = None, cwd: str | Path | None = None) -> RunResult:
@@ -136,11 +156,10 @@ class RowHost:
                 answer, timed_out = b"", False
             wall = time.monotonic() - t0
             if timed_out:
-                self._kill()
+                self._kill_now()
                 return RunResult(-signal.SIGKILL, _text(out), _text(err), wall, True)
             if not answer:   # the host ended during the row: its status is the row's
-                rc = self._reap()
-                return RunResult(rc, _text(out), _text(err), wall)
+                return RunResult(self._end(polite=False), _text(out), _text(err), wall)
             self.rows += 1
             word, _, rest = answer.decode(errors="replace").strip().partition(" ")
             if word == "fail":
@@ -151,35 +170,6 @@ class RowHost:
                 self.close()
             return RunResult(int(status), _text(out), _text(err), int(wall_us) / 1e6,
                              peak_rss_kib=int(peak) or None)
-
-    def _kill(self) -> None:
-        proc, self.proc = self.proc, None
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        proc.wait()
-        for f in (proc.stdin, proc.stdout):
-            try:
-                f.close()
-            except OSError:
-                pass
-        reaper.unwatch_group(proc.pid)
-
-    def _reap(self) -> int:
-        proc, self.proc = self.proc, None
-        rc = proc.wait()
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)   # whatever the row left in the group
-        except (ProcessLookupError, PermissionError):
-            pass
-        for f in (proc.stdin, proc.stdout):
-            try:
-                f.close()
-            except OSError:
-                pass
-        reaper.unwatch_group(proc.pid)
-        return rc
 
 
 def _read_line(pipe, timeout: float | None) -> tuple[bytes, bool]:
