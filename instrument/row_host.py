@@ -14,6 +14,12 @@ Each thread of the driver has its own host, started on its first row. A row that
 result, as a process of its own would be (status or signal, timed_out), and the next row starts a
 new host; so does a row after which the host cannot be trusted to start afresh (its library
 did not unload, the CUDA context holds an error, memory was left behind).
+
+What a row cannot get as a new process would, and so what --share-context is not for: a
+`cudaDeviceReset()` in the middle of a program synchronises but keeps the context (device state the
+program made stays), and `cudaSetDeviceFlags` meets a context that already exists (the host retires
+after any change of flags, but that row ran with the host's). Timings are the rows' own, but their
+memory is the host's peak during the row.
 """
 from __future__ import annotations
 
