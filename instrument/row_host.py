@@ -3,8 +3,8 @@
 A campaign that wants only verdicts runs thousands of short programs. On a GPU each process of its
 own makes a CUDA context, and the driver makes them one at a time (about 5 a second on an H100
 machine: bench/results/indigo_scale_h100), so such a campaign is bound by context creation, not by
-its programs. A row host (native/row_host.cpp, built once per backend and cached like peak_rss's
-helper) makes its context once and runs each program in it: dlopen its library (fresh static data
+its programs. A row host (native/row_host.cpp, built once per backend and cached per user:
+native_cache) makes its context once and runs each program in it: dlopen its library (fresh static data
 and, as the CUDA runtime registers its module again, fresh __device__ variables), call its main,
 dlclose it (its atexit handlers and destructors run then, as at exit). What the row prints goes
 to files read back here; its exit status, time and peak memory come back on the host's pipe.
@@ -25,17 +25,15 @@ from __future__ import annotations
 
 import atexit
 import functools
-import hashlib
 import os
 import select
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from pathlib import Path
 
-from . import reaper
+from . import native_cache, reaper
 from .backends.process import RunResult, row_name
 from .errors import ToolchainMissing
 
@@ -49,31 +47,13 @@ _all_lock = threading.Lock()
 @functools.lru_cache(maxsize=None)
 def host_program(backend: "Backend") -> Path:
     """The row host for `backend`'s libraries, built on first use and cached per user by its
-    source and the backend's toolchain."""
-    digest = hashlib.sha256(SOURCE.read_bytes() + backend.toolchain_id().encode()).hexdigest()[:16]
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    errors = []
-    for cache in (Path(base) / "cuda-correctness-toolkit",
-                  Path(tempfile.gettempdir()) / f"cuda-correctness-toolkit-{os.getuid()}"):
-        exe = cache / f"row_host-{backend.name}-{digest}"
-        if exe.is_file() and os.access(exe, os.X_OK):
-            return exe
-        try:
-            cache.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".row_host.", dir=cache)
-            os.close(fd)
-            res = subprocess.run(backend.row_host_command(SOURCE, Path(tmp)), capture_output=True, text=True,
-                                 timeout=300)
-            if res.returncode == 0:
-                os.chmod(tmp, 0o755)
-                os.replace(tmp, exe)
-                return exe
-            Path(tmp).unlink(missing_ok=True)
-            errors.append((res.stderr or res.stdout).strip().splitlines()[-1:] or ["?"])
-        except (OSError, subprocess.TimeoutExpired) as e:
-            errors.append([str(e)])
-    raise ToolchainMissing(f"the row host for the {backend.name} backend could not be built: {errors[-1][0]}",
-                           hint="run without --share-context")
+    source and the backend's toolchain (native_cache)."""
+    exe, why = native_cache.compiled(f"row_host-{backend.name}", SOURCE, backend.toolchain_id(),
+                                     lambda out: backend.row_host_command(SOURCE, out))
+    if exe is None:
+        raise ToolchainMissing(f"the row host for the {backend.name} backend could not be built: {why}",
+                               hint="run without --share-context")
+    return exe
 
 
 class RowHost:
