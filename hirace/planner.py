@@ -25,6 +25,7 @@ from instrument.protocol import SITE_ID_BITS
 from instrument.query import GROUP_SYNC, Program
 from instrument.rewrite import EditPlan
 
+from . import quiet_version
 from . import sites as site_table
 from .config import Config
 from .sites import Site
@@ -138,6 +139,8 @@ class HiracePlanner:
         # (whose index gives each thread its own element where `__hirace_own<n>`, computed at the
         # kernel's entry, says so): by their span, the parameter's bit (and that variable)
         param_bit: dict[tuple, tuple[int, str | None]] = {}
+        # what each kernel's sites need of a launch for its quiet version (hirace/quiet_version.py)
+        needs = {k.name: quiet_version.KernelSites() for k in prog.kernels}
         for kp in params.values():
             body = kp.kernel.body
             own_var, by_form = {}, {}   # parameters with one index form share its variable
@@ -151,6 +154,8 @@ class HiracePlanner:
                         continue
                     by_form[o.form.key()] = var
                     self.own_vars.append(var)
+                    if kp.kernel.name in needs:
+                        needs[kp.kernel.name].own.append(", ".join(o.form.values()))
                 own_var[kp.kernel.params[o.position]] = var
             for bit, i in enumerate(kp.bits):
                 name = kp.kernel.params[i]
@@ -190,6 +195,9 @@ class HiracePlanner:
                 fn, bounds = "rd_param", f", {a.base}, {param_bit[key][0]}u"
             sid = self._site(a.span, a.kind, a.text, a.function, a.base, a.space, a.bound)
             _note_shadow_use(shadow_free, a, fn, site_cond, kept_params)
+            if a.function in needs:
+                needs[a.function].site(fn, site_cond, param_bit[key][0] if fn.endswith(("_own", "_param")) else None,
+                                       a.span)
             if plan.wrap(a.span, f"(*::hirace::{fn}(&(", f"), {sid}u{bounds}))", f"hirace check of {a.text}"):
                 # the largest power of two that divides every access size: a 3-byte or 6-byte
                 # element must not share a shadow word with its neighbour; an access whose size
@@ -208,6 +216,8 @@ class HiracePlanner:
                 fn += "_bounds"
             elif at.function in shadow_free and (base or text_of(at.address)) not in kept_params[at.function]:
                 shadow_free[at.function] = None   # an atomic that may be on shared memory, checked whole
+            if at.function in needs:
+                needs[at.function].site(fn, span=at.span)
             if plan.wrap(at.address, f"::hirace::{fn}(", f", {sid}u{_bounds(at, src)})", f"hirace check of {at.name}"):
                 self.bounds_only += fn.endswith("_bounds")
         touching = _touching(prog, reach)
@@ -231,6 +241,14 @@ class HiracePlanner:
                 plan.wrap(b.span, "(", ", ::hirace::after_block_barrier())", "hirace __syncthreads clock")
             else:
                 plan.wrap(b.span, "::hirace::after_block_barrier_value(", ")", f"hirace {b.name} clock")
+        # kernels whose every site is quiet get a quiet version (none on the cpu backend, whose
+        # lowering plans its launches from the program's text)
+        versions = {}
+        for k in prog.kernels if self.shared_area else ():
+            if needs[k.name].quiet and not (prog.calls.get(k.name, set()) & touching):
+                v = quiet_version.plan_version(prog, plan, k, needs[k.name])
+                if v:
+                    versions[k.name] = v
         for ls in prog.launches:
             s = src(ls.span.file)
             cfg = [s.text(x.start, x.end) for x in ls.config_args]
@@ -239,11 +257,16 @@ class HiracePlanner:
             kptr = "nullptr" if ls.deduced_template else f"(const void *)({callee})"
             area = self.shared_area and entered.get(ls.kernel, False) and self._extend_shared(ls, plan)
             quiet_args = _quiet_args(ls, s, [kp for kp in params.values() if kp.kernel.name == ls.kernel], unit)
+            version = self._version_launch(prog, ls, versions.get(ls.kernel), cfg) if area else None
+            if version:
+                quiet_args += version[0]
             if not plan.wrap(ls.span, f'({quiet_args}::hirace::host::before_launch({kptr}, "{ls.kernel}", '
                                       f'dim3({cfg[0]}), dim3({cfg[1]}), (size_t)({cfg[2]}), '
                                       f'{"true" if area else "false"}, {_in_order(cfg[3])}), ',
                              ", ::hirace::host::after_launch())", f"hirace launch of {ls.kernel}"):
                 self.unbracketed.append(f"{ls.span.file}:{ls.span.line}: a launch left unbracketed")
+            elif version:
+                plan.wrap(ls.span, version[1], version[2], f"hirace quiet version's launch of {ls.kernel}")
         self._note_unbracketed(prog, reach, touching)
         # a reset frees hirace's memory with the program's: the pending launches are read back first
         for call in prog.api_calls:
@@ -260,6 +283,25 @@ class HiracePlanner:
             data = src(unit.main).data
             plan.insert(_end_span(unit.main, data), len(data), " " + " ".join(regs),
                         "hirace registration of __device__ variables", allow_macro=True)
+
+    @staticmethod
+    def _version_launch(prog: Program, ls, v, cfg: list[str]):
+        """The texts that let launch `ls` run its kernel's quiet version `v` (quiet_version.launch_text),
+        or None: no version, or none declared here, or the arguments its test takes cannot be
+        evaluated once more (as for quiet_params)."""
+        if v is None or ls.deduced_template or len(ls.args) != len(v.kernel.params):
+            return None
+        s = prog.unit.source(ls.span.file)
+        callee = s.text(ls.callee.start, ls.callee.end).strip()
+        if not re.fullmatch(r"(?:[\w:]*::)?" + re.escape(ls.kernel), callee) or not quiet_version.visible_at(prog, v.kernel, ls):
+            return None
+        args = [s.text(x.start, x.end).strip() for x in ls.args]
+        for i in v.test_params:
+            x, text = ls.args[i], args[i]
+            if not _PLAIN_ARG.fullmatch(text) or "++" in text or "--" in text or any(
+                    m.span.start < x.end and x.start < m.span.end for m in prog.unit.macro_expansions.get(x.file, ())):
+                return None
+        return quiet_version.launch_text(v, callee, cfg, args)
 
     @staticmethod
     def _extend_shared(ls, plan: EditPlan) -> bool:

@@ -21,6 +21,7 @@ class Env(StrEnum):
     HIRACE_BLOCKS = "HIRACE_BLOCKS"
     HIRACE_THREADS = "HIRACE_THREADS"
     HIRACE_BOUNDS = "HIRACE_BOUNDS"
+    HIRACE_QUIET_VERSIONS = "HIRACE_QUIET_VERSIONS"
     CLTC_COV_LOG = "CLTC_COV_LOG"
     CLTC_MUTANT = "CLTC_MUTANT"
     CLTC_MUT_REACH = "CLTC_MUT_REACH"
@@ -51,6 +52,8 @@ OPTIONS: dict[Env, OptionDoc] = {
     Env.HIRACE_THREADS: OptionDoc("hirace/host.h", "lo:hi", "check only threads lo..hi of each block"),
     Env.HIRACE_BOUNDS: OptionDoc("hirace/host.h", "0|1", "redzones and out-of-bounds checks (default 1; 0 "
                                  "only to measure their cost)"),
+    Env.HIRACE_QUIET_VERSIONS: OptionDoc("hirace/host.h", "0|1", "launch a kernel's quiet version where its "
+                                         "launch conditions hold (default 1; 0 only to measure what it saves)"),
     Env.CLTC_COV_LOG: OptionDoc("cltc/coverage.h", "path", "where the coverage flags are written at exit"),
     Env.CLTC_MUTANT: OptionDoc("cltc/mutate.h", "id", "the active mutant (0: none)"),
     Env.CLTC_MUT_REACH: OptionDoc("cltc/mutate.h", "path", "where the reached mutation sites are written"),

@@ -10,7 +10,7 @@ Programs are the synthetic ones (their own kernel_ms) and, with --root, the real
 real_programs.py (all their kernels' GPU time, summed by the CUPTI timer).
 
 A variant is NAME=ITEM,ITEM,...: `-DNAME[=V]` a define, `prior=0` hirace without prior sites,
-`quiet=0` with every shared read checked whole (hirace.toml's quiet_reads = false), any other item an nvcc flag (e.g. `-maxrregcount=128`, which overrides hirace's 64). Every build is
+`versions=0` without kernels' quiet versions (HIRACE_QUIET_VERSIONS=0), `quiet=0` with every shared read checked whole (hirace.toml's quiet_reads = false), any other item an nvcc flag (e.g. `-maxrregcount=128`, which overrides hirace's 64). Every build is
 made first, in parallel; then each repeat runs the plain program and every variant once, in turn.
 --profile runs Nsight Compute (ncu, where installed) on the plain program and on the first
 variant and writes its details next to the CSV.
@@ -44,17 +44,19 @@ KERNELS = {"reduce": "reduce", "histogram": "hist", "matmul": "matmul", "stencil
 
 def parse_variant(text: str):
     name, _, items = text.partition("=")
-    defines, flags, prior, config = [], [], "1", Config()
+    defines, flags, env, config = [], [], {Env.HIRACE_PRIOR_SITES: "1"}, Config()
     for item in filter(None, items.split(",")):
         if item == "quiet=0":
             config.quiet_reads = False
         elif item.startswith("-D"):
             defines.append(item[2:])
         elif item.startswith("prior="):
-            prior = item.split("=", 1)[1]
+            env[Env.HIRACE_PRIOR_SITES] = item.split("=", 1)[1]
+        elif item.startswith("versions="):
+            env[Env.HIRACE_QUIET_VERSIONS] = item.split("=", 1)[1]
         else:
             flags.append(item)
-    return name, defines, flags, prior, config
+    return name, defines, flags, env, config
 
 
 class Real:
@@ -128,11 +130,10 @@ def main() -> int:
             run_dir = real.prepare(prog, tmp / f"{prog}-run")
             times = {k: [] for k in ["plain", *[v[0] for v in variants]]}
             for _ in range(a.repeat):
-                for name, prior in [("plain", "1"), *[(v[0], v[3]) for v in variants]]:
+                for name, venv in [("plain", {}), *[(v[0], v[3]) for v in variants]]:
                     out = tmp / "timer.txt"
                     out.unlink(missing_ok=True)
-                    env = {"KERNEL_TIMER_OUT": str(out), Env.HIRACE_LOG: str(tmp / "log.jsonl"),
-                           Env.HIRACE_PRIOR_SITES: prior}
+                    env = {"KERNEL_TIMER_OUT": str(out), Env.HIRACE_LOG: str(tmp / "log.jsonl"), **venv}
                     if timer:
                         env["CUDA_INJECTION64_PATH"] = str(timer)
                     r = be.run(exes[(prog, name)], SIZES[prog][0], env=env, cwd=run_dir, timeout=900)
@@ -150,9 +151,8 @@ def main() -> int:
             times = {k: [] for k in ["plain", *[v[0] for v in variants]]}
             for _ in range(a.repeat):
                 times["plain"].append(kernel_ms(be.run(exes[(prog, "plain")], [n], timeout=600).stdout))
-                for name, _, _, prior, _ in variants:
-                    r = be.run(exes[(prog, name)], [n], timeout=600,
-                               env={Env.HIRACE_LOG: str(tmp / "log.jsonl"), Env.HIRACE_PRIOR_SITES: prior})
+                for name, _, _, venv, _ in variants:
+                    r = be.run(exes[(prog, name)], [n], timeout=600, env={Env.HIRACE_LOG: str(tmp / "log.jsonl"), **venv})
                     assert "PASS" in r.stdout, (prog, name, r.stdout[-500:], r.stderr[-500:])
                     times[name].append(kernel_ms(r.stdout))
             plain = statistics.median(times["plain"])

@@ -17,6 +17,7 @@ constexpr const char kHiracePriorSites[] = "HIRACE_PRIOR_SITES";   // 0|1: recor
 constexpr const char kHiraceBlocks[] = "HIRACE_BLOCKS";   // lo:hi: check only blocks lo..hi (linear ids) (hirace/host.h)
 constexpr const char kHiraceThreads[] = "HIRACE_THREADS";   // lo:hi: check only threads lo..hi of each block (hirace/host.h)
 constexpr const char kHiraceBounds[] = "HIRACE_BOUNDS";   // 0|1: redzones and out-of-bounds checks (default 1; 0 only to measure their cost) (hirace/host.h)
+constexpr const char kHiraceQuietVersions[] = "HIRACE_QUIET_VERSIONS";   // 0|1: launch a kernel's quiet version where its launch conditions hold (default 1; 0 only to measure what it saves) (hirace/host.h)
 constexpr const char kCltcCovLog[] = "CLTC_COV_LOG";   // path: where the coverage flags are written at exit (cltc/coverage.h)
 constexpr const char kCltcMutant[] = "CLTC_MUTANT";   // id: the active mutant (0: none) (cltc/mutate.h)
 constexpr const char kCltcMutReach[] = "CLTC_MUT_REACH";   // path: where the reached mutation sites are written (cltc/mutate.h)

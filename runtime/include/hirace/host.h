@@ -73,6 +73,7 @@ struct LaunchInfo {
 
 struct State {
   bool init = false, prior_sites = true, enabled = true, bounds = true;   // prior sites: hirace.config's default
+  bool quiet_versions = true;   // kernels' quiet versions launched where they may be (HIRACE_QUIET_VERSIONS)
   std::string log_path, kernels;
   unsigned log_cap = 1024;
   unsigned bid_lo = 0, bid_hi = ~0u, tid_lo = 0, tid_hi = ~0u;
@@ -103,6 +104,7 @@ struct State {
   std::vector<unsigned> pending;
   LaunchState *h_states = nullptr;
   bool last_in_order = false;    // the launch between before_ and after_launch needs no wait
+  bool quiet_chosen = false;     // that launch runs the kernel's quiet version (see quiet_version)
   int pending_device = 0;        // the device the pending launches run on
   bool drain_registered = false;
   unsigned sites_evicted = 0;    // device memory ran short: the buffers' prior-site slots were given up
@@ -144,6 +146,7 @@ inline void init() {
   if (const char *p = option(::cctk::env::kHiraceKernels)) s.kernels = std::string(",") + p + ",";
   if (const char *p = option(::cctk::env::kHiraceMaxReports)) s.log_cap = unsigned(std::max(1, std::atoi(p)));
   if (const char *p = option(::cctk::env::kHiracePriorSites)) s.prior_sites = *p == '1';
+  if (const char *p = option(::cctk::env::kHiraceQuietVersions)) s.quiet_versions = *p != '0';
   if (const char *p = option(::cctk::env::kHiraceBounds)) s.bounds = *p != '0';
   if (const char *p = option(::cctk::env::kHiraceBlocks)) std::sscanf(p, "%u:%u", &s.bid_lo, &s.bid_hi);
   if (const char *p = option(::cctk::env::kHiraceThreads)) std::sscanf(p, "%u:%u", &s.tid_lo, &s.tid_hi);
@@ -666,6 +669,26 @@ inline void take_quiet_args(LaunchState &L) {
   }
 }
 
+// A kernel with a quiet version (runtime.h, namespace q): `ok`, the host's test of its sites' launch
+// conditions for the next launch, and `need`, the quiet candidates its sites need quiet; given just
+// before before_launch, which chooses the version (quiet_chosen) and forgets them.
+struct QuietVersion {
+  bool offered = false, ok = false;
+  unsigned need = 0;
+};
+inline QuietVersion &pending_version() {
+  static thread_local QuietVersion v;
+  return v;
+}
+inline void quiet_version(bool ok, unsigned need) { pending_version() = QuietVersion{true, ok, need}; }
+// Does the launch between before_launch and after_launch run the quiet version?
+inline bool quiet_chosen() { return state().quiet_chosen; }
+// (the host's test of own_index: runtime.h)
+inline bool own_index(dim3 block, dim3 grid, long long c_tx, long long c_ty, long long c_tz, long long c_bx,
+                      long long c_by, long long c_bz, long long) {
+  return own_index_of(block, grid, c_tx, c_ty, c_tz, c_bx, c_by, c_bz);
+}
+
 // `area_ok`: the kernel starts with block_entry and the launch asks for launch_shared_bytes(), so
 // hirace may keep the block's clocks and shared shadow in its dynamic shared memory.
 // `in_order`: the launch is on the legacy default stream, which runs it after every earlier launch
@@ -687,6 +710,13 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   for (Symbol &sym : s.symbols)
     if (sym.buffer < 0) sym.buffer = add_buffer(sym.address(), sym.size, sym.name, 0, sym.file, sym.line);
   bool enabled = kernel_selected(name);
+  LaunchState quiet{};
+  take_quiet_args(quiet);   // this launch's quiet parameters, if its arguments were given
+  const QuietVersion version = pending_version();
+  pending_version() = QuietVersion{};
+  s.quiet_chosen = s.quiet_versions && version.offered && version.ok && enabled && (quiet.quiet_params & version.need) == version.need &&
+                   s.bid_lo == 0 && s.bid_hi == ~0u && s.tid_lo == 0 && s.tid_hi == ~0u;
+  if (s.quiet_chosen) area_ok = false;   // (the quiet version keeps no clocks nor shadow)
   unsigned long long tpb = 1ull * block.x * block.y * block.z;
   unsigned long long blocks = 1ull * grid.x * grid.y * grid.z;
   // a launch boundary orders everything before it: this launch's blocks are numbered past every
@@ -726,7 +756,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   }
 #endif
   s.launch_extra = area ? area_offset + area - shm : 0;
-  if (!area) {   // clocks per thread and shared shadow per block, in global memory
+  if (!area && !s.quiet_chosen) {   // clocks per thread and shared shadow per block, in global memory
     size_t clock_bytes = size_t(2 * 4 * tpb * blocks);
     grow(&s.d_clocks, &s.d_clocks_bytes, clock_bytes, "barrier clocks");
     check_cuda(cudaMemset(s.d_clocks, 0, clock_bytes), "barrier clock reset");
@@ -735,7 +765,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
       check_cuda(cudaMemset(s.d_shared, 0, s.d_shared_bytes), "shared-memory shadow reset");
   }
   // (a grid of 4M blocks or more names one access; sites given up for room name none)
-  bool sites = s.prior_sites && !s.sites_evicted && blocks < kSiteBlocks;
+  bool sites = s.prior_sites && !s.sites_evicted && blocks < kSiteBlocks && !s.quiet_chosen;
   if (sites) {   // the slots are numbered by launch as the shadow is: cleared only when the numbering is full
     if (s.site_base + blocks > kSiteBlocks) {
       for (const Buffer &b : s.buffers)
@@ -852,7 +882,9 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   L.smem_sites = area && sites_in_area && sites ? 1u : 0u;
   L.area_offset = area_offset;
   L.shared_floor = floor;
-  take_quiet_args(L);   // this launch's read-only parameters, if its arguments were given
+  L.quiet_params = quiet.quiet_params;
+  std::copy(quiet.quiet_lo, quiet.quiet_lo + kQuietParams, L.quiet_lo);
+  std::copy(quiet.quiet_hi, quiet.quiet_hi + kQuietParams, L.quiet_hi);
   s.block_base += blocks;
   if (sites) s.site_base += blocks;
   s.h_states[slot] = L;   // pinned, kept until the launch is read back: the source of an asynchronous copy

@@ -1,0 +1,71 @@
+"""Quiet versions of kernels (hirace/quiet_version.py): which kernels get one, what the launch and
+the host's test look like, and that the gpu instrumentation compiles; the cpu backend's copy has none."""
+import subprocess
+
+from conftest import CUDA
+
+from hirace import quiet_version, runner
+from hirace.config import Config
+
+SRC = CUDA / "engine" / "quiet_versions.cu"
+
+
+def _instrument(tmp_path, cpu=False):
+    ins = runner.instrument([SRC], tmp_path / ("cpu" if cpu else "gpu"), Config(), lower_cpu=cpu)
+    return ins, ins.sources[0].read_text()
+
+
+def test_only_kernels_whose_every_site_is_quiet_and_outside_open_loops_get_a_version(tmp_path):
+    _, text = _instrument(tmp_path)
+    assert "tile__hirace_q(" in text and "taps__hirace_q(" in text
+    assert "rows__hirace_q" not in text
+    # (racy's write has an own form, index 0: the host's own-index test refuses every launch of it)
+    assert "racy__hirace_q(" in text and "::hirace::host::own_index(__hirace_block, __hirace_grid, 0ll" in text
+    # the version's sites test bounds only and note into the thread's journal; no clocks, no check
+    version = text[text.index("tile__hirace_q("):text.index("tile__hirace_quiet_ok")]
+    assert "::hirace::q::Journal __hirace_journal;" in version
+    assert "::hirace::q::rd_param(__hirace_journal, &(in[" in version
+    assert "::hirace::q::wr_private(__hirace_journal, &(t[threadIdx.y][threadIdx.x])" in version
+    assert "::hirace::q::after_block_barrier()" in version
+    import re
+    assert not re.search(r"::hirace::(?!q::)", version)
+
+
+def test_the_launch_chooses_with_the_hosts_test_of_the_sites_conditions(tmp_path):
+    _, text = _instrument(tmp_path)
+    # the test takes the parameters its conditions name (cols: the own index's coefficient), the
+    # block's shape against the tile's extents, from the array's type
+    test = next(line for line in text.splitlines() if line.startswith("static inline bool tile__hirace_quiet_ok("))
+    assert test.startswith("static inline bool tile__hirace_quiet_ok(dim3 __hirace_block, dim3 __hirace_grid, int cols)")
+    assert "__hirace_block.y <= 16 && __hirace_block.x <= 16" in test
+    assert "::hirace::host::own_index(__hirace_block, __hirace_grid, " in test and "cols" in test
+    launch = next(line for line in text.splitlines() if "before_launch((const void *)(tile)" in line)
+    assert "::hirace::host::quiet_version(tile__hirace_quiet_ok(dim3(block), dim3(grid), cols), " in launch
+    assert ("(::hirace::host::quiet_chosen() ? (void)(tile__hirace_q<<<grid, block, 0, 0>>>(in, out, cols)) : "
+            "(void)(tile<<<grid, block, ::hirace::host::launch_shared_bytes(0)>>>(in, out, cols)))") in launch
+    assert launch.index("quiet_version(") < launch.index("before_launch(") < launch.index("quiet_chosen()")
+    # a kernel without a version keeps its launch as it was
+    rows = next(line for line in text.splitlines() if "before_launch((const void *)(rows)" in line)
+    assert "quiet_version" not in rows and "quiet_chosen" not in rows
+
+
+def test_gpu_instrumentation_with_versions_compiles(tmp_path, nvcc):
+    from runtime import include_dir
+    ins, _ = _instrument(tmp_path)
+    r = subprocess.run([str(nvcc), "-std=c++17", "-c", f"-I{include_dir()}", *[f"-D{d}" for d in ins.planner.defines()],
+                        str(ins.sources[0]), "-o", str(tmp_path / "q.o")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+
+
+def test_the_cpu_backends_copy_has_no_version(tmp_path):
+    _, text = _instrument(tmp_path, cpu=True)
+    assert "__hirace_q" not in text and "::hirace::host::quiet_version(" not in text
+
+
+def test_host_conditions_take_array_extents_and_refuse_other_names():
+    cond = "(blockDim.z == 1 && blockDim.y <= sizeof(t) / sizeof(t[0]) && blockDim.x <= sizeof(t[0]) / sizeof(t[0][0]))"
+    assert quiet_version._host_condition(cond, {"t": [8, 32]}, set()) == \
+        "(__hirace_block.z == 1 && __hirace_block.y <= 8 && __hirace_block.x <= 32)"
+    assert quiet_version._host_condition("blockDim.x <= n", {}, {"n"}) == "__hirace_block.x <= n"
+    assert quiet_version._host_condition("blockDim.x <= k", {}, {"n"}) is None   # a local: not on the host
+    assert quiet_version._host_condition("blockDim.x <= sizeof(u) / sizeof(u[0])", {}, set()) is None
