@@ -141,8 +141,11 @@ class HiracePlanner:
         param_bit: dict[tuple, tuple[int, str | None]] = {}
         # what each kernel's sites need of a launch for its quiet version (hirace/quiet_version.py)
         needs = {k.name: quiet_version.KernelSites() for k in prog.kernels}
+        atomic_bit: dict[tuple[str, str], int] = {}   # (kernel, atomic parameter) -> its bit
         for kp in params.values():
             body = kp.kernel.body
+            for i in kp.atomic:
+                atomic_bit[(kp.kernel.name, kp.kernel.params[i])] = kp.bits.index(i)
             own_var, by_form = {}, {}   # parameters with one index form share its variable
             for o in kp.own:
                 var = by_form.get(o.form.key())
@@ -212,14 +215,19 @@ class HiracePlanner:
             base = src(at.bound_base.file).text(at.bound_base.start, at.bound_base.end) if at.bound_base else ""
             sid = self._site(at.span, "atomic", text, at.function, base, "pointer", at.bound)
             fn = "atomic_block" if at.scope == "block" else "atomic_device"
+            named = base or text_of(at.address)   # (as KernelFacts.atomic_base names it)
+            bit = atomic_bit.get((at.function, named)) if at.scope != "block" else None
             if (at.span.file, at.span.start, at.span.end) in quiet:   # every access to its array is atomic
                 fn += "_bounds"
+            elif bit is not None:   # an atomic parameter (instrument/readonly_params.py)
+                fn = "atomic_param"
             elif at.function in shadow_free and (base or text_of(at.address)) not in kept_params[at.function]:
                 shadow_free[at.function] = None   # an atomic that may be on shared memory, checked whole
             if at.function in needs:
-                needs[at.function].site(fn, span=at.span)
-            if plan.wrap(at.address, f"::hirace::{fn}(", f", {sid}u{_bounds(at, src)})", f"hirace check of {at.name}"):
-                self.bounds_only += fn.endswith("_bounds")
+                needs[at.function].site(fn, bit=bit if fn == "atomic_param" else None, span=at.span)
+            extra = f", {named}, {bit}u" if fn == "atomic_param" else _bounds(at, src)
+            if plan.wrap(at.address, f"::hirace::{fn}(", f", {sid}u{extra})", f"hirace check of {at.name}"):
+                self.bounds_only += fn.endswith(("_bounds", "_param"))
         touching = _touching(prog, reach)
         # each kernel starts by clearing its block's clocks and shared shadow where the launch keeps
         # them in shared memory; a launch may ask for that area only when every kernel of its
@@ -407,7 +415,7 @@ def _quiet_args(ls, s, found, unit) -> str:
                 m.span.start < x.end and x.start < m.span.end for m in unit.macro_expansions.get(x.file, ())):
             return ""
     addr = lambda ps: ", ".join(f"::hirace::host::arg_address({args[i]})" for i in ps)  # noqa: E731
-    if not kp.own:
+    if not kp.own and not kp.atomic:
         return f"::hirace::host::quiet_params({{{addr(kp.bits)}}}, {{{addr(kp.written)}}}), "
     return (f"::hirace::host::quiet_params({{{addr(kp.bits)}}}, {{{addr(kp.written)}}}, "
             f"{{{addr(kp.pointers)}}}, {kp.own_mask}u), ")

@@ -31,7 +31,7 @@ from instrument.rewrite import Edit, EditPlan, apply
 
 # the quiet forms of a site (hirace/runtime.h): each has a namesake in namespace q
 QUIET_FORMS = ("rd_bounds", "rd_private", "wr_private", "rmw_private", "rd_apart", "wr_apart", "rmw_apart",
-               "rd_param", "rd_own", "wr_own", "rmw_own", "atomic_block_bounds", "atomic_device_bounds")
+               "rd_param", "rd_own", "wr_own", "rmw_own", "atomic_block_bounds", "atomic_device_bounds", "atomic_param")
 # hooks with no site argument that the version keeps as no-ops
 _HOOKS = ("block_entry", "after_block_barrier", "after_warp_barrier", "after_group_barrier",
           "after_block_barrier_value", "own_index", "lanes_apart")

@@ -13,6 +13,11 @@ that, the kernel must also read nowhere but through its pointer parameters, and 
 (an own parameter). A store through a pointer loaded from memory (`nodes[i].next[j] = v`) is not a
 store through a parameter.
 
+A parameter reached only by device-scope atomics (`atomicAdd(out, v)`, `atomicMax(&best[i], v)`),
+and named nowhere else, races with nothing either, in a launch where no other pointer argument
+points into its buffer (atomics never race with atomics; the kernel reads nowhere but through its
+pointer parameters, as for own parameters): an atomic parameter.
+
 Which buffers the arguments point into is known only at the launch: the planner passes the argument
 values there (hirace/host.h `quiet_params`), and the host tells the kernel which of these
 parameters are quiet in this launch (one bit each, read-only parameters first).
@@ -51,16 +56,18 @@ class KernelParams:
     candidates: tuple[int, ...]   # parameter positions whose reads may be quiet, in bit order
     written: tuple[int, ...]      # parameter positions the kernel writes through
     own: tuple[OwnParam, ...] = ()    # own candidates; their bits follow the read-only ones'
-    pointers: tuple[int, ...] = ()    # every pointer parameter (given where there are own candidates)
+    pointers: tuple[int, ...] = ()    # every pointer parameter (given where there are own or atomic candidates)
+    atomic: tuple[int, ...] = ()      # atomic candidates; their bits follow the own ones'
 
     @property
     def bits(self) -> tuple[int, ...]:
-        """Parameter positions in bit order: read-only candidates, then own candidates."""
-        return self.candidates + tuple(o.position for o in self.own)
+        """Parameter positions in bit order: read-only candidates, then own, then atomic candidates."""
+        return self.candidates + tuple(o.position for o in self.own) + self.atomic
 
     @property
     def own_mask(self) -> int:
-        """The bits of the own candidates."""
+        """The bits of the own and atomic candidates (quiet where no other pointer argument points
+        into their buffer: hirace/host.h take_quiet_args)."""
         return sum(1 << b for b in range(len(self.candidates), len(self.bits)))
 
 
@@ -135,10 +142,37 @@ def _kernel(an: KernelFacts, k: Function) -> KernelParams | None:
         a.base not in index or a.base in changed or not direct(a.text, a.base))) for a in inside)
     own = [] if reads_elsewhere else _own(an, k, cur, parms, sorted(written), inside, changed)
     own = own[:MAX_CANDIDATES - len(candidates)]
-    if not candidates and not own:
+    atomic = [] if reads_elsewhere else _atomic(an, k, parms, sorted(written), inside, changed)
+    atomic = atomic[:MAX_CANDIDATES - len(candidates) - len(own)]
+    if not candidates and not own and not atomic:
         return None
     pointers = tuple(i for i, c in enumerate(parms) if c.type.get_canonical().kind == TK.POINTER)
-    return KernelParams(k, tuple(candidates), tuple(sorted(written)), tuple(own), pointers if own else ())
+    return KernelParams(k, tuple(candidates), tuple(sorted(written)), tuple(own), pointers if own or atomic else (),
+                        tuple(atomic))
+
+
+def _atomic(an: KernelFacts, k: Function, parms, written: list[int], inside, changed) -> list[int]:
+    """The written parameters reached only by device-scope atomics on addresses they give (`p`,
+    `&p[E]`), and named nowhere else."""
+    unit = an.p.unit
+    text = unit.source(k.body.file).text(k.body.start, k.body.end)
+    found = []
+    for i in written:
+        name = parms[i].spelling
+        if name in changed or parms[i].type.get_canonical().kind != TK.POINTER or any(a.base == name for a in inside):
+            continue
+        mine = [at for at in an.p.atomics if _inside(at.span, k.body) and an.atomic_base(at) == name]
+        if not mine or len(re.findall(rf"(?<![\w.>]){re.escape(name)}\b", text)) != len(mine):
+            continue
+        ok = True
+        for at in mine:
+            addr = re.sub(r"\s+", "", unit.source(at.address.file).text(at.address.start, at.address.end)) \
+                if at.address else ""
+            ok = ok and at.scope in ("device", "system") and (
+                addr == name or (addr.startswith("&") and direct(addr[1:], name)))
+        if ok:
+            found.append(i)
+    return found
 
 
 def _own(an: KernelFacts, k: Function, cur, parms, written: list[int], inside, changed) -> list[OwnParam]:

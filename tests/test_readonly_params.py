@@ -261,3 +261,24 @@ def test_a_kernel_with_shared_memory_through_a_class_reports_the_race_of_aliased
         ins = run_cli("hirace.cli", "instrument", "-o", tmp_path / "i", src)
         assert ins.returncode == 0, ins.stderr
         assert "::hirace::rd_param(&(in[i])" in (tmp_path / "i" / "shared_memory_class.cu").read_text()
+
+
+def test_parameters_reached_only_by_device_atomics_are_atomic_candidates(tmp_path):
+    src = tmp_path / "k.cu"
+    src.write_text(HEAD + """
+__global__ void sums(const int *in, int *total, int *bins, int *blockwise, int *mixed, int *passed) {
+  int v = in[threadIdx.x];
+  atomicAdd(total, v);
+  atomicMax(&bins[v % 8], v);
+  atomicAdd(&bins[1], 1);
+  atomicAdd_block(blockwise, v);      // block scope: blocks race on it
+  atomicAdd(mixed, v);
+  mixed[threadIdx.x] = 0;             // also written plainly
+  atomicAdd(passed, v + (passed != nullptr));   // named elsewhere too
+}""")
+    (kp,) = readonly_params(query(parse_file(src))).values()
+    assert [kp.kernel.params[i] for i in kp.atomic] == ["total", "bins"]
+    # their bits follow the read-only candidates' and count as own bits (quiet where no other pointer
+    # argument points into their buffer); every pointer parameter is passed
+    assert kp.bits[-2:] == (1, 2) and kp.own_mask >> (len(kp.bits) - 2) == 0b11
+    assert len(kp.pointers) == 6

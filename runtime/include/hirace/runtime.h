@@ -819,6 +819,12 @@ template <class T> CCTK_D inline T *rmw_own(T *p, unsigned site, const volatile 
   if (own_quiet(p, bit, own)) return p;
   return quiet_slow(p, site, fsm::kRead, g_launch.sink_write, base, 0, true);
 }
+// A device-scope atomic through the kernel's atomic parameter `base` (the `bit`-th quiet candidate:
+// only such atomics reach it): in a launch where the parameter is quiet, only its bounds are checked.
+template <class T> CCTK_D inline T *atomic_param(T *p, unsigned site, const volatile void *base, unsigned bit) {
+  if (own_quiet(p, bit, true)) return p;
+  return quiet_slow(p, site, fsm::kDeviceAtomic, g_launch.sink_write, base, 0);
+}
 template <class T> CCTK_D inline T *wr(T *p, unsigned site, const volatile void *base = nullptr,
                                        unsigned long long bytes = 0) {
   return checked(p, site, fsm::kWrite, g_launch.sink_write, base, bytes);
@@ -979,6 +985,9 @@ template <class T> CCTK_D inline T *wr_own(Journal &j, T *p, unsigned site, cons
 }
 template <class T> CCTK_D inline T *rmw_own(Journal &j, T *p, unsigned site, const volatile void *base, unsigned bit, bool) {
   return in_param(p, bit) ? p : outside(j, p, site, fsm::kRead, g_launch.sink_write, base, 0);
+}
+template <class T> CCTK_D inline T *atomic_param(Journal &j, T *p, unsigned site, const volatile void *base, unsigned bit) {
+  return in_param(p, bit) ? p : outside(j, p, site, fsm::kDeviceAtomic, g_launch.sink_write, base, 0);
 }
 // No clocks: nothing in a quiet version reads them
 CCTK_D inline void block_entry(bool = false) {}
