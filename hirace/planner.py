@@ -55,11 +55,13 @@ def _in_order(stream: str) -> str:
 
 
 class HiracePlanner:
-    def __init__(self, config: Config | None = None, shared_area: bool = True):
+    def __init__(self, config: Config | None = None, lower_cpu: bool = False):
         self.config = config or Config()
+        # the sources are lowered for the host compiler (the cpu backend: instrument/lower_cpu.py)
+        self.lower_cpu = lower_cpu
         # launches may ask for hirace's area of shared memory (not on the cpu backend, whose
         # lowering rewrites the launch configuration and keeps that state per block slot)
-        self.shared_area = shared_area
+        self.shared_area = not lower_cpu
         self.sites: list[Site] = []
         self.min_size = 8
         self.skipped: list[str] = []
@@ -249,12 +251,11 @@ class HiracePlanner:
                 plan.wrap(b.span, "(", ", ::hirace::after_block_barrier())", "hirace __syncthreads clock")
             else:
                 plan.wrap(b.span, "::hirace::after_block_barrier_value(", ")", f"hirace {b.name} clock")
-        # kernels whose every site is quiet get a quiet version (none on the cpu backend, whose
-        # lowering plans its launches from the program's text)
+        # kernels whose every site is quiet get a quiet version
         versions = {}
-        for k in prog.kernels if self.shared_area else ():
+        for k in prog.kernels:
             if needs[k.name].quiet and not (prog.calls.get(k.name, set()) & touching):
-                v = quiet_version.plan_version(prog, plan, k, needs[k.name])
+                v = quiet_version.plan_version(prog, plan, k, needs[k.name], self.lower_cpu)
                 if v:
                     versions[k.name] = v
         for ls in prog.launches:
@@ -265,7 +266,9 @@ class HiracePlanner:
             kptr = "nullptr" if ls.deduced_template else f"(const void *)({callee})"
             area = self.shared_area and entered.get(ls.kernel, False) and self._extend_shared(ls, plan)
             quiet_args = _quiet_args(ls, s, [kp for kp in params.values() if kp.kernel.name == ls.kernel], unit)
-            version = self._version_launch(prog, ls, versions.get(ls.kernel), cfg) if area else None
+            # (on the gpu backend only where the kernel is entered: a version asks for no area)
+            version = (self._version_launch(prog, ls, versions.get(ls.kernel), cfg, self.lower_cpu)
+                       if area or self.lower_cpu else None)
             if version:
                 quiet_args += version[0]
             if not plan.wrap(ls.span, f'({quiet_args}::hirace::host::before_launch({kptr}, "{ls.kernel}", '
@@ -293,7 +296,7 @@ class HiracePlanner:
                         "hirace registration of __device__ variables", allow_macro=True)
 
     @staticmethod
-    def _version_launch(prog: Program, ls, v, cfg: list[str]):
+    def _version_launch(prog: Program, ls, v, cfg: list[str], lower_cpu: bool):
         """The texts that let launch `ls` run its kernel's quiet version `v` (quiet_version.launch_text),
         or None: no version, or none declared here, or the arguments its test takes cannot be
         evaluated once more (as for quiet_params)."""
@@ -309,7 +312,7 @@ class HiracePlanner:
             if not _PLAIN_ARG.fullmatch(text) or "++" in text or "--" in text or any(
                     m.span.start < x.end and x.start < m.span.end for m in prog.unit.macro_expansions.get(x.file, ())):
                 return None
-        return quiet_version.launch_text(v, callee, cfg, args)
+        return quiet_version.launch_text(v, callee, cfg, args, lower_cpu)
 
     @staticmethod
     def _extend_shared(ls, plan: EditPlan) -> bool:

@@ -19,14 +19,17 @@ extent its type gives). A launch of K that may use the version becomes
      (quiet_chosen() ? (void)(K__hirace_q<<<...>>>(args...)) : (void)(K<<<...>>>(args...))), after_launch())
 
 and before_launch chooses (host.h): the test holds, the parameters in `need` are quiet, the kernel is
-checked and no thread filter is set.
+checked and no thread filter is set. The launch's log record says which ran (`quiet`). On the cpu
+backend the copy and its launch are written as the cpu lowering writes the kernel's
+(instrument/lower_cpu.py): the same choice runs there, so the suite runs the copies too.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
-from instrument.errors import RewriteConflict
+from instrument.errors import RewriteConflict, UnsupportedConstruct
+from instrument.lower_cpu import launch_head, shared_lowering as lower_cpu_shared
 from instrument.rewrite import Edit, EditPlan, apply
 
 # the quiet forms of a site (hirace/runtime.h): each has a namesake in namespace q
@@ -122,9 +125,11 @@ def _param_list(header: str, name: str) -> tuple[int, int] | None:
     return (m.end(), i - 1) if depth == 0 else None
 
 
-def plan_version(prog, plan: EditPlan, k, sites: KernelSites) -> Version | None:
+def plan_version(prog, plan: EditPlan, k, sites: KernelSites, lower_cpu: bool = False) -> Version | None:
     """Plan the quiet version of kernel `k` and its host test just after its definition (its sites,
-    entry, barrier hooks and own variables already planned), or None where it cannot have one."""
+    entry, barrier hooks and own variables already planned), or None where it cannot have one.
+    `lower_cpu`: the copy is for the host compiler (its `__shared__` declarations lowered as the
+    kernel's are, instrument/lower_cpu.py, which plans the kernel's own after every tool)."""
     if not sites.quiet or k.is_template or k.kind != "global":
         return None
     cursor = prog.cursors.get((k.body.file, k.body.start))
@@ -162,6 +167,13 @@ def plan_version(prog, plan: EditPlan, k, sites: KernelSites) -> Version | None:
              if e.file == k.span.file and start <= e.start and e.end <= end and not e.origin.startswith(_ORIGIN)]
     if any(e.start < len(header.encode()) and not e.is_insertion for e in edits):
         return None
+    if lower_cpu:
+        try:
+            lowered = lower_cpu_shared(prog, k.name)
+        except UnsupportedConstruct:
+            return None   # (the lowering refuses the program itself, with its reason)
+        edits += [Edit(sp.file, sp.start - start, sp.end - start, text, origin) for sp, text, origin in lowered
+                  if sp.file == k.span.file and start <= sp.start and sp.end <= end]
     edits.append(Edit(k.span.file, name_at - start, name_at - start, SUFFIX, "hirace quiet version's name"))
     edits.append(Edit(k.span.file, k.body.start + 1 - start, k.body.start + 1 - start,
                       " ::hirace::q::Journal __hirace_journal;", "hirace quiet version's journal", (-1,)))
@@ -228,12 +240,14 @@ def visible_at(prog, k, ls) -> bool:
     return re.search(rb'#\s*include\s*["<](?:[^">]*/)?' + re.escape(name.encode()) + rb'[">]', head) is not None
 
 
-def launch_text(v: Version, callee: str, cfg: list[str], args: list[str]) -> tuple[str, str, str]:
+def launch_text(v: Version, callee: str, cfg: list[str], args: list[str],
+                lower_cpu: bool = False) -> tuple[str, str, str]:
     """(before the launch's bracket, before its call, after its call): the test, then the choice;
-    `callee`: the launch's name of the kernel (a qualified name keeps its qualifier)."""
+    `callee`: the launch's name of the kernel (a qualified name keeps its qualifier); `lower_cpu`:
+    the version's launch as the cpu lowering writes a launch."""
     kernel = v.kernel.name
     scope = callee[: len(callee) - len(kernel)]
     test = f"{scope}{kernel}{TEST_SUFFIX}(dim3({cfg[1]}), dim3({cfg[0]}){''.join(', ' + args[i] for i in v.test_params)})"
-    choose = (f"(::hirace::host::quiet_chosen() ? (void)({scope}{v.name}<<<{', '.join(cfg)}>>>({', '.join(args)})) "
-              f": (void)(")
+    head = launch_head(kernel, cfg, scope + v.name) if lower_cpu else f"{scope}{v.name}<<<{', '.join(cfg)}>>>"
+    choose = f"(::hirace::host::quiet_chosen() ? (void)({head}({', '.join(args)})) : (void)("
     return f"::hirace::host::quiet_version({test}, {v.need}u), ", choose, "))"

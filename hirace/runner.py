@@ -30,7 +30,7 @@ class Instrumented:
 
 def instrument(sources, out_dir: Path, config: Config, include_dirs=(), defines=(), lower_cpu=False) -> Instrumented:
     """Instrument `sources` into out_dir with its site table, without building."""
-    planner = HiracePlanner(config, shared_area=not lower_cpu)
+    planner = HiracePlanner(config, lower_cpu=lower_cpu)
     ins = instrument_sources(sources, out_dir, [planner], include_dirs, defines, lower_cpu=lower_cpu)
     check_names(config, ins.programs, config.source)
     planner.write_sites(Path(out_dir) / "hirace_sites.json")
@@ -51,7 +51,7 @@ def build(sources, backend, work: Path, config: Config, include_dirs=(), defines
           library: bool = False) -> Built:
     """Instrument `sources` into work/src and build work/prog (work/prog.so with `library`)."""
     work = Path(work)
-    planner = HiracePlanner(config, shared_area=not backend.needs_lowering)
+    planner = HiracePlanner(config, lower_cpu=backend.needs_lowering)
     # the checks add registers: at most 64 a thread keeps every block size up to 1024 launchable
     # (a kernel with its own __launch_bounds__ keeps its own limit)
     regs = ["-maxrregcount=64"] if backend.real_device else []

@@ -38,7 +38,6 @@ def _lower_launches(prog: Program, plan: EditPlan) -> None:
         if len(cfg) < 2:
             raise UnsupportedConstruct(f"{ls.config.where()}: launch configuration needs at least "
                                        f"grid and block dimensions")
-        cfg += ["0"] * (4 - len(cfg))
         callee = src.text(ls.callee.start, ls.callee.end)
         fn = prog.functions.get(ls.kernel)
         # a template whose arguments deduce, or a launch that leaves default arguments out, calls the
@@ -46,15 +45,32 @@ def _lower_launches(prog: Program, plan: EditPlan) -> None:
         short = fn is not None and len(ls.args) < len(fn.params)
         kernel = (f"[](auto... cudaemu_arg_) {{ {callee}(cudaemu_arg_...); }}"
                   if ls.deduced_template or short else f"{callee}")
-        head = (f'::cudaemu::launcher("{ls.kernel}", __FILE__, __LINE__, ({cfg[0]}), ({cfg[1]}), '
-                f'({cfg[2]}), ({cfg[3]}), {kernel})')
         head_span = type(ls.span)(ls.span.file, ls.span.start, ls.config.end, ls.span.line, ls.span.col)
-        plan.replace(head_span, head, f"cpu launch of {ls.kernel}", allow_macro=True)
+        plan.replace(head_span, launch_head(ls.kernel, cfg, kernel), f"cpu launch of {ls.kernel}", allow_macro=True)
+
+
+def launch_head(name: str, cfg: list[str], kernel: str) -> str:
+    """What `kernel<<<cfg>>>` becomes (the arguments' parenthesis follows): a launcher of the kernel
+    `name` (as reports name it) with the launch's configuration, shared memory and stream 0 where
+    `cfg` leaves them out."""
+    cfg = list(cfg) + ["0"] * (4 - len(cfg))
+    return (f'::cudaemu::launcher("{name}", __FILE__, __LINE__, ({cfg[0]}), ({cfg[1]}), '
+            f'({cfg[2]}), ({cfg[3]}), {kernel})')
 
 
 def _lower_shared(prog: Program, plan: EditPlan) -> None:
+    for span, text, origin in shared_lowering(prog):
+        plan.replace(span, text, origin, allow_macro=True)
+
+
+def shared_lowering(prog: Program, function: str | None = None) -> list[tuple]:
+    """(statement, its text for the host compiler, origin) for each statement of `__shared__`
+    declarations (of `function` only, where given); UnsupportedConstruct where one cannot be lowered."""
     by_stmt: dict = {}
+    out = []
     for sd in prog.shared:
+        if function is not None and sd.function != function:
+            continue
         if not sd.function or sd.stmt is None:
             raise UnsupportedConstruct(
                 f"{sd.span.where()}: __shared__ variable '{sd.name}' at file scope is not "
@@ -76,5 +92,5 @@ def _lower_shared(prog: Program, plan: EditPlan) -> None:
             else:
                 parts.append(f"static char {key}; auto &{sd.name} = "
                              f"::cudaemu::block_shared<{sd.type}>(&{key});")
-        plan.replace(stmt, " ".join(parts), f"cpu lowering of __shared__ {decls[0].name}",
-                     allow_macro=True)
+        out.append((stmt, " ".join(parts), f"cpu lowering of __shared__ {decls[0].name}"))
+    return out

@@ -1,11 +1,17 @@
 """Quiet versions of kernels (hirace/quiet_version.py): which kernels get one, what the launch and
-the host's test look like, and that the gpu instrumentation compiles; the cpu backend's copy has none."""
+the host's test look like, that the gpu instrumentation compiles, and that on the cpu backend the
+launches whose test holds run the copy and report what the kernels themselves report."""
 import subprocess
 
+import pytest
 from conftest import CUDA
 
 from hirace import quiet_version, runner
 from hirace.config import Config
+from hirace.results import collect
+from instrument import logs
+from instrument.backends.cpu import CpuBackend
+from instrument.protocol import HIRACE_LOG, Env
 
 SRC = CUDA / "engine" / "quiet_versions.cu"
 
@@ -57,9 +63,44 @@ def test_gpu_instrumentation_with_versions_compiles(tmp_path, nvcc):
     assert r.returncode == 0, r.stderr[-3000:]
 
 
-def test_the_cpu_backends_copy_has_no_version(tmp_path):
+def test_the_cpu_backends_copy_lowers_the_versions_shared_arrays_and_launch(tmp_path):
     _, text = _instrument(tmp_path, cpu=True)
-    assert "__hirace_q" not in text and "::hirace::host::quiet_version(" not in text
+    version = text[text.index("tile__hirace_q("):text.index("tile__hirace_quiet_ok")]
+    # the copy's tile is the block's own storage, as the kernel's is (a key of the copy's own)
+    assert "static char cudaemu_shared_key_t_10_3; auto &t = ::cudaemu::block_shared<float[16][16]>(" in version
+    assert "__shared__" not in version
+    launch = next(line for line in text.splitlines() if "before_launch((const void *)(tile)" in line)
+    assert ('(::hirace::host::quiet_chosen() ? (void)(::cudaemu::launcher("tile", __FILE__, __LINE__, (grid), '
+            '(block), (0), (0), tile__hirace_q)(in, out, cols)) : (void)(::cudaemu::launcher("tile", ') in launch
+    assert "<<<" not in text
+
+
+@pytest.fixture(scope="module")
+def cpu_program(tmp_path_factory):
+    return runner.build([SRC], CpuBackend(), tmp_path_factory.mktemp("qv"), Config())
+
+
+def _run(built, tmp_path, **env):
+    log = tmp_path / f"log{len(list(tmp_path.iterdir()))}.jsonl"
+    r = built.backend.run(built.exe, env={Env.HIRACE_LOG: str(log), **env})
+    assert r.returncode == 0 and r.stdout == "out 31\n", r.stderr
+    quiet = [(x.kernel, x.quiet) for x in logs.read(log, HIRACE_LOG, "hirace's log")["launch"]]
+    report = collect(log, built.sites)
+    return quiet, ([(x.kernel, x.site.line, x.kind) for x in report.races],
+                   [(m.kernel, m.site.line, m.offset, m.count, m.thread, m.block) for m in report.memory_errors])
+
+
+def test_on_the_cpu_backend_the_launches_whose_test_holds_run_the_copy_and_report_the_same(cpu_program, tmp_path):
+    quiet, found = _run(cpu_program, tmp_path)
+    # tile and taps run their copies; rows has none; racy's own-index test fails (every thread at 0)
+    assert quiet == [("tile", 1), ("taps", 1), ("rows", 0), ("racy", 0)]
+    # taps' read one word before `in` (12 bytes: o = -2 at i = 0), three times in thread 0, from the copy
+    assert found == ([("racy", 28, "write-write")], [("taps", 19, -12, 3, (0, 0, 0), (0, 0, 0))])
+    without, found_without = _run(cpu_program, tmp_path, **{Env.HIRACE_QUIET_VERSIONS: "0"})
+    assert [q for _, q in without] == [0, 0, 0, 0] and found_without == found
+    # a block filter makes every launch run the kernel (the copy checks every block)
+    filtered, _ = _run(cpu_program, tmp_path, **{Env.HIRACE_BLOCKS: "0:1"})
+    assert [q for _, q in filtered] == [0, 0, 0, 0]
 
 
 def test_host_conditions_take_array_extents_and_refuse_other_names():

@@ -69,6 +69,7 @@ struct LaunchInfo {
   unsigned dropped;
   unsigned wrapped;
   unsigned mem_dropped;
+  unsigned quiet;   // 1: the launch ran the kernel's quiet version
 };
 
 struct State {
@@ -894,7 +895,8 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   copied_once = true;
   s.pending.push_back(unsigned(s.launches.size()));
   s.last_in_order = in_order;
-  s.launches.push_back(LaunchInfo{name, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, 0, 0, 0});
+  s.launches.push_back(LaunchInfo{name, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, 0, 0, 0,
+                                      unsigned(s.quiet_chosen)});
 }
 
 // The dynamic shared memory the launch asks for: the program's, plus hirace's area in smem mode.
@@ -933,7 +935,7 @@ inline void write_log() {
   }
   for (size_t i = 0; i < s.launches.size(); ++i) {
     const LaunchInfo &l = s.launches[i];
-    rec::write_launch(f, i, l.kernel.c_str(), l.grid, l.block, l.dropped, l.wrapped, l.mem_dropped);
+    rec::write_launch(f, i, l.kernel.c_str(), l.grid, l.block, l.dropped, l.wrapped, l.mem_dropped, l.quiet);
   }
   for (const LoggedRace &x : s.races) {
     const RaceRecord &r = x.r;

@@ -1,4 +1,4 @@
-// Two 4 MiB buffers and a race on the first. On an emulated device of 32 MiB (CUDAEMU_DEVICE_MB=32)
+// Two 4 MiB buffers and a race on the first. On an emulated device of 100 MiB (CUDAEMU_DEVICE_MB=100)
 // the program fits, and hirace's shadows fit beside it, but not its prior-site slots as well: the
 // second cudaMalloc finds no room until hirace gives its site slots up. The program must run as it
 // does alone, and the race still be reported.
