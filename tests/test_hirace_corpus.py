@@ -7,7 +7,9 @@ import pytest
 
 from hirace import runner
 from hirace.config import Config
+from instrument.backends.cpu import CpuBackend
 from instrument.parse import parse_file
+from instrument.protocol import Env
 from instrument.query import query
 
 from conftest import CUDA
@@ -36,9 +38,21 @@ def test_the_corpus_has_races_in_every_memory_space_and_race_free_programs_of_ev
 
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_verdict_and_sites(path):
+def test_verdict_and_sites(path, tmp_path, monkeypatch):
+    """... and where a kernel has a quiet version (hirace/quiet_version.py), again without the
+    versions: the same verdict both ways."""
     expect = expected_lines(path)
-    res = runner.run([path], "cpu", Config(prior_sites=True), timeout=120)
+    config = Config(prior_sites=True)
+    built = runner.build([path], CpuBackend(), tmp_path, config)
+    _check(path, expect, built, config)
+    if "__hirace_q(" in (tmp_path / "src" / path.name).read_text():
+        monkeypatch.setenv(Env.HIRACE_QUIET_VERSIONS, "0")
+        _check(path, expect, built, config)
+
+
+def _check(path: Path, expect: set[int], built, config: Config) -> None:
+    proc, res = runner.execute(built, config, timeout=120)
+    assert res is not None and res.program_exit == 0, proc.stderr[-2000:]
     lines = {r.site.line for r in res.races} | {r.prior_site.line for r in res.races if r.prior_site}
     files = {r.site.file for r in res.races}
     if not expect:
