@@ -8,7 +8,7 @@ from pathlib import Path
 
 from instrument import logs
 from instrument.errors import UserError
-from instrument.protocol import HIRACE_LOG
+from instrument.protocol import HIRACE_LOG, Env
 
 from . import fsm
 from .sites import Site
@@ -213,9 +213,14 @@ def collect(log_path: Path, sites: list[Site], warp_size: int = 32) -> RaceRepor
         res.warnings.append("device memory ran short: hirace gave up the prior-site slots of the program's "
                             "buffers (16 bytes per word) to make room, so races in global memory found after that "
                             "name the other access without its site")
-    mem_dropped = sum(x.memory_dropped for x in log["launch"])
+    mem_dropped = sum(x.memory_dropped for x in log["launch"] if not x.quiet)
     if mem_dropped:
         res.warnings.append(f"{mem_dropped} out-of-bounds records were dropped (more sites than max_reports)")
+    for x in log["launch"]:
+        if x.quiet and x.memory_dropped:   # (its threads note their first few sites: hirace/quiet_version.py)
+            res.warnings.append(f"{x.memory_dropped} out-of-bounds records of kernel '{x.kernel}' (launch {x.id}) "
+                                f"were dropped: more sites than max_reports, or more than a thread of the kernel's "
+                                f"quiet version notes ({Env.HIRACE_QUIET_VERSIONS}=0 names every site)")
     for x in log["launch"]:
         res.dropped += x.dropped
         if x.wrapped:

@@ -53,7 +53,9 @@ OPTIONS: dict[Env, OptionDoc] = {
     Env.HIRACE_BOUNDS: OptionDoc("hirace/host.h", "0|1", "redzones and out-of-bounds checks (default 1; 0 "
                                  "only to measure their cost)"),
     Env.HIRACE_QUIET_VERSIONS: OptionDoc("hirace/host.h", "0|1", "launch a kernel's quiet version where its "
-                                         "launch conditions hold (default 1; 0 only to measure what it saves)"),
+                                         "launch conditions hold (default 1; 0: every launch runs the kernel, to measure what "
+                                         "the versions save, or to name every out-of-bounds site of a thread that meets more "
+                                         "than a version's thread notes)"),
     Env.CLTC_COV_LOG: OptionDoc("cltc/coverage.h", "path", "where the coverage flags are written at exit"),
     Env.CLTC_MUTANT: OptionDoc("cltc/mutate.h", "id", "the active mutant (0: none)"),
     Env.CLTC_MUT_REACH: OptionDoc("cltc/mutate.h", "path", "where the reached mutation sites are written"),

@@ -110,3 +110,24 @@ def test_host_conditions_take_array_extents_and_refuse_other_names():
     assert quiet_version._host_condition("blockDim.x <= n", {}, {"n"}) == "__hirace_block.x <= n"
     assert quiet_version._host_condition("blockDim.x <= k", {}, {"n"}) is None   # a local: not on the host
     assert quiet_version._host_condition("blockDim.x <= sizeof(u) / sizeof(u[0])", {}, set()) is None
+
+
+def test_a_thread_of_a_version_notes_its_first_sites_and_the_report_says_what_it_dropped(tmp_path):
+    """engine/quiet_journal.cu: thread 0 of `five` reads before `in` at five sites. The copy's journal
+    keeps four of them (whichever the thread met first) and counts the fifth; the report names the
+    kernel and says how to see every site, and the kernel itself names all five."""
+    built = runner.build([CUDA / "engine" / "quiet_journal.cu"], CpuBackend(), tmp_path / "b", Config())
+    found = {}
+    for versions in ("1", "0"):
+        log = tmp_path / f"log{versions}.jsonl"
+        r = built.backend.run(built.exe, env={Env.HIRACE_LOG: str(log), Env.HIRACE_QUIET_VERSIONS: versions})
+        assert r.returncode == 0 and r.stdout == "out 0\n", r.stderr
+        assert [x.quiet for x in logs.read(log, HIRACE_LOG, "hirace's log")["launch"]] == [int(versions)]
+        found[versions] = collect(log, built.sites)
+    lines = {v: {m.site.line for m in rep.memory_errors} for v, rep in found.items()}
+    assert lines["0"] == {8, 9, 10, 11, 12} and not found["0"].warnings
+    assert len(lines["1"]) == 4 and lines["1"] < lines["0"]
+    assert all(m.count == 1 and m.offset <= -240 for m in found["1"].memory_errors)
+    assert found["1"].warnings == [
+        "1 out-of-bounds records of kernel 'five' (launch 0) were dropped: more sites than max_reports, or more "
+        "than a thread of the kernel's quiet version notes (HIRACE_QUIET_VERSIONS=0 names every site)"]
