@@ -217,12 +217,11 @@ def collect(log_path: Path, sites: list[Site], warp_size: int = 32) -> RaceRepor
     if mem_dropped:
         res.warnings.append(f"{mem_dropped} out-of-bounds records were dropped (more sites than max_reports)")
     for x in log["launch"]:
+        res.dropped += x.dropped
         if x.quiet and x.memory_dropped:   # (its threads note their first few sites: hirace/quiet_version.py)
             res.warnings.append(f"{x.memory_dropped} out-of-bounds records of kernel '{x.kernel}' (launch {x.id}) "
                                 f"were dropped: more sites than max_reports, or more than a thread of the kernel's "
                                 f"quiet version notes ({Env.HIRACE_QUIET_VERSIONS}=0 names every site)")
-    for x in log["launch"]:
-        res.dropped += x.dropped
         if x.wrapped:
             res.warnings.append(f"kernel '{x.kernel}' (launch {x.id}) passed more barriers "
                                 f"than the shadow's clocks count; from then on, races between accesses "

@@ -80,24 +80,28 @@ def cpu_program(tmp_path_factory):
     return runner.build([SRC], CpuBackend(), tmp_path_factory.mktemp("qv"), Config())
 
 
-def _run(built, tmp_path, **env):
+def _run(built, tmp_path, stdout="out 31\n", **env):
+    """One run of `built`: which launches ran a copy (kernel, quiet), and the report."""
     log = tmp_path / f"log{len(list(tmp_path.iterdir()))}.jsonl"
     r = built.backend.run(built.exe, env={Env.HIRACE_LOG: str(log), **env})
-    assert r.returncode == 0 and r.stdout == "out 31\n", r.stderr
-    quiet = [(x.kernel, x.quiet) for x in logs.read(log, HIRACE_LOG, "hirace's log")["launch"]]
-    report = collect(log, built.sites)
-    return quiet, ([(x.kernel, x.site.line, x.kind) for x in report.races],
-                   [(m.kernel, m.site.line, m.offset, m.count, m.thread, m.block) for m in report.memory_errors])
+    assert r.returncode == 0 and r.stdout == stdout, r.stderr
+    return [(x.kernel, x.quiet) for x in logs.read(log, HIRACE_LOG, "hirace's log")["launch"]], collect(log, built.sites)
+
+
+def _found(report):
+    return ([(x.kernel, x.site.line, x.kind) for x in report.races],
+            [(m.kernel, m.site.line, m.offset, m.count, m.thread, m.block) for m in report.memory_errors])
 
 
 def test_on_the_cpu_backend_the_launches_whose_test_holds_run_the_copy_and_report_the_same(cpu_program, tmp_path):
-    quiet, found = _run(cpu_program, tmp_path)
+    quiet, report = _run(cpu_program, tmp_path)
+    found = _found(report)
     # tile and taps run their copies; rows has none; racy's own-index test fails (every thread at 0)
     assert quiet == [("tile", 1), ("taps", 1), ("rows", 0), ("racy", 0)]
     # taps' read one word before `in` (12 bytes: o = -2 at i = 0), three times in thread 0, from the copy
     assert found == ([("racy", 28, "write-write")], [("taps", 19, -12, 3, (0, 0, 0), (0, 0, 0))])
-    without, found_without = _run(cpu_program, tmp_path, **{Env.HIRACE_QUIET_VERSIONS: "0"})
-    assert [q for _, q in without] == [0, 0, 0, 0] and found_without == found
+    without, report_without = _run(cpu_program, tmp_path, **{Env.HIRACE_QUIET_VERSIONS: "0"})
+    assert [q for _, q in without] == [0, 0, 0, 0] and _found(report_without) == found
     # a block filter makes every launch run the kernel (the copy checks every block)
     filtered, _ = _run(cpu_program, tmp_path, **{Env.HIRACE_BLOCKS: "0:1"})
     assert [q for _, q in filtered] == [0, 0, 0, 0]
@@ -119,11 +123,8 @@ def test_a_thread_of_a_version_notes_its_first_sites_and_the_report_says_what_it
     built = runner.build([CUDA / "engine" / "quiet_journal.cu"], CpuBackend(), tmp_path / "b", Config())
     found = {}
     for versions in ("1", "0"):
-        log = tmp_path / f"log{versions}.jsonl"
-        r = built.backend.run(built.exe, env={Env.HIRACE_LOG: str(log), Env.HIRACE_QUIET_VERSIONS: versions})
-        assert r.returncode == 0 and r.stdout == "out 0\n", r.stderr
-        assert [x.quiet for x in logs.read(log, HIRACE_LOG, "hirace's log")["launch"]] == [int(versions)]
-        found[versions] = collect(log, built.sites)
+        quiet, found[versions] = _run(built, tmp_path, "out 0\n", **{Env.HIRACE_QUIET_VERSIONS: versions})
+        assert quiet == [("five", int(versions))]
     lines = {v: {m.site.line for m in rep.memory_errors} for v, rep in found.items()}
     assert lines["0"] == {8, 9, 10, 11, 12} and not found["0"].warnings
     assert len(lines["1"]) == 4 and lines["1"] < lines["0"]
