@@ -109,7 +109,7 @@ def render() -> str:
         "",
         "  unsigned long long bits = 0;",
         "",
-        "  CCTK_HD constexpr ShadowWord() = default;",
+        "  constexpr ShadowWord() = default;   // (a defaulted constructor is host and device as it is)",
         "  CCTK_HD constexpr explicit ShadowWord(unsigned long long b) : bits(b) {}",
     ]
     for name, bits in fsm.SHADOW_FIELDS:

@@ -55,8 +55,11 @@ def _in_order(stream: str) -> str:
 
 
 class HiracePlanner:
-    def __init__(self, config: Config | None = None, lower_cpu: bool = False):
+    def __init__(self, config: Config | None = None, lower_cpu: bool = False, unit_mode: bool = False):
         self.config = config or Config()
+        # one unit built by itself (hirace-cc): its site table goes into its own text, and its checks
+        # pass ids relative to the first id the runtime gives it (runtime/include/hirace/units.h)
+        self.unit_mode = unit_mode
         # the sources are lowered for the host compiler (the cpu backend: instrument/lower_cpu.py)
         self.lower_cpu = lower_cpu
         # launches may ask for hirace's area of shared memory (not on the cpu backend, whose
@@ -84,14 +87,36 @@ class HiracePlanner:
         return sid
 
     def granularity(self) -> int:
+        if self.unit_mode:
+            # every unit of a program must share the shadow's layout, and a unit cannot know the
+            # others' accesses: one byte, unless the configuration says otherwise
+            return self.config.granularity or 1
         return self.config.granularity or min(4, self.min_size)
 
     def defines(self) -> list[str]:
         """What the runtime must be built with, known once the program is planned."""
         out = [f"HIRACE_GRANULARITY_SHIFT={self.granularity().bit_length() - 1}"]
-        if self.planned and not self.unbracketed:
+        if self.unit_mode:
+            out.append("HIRACE_UNITS=1")   # (other units may launch anything: no HIRACE_BRACKETED_ONLY)
+        elif self.planned and not self.unbracketed:
             out.append("HIRACE_BRACKETED_ONLY=1")
         return out
+
+    def _sid(self, sid: int) -> str:
+        """A site id as its check passes it."""
+        return f"::hirace::unit_site({sid}u)" if self.unit_mode else f"{sid}u"
+
+    def _register_unit(self, prog: Program, plan: EditPlan) -> None:
+        """unit_mode: the unit's site table and its registration, at the end of its main file."""
+        main = prog.unit.main
+        rows = [f"{{{x.line}u, {x.column}u, {', '.join(_c_string(v) for v in (x.file, x.kind, x.text, x.function, x.variable, x.space, x.bound))}}}"
+                for x in self.sites]
+        table = (f"static const ::hirace::host::SiteInfo hirace_unit_sites[] = {{{', '.join(rows)}}}; "
+                 if rows else "")
+        text = (f" namespace {{ {table}const unsigned hirace_unit_registered = ::hirace::register_this_unit("
+                f"{'hirace_unit_sites' if rows else 'nullptr'}, {len(rows)}u); }}")
+        data = prog.unit.source(main).data
+        plan.insert(_end_span(main, data), len(data), text, "hirace site table of the unit", allow_macro=True)
 
     def unplanned(self, path: Path, data: bytes) -> None:
         """A source the pipeline builds as it is (C): it may still launch the program's kernels."""
@@ -203,7 +228,7 @@ class HiracePlanner:
             if a.function in needs:
                 needs[a.function].site(fn, site_cond, param_bit[key][0] if fn.endswith(("_own", "_param")) else None,
                                        a.span)
-            if plan.wrap(a.span, f"(*::hirace::{fn}(&(", f"), {sid}u{bounds}))", f"hirace check of {a.text}"):
+            if plan.wrap(a.span, f"(*::hirace::{fn}(&(", f"), {self._sid(sid)}{bounds}))", f"hirace check of {a.text}"):
                 # the largest power of two that divides every access size: a 3-byte or 6-byte
                 # element must not share a shadow word with its neighbour; an access whose size
                 # depends on a template argument may be a byte, so it makes the granularity 1
@@ -228,7 +253,7 @@ class HiracePlanner:
             if at.function in needs:
                 needs[at.function].site(fn, bit=bit if fn == "atomic_param" else None, span=at.span)
             extra = f", {named}, {bit}u" if fn == "atomic_param" else _bounds(at, src)
-            if plan.wrap(at.address, f"::hirace::{fn}(", f", {sid}u{extra})", f"hirace check of {at.name}"):
+            if plan.wrap(at.address, f"::hirace::{fn}(", f", {self._sid(sid)}{extra})", f"hirace check of {at.name}"):
                 self.bounds_only += fn.endswith(("_bounds", "_param"))
         touching = _touching(prog, reach)
         # each kernel starts by clearing its block's clocks and shared shadow where the launch keeps
@@ -294,6 +319,8 @@ class HiracePlanner:
             data = src(unit.main).data
             plan.insert(_end_span(unit.main, data), len(data), " " + " ".join(regs),
                         "hirace registration of __device__ variables", allow_macro=True)
+        if self.unit_mode and not host_only:
+            self._register_unit(prog, plan)
 
     @staticmethod
     def _version_launch(prog: Program, ls, v, cfg: list[str], lower_cpu: bool):
@@ -435,6 +462,15 @@ def _bounds(a, src) -> str:
     if a.bound == "array":
         return f", {name}, sizeof({name})"
     return f", {name}, ::hirace::kDynamicShared"
+
+
+def _c_string(text: str) -> str:
+    """A C++ string literal of `text` (every byte that is not printable ASCII escaped)."""
+    out = []
+    for b in text.encode("utf-8", "surrogateescape"):
+        ch = chr(b)
+        out.append("\\" + ch if ch in '"\\' else ch if 32 <= b < 127 and ch != "?" else f"\\{b:03o}")
+    return '"' + "".join(out) + '"'
 
 
 def _end_span(path: str, data: bytes):

@@ -69,7 +69,7 @@ def _plural(n: int, word: str, suffix: str = "s") -> str:
 def render(res: RaceReport) -> str:
     out = [render_race(r, res.prior_sites) for r in res.races] + [render_memory_error(m) for m in res.memory_errors]
     kernels = sorted({r.kernel for r in res.races} | {m.kernel for m in res.memory_errors})
-    checked = f"{_plural(res.launches, 'launch', 'es')} checked on the {res.backend} backend"
+    checked = f"{_plural(res.launches, 'launch', 'es')} checked" + (f" on the {res.backend} backend" if res.backend else "")
     if res.races or res.memory_errors:
         found = [x for x in (_plural(len(res.races), "data race") if res.races else "",
                              _plural(len(res.memory_errors), "out-of-bounds access site")

@@ -197,14 +197,31 @@ def _memory_errors(log, launches: dict, sites: list[Site], buffers: dict) -> lis
     return sorted(out.values(), key=lambda m: (m.launch, m.site.file, m.site.line, m.site.column, m.buffer))
 
 
-def collect(log_path: Path, sites: list[Site], warp_size: int = 32) -> RaceReport:
+def _sites_of(log) -> list[Site]:
+    """The site table a log carries (programs built through hirace-cc: each unit's sites, numbered
+    from the unit's first id)."""
+    by_id = {r.id: Site(r.id, r.file, r.line, r.column, r.kind, r.text, r.function, r.variable, r.space, r.bound)
+             for r in log["site"]}
+    if set(by_id) != set(range(len(by_id))):
+        raise logs.LogError("hirace's log is inconsistent: its site records are not numbered 0 to "
+                            f"{len(by_id) - 1}", hint=logs.DAMAGE_HINT)
+    return [by_id[i] for i in range(len(by_id))]
+
+
+def collect(log_path: Path, sites: list[Site] | None, warp_size: int = 32) -> RaceReport:
+    """The report of one log; `sites`: the build's site table (None: the log's own, hirace-cc builds)."""
     if not log_path.is_file():
         raise UserError("the program ended without writing hirace's log (it crashed, called _exit, "
                         "or never returned from main)")
     log = logs.read(log_path, HIRACE_LOG, "hirace's log")
     if not log["end"]:
         raise logs.LogError("hirace's log is incomplete (it has no end record)", hint=logs.DAMAGE_HINT)
-    res = RaceReport(granularity=log["end"][-1].granularity)
+    if sites is None:
+        sites = _sites_of(log)
+        res_backend = ",".join(sorted({p.backend for p in log["process"]}))
+    else:
+        res_backend = ""
+    res = RaceReport(granularity=log["end"][-1].granularity, backend=res_backend)
     buffer_records = {b.id: b for b in log["buffer"]}
     buffers = {b.id: buffer_name(b.name) for b in log["buffer"]}
     launches = {x.id: x for x in log["launch"]}
@@ -266,3 +283,35 @@ def collect(log_path: Path, sites: list[Site], warp_size: int = 32) -> RaceRepor
     res.races = list(merged.values())
     res.races.sort(key=lambda x: (x.launch, x.site.file, x.site.line, x.site.column))
     return res
+
+
+def merge(reports: list[RaceReport]) -> RaceReport:
+    """One report of several processes' (`hirace run -- COMMAND`): a race or out-of-bounds site that
+    several processes met (a test binary run by several tests) is reported once, its counts summed."""
+    out = RaceReport()
+    races: dict[tuple, Race] = {}
+    mems: dict[tuple, MemError] = {}
+    for rep in reports:
+        out.launches += rep.launches
+        out.dropped += rep.dropped
+        out.granularity = rep.granularity
+        out.prior_sites = rep.prior_sites
+        out.warnings += [w for w in rep.warnings if w not in out.warnings]
+        out.suppressed += rep.suppressed
+        out.backend = ",".join(sorted(set(filter(None, out.backend.split(",") + [rep.backend]))))
+        for r in rep.races:
+            prior = (r.prior_site.file, r.prior_site.line, r.prior_site.column) if r.prior_site else None
+            key = (r.kind, r.memory, r.kernel, r.site.file, r.site.line, r.site.column, prior)
+            if key in races:
+                races[key].count += r.count
+            else:
+                races[key] = r
+        for m in rep.memory_errors:
+            key = (m.kernel, m.site.file, m.site.line, m.site.column, m.buffer)
+            if key in mems:
+                mems[key].count += m.count
+            else:
+                mems[key] = m
+    out.races = list(races.values())
+    out.memory_errors = list(mems.values())
+    return out

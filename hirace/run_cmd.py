@@ -22,13 +22,13 @@ def _renderer(fmt: str):
     return {"text": report_text.render, "json": report_json.render, "sarif": report_sarif.render}[fmt]
 
 
-def _common(p: argparse.ArgumentParser) -> None:
+def _common(p: argparse.ArgumentParser, sources: str = "+") -> None:
     p.add_argument("--config", metavar="hirace.toml",
                    help="what to check (default: hirace.toml, or [tool.hirace] in pyproject.toml, in this "
                         "directory or the nearest one above)")
     p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
     p.add_argument("-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]")
-    p.add_argument("sources", nargs="+", type=Path, metavar="prog.cu")
+    p.add_argument("sources", nargs=sources, type=Path, metavar="prog.cu")
 
 
 def setup_run(p: argparse.ArgumentParser) -> None:
@@ -45,29 +45,22 @@ def setup_run(p: argparse.ArgumentParser) -> None:
                    help="check only the bounds of accesses that cannot race: shared reads in write-free "
                         "__syncthreads intervals, each thread's own shared word, reads through read-only "
                         "kernel parameters (the default; --no-quiet-reads checks every access whole)")
-    _common(p)
+    p.add_argument("--allow-unchecked", action="store_true",
+                   help="with -- COMMAND: a command under which no instrumented kernel ran exits 0, not 2")
+    _common(p, sources="*")
+    p.epilog = ("hirace run [options] -- COMMAND ARGS...: run any command (a program built through hirace-cc, "
+                "ctest, make run, a script) and report what every instrumented process it starts found")
 
 
-def do_run(a: argparse.Namespace, prog_args: list[str]) -> int:
-    from . import runner
-    check_sources(a.sources)
-    config = a.config or config_mod.discover(Path.cwd())
-    check_outputs([Output("--output", a.output)], inputs=[*a.sources, config])
-    cfg = config_mod.load(config)
-    try:
-        res = runner.run(a.sources, a.backend, cfg, prog_args, a.include, a.define, a.timeout,
-                         prior_sites=a.prior_sites, quiet_reads=a.quiet_reads)
-    except UserError as exc:
-        if a.format == "sarif" and a.output:   # a CI service still gets a SARIF file: the failure
-            from . import report_sarif
-            atomic_write_text(a.output, report_sarif.render_failure(str(exc), EXIT_ERROR))
-        raise
+def _verdict(res, error_exitcode: int) -> int:
     if res.races or res.memory_errors:
-        status = a.error_exitcode
-    elif res.program_exit != 0:
-        status = EXIT_ERROR   # a failing program is never a pass, even with no race
-    else:
-        status = EXIT_OK
+        return error_exitcode
+    if res.program_exit != 0:
+        return EXIT_ERROR   # a failing program is never a pass, even with no race
+    return EXIT_OK
+
+
+def _report(a: argparse.Namespace, res, status: int) -> None:
     if a.format == "sarif":
         from . import report_sarif
         text = report_sarif.render(res, status)
@@ -80,6 +73,62 @@ def do_run(a: argparse.Namespace, prog_args: list[str]) -> int:
               f"written to {a.output}", file=sys.stderr)
     else:
         sys.stderr.write(text)
+
+
+def do_command(a: argparse.Namespace, command: list[str]) -> int:
+    """hirace run -- COMMAND: the command as it is, its instrumented processes' reports merged."""
+    from . import runner
+    config = a.config or config_mod.discover(Path.cwd())
+    check_outputs([Output("--output", a.output)], inputs=[config] if config else [])
+    if a.include or a.define:
+        raise UserError("-I and -D apply to sources hirace builds; a command's programs are built by their own "
+                        "build (through hirace-cc)", hint="drop them, or give the sources: hirace run prog.cu -- ARGS")
+    cfg = config_mod.load(config)
+    if a.prior_sites is not None:
+        cfg.prior_sites = a.prior_sites
+    run = runner.run_command(command, cfg, a.timeout)
+    res = run.report
+    if run.lost:
+        res.warnings.append(f"{run.lost} process(es) began hirace's log and never finished it (killed or crashed "
+                            f"while exiting): what they found is not in this report")
+    status = _verdict(res, a.error_exitcode)
+    unchecked = res.launches == 0
+    if unchecked:
+        what = ("no process it started was built through hirace-cc" if run.processes == 0 else
+                f"{run.processes} instrumented process(es) ran and launched no kernel")
+        res.warnings.append(f"nothing was checked: {what}")
+    _report(a, res, status)
+    if status == EXIT_ERROR:
+        print(f"hirace: error: the command exited with status {res.program_exit} (no race was found in what "
+              f"ran, but the command failed)", file=sys.stderr)
+    elif unchecked and not a.allow_unchecked:
+        print("hirace: error: no instrumented kernel ran under the command, so nothing was checked: build the "
+              "program through hirace-cc (CMake: -DCMAKE_CUDA_COMPILER_LAUNCHER=hirace-cc; Make: "
+              "NVCC=\"hirace-cc nvcc\"), or pass --allow-unchecked", file=sys.stderr)
+        return EXIT_ERROR
+    return status
+
+
+def do_run(a: argparse.Namespace, prog_args: list[str]) -> int:
+    from . import runner
+    if not a.sources:
+        if not prog_args:
+            raise UserError("nothing to run", hint="hirace run prog.cu [-- ARGS], or hirace run -- COMMAND ARGS")
+        return do_command(a, prog_args)
+    check_sources(a.sources)
+    config = a.config or config_mod.discover(Path.cwd())
+    check_outputs([Output("--output", a.output)], inputs=[*a.sources, config])
+    cfg = config_mod.load(config)
+    try:
+        res = runner.run(a.sources, a.backend, cfg, prog_args, a.include, a.define, a.timeout,
+                         prior_sites=a.prior_sites, quiet_reads=a.quiet_reads)
+    except UserError as exc:
+        if a.format == "sarif" and a.output:   # a CI service still gets a SARIF file: the failure
+            from . import report_sarif
+            atomic_write_text(a.output, report_sarif.render_failure(str(exc), EXIT_ERROR))
+        raise
+    status = _verdict(res, a.error_exitcode)
+    _report(a, res, status)
     if status == EXIT_ERROR:
         print(f"hirace: error: the program exited with status {res.program_exit} (no race was found in "
               f"what ran, but the run failed)", file=sys.stderr)

@@ -14,7 +14,7 @@ from . import suppress
 from .config import Config, check_names
 from .planner import HiracePlanner
 from .sites import Site
-from .results import RaceReport, collect
+from .results import RaceReport, collect, merge
 from instrument.reaper import temp_dir
 from instrument.protocol import Env, Exit
 
@@ -114,3 +114,51 @@ def run(sources, backend_name: str, config: Config, args=(), include_dirs=(), de
             raise UserError(f"the program ended{status} without writing hirace's log (it called exit "
                             f"from a signal handler, _exit or abort, or never returned from main)")
         return out
+
+
+@dataclass
+class CommandRun:
+    """What `hirace run -- COMMAND` saw: the merged report of every instrumented process the
+    command started, how many wrote a log, and the command's own exit status."""
+    report: RaceReport
+    processes: int
+    lost: int          # logs begun and never finished (a process crashed or was killed at exit)
+    exit_status: int
+
+
+def _options_env(config: Config) -> dict:
+    return {Env.HIRACE_KERNELS: ",".join(config.kernels), Env.HIRACE_MAX_REPORTS: str(config.max_reports),
+            Env.HIRACE_PRIOR_SITES: "1" if config.prior_sites else "0",
+            Env.HIRACE_BLOCKS: f"{config.blocks[0]}:{config.blocks[1]}" if config.blocks else "",
+            Env.HIRACE_THREADS: f"{config.threads[0]}:{config.threads[1]}" if config.threads else ""}
+
+
+def run_command(command: list[str], config: Config, timeout: float = 300.0) -> CommandRun:
+    """Run any command (a program built by hirace-cc, ctest, make run, a script) with its output as
+    it is; every instrumented process it starts writes a log of its own into a private directory,
+    and their reports are merged."""
+    from instrument.backends.process import run_process
+    with temp_dir(prefix="hirace-logs-") as tmp:
+        # (HIRACE_LOG empty: a value the user's environment holds would send every process to one file)
+        env = {**_options_env(config), Env.HIRACE_LOG_DIR: tmp, Env.HIRACE_LOG: ""}
+        sys.stdout.flush()
+        try:
+            proc = run_process(command, timeout=timeout, env=env, passthrough=True)
+        except FileNotFoundError:
+            raise UserError(f"{command[0]}: no such command", hint="give the command after --: hirace run -- ./app") from None
+        except PermissionError:
+            raise UserError(f"{command[0]}: not executable") from None
+        if proc.timed_out:
+            raise UserError(f"the command timed out after {timeout:g}s under hirace",
+                            hint="raise --timeout, or check the command for a hang")
+        logs = sorted(Path(tmp).glob("hirace-*.jsonl"))
+        lost = len(list(Path(tmp).glob("hirace-*.jsonl.part")))
+        reports = []
+        for log in logs:
+            rep = collect(log, None)
+            suppress.apply(rep, config.suppress)
+            reports.append(rep)
+        report = merge(reports)
+        report.program_exit = proc.returncode
+        report.prior_sites = config.prior_sites
+        return CommandRun(report, len(logs), lost, proc.returncode)

@@ -172,7 +172,9 @@ def _file_location(loc: cindex.SourceLocation):
     return cindex.File(f).name, off.value, line.value, col.value
 
 
-def parse_args(include_dirs=(), defines=(), std: str = "c++17") -> list[str]:
+def parse_args(include_dirs=(), defines=(), std: str = "c++17", extra=()) -> list[str]:
+    """libclang's arguments; `extra`: more of them (a compile line's -isystem, -U, -include and -std,
+    instrument/compile_line.py), after ours so that a -std there wins."""
     inc = include_dir() / "cudaparse"
     args = [
         "-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib",
@@ -187,7 +189,7 @@ def parse_args(include_dirs=(), defines=(), std: str = "c++17") -> list[str]:
         args += ["-I", str(d)]
     for d in defines:
         args += [f"-D{d}"]
-    return args
+    return args + list(extra)
 
 
 @functools.lru_cache(maxsize=1)
@@ -195,7 +197,7 @@ def _index() -> cindex.Index:
     return cindex.Index.create()
 
 
-def parse_file(path: str | Path, include_dirs=(), defines=()) -> ParsedUnit:
+def parse_file(path: str | Path, include_dirs=(), defines=(), extra=()) -> ParsedUnit:
     """Parse one .cu file; raise ParseError naming file:line:col on any error."""
     p = Path(path)
     if not p.is_file():
@@ -204,7 +206,7 @@ def parse_file(path: str | Path, include_dirs=(), defines=()) -> ParsedUnit:
     opts = (cindex.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
             | cindex.TranslationUnit.PARSE_INCOMPLETE)
     try:
-        tu = _index().parse(main, args=parse_args(include_dirs, defines), options=opts,
+        tu = _index().parse(main, args=parse_args(include_dirs, defines, extra=extra), options=opts,
                             unsaved_files=_spaced_launches(main))
     except cindex.TranslationUnitLoadError as exc:
         raise ParseError(f"{path}: libclang could not load the file ({exc})") from None

@@ -40,6 +40,7 @@ class Instrumented:
     include_dirs: list[Path]
     programs: list[Program]
     warnings: list[str]
+    root: Path | None = None   # the directory out_dir mirrors
 
 
 @dataclass
@@ -51,9 +52,10 @@ class BuiltProgram:
 
 
 def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planner] = (),
-                       include_dirs=(), defines=(), lower_cpu: bool = False) -> Instrumented:
+                       include_dirs=(), defines=(), lower_cpu: bool = False, parse_extra=()) -> Instrumented:
     """Parse every source, apply the planners (and the cpu lowering), and write every
-    user file the sources include to out_dir, mirroring their layout."""
+    user file the sources include to out_dir, mirroring their layout (`parse_extra`: more
+    arguments for the parser, parse.parse_args)."""
     sources = [Path(s).resolve() for s in sources]
     incs = [Path(d).resolve() for d in include_dirs]
     roots = sorted({s.parent for s in sources} | set(incs))
@@ -75,7 +77,7 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
                 warnings.append(f"{src}: allocations in a C source are not tracked; races on those "
                                 f"buffers are not checked")
             continue
-        unit, prog = _parse_and_query(src, incs, defines)
+        unit, prog = _parse_and_query(src, incs, defines, parse_extra)
         plan = EditPlan(unit)
         for planner in planners:
             planner(prog, plan)   # a tool's own refusal (with its reason) comes first
@@ -112,7 +114,7 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
     # directories, so that relative includes of unmirrored files still resolve
     mapped_incs = [Path(out_dir) / d.relative_to(root) for d in incs] + incs + \
         [s.parent for s in sources]
-    return Instrumented(new_sources, mapped_incs, programs, warnings)
+    return Instrumented(new_sources, mapped_incs, programs, warnings, root)
 
 
 def refuse_unsupported(prog: Program, lower_cpu: bool) -> None:
@@ -154,17 +156,18 @@ def shared_parses(limit: int = 16):
                 _shared["cache"].clear()
 
 
-def _parse_and_query(src: Path, incs, defines) -> tuple[ParsedUnit, Program]:
+def _parse_and_query(src: Path, incs, defines, extra=()) -> tuple[ParsedUnit, Program]:
     if not _shared["depth"]:
-        unit = parse_file(src, include_dirs=incs, defines=defines)
+        unit = parse_file(src, include_dirs=incs, defines=defines, extra=extra)
         return unit, query(unit)
-    key = (str(src), hashlib.sha256(Path(src).read_bytes()).hexdigest(), tuple(map(str, incs)), tuple(defines))
+    key = (str(src), hashlib.sha256(Path(src).read_bytes()).hexdigest(), tuple(map(str, incs)), tuple(defines),
+           tuple(extra))
     with _shared_lock:
         hit = _shared["cache"].get(key)
         if hit is not None:
             _shared["cache"].move_to_end(key)
             return hit
-    unit = parse_file(src, include_dirs=incs, defines=defines)
+    unit = parse_file(src, include_dirs=incs, defines=defines, extra=extra)
     found = (unit, query(unit))
     with _shared_lock:
         _shared["cache"][key] = found

@@ -15,6 +15,8 @@ from enum import IntEnum, StrEnum
 class Env(StrEnum):
     """The environment variables the runtimes read (a StrEnum: usable as an env dict key)."""
     HIRACE_LOG = "HIRACE_LOG"
+    HIRACE_LOG_DIR = "HIRACE_LOG_DIR"
+    HIRACE_EXITCODE = "HIRACE_EXITCODE"
     HIRACE_KERNELS = "HIRACE_KERNELS"
     HIRACE_MAX_REPORTS = "HIRACE_MAX_REPORTS"
     HIRACE_PRIOR_SITES = "HIRACE_PRIOR_SITES"
@@ -44,6 +46,12 @@ class OptionDoc:
 
 OPTIONS: dict[Env, OptionDoc] = {
     Env.HIRACE_LOG: OptionDoc("hirace/host.h", "path", "where the race log is written at exit"),
+    Env.HIRACE_LOG_DIR: OptionDoc("hirace/host.h", "directory", "where each process writes a log of its own at exit "
+                                  "(hirace-PID-N.jsonl, never over another file), when HIRACE_LOG is unset; "
+                                  "`hirace run -- COMMAND` sets it"),
+    Env.HIRACE_EXITCODE: OptionDoc("hirace/units.h", "status", "the exit status of a program built by hirace-cc that "
+                                   "found races or out-of-bounds accesses and reported them itself (default 66; "
+                                   "0: keep the program's own)"),
     Env.HIRACE_KERNELS: OptionDoc("hirace/host.h", "name,name", "check only launches of these kernels"),
     Env.HIRACE_MAX_REPORTS: OptionDoc("hirace/host.h", "count", "race records kept per launch"),
     Env.HIRACE_PRIOR_SITES: OptionDoc("hirace/host.h", "0|1", "record each word's last accesses, so races name both "
@@ -78,11 +86,13 @@ class Exit(IntEnum):
     BARRIER_DIVERGENCE = 86   # cpu backend: threads wait at different barriers
     DEADLOCK = 87             # cpu backend: no thread can run
     EMULATION_FAULT = 88      # cpu backend: a construct it cannot run, or an internal error
+    FINDINGS = 66             # hirace-cc builds: the program reported races or memory errors itself
     RUNTIME_FAILURE = 99      # a tool runtime could not set itself up or write its log
 
 
 EXIT_MEANING = {Exit.BARRIER_DIVERGENCE: "barrier divergence", Exit.DEADLOCK: "deadlock",
-                Exit.EMULATION_FAULT: "emulation fault", Exit.RUNTIME_FAILURE: "tool runtime failure"}
+                Exit.EMULATION_FAULT: "emulation fault", Exit.FINDINGS: "hirace findings reported by the program",
+                Exit.RUNTIME_FAILURE: "tool runtime failure"}
 
 
 class LoopCase(IntEnum):
@@ -151,6 +161,12 @@ HIRACE_LOG = (
             "buffer -1: outside every buffer, or a declared array (the site names it)", "launch:uint",
             "site:uint", "tid:uint", "bid:uint", "access:uint", "space:uint", "buffer:int", "offset:i64",
             "limit:u64", "size:uint", "count:uint"),
+    _record("site", "an instrumented access of a unit built by hirace-cc (instrument/compile_line.py), by the id "
+            "its check passes (the unit's first id, given when it registers, plus its own)", "id:uint", "file:str",
+            "line:uint", "column:uint", "kind:str", "text:str", "function:str", "variable:str", "space:str",
+            "bound:str"),
+    _record("process", "the process that wrote the log (logs of hirace-cc builds), and the backend it ran on",
+            "pid:uint", "command:str", "backend:str"),
     _record("end", "the last record: the log is complete; sites_evicted 1: device memory ran short and the "
             "buffers' prior-site slots were given up", "granularity:uint", "user_bytes:size", "tool_bytes:size",
             "sites_evicted:uint"),

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -77,3 +78,29 @@ def gpu_arch() -> str | None:
     first = out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else ""
     major, _, minor = first.strip().partition(".")
     return f"sm_{major}{minor}" if major.isdigit() and minor.isdigit() else None
+
+
+@functools.lru_cache(maxsize=None)
+def nvcc_include_dirs() -> tuple[list[str], list[str]]:
+    """Where nvcc looks for headers by itself: (its -I directories, its -isystem ones: CUDA 13 keeps
+    CUB, Thrust and libcu++ under include/cccl there), as its dry run says; ([], []) without nvcc."""
+    nvcc = nvcc_path()
+    if nvcc is None:
+        return [], []
+    try:
+        out = subprocess.run([str(nvcc), "--dryrun", "-x", "cu", "-c", os.devnull, "-o", os.devnull],
+                             capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return [], []
+    found: dict[str, list[str]] = {"INCLUDES": [], "SYSTEM_INCLUDES": []}
+    for line in (out.stdout + out.stderr).splitlines():
+        for key in found:
+            prefix = f"#$ {key}="
+            if line.startswith(prefix):
+                words = shlex.split(line[len(prefix):])
+                for n, w in enumerate(words):
+                    if w.startswith("-I") and len(w) > 2:
+                        found[key].append(os.path.normpath(w[2:]))
+                    elif w == "-isystem" and n + 1 < len(words):
+                        found[key].append(os.path.normpath(words[n + 1]))
+    return found["INCLUDES"], found["SYSTEM_INCLUDES"]

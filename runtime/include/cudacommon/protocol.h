@@ -11,6 +11,8 @@ namespace cctk {
 // environment variables the runtimes read
 namespace env {
 constexpr const char kHiraceLog[] = "HIRACE_LOG";   // path: where the race log is written at exit (hirace/host.h)
+constexpr const char kHiraceLogDir[] = "HIRACE_LOG_DIR";   // directory: where each process writes a log of its own at exit (hirace-PID-N.jsonl, never over another file), when HIRACE_LOG is unset; `hirace run -- COMMAND` sets it (hirace/host.h)
+constexpr const char kHiraceExitcode[] = "HIRACE_EXITCODE";   // status: the exit status of a program built by hirace-cc that found races or out-of-bounds accesses and reported them itself (default 66; 0: keep the program's own) (hirace/units.h)
 constexpr const char kHiraceKernels[] = "HIRACE_KERNELS";   // name,name: check only launches of these kernels (hirace/host.h)
 constexpr const char kHiraceMaxReports[] = "HIRACE_MAX_REPORTS";   // count: race records kept per launch (hirace/host.h)
 constexpr const char kHiracePriorSites[] = "HIRACE_PRIOR_SITES";   // 0|1: record each word's last accesses, so races name both (default 1; 0 saves 16 bytes per shadow word) (hirace/host.h)
@@ -37,6 +39,7 @@ enum : int {
   kExitBarrierDivergence = 86,   // barrier divergence
   kExitDeadlock = 87,   // deadlock
   kExitEmulationFault = 88,   // emulation fault
+  kExitFindings = 66,   // hirace findings reported by the program
   kExitRuntimeFailure = 99,   // tool runtime failure
 };
 }  // namespace exit_code
@@ -113,6 +116,32 @@ inline void write_race(std::FILE *f, unsigned launch, unsigned site, int prior_s
 // an out-of-bounds access site of a launch (the first access, and how many); buffer -1: outside every buffer, or a declared array (the site names it)
 inline void write_memory_error(std::FILE *f, unsigned launch, unsigned site, unsigned tid, unsigned bid, unsigned access, unsigned space, int buffer, long long offset, unsigned long long limit, unsigned size, unsigned count) {
   std::fprintf(f, "{\"record\": \"memory_error\", \"launch\": %u, \"site\": %u, \"tid\": %u, \"bid\": %u, \"access\": %u, \"space\": %u, \"buffer\": %d, \"offset\": %lld, \"limit\": %llu, \"size\": %u, \"count\": %u}\n", launch, site, tid, bid, access, space, buffer, offset, limit, size, count);
+}
+// an instrumented access of a unit built by hirace-cc (instrument/compile_line.py), by the id its check passes (the unit's first id, given when it registers, plus its own)
+inline void write_site(std::FILE *f, unsigned id, const char * file, unsigned line, unsigned column, const char * kind, const char * text, const char * function, const char * variable, const char * space, const char * bound) {
+  std::fprintf(f, "{\"record\": \"site\", \"id\": %u, \"file\": ", id);
+  log_detail::write_string(f, file);
+  std::fprintf(f, ", \"line\": %u, \"column\": %u, \"kind\": ", line, column);
+  log_detail::write_string(f, kind);
+  std::fprintf(f, ", \"text\": ");
+  log_detail::write_string(f, text);
+  std::fprintf(f, ", \"function\": ");
+  log_detail::write_string(f, function);
+  std::fprintf(f, ", \"variable\": ");
+  log_detail::write_string(f, variable);
+  std::fprintf(f, ", \"space\": ");
+  log_detail::write_string(f, space);
+  std::fprintf(f, ", \"bound\": ");
+  log_detail::write_string(f, bound);
+  std::fprintf(f, "}\n");
+}
+// the process that wrote the log (logs of hirace-cc builds), and the backend it ran on
+inline void write_process(std::FILE *f, unsigned pid, const char * command, const char * backend) {
+  std::fprintf(f, "{\"record\": \"process\", \"pid\": %u, \"command\": ", pid);
+  log_detail::write_string(f, command);
+  std::fprintf(f, ", \"backend\": ");
+  log_detail::write_string(f, backend);
+  std::fprintf(f, "}\n");
 }
 // the last record: the log is complete; sites_evicted 1: device memory ran short and the buffers' prior-site slots were given up
 inline void write_end(std::FILE *f, unsigned granularity, std::size_t user_bytes, std::size_t tool_bytes, unsigned sites_evicted) {

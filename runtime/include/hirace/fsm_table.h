@@ -134,7 +134,7 @@ class ShadowWord {
 
   unsigned long long bits = 0;
 
-  CCTK_HD constexpr ShadowWord() = default;
+  constexpr ShadowWord() = default;   // (a defaulted constructor is host and device as it is)
   CCTK_HD constexpr explicit ShadowWord(unsigned long long b) : bits(b) {}
   CCTK_HD constexpr unsigned state() const { return unsigned((bits >> kStateShift) & ((1ull << kStateBits) - 1)); }
   CCTK_HD constexpr unsigned tid() const { return unsigned((bits >> kTidShift) & ((1ull << kTidBits) - 1)); }

@@ -18,6 +18,7 @@
 
 #include "alloc_hooks.h"   // the allocation kinds (its macros come below)
 #include "runtime.h"
+#include "units.h"
 
 #ifndef HIRACE_GRANULARITY_SHIFT
 #define HIRACE_GRANULARITY_SHIFT 2
@@ -26,6 +27,10 @@
 // not bracket (hirace/planner.py _note_unbracketed), so no "off" state follows each launch
 #ifndef HIRACE_BRACKETED_ONLY
 #define HIRACE_BRACKETED_ONLY 0
+#endif
+// 1: a unit built by itself through hirace-cc, with its own site table (units.h)
+#ifndef HIRACE_UNITS
+#define HIRACE_UNITS 0
 #endif
 
 namespace hirace {
@@ -76,6 +81,7 @@ struct State {
   bool init = false, prior_sites = true, enabled = true, bounds = true;   // prior sites: hirace.config's default
   bool quiet_versions = true;   // kernels' quiet versions launched where they may be (HIRACE_QUIET_VERSIONS)
   std::string log_path, kernels;
+  std::string log_dir;   // HIRACE_LOG_DIR: a log of this process's own there (units.h log_in_dir)
   unsigned log_cap = 1024;
   unsigned bid_lo = 0, bid_hi = ~0u, tid_lo = 0, tid_hi = ~0u;
   std::vector<Buffer> buffers;
@@ -144,6 +150,7 @@ inline void init() {
   s.init = true;
   using ::cctk::host::option;
   if (const char *p = option(::cctk::env::kHiraceLog)) s.log_path = p;
+  else if (const char *p = option(::cctk::env::kHiraceLogDir)) s.log_dir = p;
   if (const char *p = option(::cctk::env::kHiraceKernels)) s.kernels = std::string(",") + p + ",";
   if (const char *p = option(::cctk::env::kHiraceMaxReports)) s.log_cap = unsigned(std::max(1, std::atoi(p)));
   if (const char *p = option(::cctk::env::kHiracePriorSites)) s.prior_sites = *p == '1';
@@ -702,6 +709,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   launch_mutex().lock();
   init();
   State &s = state();
+  set_unit_bases();
   int device = 0;
   cudaGetDevice(&device);
   if (!in_order || s.pending.size() >= kPendingLaunches || (s.h_noted && *(volatile unsigned *)s.h_noted) ||
@@ -925,7 +933,13 @@ inline void after_launch() {
 
 inline void write_log() {
   State &s = state();
-  ::cctk::host::LogFile log(s.log_path);
+  if (s.log_path.empty() && s.log_dir.empty() && !units().list.empty()) {
+    // a program built through hirace-cc that no tool runs: it reports by itself
+    report_by_itself(s.races, s.mem_errors, s.launches, s.buffers);
+    return;
+  }
+  // (the name in HIRACE_LOG_DIR is chosen now: a forked child writes a log of its own)
+  ::cctk::host::LogFile log(s.log_path.empty() && !s.log_dir.empty() ? log_in_dir(s.log_dir.c_str()) : s.log_path);
   if (!log) return;
   std::FILE *f = log.get();
   namespace rec = ::cctk::hirace_log;   // record writers generated from instrument/protocol.py
@@ -947,6 +961,7 @@ inline void write_log() {
     rec::write_memory_error(f, x.launch, r.site, r.tid, r.bid, r.access, r.space,
                             r.buffer == kNoBuffer ? -1 : int(r.buffer), r.offset, r.limit, r.size, r.count);
   }
+  if (!units().list.empty()) write_unit_records(f);
   rec::write_end(f, 1u << kShift, s.user_bytes_peak, s.tool_bytes_peak, s.sites_evicted);
 }
 
@@ -962,6 +977,36 @@ inline void hirace_set_this_tu(const LaunchState &s, bool without_waiting) {
     host::check_cuda(cudaMemcpyToSymbol(g_launch, &s, sizeof s), "launch state copy");
 }
 static host::TuRegistrar hirace_tu_registrar(&hirace_set_this_tu);
+#if HIRACE_UNITS
+// a unit built by hirace-cc: its first site id, here and in its device code (units.h)
+unsigned hirace_unit_base_h = 0;
+#if defined(CUDAEMU)
+inline void hirace_set_unit_base() {}
+#else
+__constant__ unsigned hirace_unit_base_d;
+inline void hirace_set_unit_base() {
+  host::check_cuda(cudaMemcpyToSymbol(hirace_unit_base_d, &hirace_unit_base_h, sizeof hirace_unit_base_h),
+                   "unit site base copy");
+}
+#endif
+// a check's site id: the unit's first id plus the site's own (hirace/planner.py, unit_mode)
+CCTK_HD inline unsigned unit_site(unsigned n) {
+#if defined(__CUDA_ARCH__)
+  return n + hirace_unit_base_d;
+#else
+  return n + hirace_unit_base_h;
+#endif
+}
+// the unit's site table, registered at the end of its main file
+inline unsigned register_this_unit(const host::SiteInfo *sites, unsigned count) {
+#if defined(CUDAEMU)
+  hirace_unit_base_h = host::register_unit(sites, count, nullptr);
+#else
+  hirace_unit_base_h = host::register_unit(sites, count, &hirace_set_unit_base);
+#endif
+  return hirace_unit_base_h;
+}
+#endif
 // the log is written at exit also when the program launches no kernel (then it lists none)
 static const bool hirace_started = (host::init(), true);
 }  // namespace

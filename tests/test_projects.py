@@ -1,0 +1,178 @@
+"""Projects checked as they are built: a CMake project and a Makefile project of our own
+(tests/projects/), built through the compiler launcher hirace-cc on the cpu backend, run by their own
+test commands under `hirace run -- COMMAND`, and run by hand (a program reports by itself)."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import TESTS
+from instrument import pipeline
+from instrument.backends.cpu import CpuBackend
+from instrument.toolchain import nvcc_include_dirs
+
+PROJECTS = TESTS / "projects"
+BIN = Path(sys.executable).parent
+HIRACE_CC = BIN / "hirace-cc"
+HIRACE = BIN / "hirace"
+
+needs_tools = pytest.mark.skipif(
+    not (shutil.which("cmake") and shutil.which("ninja") and shutil.which("make") and shutil.which("nvcc")),
+    reason="cmake, ninja, make and nvcc (CMake's CUDA language asks nvcc who it is) are on every machine "
+           "the project builds on; this one lacks one of them")
+
+
+def _env(**more) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HIRACE_")}
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    env.update(more)
+    return env
+
+
+CPU = _env(HIRACE_BACKEND="cpu")
+
+
+def _run(cmd, cwd, env=CPU, timeout=300) -> subprocess.CompletedProcess:
+    return subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def cmake_build(tmp_path_factory) -> Path:
+    """tests/projects/cmake_app configured with the launchers and built on the cpu backend."""
+    build = tmp_path_factory.mktemp("cmake_app") / "build"
+    src = PROJECTS / "cmake_app"
+    conf = _run(["cmake", "-S", src, "-B", build, "-G", "Ninja", f"-DCMAKE_CUDA_COMPILER_LAUNCHER={HIRACE_CC}",
+                 f"-DCMAKE_CXX_COMPILER_LAUNCHER={HIRACE_CC}", f"-DCMAKE_CXX_LINKER_LAUNCHER={HIRACE_CC}"], src)
+    assert conf.returncode == 0, conf.stdout + conf.stderr
+    made = _run(["ninja", "-C", build], build)
+    assert made.returncode == 0, made.stdout + made.stderr
+    return build
+
+
+@pytest.fixture(scope="module")
+def make_build(tmp_path_factory) -> Path:
+    """tests/projects/make_app copied and built with make NVCC="hirace-cc nvcc" on the cpu backend."""
+    work = tmp_path_factory.mktemp("make_app") / "make_app"
+    shutil.copytree(PROJECTS / "make_app", work)
+    made = _run(["make", "NVCC=hirace-cc nvcc"], work)
+    assert made.returncode == 0, made.stdout + made.stderr
+    return work
+
+
+@needs_tools
+def test_ctest_under_hirace_reports_the_race_with_the_tests_own_output(cmake_build):
+    res = _run([HIRACE, "run", "--format", "json", "--", "ctest", "--output-on-failure"], cmake_build)
+    assert res.returncode == 1, res.stderr
+    assert "100% tests passed, 0 tests failed out of 2" in res.stdout   # the tests' verdicts are the plain ones
+    report = json.loads(res.stderr[res.stderr.index("{"):])
+    races = report["races"]
+    assert {(Path(r["site"]["file"]).name, r["site"]["line"], r["kernel"]) for r in races} == {
+        ("histogram.cu", 9, "histogram")}
+    assert races[0]["site"]["file"] == str(PROJECTS / "cmake_app" / "lib" / "histogram.cu")
+    assert report["summary"]["launches"] == 2   # scale's launch and histogram's, from two processes
+
+
+@needs_tools
+def test_a_race_free_run_of_the_project_passes_with_its_plain_output(cmake_build):
+    res = _run([HIRACE, "run", "--", "./app", "scale", "300"], cmake_build)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == "scale: sum 134550\n"   # 3 * (0 + ... + 299)
+    assert "no data races found (1 launch checked on the cpu backend)" in res.stderr
+
+
+@needs_tools
+def test_a_built_program_reports_by_itself(cmake_build):
+    racy = _run(["./app", "histogram", "300"], cmake_build)
+    assert racy.returncode == 66, racy.stderr   # HIRACE_EXITCODE's default
+    assert racy.stdout == "38 38 38 38 37 37 37 37 \n"
+    assert "hirace: data race in kernel `histogram`" in racy.stderr
+    assert f"{PROJECTS / 'cmake_app' / 'lib' / 'histogram.cu'}:9:14" in racy.stderr
+    kept = _run(["./app", "histogram", "300"], cmake_build, env=dict(CPU, HIRACE_EXITCODE="0"))
+    assert kept.returncode == 0 and "hirace: data race" in kept.stderr
+    clean = _run(["./app", "scale", "300"], cmake_build)
+    assert (clean.returncode, clean.stdout, clean.stderr) == (0, "scale: sum 134550\n", "")
+
+
+@needs_tools
+def test_logs_in_a_directory_one_per_process(cmake_build, tmp_path):
+    env = dict(CPU, HIRACE_LOG_DIR=str(tmp_path))
+    for _ in range(2):
+        assert _run(["./app", "histogram", "100"], cmake_build, env=env).returncode == 0   # (a log asked for: no self report)
+    logs = sorted(tmp_path.glob("hirace-*.jsonl"))
+    assert len(logs) == 2
+    from hirace.results import collect
+    reps = [collect(p, None) for p in logs]
+    assert all(len(r.races) == 1 and r.races[0].kernel == "histogram" for r in reps)
+
+
+@needs_tools
+def test_the_build_tracks_headers_by_their_own_names(cmake_build):
+    """The dependency files name the user's files (not the launcher's scratch copies): touching a
+    header rebuilds the units that include it, and nothing else is out of date."""
+    deps = _run(["ninja", "-t", "deps"], cmake_build).stdout
+    assert "vecops.h" in deps and "hirace-cc-" not in deps
+    assert "no work to do" in _run(["ninja", "-n"], cmake_build).stdout
+
+
+@needs_tools
+def test_make_run_under_hirace(make_build):
+    res = _run([HIRACE, "run", "--format", "json", "--", "make", "run"], make_build)
+    assert res.returncode == 1, res.stderr
+    report = json.loads(res.stderr[res.stderr.index("{"):])
+    lines = {(Path(r["site"]["file"]).name, r["site"]["line"]) for r in report["races"]}
+    assert lines == {("transpose.cu", 10), ("transpose.cu", 12)}   # stencil and boundary are race-free
+    assert report["summary"]["launches"] == 3
+    # the output is the plain build's (the same sources built unchanged on the cpu backend)
+    stencil = _plain(make_build, ["main.cpp", "stencil.cu", "boundary.cu"], ["1000"])
+    transpose = _plain(make_build, ["transpose.cu"], ["64"])
+    assert stencil in res.stdout and transpose in res.stdout
+
+
+def _plain(work: Path, sources, args) -> str:
+    built = pipeline.build([work / s for s in sources], CpuBackend(), work / ".plain" / sources[0],
+                           include_dirs=[work / "common"], defines=["TILE=32"])
+    out = CpuBackend().run(built.exe, args)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+@needs_tools
+def test_a_command_that_runs_nothing_instrumented_is_not_a_pass(tmp_path):
+    res = _run([HIRACE, "run", "--", "true"], tmp_path)
+    assert res.returncode == 2
+    assert "no instrumented kernel ran" in res.stderr and "hirace-cc" in res.stderr
+    assert _run([HIRACE, "run", "--allow-unchecked", "--", "true"], tmp_path).returncode == 0
+    failing = _run([HIRACE, "run", "--allow-unchecked", "--", "sh", "-c", "exit 3"], tmp_path)
+    assert failing.returncode == 2 and "the command exited with status 3" in failing.stderr
+    missing = _run([HIRACE, "run", "--", "./no-such-program"], tmp_path)
+    assert missing.returncode == 2 and "no such command" in missing.stderr and "Traceback" not in missing.stderr
+
+
+@needs_tools
+def test_a_unit_the_launcher_cannot_check_stops_the_build_by_name(tmp_path):
+    (tmp_path / "dp.cu").write_text(
+        "__global__ void child(int *a) { a[0] = 1; }\n"
+        "__global__ void parent(int *a) { child<<<1, 1>>>(a); }\n")
+    res = _run([HIRACE_CC, "nvcc", "-c", "dp.cu", "-o", "dp.o"], tmp_path)
+    assert res.returncode == 2
+    assert "dp.cu:2" in res.stderr and "dynamic parallelism" in res.stderr and "Traceback" not in res.stderr
+    assert not (tmp_path / "dp.o").exists()
+    (tmp_path / "bad.cu").write_text("__global__ void k(int *a) { a[0] = }\n")
+    bad = _run([HIRACE_CC, "nvcc", "-c", "bad.cu", "-o", "bad.o"], tmp_path)
+    assert bad.returncode != 0 and "bad.cu:1" in bad.stderr and not (tmp_path / "bad.o").exists()
+
+
+@needs_tools
+def test_a_cpu_link_refuses_an_object_built_against_the_toolkit(tmp_path):
+    (tmp_path / "m.cpp").write_text("#include <cuda_runtime.h>\nint main() { void *p; return cudaMalloc(&p, 4); }\n")
+    toolkit = nvcc_include_dirs()[0][0]
+    assert _run(["g++", f"-I{toolkit}", "-c", "m.cpp", "-o", "m.o"], tmp_path).returncode == 0
+    res = _run([HIRACE_CC, "g++", "m.o", "-o", "app"], tmp_path)
+    assert res.returncode == 2
+    assert "m.o calls the CUDA runtime (cudaMalloc)" in res.stderr and "CMAKE_CXX_COMPILER_LAUNCHER" in res.stderr
