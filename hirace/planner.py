@@ -23,7 +23,7 @@ from instrument.intervals import Apart, KernelFacts, private_condition, shared_i
 from instrument.readonly_params import readonly_params
 from instrument.protocol import SITE_ID_BITS
 from instrument.query import GROUP_SYNC, Program
-from instrument.rewrite import EditPlan
+from instrument.rewrite import EditPlan, one_line
 
 from . import quiet_version
 from . import sites as site_table
@@ -152,7 +152,10 @@ class HiracePlanner:
         reach = prog.device_reachable()
         ignore = set(self.config.ignore)
         monitor = set(self.config.monitor)
-        facts = KernelFacts(prog) if self.config.quiet_reads else None   # shared by the two analyses
+        # (an access through an address a load/store intrinsic is given is a form the proofs do not
+        # follow: a unit that has one checks every access whole)
+        facts = KernelFacts(prog) if self.config.quiet_reads and not prog.ranges and not any(
+            a.form == "address" for a in prog.accesses) else None   # shared by the two analyses
         quiet, alone = shared_intervals(prog, facts) if facts else (set(), {})
         params = readonly_params(prog, facts) if facts else {}
         # a kernel whose every shared-memory site is quiet never checks a shared word whole where the
@@ -228,7 +231,9 @@ class HiracePlanner:
             if a.function in needs:
                 needs[a.function].site(fn, site_cond, param_bit[key][0] if fn.endswith(("_own", "_param")) else None,
                                        a.span)
-            if plan.wrap(a.span, f"(*::hirace::{fn}(&(", f"), {self._sid(sid)}{bounds}))", f"hirace check of {a.text}"):
+            head, tail = ("::hirace::" + fn + "(", ")") if a.form == "address" else (f"(*::hirace::{fn}(&(", "))")
+            if plan.wrap(a.span, head, f"{')' if a.form != 'address' else ''}, {self._sid(sid)}{bounds}{tail}",
+                         f"hirace check of {a.text}"):
                 # the largest power of two that divides every access size: a 3-byte or 6-byte
                 # element must not share a shadow word with its neighbour; an access whose size
                 # depends on a template argument may be a byte, so it makes the granularity 1
@@ -255,6 +260,7 @@ class HiracePlanner:
             extra = f", {named}, {bit}u" if fn == "atomic_param" else _bounds(at, src)
             if plan.wrap(at.address, f"::hirace::{fn}(", f", {self._sid(sid)}{extra})", f"hirace check of {at.name}"):
                 self.bounds_only += fn.endswith(("_bounds", "_param"))
+        self._plan_ranges(prog, plan, reach)
         touching = _touching(prog, reach)
         # each kernel starts by clearing its block's clocks and shared shadow where the launch keeps
         # them in shared memory; a launch may ask for that area only when every kernel of its
@@ -285,7 +291,7 @@ class HiracePlanner:
                     versions[k.name] = v
         for ls in prog.launches:
             s = src(ls.span.file)
-            cfg = [s.text(x.start, x.end) for x in ls.config_args]
+            cfg = [one_line(s.text(x.start, x.end)) for x in ls.config_args]
             cfg += ["0"] * (4 - len(cfg))   # shared memory and stream default to 0
             callee = s.text(ls.callee.start, ls.callee.end)
             kptr = "nullptr" if ls.deduced_template else f"(const void *)({callee})"
@@ -322,6 +328,32 @@ class HiracePlanner:
         if self.unit_mode and not host_only:
             self._register_unit(prog, plan)
 
+    def _plan_ranges(self, prog: Program, plan: EditPlan, reach: set[str]) -> None:
+        """memcpy/memmove/memset in device code: the bytes they read and write are checked as accesses
+        of that many bytes, by the size argument (evaluated once): `memcpy(d, s, n)` ->
+        `memcpy(d, s, ::hirace::copy_range(d, s, n, 7u, 8u))`; out of bounds, nothing is copied."""
+        src = prog.unit.source
+        text = lambda sp: src(sp.file).text(sp.start, sp.end).strip()   # noqa: E731
+        for r in prog.ranges:
+            if r.function not in reach:
+                continue
+            addrs = [r.dst] + ([r.src] if r.src else [])
+            if not all(_again(text(a)) for a in addrs):
+                self.skipped.append(f"{r.span.where()}: {r.name} whose addresses cannot be evaluated again")
+                plan.warnings.append(f"{r.span.where()}: the bytes this {r.name} touches are not checked (its "
+                                     f"address arguments are expressions hirace cannot evaluate twice)")
+                continue
+            dsite = self._site(r.dst, "write", text(r.dst), r.function, r.dst_base, "pointer")
+            if r.src is None:
+                call = f"::hirace::set_range({text(r.dst)}, "
+                tail = f", {self._sid(dsite)})"
+            else:
+                ssite = self._site(r.src, "read", text(r.src), r.function, r.src_base, "pointer")
+                call = f"::hirace::copy_range({text(r.dst)}, {text(r.src)}, "
+                tail = f", {self._sid(dsite)}, {self._sid(ssite)})"
+            if plan.wrap(r.size, call, tail, f"hirace check of {r.name}'s bytes"):
+                self.min_size = 1   # (a range may start at any byte)
+
     @staticmethod
     def _version_launch(prog: Program, ls, v, cfg: list[str], lower_cpu: bool):
         """The texts that let launch `ls` run its kernel's quiet version `v` (quiet_version.launch_text),
@@ -333,7 +365,7 @@ class HiracePlanner:
         callee = s.text(ls.callee.start, ls.callee.end).strip()
         if not re.fullmatch(r"(?:[\w:]*::)?" + re.escape(ls.kernel), callee) or not quiet_version.visible_at(prog, v.kernel, ls):
             return None
-        args = [s.text(x.start, x.end).strip() for x in ls.args]
+        args = [one_line(s.text(x.start, x.end)).strip() for x in ls.args]
         for i in v.test_params:
             x, text = ls.args[i], args[i]
             if not _PLAIN_ARG.fullmatch(text) or "++" in text or "--" in text or any(
@@ -350,8 +382,13 @@ class HiracePlanner:
             return plan.wrap(args[2], "::hirace::host::launch_shared_bytes(", ")",
                              f"hirace shared memory of {ls.kernel}")
         if len(args) == 2:
-            return plan.insert(args[1], args[1].end, ", ::hirace::host::launch_shared_bytes(0)",
-                               f"hirace shared memory of {ls.kernel}")
+            # after the block argument, also where it is a macro (`<<<g, TILE>>>`): an insertion after a
+            # whole expansion leaves it whole; one inside an expansion (`<<<CONFIG>>>`) is refused
+            end = args[1].end
+            inside = plan.unit is not None and any(
+                m.span.start < end < m.span.end for m in plan.unit.macro_expansions.get(args[1].file, ()))
+            return not inside and plan.insert(args[1], end, ", ::hirace::host::launch_shared_bytes(0)",
+                                              f"hirace shared memory of {ls.kernel}", allow_macro=True)
         return False
 
     def _enter(self, prog: Program, plan: EditPlan, k, conds: set[str] | None, touching: set[str]) -> bool:
@@ -374,6 +411,15 @@ class HiracePlanner:
 
     def write_sites(self, path: Path) -> None:
         site_table.write(self.sites, path)
+
+
+def _again(expr: str) -> bool:
+    """Can `expr` be evaluated once more without changing the program: no call but sizeof (a cast's
+    parentheses are no call), no assignment, increment or decrement?"""
+    if "++" in expr or "--" in expr or re.search(r"(?<![=!<>])=(?!=)", expr):
+        return False
+    return all(m.group(1) in ("sizeof", "alignof") for m in re.finditer(r"\b(\w+)\s*\(", expr)) and \
+        not re.search(r"[)\]]\s*\(", expr)
 
 
 def _own_condition(array: str, form) -> str:
@@ -438,7 +484,7 @@ def _quiet_args(ls, s, found, unit) -> str:
     if len(kernels) != 1 or len(found[0].kernel.params) != len(ls.args):
         return ""
     kp = found[0]
-    args = [s.text(x.start, x.end).strip() for x in ls.args]
+    args = [one_line(s.text(x.start, x.end)).strip() for x in ls.args]
     for i in kp.bits + kp.written + kp.pointers:
         x = ls.args[i]
         if not _PLAIN_ARG.fullmatch(args[i]) or "++" in args[i] or "--" in args[i] or any(

@@ -9,7 +9,9 @@ as it was written (nvcc forwards it, or rejects it the same way with or without 
 """
 from __future__ import annotations
 
+import os
 import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -256,8 +258,12 @@ def _split_commas(text: str) -> list[str]:
 
 
 def _is_toolkit_include(d: str, toolkit_dirs) -> bool:
+    """The CUDA toolkit's own include directory (or its cccl directory)."""
+    from .toolchain import nvcc_include_dirs
     p = Path(d)
-    if str(p) in {str(t) for t in toolkit_dirs}:
+    known = {os.path.normpath(t) for t in [*toolkit_dirs, *nvcc_include_dirs()[0], *nvcc_include_dirs()[1]]}
+    if os.path.normpath(str(p)) in known or (p.exists() and str(p.resolve()) in {
+            str(Path(k).resolve()) for k in known if Path(k).exists()}):
         return True
     return (p / "cuda_runtime_api.h").is_file() and not (p / "cudaemu.h").is_file() and \
         "cudaemu" not in p.parts and "cudaparse" not in p.parts
@@ -267,11 +273,38 @@ def is_nvcc(compiler: str) -> bool:
     return "nvcc" in Path(compiler).name
 
 
+def _expand_files(args: list[str], depth: int = 0) -> list[str]:
+    """Arguments kept in files (CMake's `--options-file includes_CUDA.rsp` for nvcc, `@file` for gcc)
+    read in place; a file that cannot be read stays as written (the compiler says why)."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        a, path = args[i], None
+        if a in ("--options-file", "-optf") and i + 1 < len(args):
+            path, i = args[i + 1], i + 2
+        elif a.startswith(("--options-file=", "-optf=")):
+            path, i = a.split("=", 1)[1], i + 1
+        elif a.startswith("@") and len(a) > 1:
+            path, i = a[1:], i + 1
+        else:
+            out.append(a)
+            i += 1
+            continue
+        try:
+            text = Path(path).read_text()
+        except (OSError, UnicodeDecodeError):
+            out += args[i - (2 if not a.startswith(("@", "--options-file=", "-optf=")) else 1):i]
+            continue
+        words = shlex.split(text)
+        out += _expand_files(words, depth + 1) if depth < 8 else words
+    return out
+
+
 def parse(argv: list[str]) -> CompileLine:
     """Read `compiler args...`."""
     if not argv:
         raise ValueError("no compiler was given")
-    compiler, args = argv[0], argv[1:]
+    compiler, args = argv[0], _expand_files(argv[1:])
     nvcc = is_nvcc(compiler)
     items: list[Item] = []
     i = 0

@@ -196,7 +196,8 @@ class KernelFacts:
         """What the code in `body` assigns, increments or decrements, as written (`p`, `tx`)."""
         src = self.p.unit.source(body.file)
         return {src.text(o.operands[0].start, o.operands[0].end).strip() for o in self.p.operators
-                if _inside(o.span, body) and o.assigns()}
+                if _inside(o.span, body) and o.assigns()} | \
+            {name for sp, name in self.p.aliased if _inside(sp, body)}   # (a reference may change them)
 
     def atomic_base(self, at) -> str:
         """The variable an atomic's address names: `a` in `atomicAdd(&a[i], v)` or `atomicAdd(a, v)`."""

@@ -139,8 +139,11 @@ class _Build:
         if not self._needs_planning(src):
             return self._plain_compile(src, out, others, keep, for_link)
         planner = self.tool.planner(self.cpu)
-        toolkit = _toolkit_include_dirs(line) if self.cpu else []
-        ins = instrument_sources([Path(src.path)], scratch / "src", [planner], line.include_dirs(), line.defines(),
+        # (the parser reads our declarations of the CUDA runtime, never the toolkit's headers:
+        # instrument/parse.py; the compiler still gets the line's own directories)
+        toolkit = _toolkit_include_dirs(line)
+        ins = instrument_sources([Path(src.path)], scratch / "src", [planner],
+                                 [d for d in line.include_dirs() if d not in toolkit], line.defines(),
                                  lower_cpu=self.cpu, parse_extra=line.parse_extra(skip_dirs=toolkit))
         for w in ins.warnings:
             print(f"{self.tool.name}: warning: {w}", file=sys.stderr)

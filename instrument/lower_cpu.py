@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from .errors import UnsupportedConstruct
 from .query import Program
-from .rewrite import EditPlan
+from .rewrite import EditPlan, one_line
 
 
 def lower_for_cpu(prog: Program, plan: EditPlan) -> None:
@@ -34,11 +34,11 @@ def _lower_launches(prog: Program, plan: EditPlan) -> None:
                 f"{ls.config.where()}: kernel launch inside an expansion of macro '{m.name}' "
                 f"cannot be lowered for the cpu backend",
                 hint="write the <<<...>>> launch outside the macro, or use --backend gpu")
-        cfg = [src.text(a.start, a.end) for a in ls.config_args]
+        cfg = [one_line(src.text(a.start, a.end)) for a in ls.config_args]
         if len(cfg) < 2:
             raise UnsupportedConstruct(f"{ls.config.where()}: launch configuration needs at least "
                                        f"grid and block dimensions")
-        callee = src.text(ls.callee.start, ls.callee.end)
+        callee = one_line(src.text(ls.callee.start, ls.callee.end))
         fn = prog.functions.get(ls.kernel)
         # a template whose arguments deduce, or a launch that leaves default arguments out, calls the
         # kernel through a generic lambda: the C++ call then deduces and fills in defaults

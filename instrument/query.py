@@ -28,6 +28,10 @@ _CASTS = (CK.UNEXPOSED_EXPR, CK.PAREN_EXPR, CK.CSTYLE_CAST_EXPR, CK.CXX_STATIC_C
 
 
 # cooperative groups: `block.sync()`, `cg::sync(tile)` ... are barriers of the group's scope
+# the load and store intrinsics (their first argument is the address they read or write)
+LOAD_INTRINSICS = {"__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv"}
+STORE_INTRINSICS = {"__stwb", "__stcg", "__stcs", "__stwt"}
+_REFERENCES = (TK.LVALUEREFERENCE, TK.RVALUEREFERENCE)
 GROUP_SYNC = {"block": "thread_block.sync", "warp": "tile.sync", "group": "thread_group.sync"}
 
 
@@ -185,6 +189,9 @@ class Access:
     # array: sizeof), 'dynamic' (an extern __shared__ array), 'pointer' (the buffer a points into)
     bound: str = ""
     bound_base: Span | None = None   # the variable's reference in the expression
+    # 'lvalue': the span is the lvalue accessed (a[i], *p, s.f, a reference r); 'address': the span is
+    # an address that a load/store intrinsic reads or writes through (`__ldg(p + i)`: the span p + i)
+    form: str = "lvalue"
 
 
 @dataclass(frozen=True)
@@ -216,6 +223,19 @@ class AtomicCall:
     function: str
     bound: str = ""                  # as Access.bound, when the address is &a[i]
     bound_base: Span | None = None
+
+
+@dataclass(frozen=True)
+class RangeCall:
+    """memcpy, memmove or memset in device code: the bytes its arguments name are accessed."""
+    name: str             # memcpy | memmove | memset
+    span: Span
+    dst: Span
+    src: Span | None      # None for memset
+    size: Span
+    function: str
+    dst_base: str         # the variables the addresses start from ('' unknown)
+    src_base: str
 
 
 @dataclass(frozen=True)
@@ -310,6 +330,10 @@ class Program:
     branches: list[Branch] = field(default_factory=list)
     loops: list[Loop] = field(default_factory=list)
     api_calls: list[ApiCall] = field(default_factory=list)
+    # local variables and parameters of device code that a reference binds or whose address a call's
+    # reference parameter takes (`int &r = i;`, `f(i)` with `void f(int &)`): r or f may change them
+    aliased: list[tuple[Span, str]] = field(default_factory=list)
+    ranges: list[RangeCall] = field(default_factory=list)   # memcpy/memset in device code
     calls: dict[str, set[str]] = field(default_factory=dict)
     operators: list[Operator] = field(default_factory=list)
     index_refs: list[IndexRef] = field(default_factory=list)
@@ -472,6 +496,7 @@ class _Walker:
         if sp is not None and k in (CK.LAMBDA_EXPR, CK.STRUCT_DECL, CK.CLASS_DECL, CK.UNION_DECL):
             self.p.nested_bodies.append(sp)
         if self.device and sp is not None:
+            self._aliases(c, k, sp)
             if k == CK.VAR_DECL:
                 kinds = {x.kind for x in c.get_children()}
                 if CK.CUDASHARED_ATTR in kinds:
@@ -596,6 +621,70 @@ class _Walker:
                 if len(inner) == 1:
                     bound, base = self._bound(_strip(inner[0]))
             self.p.atomics.append(AtomicCall(name, parts[0], parts[1], sp, addr, self.fn, bound, base))
+            return
+        if name in LOAD_INTRINSICS or name in STORE_INTRINSICS:
+            self._intrinsic(name in STORE_INTRINSICS, kids[1] if len(kids) > 1 else None)
+        elif name in ("memcpy", "memmove", "memset"):
+            args = list(c.get_arguments())
+            spans = [self.u.span_of(a) for a in args]
+            if len(args) == 3 and None not in spans:
+                root = lambda a: getattr(self._root(_strip(a)), "spelling", "")   # noqa: E731
+                self.p.ranges.append(RangeCall(name, sp, spans[0], None if name == "memset" else spans[1], spans[2],
+                                               self.fn, root(args[0]), "" if name == "memset" else root(args[1])))
+
+    def _aliases(self, c: cindex.Cursor, k, sp: Span) -> None:
+        """Note the variables c lets something else change: bound by a reference that is not const, or
+        passed to a parameter that is one (a call a template leaves unresolved: unless every function of
+        its name takes that argument by value)."""
+        def note(arg: cindex.Cursor) -> None:
+            a = _strip(arg)
+            if a.kind == CK.DECL_REF_EXPR and a.referenced is not None and \
+                    a.referenced.kind in (CK.VAR_DECL, CK.PARM_DECL):
+                self.p.aliased.append((sp, a.spelling))
+        if k == CK.VAR_DECL and c.type.kind in _REFERENCES and not c.type.get_pointee().is_const_qualified():
+            init = [x for x in c.get_children() if x.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF, CK.TEMPLATE_REF)]
+            if init:
+                note(init[-1])
+        elif k == CK.CALL_EXPR:
+            ref = c.referenced
+            args = list(c.get_arguments())
+            if ref is not None and ref.kind in (CK.FUNCTION_DECL, CK.CXX_METHOD, CK.FUNCTION_TEMPLATE, CK.CONSTRUCTOR):
+                parms = [x for x in ref.get_children() if x.kind == CK.PARM_DECL]
+                for n, arg in enumerate(args):
+                    t = parms[n].type if n < len(parms) else None
+                    if t is not None and t.kind in _REFERENCES and not t.get_pointee().is_const_qualified():
+                        note(arg)
+            elif ref is None:
+                kids = list(c.get_children())
+                for arg in kids[1:]:
+                    if not self._by_value(c, arg):
+                        note(arg)
+
+    def _intrinsic(self, store: bool, arg: cindex.Cursor | None) -> None:
+        """A load or store intrinsic's access: of the lvalue whose address it is given (`__ldg(&a[i])`
+        reads a[i], checked as any read of it is), or else through the address itself."""
+        if arg is None:
+            return
+        use = "write" if store else "read"
+        target = _strip(arg)
+        if target.kind == CK.UNARY_OPERATOR and self._unop(target) == ("&", True):
+            inner = [k for k in target.get_children() if k.kind != CK.TYPE_REF]
+            lv = _strip(inner[0]) if len(inner) == 1 else None
+            sp = self.u.span_of(lv) if lv is not None else None
+            if sp is not None and self._is_deref(lv):
+                self._maybe_access(lv, target, sp, use)
+                return
+        sp = self.u.span_of(arg)
+        pointee = arg.type.get_canonical().get_pointee()
+        if sp is None or pointee.kind == TK.INVALID:
+            return
+        root = self._root(target)
+        space = self._space(root)
+        if space in ("local", "constant"):
+            return
+        self.p.accesses.append(Access(sp, use, space, root.spelling if root is not None else "", self.fn,
+                                      pointee.spelling, pointee.get_canonical().get_size(),
+                                      self.u.source(sp.file).text(sp.start, sp.end), form="address"))
 
     # -- operators -----------------------------------------------------------
     @staticmethod
@@ -664,6 +753,8 @@ class _Walker:
     def _is_deref(self, c: cindex.Cursor) -> bool:
         if c.kind == CK.DECL_REF_EXPR:   # a __shared__ or __device__ scalar (or struct) variable
             ref = c.referenced
+            if self._through_reference(ref):
+                return True
             if ref is None or ref.kind != CK.VAR_DECL or ref.type.get_canonical().kind in (
                     TK.CONSTANTARRAY, TK.INCOMPLETEARRAY, TK.DEPENDENTSIZEDARRAY):
                 return False
@@ -683,6 +774,18 @@ class _Walker:
             base = next(iter(c.get_children()), None)
             return base is not None and self._is_deref(_strip(base))
         return False
+
+    def _through_reference(self, ref: cindex.Cursor | None) -> bool:
+        """A variable or parameter of the program declared as a reference (`int &r = a[i]`, `int &x`,
+        `for (auto &v : s)`): using it reaches whatever it is bound to (an array's reference names
+        the array, whose elements are the accesses)."""
+        if ref is None or ref.kind not in (CK.VAR_DECL, CK.PARM_DECL) or ref.type.kind not in _REFERENCES:
+            return False
+        if ref.type.get_pointee().get_canonical().kind in (TK.CONSTANTARRAY, TK.INCOMPLETEARRAY, TK.FUNCTIONPROTO,
+                                                          TK.DEPENDENTSIZEDARRAY, TK.VARIABLEARRAY):
+            return False
+        f = ref.location.file
+        return f is not None and self.u.is_user_file(f.name) and not ref.spelling.startswith("__")
 
     def _root(self, c: cindex.Cursor) -> cindex.Cursor | None:
         """The variable an lvalue chain starts from (a[i].f -> a)."""
@@ -721,16 +824,18 @@ class _Walker:
             return "local"
         return "pointer"
 
-    def _maybe_access(self, c: cindex.Cursor, parent: cindex.Cursor | None, sp: Span) -> None:
+    def _maybe_access(self, c: cindex.Cursor, parent: cindex.Cursor | None, sp: Span, use: str | None = None) -> None:
+        """Record the access c makes, if it is one (`use`: how it is used, where the caller knows:
+        the lvalue a load or store intrinsic is given the address of)."""
         if not self._is_deref(c):
             return
         # a deref that is the base of `.member` is represented by the member access
-        if parent is not None and parent.kind == CK.MEMBER_REF_EXPR and not self._member_arrow(parent):
+        if use is None and parent is not None and parent.kind == CK.MEMBER_REF_EXPR and not self._member_arrow(parent):
             return
         ctype = c.type.get_canonical()
         if ctype.kind in (TK.CONSTANTARRAY, TK.INCOMPLETEARRAY, TK.FUNCTIONPROTO):
             return
-        use = self._use(c)
+        use = use or self._use(c)
         if use is None:
             return
         root = self._root(c)

@@ -93,6 +93,34 @@ class EditPlan:
         return {e.file for e in self.edits} | set(self.preludes)
 
 
+def one_line(expr: str) -> str:
+    """An expression copied from the source into an edit, on one line (an edit inserts no line
+    breaks mid-line): line comments dropped, line breaks made spaces."""
+    if "\n" not in expr:
+        return expr
+    out, quote, i = [], "", 0
+    while i < len(expr):
+        ch = expr[i]
+        if quote:
+            out.append(ch)
+            if ch == "\\" and i + 1 < len(expr):
+                out.append(expr[i + 1])
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+            out.append(ch)
+        elif expr.startswith("//", i):
+            while i < len(expr) and expr[i] != "\n":
+                i += 1
+            continue
+        else:
+            out.append(" " if ch in "\r\n" else ch)
+        i += 1
+    return "".join(out)
+
+
 def apply(data: bytes, edits: list[Edit], path: str, prelude: list[str] | None = None,
           line_directives: bool = True, mark_origin: bool = False) -> bytes:
     """Return `data` with `edits` applied; refuse overlaps; keep line mapping.

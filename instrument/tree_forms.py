@@ -98,7 +98,8 @@ def tree_vars(cur: cindex.Cursor, prog, scope, kernel_body: Span, cut_spans: lis
         # changed only by the step, and never addressed
         sets = [o for o in prog.operators if o.operands and _within(o.span, kernel_body) and
                 src_text(prog, o.operands[0]) == name and o.assigns()]
-        if len(sets) != 1 or not _within(sets[0].span, step):
+        if len(sets) != 1 or not _within(sets[0].span, step) or \
+                any(n == name and _within(sp, kernel_body) for sp, n in prog.aliased):
             continue
         if address_taken(name, scope.body_text):
             continue

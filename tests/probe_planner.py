@@ -11,7 +11,9 @@ PRELUDE = ("#ifndef PROBE_PLANNER_DEFS\n#define PROBE_PLANNER_DEFS\n"
 def probe_planner(prog: Program, plan: EditPlan) -> None:
     reach = prog.device_reachable()
     for a in prog.accesses:
-        if a.function in reach:
+        if a.function in reach and a.form == "address":   # (the address a load/store intrinsic is given)
+            plan.wrap(a.span, "probe(", ")", f"probe {a.text} at {a.span.where()}")
+        elif a.function in reach:
             plan.wrap(a.span, "(*probe(&(", ")))", f"probe {a.text} at {a.span.where()}")
     for b in prog.barriers:
         plan.wrap(b.span, "(probe_bar(), ", ")", f"probe_bar at {b.span.where()}")

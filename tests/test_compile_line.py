@@ -51,3 +51,13 @@ def test_gcc_lines():
     line = compile_line.parse(["/usr/bin/c++", "-DX", "-Iinc", "-O2", "-c", "m.cpp", "-o", "m.o"])
     assert not line.nvcc and line.compile_only
     assert line.argv({4: ["new.cpp"]}) == ["-DX", "-Iinc", "-O2", "-c", "new.cpp", "-o", "m.o"]
+
+
+def test_arguments_in_files_are_read(tmp_path):
+    (tmp_path / "inc.rsp").write_text('-I"/p/with space" -DA=1\n')
+    (tmp_path / "more.rsp").write_text("-isystem /s\n")
+    line = compile_line.parse(["nvcc", "--options-file", str(tmp_path / "inc.rsp"), f"@{tmp_path / 'more.rsp'}",
+                               "-c", "a.cu", "--options-file", str(tmp_path / "missing.rsp")])
+    assert line.include_dirs() == ["/p/with space"] and line.defines() == ["A=1"]
+    assert line.parse_extra() == ["-isystem", "/s"]
+    assert line.argv()[-2:] == ["--options-file", str(tmp_path / "missing.rsp")]

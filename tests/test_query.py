@@ -34,8 +34,8 @@ def test_template_launches_and_header_functions(program):
         ["soa_kernel", "scale<float>", "scale"]
     assert {"load_x", "store_y", "scale", "soa_kernel"} <= set(p.functions)
     hdr = [a for a in p.accesses if a.span.file.endswith("multi_util.cuh")]
-    assert [(a.span.line, a.kind, a.text) for a in hdr] == [
-        (4, "read", "s.x[i]"), (5, "write", "s.y[i]"), (9, "write", "out[i]"), (9, "read", "in[i]")]
+    assert [(a.span.line, a.kind, a.text) for a in hdr] == [   # (s.x: the pointer read through the reference s)
+        (4, "read", "s.x[i]"), (4, "read", "s.x"), (5, "write", "s.y[i]"), (9, "write", "out[i]"), (9, "read", "in[i]")]
 
 
 def test_accesses_kinds_and_spaces(program):
@@ -119,3 +119,38 @@ def test_an_argument_of_a_call_a_template_leaves_unresolved_is_read_where_it_is_
     assert ("in[threadIdx.x]", "read") in got
     assert ("out[threadIdx.x]", "write") in got
     assert not any(t == "out[threadIdx.x + 1]" for t, _ in got)
+
+
+def test_accesses_through_references(program):
+    """A reference variable, a reference parameter, a member through a reference and a range-for by
+    reference are accesses where they are used; binding a reference is not one."""
+    assert [(a.span.line, a.kind, a.text) for a in program("races/ref_variable_race.cu").accesses] == [
+        (5, "write", "slot"), (5, "read", "in[threadIdx.x]")]
+    assert [(a.span.line, a.kind, a.text) for a in program("races/ref_param_race.cu").accesses] == [
+        (4, "rmw", "x"), (7, "read", "in[threadIdx.x]")]   # (out[0] bound to x: no access there)
+    assert (7, "write", "c.last") in [(a.span.line, a.kind, a.text) for a in program("races/ref_member_race.cu").accesses]
+    assert (5, "write", "v") in [(a.span.line, a.kind, a.text) for a in program("races/ref_range_for_race.cu").accesses]
+
+
+def test_aliases_of_locals(program):
+    """A local bound by a reference that is not const, or passed to such a parameter, may change."""
+    assert [name for _, name in program("races/ref_alias_index_race.cu").aliased] == ["i"]
+    assert [name for _, name in program("races/ref_alias_param_race.cu").aliased] == ["i"]
+    assert [name for _, name in program("races/ref_ok.cu").aliased] == ["o"]   # twice(o)
+
+
+def test_load_store_intrinsics_and_device_ranges(program):
+    """`__ldg(&a[i])` reads a[i] (an ordinary access of the lvalue); `__stcg(p, v)` writes through the
+    address p; memcpy/memset name their address and size arguments."""
+    p = program("races/ldg_race.cu")
+    assert [(a.span.line, a.kind, a.text, a.form) for a in p.accesses if a.span.line == 6] == [
+        (6, "read", "out[1]", "lvalue"), (6, "read", "out[1]", "lvalue")]
+    p = program("races/stcg_race.cu")
+    assert [(a.kind, a.text, a.form, a.base) for a in p.accesses if a.span.line == 5] == [
+        ("write", "p", "address", "p"), ("read", "in[threadIdx.x]", "lvalue", "in")]
+    src = lambda prog, sp: prog.unit.source(sp.file).text(sp.start, sp.end)   # noqa: E731
+    p = program("races/memcpy_race.cu")
+    assert [(r.name, src(p, r.dst), src(p, r.src), src(p, r.size), r.dst_base, r.src_base) for r in p.ranges] == [
+        ("memcpy", "&tile[threadIdx.x * 2]", "&in[threadIdx.x * 4]", "4 * sizeof(int)", "tile", "in")]
+    p = program("races/memset_race.cu")
+    assert [(r.name, src(p, r.dst), r.src, r.dst_base) for r in p.ranges] == [("memset", "out", None, "out")]

@@ -49,6 +49,16 @@ inline void __threadfence() { ::cudaemu::detail::spin_point(); }
 inline void __threadfence_block() { ::cudaemu::detail::spin_point(); }
 inline void __threadfence_system() { ::cudaemu::detail::spin_point(); }
 template <class T> inline T __ldg(const T *p) { return *p; }
+// cache hints mean nothing to the emulation: plain loads and stores
+template <class T> inline T __ldcg(const T *p) { return *p; }
+template <class T> inline T __ldca(const T *p) { return *p; }
+template <class T> inline T __ldcs(const T *p) { return *p; }
+template <class T> inline T __ldlu(const T *p) { return *p; }
+template <class T> inline T __ldcv(const T *p) { return *p; }
+template <class T> inline void __stwb(T *p, T v) { *p = v; }
+template <class T> inline void __stcg(T *p, T v) { *p = v; }
+template <class T> inline void __stcs(T *p, T v) { *p = v; }
+template <class T> inline void __stwt(T *p, T v) { *p = v; }
 
 // ------------------------------------------------------------------ warp collectives
 #define CUDAEMU_LANE() (::cudaemu::detail::g_cur->linear % 32)

@@ -169,6 +169,16 @@ __device__ float __int2float_rn(int);
 __device__ long long clock64();
 
 template <class T> __device__ T __ldg(const T *p);
+// the cache-hinted loads and stores
+template <class T> __device__ T __ldcg(const T *p);
+template <class T> __device__ T __ldca(const T *p);
+template <class T> __device__ T __ldcs(const T *p);
+template <class T> __device__ T __ldlu(const T *p);
+template <class T> __device__ T __ldcv(const T *p);
+template <class T> __device__ void __stwb(T *p, T v);
+template <class T> __device__ void __stcg(T *p, T v);
+template <class T> __device__ void __stcs(T *p, T v);
+template <class T> __device__ void __stwt(T *p, T v);
 __host__ __device__ int min(int, int);
 __host__ __device__ int max(int, int);
 __host__ __device__ unsigned min(unsigned, unsigned);

@@ -829,6 +829,19 @@ template <class T> CCTK_D inline T *wr(T *p, unsigned site, const volatile void 
                                        unsigned long long bytes = 0) {
   return checked(p, site, fsm::kWrite, g_launch.sink_write, base, bytes);
 }
+// The bytes memcpy/memmove/memset in device code touch, checked as one access each of that many
+// bytes (hirace/planner.py _plan_ranges): the size to use, 0 when a range is out of bounds (then
+// nothing is copied or set, as an out-of-bounds access does not happen).
+CCTK_D inline size_t copy_range(const volatile void *d, const volatile void *s, size_t n, unsigned dsite,
+                                unsigned ssite) {
+  if (n == 0) return 0;
+  bool ok = check((const void *)s, unsigned(n), ssite, fsm::kRead);
+  ok = check((const void *)d, unsigned(n), dsite, fsm::kWrite) && ok;
+  return ok ? n : 0;
+}
+CCTK_D inline size_t set_range(const volatile void *d, size_t n, unsigned dsite) {
+  return n == 0 || check((const void *)d, unsigned(n), dsite, fsm::kWrite) ? n : 0;
+}
 template <class T> CCTK_D inline T *rmw(T *p, unsigned site, const volatile void *base = nullptr,
                                         unsigned long long bytes = 0) {
   return check((const void *)p, sizeof(T), site, fsm::kRead, base, bytes, true) ? p : diverted(p, g_launch.sink_write);
