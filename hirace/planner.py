@@ -226,6 +226,10 @@ class HiracePlanner:
                 fn, bounds = f"{fn}_own", f", {a.base}, {bit}u, {var}"
             elif a.kind == "read" and key in param_bit:
                 fn, bounds = "rd_param", f", {a.base}, {param_bit[key][0]}u"
+            if getattr(prog.functions.get(a.function), "kind", "") == "host_device":
+                # a __host__ __device__ function: the whole check, where it runs in a kernel (runtime.h
+                # hd_rd); the host's calls of it stay as they are (no proof, no quiet version)
+                fn, bounds, site_cond = "hd_" + {"read": "rd", "write": "wr", "rmw": "rmw"}[a.kind], _bounds(a, src), ""
             sid = self._site(a.span, a.kind, a.text, a.function, a.base, a.space, a.bound)
             _note_shadow_use(shadow_free, a, fn, site_cond, kept_params)
             if a.function in needs:

@@ -855,6 +855,37 @@ template <class T> CCTK_D inline T *atomic_device(T *p, unsigned site, const vol
   return checked(p, site, fsm::kDeviceAtomic, g_launch.sink_write, base, bytes);
 }
 
+// Accesses in __host__ __device__ functions (hirace/planner.py): checked where the function runs in a
+// kernel; the host's own calls (its pass of nvcc, or the cpu backend outside a launch) touch no
+// kernel's memory, and go unchecked.
+#if defined(__CUDA_ARCH__)
+#define HIRACE_IN_KERNEL true
+#elif defined(CUDAEMU)
+#define HIRACE_IN_KERNEL (::cudaemu::detail::g_cur != nullptr)
+#else
+#define HIRACE_IN_KERNEL false
+#endif
+#if defined(__CUDA_ARCH__) || defined(CUDAEMU)
+#define HIRACE_HD_CHECK(fn) return HIRACE_IN_KERNEL ? fn(p, site, base, bytes) : p
+#else
+#define HIRACE_HD_CHECK(fn) return (void)site, (void)base, (void)bytes, p
+#endif
+template <class T> CCTK_HD inline T *hd_rd(T *p, unsigned site, const volatile void *base = nullptr,
+                                          unsigned long long bytes = 0) {
+  HIRACE_HD_CHECK(rd);
+}
+template <class T> CCTK_HD inline T *hd_wr(T *p, unsigned site, const volatile void *base = nullptr,
+                                          unsigned long long bytes = 0) {
+  HIRACE_HD_CHECK(wr);
+}
+template <class T> CCTK_HD inline T *hd_rmw(T *p, unsigned site, const volatile void *base = nullptr,
+                                           unsigned long long bytes = 0) {
+  HIRACE_HD_CHECK(rmw);
+}
+#undef HIRACE_HD_CHECK
+#undef HIRACE_IN_KERNEL
+
+
 
 // The quiet version of a kernel (hirace/planner.py, quiet_versions): a kernel whose every site is
 // quiet gets a second version, launched in its place where the host finds every site's launch
