@@ -108,8 +108,11 @@ def run(sources, backend_name: str, config: Config, args=(), include_dirs=(), de
         if res.returncode < 0:
             raise UserError(f"the program {res.describe_failure()} under hirace")
         if out is None:
-            if res.returncode == Exit.RUNTIME_FAILURE:
-                raise UserError("hirace's runtime failed (see its message above)")
+            if res.returncode == Exit.RUNTIME_FAILURE:   # (a program may end with this status itself)
+                raise UserError(f"the program ended with status {int(Exit.RUNTIME_FAILURE)} without writing hirace's "
+                                f"log: hirace's runtime ends a program with this status when it fails, after a "
+                                f"message starting 'hirace:' above; without one, the program chose this status "
+                                f"itself before it returned from main")
             status = f" with status {res.returncode}" if res.returncode else ""
             raise UserError(f"the program ended{status} without writing hirace's log (it called exit "
                             f"from a signal handler, _exit or abort, or never returned from main)")

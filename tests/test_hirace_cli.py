@@ -105,6 +105,9 @@ def test_parse_error_is_exit_2_and_writes_no_report(run_cli, tmp_path):
     ("__global__ void k(volatile int *f) { while (*f == 0) {} }\n"
      "int main() { int *d; cudaMalloc(&d, 4); cudaMemset(d, 0, 4); k<<<1, 1>>>(d); }\n", "timed out"),
     ("void missing();\nint main() { missing(); }\n", "build failed"),
+    # a program that ends with hirace's runtime-failure status itself: not blamed on the runtime
+    ("#include <unistd.h>\n__global__ void k() {}\nint main() { k<<<1, 1>>>(); _exit(99); }\n",
+     "the program chose this status itself"),
 ])
 def test_crash_timeout_build_failure_are_exit_2(run_cli, tmp_path, source, message):
     src = tmp_path / "p.cu"
