@@ -96,6 +96,8 @@ class HiracePlanner:
     def defines(self) -> list[str]:
         """What the runtime must be built with, known once the program is planned."""
         out = [f"HIRACE_GRANULARITY_SHIFT={self.granularity().bit_length() - 1}"]
+        if not self.unit_mode:
+            out.append(f"HIRACE_SITE_COUNT={len(self.sites)}")   # (units register theirs: units.h)
         if self.unit_mode:
             out.append("HIRACE_UNITS=1")   # (other units may launch anything: no HIRACE_BRACKETED_ONLY)
         elif self.planned and not self.unbracketed:
@@ -103,8 +105,8 @@ class HiracePlanner:
         return out
 
     def _sid(self, sid: int) -> str:
-        """A site id as its check passes it."""
-        return f"::hirace::unit_site({sid}u)" if self.unit_mode else f"{sid}u"
+        """A site id as its check passes it, noting that the site ran (runtime.h `ran`)."""
+        return f"::hirace::ran(::hirace::unit_site({sid}u))" if self.unit_mode else f"::hirace::ran({sid}u)"
 
     def _register_unit(self, prog: Program, plan: EditPlan) -> None:
         """unit_mode: the unit's site table and its registration, at the end of its main file."""

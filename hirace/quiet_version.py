@@ -184,7 +184,7 @@ def plan_version(prog, plan: EditPlan, k, sites: KernelSites, lower_cpu: bool = 
     forms = "|".join(QUIET_FORMS)
     body = re.sub(r"::hirace::(" + forms + r")\(", r"::hirace::q::\1(__hirace_journal, ", body)
     body = re.sub(r"::hirace::(" + "|".join(_HOOKS) + r")\(", r"::hirace::q::\1(", body)
-    if re.search(r"::hirace::(?!q::|unit_site\()", body):   # (a unit's site ids: planner unit_mode)
+    if re.search(r"::hirace::(?!q::|unit_site\(|ran\()", body):   # (site ids as the planner's _sid writes them)
         return None
     test = " && ".join(tests) or "true"
     # the test takes the parameters it names (the launch evaluates their arguments once more)

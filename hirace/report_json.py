@@ -37,6 +37,10 @@ def to_dict(res: RaceReport) -> dict:
             "summary": {"races": len(res.races), "memory_errors": len(res.memory_errors),
                         "suppressed": len(res.suppressed),
                         "launches": res.launches, "dropped": res.dropped,
+                        "sites": None if res.sites_total is None else {
+                            "total": res.sites_total, "ran": res.sites_ran,
+                            "never_ran": [{"file": r.file, "line": r.line, "column": r.column, "text": r.text}
+                                          for r in res.never_ran]},
                         "backend": res.backend, "granularity_bytes": res.granularity,
                         "prior_sites": res.prior_sites,
                         "program_exit": res.program_exit, "warnings": res.warnings}}

@@ -66,6 +66,17 @@ def _plural(n: int, word: str, suffix: str = "s") -> str:
     return f"{n} {word}{suffix if n != 1 else ''}"
 
 
+def _what_ran(res: RaceReport, shown: int = 10) -> str:
+    """How much the run checked: the sites that ran, and where the others are (a race there is one
+    this input did not exercise)."""
+    line = f"hirace: {res.sites_ran} of {_plural(res.sites_total, 'instrumented access site')} ran"
+    if not res.never_ran:
+        return line
+    where = ", ".join(f"{os.path.relpath(r.file)}:{r.line}" for r in res.never_ran[:shown])
+    more = f" and {len(res.never_ran) - shown} more" if len(res.never_ran) > shown else ""
+    return f"{line}; never ran on this input (not checked): {where}{more}"
+
+
 def render(res: RaceReport) -> str:
     out = [render_race(r, res.prior_sites) for r in res.races] + [render_memory_error(m) for m in res.memory_errors]
     kernels = sorted({r.kernel for r in res.races} | {m.kernel for m in res.memory_errors})
@@ -83,6 +94,8 @@ def render(res: RaceReport) -> str:
         out.append(f"hirace: {_plural(len(res.suppressed), 'known benign race')} suppressed (not findings):")
         for r in res.suppressed:
             out.append(f"  {_where(r.site)}: {r.kind} on {r.variable} in kernel '{r.kernel}': {r.suppressed}")
+    if res.sites_total:
+        out.append(_what_ran(res))
     if res.launches == 0:
         out.append("hirace: note: the program launched no kernel, so nothing was checked")
     if res.program_exit != 0:

@@ -90,6 +90,12 @@ class RaceReport:
     warnings: list[str] = field(default_factory=list)
     backend: str = ""
     prior_sites: bool = True     # the run recorded each word's last accesses (reports name both sites)
+    # what the run checked: the program's sites, how many of them ran, and those that never ran on
+    # this input (None: the log does not say)
+    sites_total: int | None = None
+    sites_ran: int = 0
+    never_ran: list[SiteRef] = field(default_factory=list)
+    site_ran: dict[tuple, tuple[SiteRef, bool]] = field(default_factory=dict, repr=False)   # by (file, line, column)
 
 
 def _coords(linear: int, dims) -> tuple:
@@ -208,6 +214,26 @@ def _sites_of(log) -> list[Site]:
     return [by_id[i] for i in range(len(by_id))]
 
 
+def _ranges(text: str, total: int) -> set[int]:
+    """The ids a sites record's `ran` names ("0-5,7,9-12")."""
+    out: set[int] = set()
+    for part in filter(None, text.split(",")):
+        lo, _, hi = part.partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()) or int(hi or lo) >= max(total, 1) or int(hi or lo) < int(lo):
+            raise logs.LogError(f"hirace's log is inconsistent: its sites record names '{part}'", hint=logs.DAMAGE_HINT)
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def _count_sites(res: RaceReport) -> None:
+    """sites_total, sites_ran and never_ran from site_ran (a site written once is one site, whatever
+    checks its text got: the instrumented copies of a header in several units)."""
+    res.sites_total = len(res.site_ran)
+    res.sites_ran = sum(ran for _, ran in res.site_ran.values())
+    res.never_ran = sorted((ref for ref, ran in res.site_ran.values() if not ran),
+                           key=lambda r: (r.file, r.line, r.column))
+
+
 def collect(log_path: Path, sites: list[Site] | None, warp_size: int = 32) -> RaceReport:
     """The report of one log; `sites`: the build's site table (None: the log's own, hirace-cc builds)."""
     if not log_path.is_file():
@@ -222,6 +248,13 @@ def collect(log_path: Path, sites: list[Site] | None, warp_size: int = 32) -> Ra
     else:
         res_backend = ""
     res = RaceReport(granularity=log["end"][-1].granularity, backend=res_backend)
+    if log["sites"]:
+        ran = _ranges(log["sites"][-1].ran, log["sites"][-1].total)
+        for x in sites:
+            key = (x.file, x.line, x.column)
+            ref, before = res.site_ran.get(key, (SiteRef(x.file, x.line, x.column, x.text, x.kind, x.variable), False))
+            res.site_ran[key] = (ref, before or x.id in ran)
+        _count_sites(res)
     buffer_records = {b.id: b for b in log["buffer"]}
     buffers = {b.id: buffer_name(b.name) for b in log["buffer"]}
     launches = {x.id: x for x in log["launch"]}
@@ -298,6 +331,8 @@ def merge(reports: list[RaceReport]) -> RaceReport:
         out.prior_sites = rep.prior_sites
         out.warnings += [w for w in rep.warnings if w not in out.warnings]
         out.suppressed += rep.suppressed
+        for key, (ref, ran) in rep.site_ran.items():   # a site ran if it ran in any process
+            out.site_ran[key] = (ref, ran or out.site_ran.get(key, (ref, False))[1])
         out.backend = ",".join(sorted(set(filter(None, out.backend.split(",") + [rep.backend]))))
         for r in rep.races:
             prior = (r.prior_site.file, r.prior_site.line, r.prior_site.column) if r.prior_site else None
@@ -314,4 +349,6 @@ def merge(reports: list[RaceReport]) -> RaceReport:
                 mems[key] = m
     out.races = list(races.values())
     out.memory_errors = list(mems.values())
+    if out.site_ran:
+        _count_sites(out)
     return out

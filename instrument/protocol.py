@@ -165,6 +165,8 @@ HIRACE_LOG = (
             "its check passes (the unit's first id, given when it registers, plus its own)", "id:uint", "file:str",
             "line:uint", "column:uint", "kind:str", "text:str", "function:str", "variable:str", "space:str",
             "bound:str"),
+    _record("sites", "how many sites the program has, and the ids of those whose check ran (ranges: 0-5,7)",
+            "total:uint", "ran:str"),
     _record("process", "the process that wrote the log (logs of hirace-cc builds), and the backend it ran on",
             "pid:uint", "command:str", "backend:str"),
     _record("end", "the last record: the log is complete; sites_evicted 1: device memory ran short and the "

@@ -938,12 +938,38 @@ class _Walker:
                 if args and _strip(args[0]) == child or (args and args[0] == child):
                     return "write" if p.spelling == "operator=" else "rmw"
                 return "read"
-            if p.kind == CK.CALL_EXPR and p.referenced is None and self._by_value(p, child):
-                return "read"   # an argument of a call a template leaves unresolved, to a value parameter
+            if p.kind == CK.CALL_EXPR and p.referenced is not None and \
+                    p.referenced.kind in (CK.PARM_DECL, CK.VAR_DECL, CK.FIELD_DECL):
+                return "read"   # an argument of a call through an object or pointer (`f(data[i])`, f of a
+                                # template parameter's type): what the callee takes is not known here
+            if p.kind == CK.CALL_EXPR and p.referenced is None and (self._by_value(p, child) or
+                                                                   not self._maybe_reference(p, child)):
+                # an argument of a call a template leaves unresolved, to a value parameter, or to a
+                # callable no function of the program names (a functor or lambda of a template
+                # parameter's type: `f(data[i])`): read where it is passed
+                return "read"
             if p.kind in (CK.CALL_EXPR, CK.MEMBER_REF_EXPR, CK.INIT_LIST_EXPR):
                 return None if p.kind != CK.INIT_LIST_EXPR else "read"
             return "read"
         return None
+
+    def _maybe_reference(self, call: cindex.Cursor, arg: cindex.Cursor) -> bool:
+        """Might the callee an unresolved call names take `arg` by reference: a function or method of
+        that name in the program takes a reference at that position, or the call is a member call?"""
+        kids = list(call.get_children())
+        if not kids or arg not in kids[1:]:
+            return True
+        at = kids[1:].index(arg)
+        name, obj = dependent_callee(kids[0])
+        if not name or obj is not None:
+            return True
+        for fn in self.p.cursors.values():
+            if fn.spelling != name:
+                continue
+            parms = [k for k in fn.get_children() if k.kind == CK.PARM_DECL]
+            if at >= len(parms) or parms[at].type.kind in _REFERENCES or "&" in parms[at].type.spelling:
+                return True
+        return False
 
     def _by_value(self, call: cindex.Cursor, arg: cindex.Cursor) -> bool:
         """Is `arg` passed by value to the function a dependent call names (`f<T>(a[i])`, where the

@@ -364,3 +364,25 @@ def test_prior_sites_give_way_when_device_memory_runs_short(run_cli, tmp_path):
     assert alone.returncode == 0 and alone.stdout == plain.stdout, alone.stderr
     r = hirace(run_cli, "run", "--backend", "cpu", src, env={"CUDAEMU_DEVICE_MB": "32"})
     assert r.returncode == 2 and "hirace: no device memory left for its" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_run_says_which_sites_never_ran(run_cli, tmp_path):
+    """A quiet run is not a proof: the report says how many sites ran and names those that never ran
+    on this input (here the racy branch), and a run that takes that branch reports its race."""
+    src = tmp_path / "branch.cu"
+    src.write_text("#include <cstdio>\n"
+                   "__global__ void k(int *a, int mode) {\n"
+                   "  if (mode == 1) a[0] = threadIdx.x;\n"
+                   "  else a[threadIdx.x] = 1;\n"
+                   "}\n"
+                   "int main(int argc, char **argv) { int *d; cudaMalloc(&d, 256); k<<<1, 32>>>(d, argc > 1);\n"
+                   "  cudaDeviceSynchronize(); printf(\"done\\n\"); return 0; }\n")
+    out = tmp_path / "r.json"
+    quiet = hirace(run_cli, "run", "--backend", "cpu", src)
+    assert quiet.returncode == 0
+    assert "1 of 2 instrumented access sites ran; never ran on this input (not checked): " in quiet.stderr
+    assert quiet.stderr.rstrip().endswith("branch.cu:3")
+    racy = hirace(run_cli, "run", "--backend", "cpu", "--format", "json", "--output", out, src, "--", "x")
+    assert racy.returncode == 1
+    sites = json.loads(out.read_text())["summary"]["sites"]
+    assert (sites["total"], sites["ran"], [(s["line"], s["text"]) for s in sites["never_ran"]]) == (2, 1, [(4, "a[threadIdx.x]")])

@@ -84,6 +84,9 @@ def test_a_race_free_run_of_the_project_passes_with_its_plain_output(cmake_build
     assert res.returncode == 0, res.stderr
     assert res.stdout == "scale: sum 134550\n"   # 3 * (0 + ... + 299)
     assert "no data races found (1 launch checked on the cpu backend)" in res.stderr
+    # what it did not check: the histogram unit's sites, which this run never reached
+    assert "2 of 7 instrumented access sites ran; never ran on this input (not checked): " in res.stderr
+    assert "lib/histogram.cu:7" in res.stderr
 
 
 @needs_tools

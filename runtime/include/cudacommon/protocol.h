@@ -135,6 +135,12 @@ inline void write_site(std::FILE *f, unsigned id, const char * file, unsigned li
   log_detail::write_string(f, bound);
   std::fprintf(f, "}\n");
 }
+// how many sites the program has, and the ids of those whose check ran (ranges: 0-5,7)
+inline void write_sites(std::FILE *f, unsigned total, const char * ran) {
+  std::fprintf(f, "{\"record\": \"sites\", \"total\": %u, \"ran\": ", total);
+  log_detail::write_string(f, ran);
+  std::fprintf(f, "}\n");
+}
 // the process that wrote the log (logs of hirace-cc builds), and the backend it ran on
 inline void write_process(std::FILE *f, unsigned pid, const char * command, const char * backend) {
   std::fprintf(f, "{\"record\": \"process\", \"pid\": %u, \"command\": ", pid);

@@ -32,6 +32,10 @@
 #ifndef HIRACE_UNITS
 #define HIRACE_UNITS 0
 #endif
+// the program's sites (a program built unit by unit counts its units' instead: units.h)
+#ifndef HIRACE_SITE_COUNT
+#define HIRACE_SITE_COUNT 0
+#endif
 
 namespace hirace {
 namespace host {
@@ -104,6 +108,11 @@ struct State {
   unsigned log_entries = 0;
   unsigned *d_counts = nullptr;  // kCounts: see the k*Count indices below
   void *d_sinks = nullptr;       // the read sink (zeros), then the write sink
+  // per site: its check ran (LaunchState::ran), on the device, and what earlier arrays (a reset, more
+  // sites registered) noted, on the host
+  unsigned char *d_ran = nullptr;
+  size_t ran_cap = 0;
+  std::vector<unsigned char> ran_seen;
   unsigned *h_noted = nullptr, *d_noted = nullptr;   // host-mapped: a launch logged something (LaunchState::noted)
   LaunchState *h_off = nullptr;  // pinned: the state between launches, copied without waiting
   // Launches not read back yet, by pending slot: their index in `launches` (see before_launch), and
@@ -548,17 +557,43 @@ inline void drain() {
 // hirace's memory again and tracks the buffers allocated after this.
 // `cudaDeviceReset()` -> `(before_reset(), cudaDeviceReset())`; at exit, drain_at_exit.
 inline void forget_device_memory(State &s);
+inline void fold_ran(State &s);
 inline void before_reset() {
   std::lock_guard<std::recursive_mutex> hold(launch_mutex());
   State &s = state();
   if (!s.init) return;
   drain();
+  fold_ran(s);
   for (const auto &t : s.tool_memory) (cudaFree)(t.first);
   for (void *pinned : {static_cast<void *>(s.h_noted), static_cast<void *>(s.h_off), static_cast<void *>(s.h_states)})
     if (pinned) (cudaFreeHost)(pinned);
   forget_device_memory(s);
 }
 inline void drain_at_exit() { before_reset(); }
+
+// What the device's array of sites that ran noted, kept on the host (before it is freed or grown).
+inline void fold_ran(State &s) {
+  if (!s.d_ran || !s.ran_cap) return;
+  std::vector<unsigned char> now(s.ran_cap);
+  if (cudaMemcpy(now.data(), s.d_ran, s.ran_cap, cudaMemcpyDeviceToHost) != cudaSuccess) return;
+  if (s.ran_seen.size() < now.size()) s.ran_seen.resize(now.size(), 0);
+  for (size_t i = 0; i < now.size(); ++i) s.ran_seen[i] |= now[i];
+}
+
+// The sites that ran as ranges of ids ("0-5,7,9-12"), for the log's sites record.
+inline std::string ran_ranges(const std::vector<unsigned char> &seen) {
+  std::string out;
+  for (size_t i = 0; i < seen.size();) {
+    if (!seen[i]) { ++i; continue; }
+    size_t j = i;
+    while (j + 1 < seen.size() && seen[j + 1]) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(i);
+    if (j > i) out += '-' + std::to_string(j);
+    i = j + 1;
+  }
+  return out;
+}
 
 inline void forget_device_memory(State &s) {
   for (Buffer &b : s.buffers) {
@@ -579,6 +614,8 @@ inline void forget_device_memory(State &s) {
   s.d_mem_log = nullptr;
   s.d_counts = nullptr;
   s.d_sinks = nullptr;
+  s.d_ran = nullptr;
+  s.ran_cap = 0;
   s.h_noted = s.d_noted = nullptr;
   s.h_off = s.h_states = nullptr;
   s.block_base = s.site_base = 0;
@@ -806,6 +843,15 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
     check_cuda(cudaMemset(s.d_counts, 0, kCounts * sizeof(unsigned)), "race log reset");
     check_cuda(cudaMemset(s.d_sinks, 0, kSinkBytes), "out-of-bounds sink reset");
   }
+  const size_t site_count = std::max<size_t>(HIRACE_SITE_COUNT, units().next);
+  if (site_count > s.ran_cap) {   // (more sites than the array holds: the first launch, or units loaded since)
+    if (!s.pending.empty()) drain();
+    fold_ran(s);
+    if (s.d_ran) tool_free(s.d_ran);
+    s.d_ran = static_cast<unsigned char *>(tool_alloc(site_count, "the sites that ran"));
+    check_cuda(cudaMemset(s.d_ran, 0, site_count), "sites that ran reset");
+    s.ran_cap = site_count;
+  }
   if (!s.drain_registered) {   // once the CUDA runtime is set up: its own end comes after this hook
     s.drain_registered = true;
     ::cctk::host::at_end(drain_at_exit, /*on_fault=*/false);
@@ -885,6 +931,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   L.bounds = s.bounds ? 1u : 0u;
   L.sink_read = s.d_sinks;
   L.sink_write = static_cast<char *>(s.d_sinks) + kSinkBytes;
+  L.ran = s.d_ran;
   L.block_base = unsigned(s.block_base);
   L.site_base = unsigned(s.site_base);
   L.smem = area ? 1u : 0u;
@@ -960,6 +1007,12 @@ inline void write_log() {
     const MemRecord &r = x.r;
     rec::write_memory_error(f, x.launch, r.site, r.tid, r.bid, r.access, r.space,
                             r.buffer == kNoBuffer ? -1 : int(r.buffer), r.offset, r.limit, r.size, r.count);
+  }
+  fold_ran(s);
+  {
+    std::vector<unsigned char> seen = s.ran_seen;
+    seen.resize(std::max<size_t>({seen.size(), size_t(HIRACE_SITE_COUNT), size_t(units().next)}), 0);
+    rec::write_sites(f, unsigned(seen.size()), ran_ranges(seen).c_str());
   }
   if (!units().list.empty()) write_unit_records(f);
   rec::write_end(f, 1u << kShift, s.user_bytes_peak, s.tool_bytes_peak, s.sites_evicted);

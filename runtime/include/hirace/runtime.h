@@ -161,9 +161,23 @@ struct LaunchState {
   // parameter) points into in this launch: its accesses there cannot race
   unsigned quiet_params;
   unsigned long long quiet_lo[kQuietParams], quiet_hi[kQuietParams];
+  unsigned char *ran;   // per site: 1 once its check ran in some launch (the run's report counts them)
 };
 
 static CCTK_CONSTANT LaunchState g_launch;
+
+// A site's id, as its check passes it, noting that the site ran (hirace/planner.py _sid): what a
+// report says of the sites that never ran on the run's input comes from these flags.
+CCTK_HD inline unsigned ran(unsigned site) {
+#if defined(__CUDA_ARCH__) || defined(CUDAEMU)
+#if defined(CUDAEMU)
+  if (::cudaemu::detail::g_cur == nullptr) return site;   // (a __host__ __device__ function the host calls)
+#endif
+  unsigned char *r = g_launch.ran;
+  if (r && !r[site]) r[site] = 1;
+#endif
+  return site;
+}
 
 CCTK_D inline unsigned linear_tid() {
   return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
