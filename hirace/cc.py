@@ -17,10 +17,13 @@ from instrument.cli_support import run_main
 BACKEND_VARIABLE = "HIRACE_BACKEND"
 
 
-def _planner(lower_cpu: bool):
+def _planner(lower_cpu: bool, source: Path):
+    """hirace's planner for one unit, with the configuration found from the unit's own directory up
+    (a build directory elsewhere, as CMake's, has none); units built with different granularities stop
+    the program when it starts (runtime units.h)."""
     from . import config as config_mod
     from .planner import HiracePlanner
-    cfg = config_mod.load(config_mod.discover(Path.cwd()))
+    cfg = config_mod.load(config_mod.discover(source.resolve().parent))
     return HiracePlanner(cfg, lower_cpu=lower_cpu, unit_mode=True)
 
 

@@ -115,10 +115,10 @@ class HiracePlanner:
                 for x in self.sites]
         table = (f"static const ::hirace::host::SiteInfo hirace_unit_sites[] = {{{', '.join(rows)}}}; "
                  if rows else "")
-        text = (f" namespace {{ {table}const unsigned hirace_unit_registered = ::hirace::register_this_unit("
+        text = (f"\nnamespace {{ {table}const unsigned hirace_unit_registered = ::hirace::register_this_unit("
                 f"{'hirace_unit_sites' if rows else 'nullptr'}, {len(rows)}u); }}")
         data = prog.unit.source(main).data
-        plan.insert(_end_span(main, data), len(data), text, "hirace site table of the unit", allow_macro=True)
+        plan.insert(_end_span(main, data), len(data), text + "\n", "hirace site table of the unit", allow_macro=True)
 
     def unplanned(self, path: Path, data: bytes) -> None:
         """A source the pipeline builds as it is (C): it may still launch the program's kernels."""
@@ -205,8 +205,12 @@ class HiracePlanner:
         # get here: the pipeline builds them as they are)
         host_only = source_language(unit.main) == "host"
         plan.add_prelude(unit.main, '#include "hirace/host_hooks.h"' if host_only else '#include "hirace/host.h"')
+        constexpr = {f.name for f in prog.definitions if f.is_constexpr and f.kind != "global"}
+        for name in sorted(constexpr & reach & {a.function for a in prog.accesses}):
+            plan.warnings.append(f"{prog.functions[name].span.where()}: the accesses of constexpr function '{name}' "
+                                 f"are not checked (a check cannot run in a constant expression)")
         for a in prog.accesses:
-            if a.function not in reach or a.space in ("constant", "local") or a.base in ignore:
+            if a.function not in reach or a.space in ("constant", "local") or a.base in ignore or a.function in constexpr:
                 continue
             if monitor and a.base not in monitor:
                 continue
@@ -329,7 +333,7 @@ class HiracePlanner:
                             f'return p; }}, sizeof({g.name}), "{g.name}", "{where}", {g.span.line}u);')
         if regs:
             data = src(unit.main).data
-            plan.insert(_end_span(unit.main, data), len(data), " " + " ".join(regs),
+            plan.insert(_end_span(unit.main, data), len(data), "\n" + " ".join(regs) + "\n",
                         "hirace registration of __device__ variables", allow_macro=True)
         if self.unit_mode and not host_only:
             self._register_unit(prog, plan)

@@ -16,7 +16,8 @@ from .planner import HiracePlanner
 from .sites import Site
 from .results import RaceReport, collect, merge
 from instrument.reaper import temp_dir
-from instrument.protocol import Env, Exit
+from instrument.logs import read as read_log
+from instrument.protocol import HIRACE_LOG, Env, Exit
 
 
 @dataclass
@@ -156,12 +157,20 @@ def run_command(command: list[str], config: Config, timeout: float = 300.0) -> C
                             hint="raise --timeout, or check the command for a hang")
         logs = sorted(Path(tmp).glob("hirace-*.jsonl"))
         lost = len(list(Path(tmp).glob("hirace-*.jsonl.part")))
-        reports = []
+        reports, foreign = [], []
         for log in logs:
+            records = read_log(log, HIRACE_LOG, "hirace's log")
+            if not records["site"] and (records["race"] or records["memory_error"]):
+                foreign.append(log.name)   # (built by `hirace instrument`: its site table is elsewhere)
+                continue
             rep = collect(log, None)
             suppress.apply(rep, config.suppress)
             reports.append(rep)
         report = merge(reports)
+        if foreign:
+            report.warnings.append(f"{len(foreign)} process(es) wrote a log without its site table (built by "
+                                   f"`hirace instrument`, not hirace-cc): what they found is not in this report")
         report.program_exit = proc.returncode
         report.prior_sites = config.prior_sites
         return CommandRun(report, len(logs), lost, proc.returncode)
+

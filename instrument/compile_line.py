@@ -95,11 +95,13 @@ _DEVICE_LINK = {"-dlink", "--device-link"}
 _LIBRARY = {"-lib", "--lib"}
 _NOT_A_BUILD = {"-E", "--preprocess", "-M", "--generate-dependencies", "-MM", "--generate-nonsystem-dependencies",
                 "-ptx", "--ptx", "-cubin", "--cubin", "-fatbin", "--fatbin", "-optix-ir", "--optix-ir",
-                "--version", "-V", "-dryrun", "--dryrun", "-S", "-fsyntax-only", "--help", "-h", "-v", "--verbose",
+                "--version", "-V", "-dryrun", "--dryrun", "-S", "-fsyntax-only", "--help", "-h",
                 "-dumpversion", "-dumpmachine", "-print-file-name", "-print-prog-name", "-print-search-dirs",
                 "-list-gpu-arch", "--list-gpu-arch", "-list-gpu-code", "--list-gpu-code", "-run", "--run"}
 _DEPS = {"-MD", "-MMD", "--generate-dependencies-with-compile", "--generate-nonsystem-dependencies-with-compile",
          "-MP"}
+_WERROR_KINDS = {"all-warnings", "cross-execution-space-call", "reorder", "default-stream-launch",
+                 "missing-launch-bounds", "ext-lambda-captures-this", "deprecated-declarations"}
 _WHOLE_NVCC_FLAGS = _NVCC_FLAGS | _COMPILE | _DEVICE_LINK | _LIBRARY | _NOT_A_BUILD | _DEPS
 _CUDA_LIBS = re.compile(r"^(cudart|cudart_static|cudadevrt|cuda)$")
 _CUDA_LIB_FILES = re.compile(r"(^|/)lib(cudart|cudart_static|cudadevrt)\.(a|so)(\.[\d.]+)?$")
@@ -188,7 +190,7 @@ class CompileLine:
 
     def parse_extra(self, skip_dirs=()) -> list[str]:
         """The parser's further arguments: system include dirs, undefinitions, forced includes,
-        the language standard (nvcc's -Xcompiler values included)."""
+        the language standard."""
         out: list[str] = []
         for i in self.items:
             if i.name in ("-isystem", "-idirafter") and i.value not in skip_dirs:
@@ -310,7 +312,11 @@ def parse(argv: list[str]) -> CompileLine:
     i = 0
     while i < len(args):
         a = args[i]
-        if a in _SPELLING:   # an option and its value as the next argument
+        if nvcc and a == "-Werror" and i + 1 < len(args) and args[i + 1] in _WERROR_KINDS:
+            items.append(Item("-Werror-nvcc", args[i + 1], [a, args[i + 1]]))
+            i += 2
+            continue
+        if a in _SPELLING and (nvcc or _SPELLING[a] not in _NVCC_ONLY):   # an option and its value next
             canon = _SPELLING[a]
             if i + 1 < len(args):
                 items.append(Item(canon, args[i + 1], [a, args[i + 1]]))
@@ -319,11 +325,16 @@ def parse(argv: list[str]) -> CompileLine:
                 items.append(Item(a, "", [a]))
                 i += 1
             continue
-        if a.startswith("-") and "=" in a and a.split("=", 1)[0] in _SPELLING:   # --opt=value, -std=c++17
+        if a.startswith("-") and "=" in a and a.split("=", 1)[0] in _SPELLING and \
+                (nvcc or _SPELLING[a.split("=", 1)[0]] not in _NVCC_ONLY):   # --opt=value, -std=c++17
             name, value = a.split("=", 1)
             items.append(Item(_SPELLING[name], value, [a]))
         elif nvcc and a in _WHOLE_NVCC_FLAGS:
             items.append(Item(a, a, [a]))   # (-lib and -lineinfo are not -l with a value)
+        elif a.startswith(("-MF", "-MT", "-MQ")) and len(a) > 3:
+            items.append(Item(a[:3], a[3:], [a]))   # -MFdeps/m.d (gcc takes it attached too)
+        elif a.startswith("-isystem") and len(a) > len("-isystem"):
+            items.append(Item("-isystem", a[len("-isystem"):], [a]))
         elif a.startswith("-") and not a.startswith("--") and len(a) > 2 and a[:2] in _ATTACHED:
             items.append(Item(a[:2], a[2:], [a]))   # -Idir, -DX=1, -lm, -ofile
         elif a.startswith("-"):

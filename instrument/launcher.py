@@ -32,6 +32,9 @@ from .toolchain import host_cxx
 
 # what a host source must name for its allocations to need the hooks
 _ALLOCATES = re.compile(rb"\bcuda(?:Malloc\w*|Free\w*|HostAlloc)\b")
+# options of a compile-and-link line that belong to its compiles, not its link
+_COMPILE_ONLY_ITEMS = {"-x", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "--generate-dependencies-with-compile",
+                       "--generate-nonsystem-dependencies-with-compile"}
 # a C-linkage CUDA runtime function an object calls: it was compiled against the toolkit's headers
 _REAL_CUDA = re.compile(r"^cuda[A-Z]\w*$")
 
@@ -39,10 +42,11 @@ _REAL_CUDA = re.compile(r"^cuda[A-Z]\w*$")
 @dataclass
 class Tool:
     """What a tool gives the launcher: its name (messages), the environment variable that picks the
-    backend, and its planner for one unit (lower_cpu: the cpu backend)."""
+    backend, and its planner for one unit (lower_cpu: the cpu backend; the unit's source, whose
+    directory its configuration is found from)."""
     name: str
     backend_variable: str
-    planner: Callable[[bool], object]
+    planner: Callable[[bool, Path], object]
 
 
 def main(tool: Tool, argv: list[str]) -> int:
@@ -57,7 +61,13 @@ def main(tool: Tool, argv: list[str]) -> int:
                         f"{tool.name} nvcc ...")
     line = compile_line.parse(argv)
     if line.not_a_build:
-        return _run(argv) if backend == "gpu" or not line.nvcc else _run([_host_compiler(line), *line.host_argv()])
+        cuda = [i for i in line.inputs() if i.language == "cuda"]
+        if backend == "gpu" or not line.nvcc or not line.inputs():
+            return _run(argv)   # (nvcc --version and the like answer as they are)
+        emu = include_dir() / "cudaemu"   # (-M, -E of CUDA units: as the emulation's host compiler sees them)
+        replace = {i.index: ["-x", "c++", i.path, "-x", "none"] for i in cuda}
+        return _run([_host_compiler(line), "-include", str(emu / "cudaemu.h"), "-isystem", str(emu / "shim"),
+                     f"-I{include_dir()}", *line.host_argv(replace, toolkit_dirs=_toolkit_include_dirs(line))])
     return _Build(tool, line, backend == "cpu").run()
 
 
@@ -74,7 +84,9 @@ def _host_compiler(line: CompileLine) -> str:
         return line.compiler
     ccbin = [i.value for i in line.items if i.name == "-ccbin"]
     if ccbin and not Path(ccbin[-1]).is_dir():
-        return ccbin[-1]
+        name = Path(ccbin[-1]).name   # (nvcc drives C++ through it: gcc -> g++, clang -> clang++)
+        sibling = {"gcc": "g++", "cc": "c++", "clang": "clang++"}.get(name)
+        return str(Path(ccbin[-1]).with_name(sibling)) if sibling and "/" in ccbin[-1] else sibling or ccbin[-1]
     cxx = host_cxx()
     if cxx is None:
         raise UserError("the cpu backend needs a host C++ compiler (g++ or clang++)", hint="install g++")
@@ -138,7 +150,7 @@ class _Build:
                             "the .cu suffix")
         if not self._needs_planning(src):
             return self._plain_compile(src, out, others, keep, for_link)
-        planner = self.tool.planner(self.cpu)
+        planner = self.tool.planner(self.cpu, Path(src.path))
         # (the parser reads our declarations of the CUDA runtime, never the toolkit's headers:
         # instrument/parse.py; the compiler still gets the line's own directories)
         toolkit = _toolkit_include_dirs(line)
@@ -157,7 +169,7 @@ class _Build:
         else:
             replace[src.index] = [new]
             regs = [] if any(i.name == "-maxrregcount" for i in line.items) or src.language != "cuda" \
-                else ["-maxrregcount=64"]   # (as hirace/runner.py builds: every block size stays launchable)
+                or not line.nvcc else ["-maxrregcount=64"]   # (as hirace/runner.py builds: every block size stays launchable)
             cmd = [line.compiler] + incs + defines + regs + line.argv(replace, drop=lambda it: not keep(it)) + \
                 self._c(for_link) + ["-o", out]
         res = _run(cmd, capture=True)
@@ -209,6 +221,15 @@ class _Build:
             return _run([line.compiler] + line.argv(replace, drop=lambda it: not keep(it)) + self._c(for_link) + ["-o", out])
         if src.language == "c":
             cmd = [_c_compiler(line)] + self._host_args(replace, keep) + self._c(for_link) + ["-o", out]
+        elif src.language == "cuda":   # as written, lowered for the host compiler (no tool's edits)
+            with temp_dir(prefix=f"{self.tool.name}-plain-") as tmp:
+                toolkit = _toolkit_include_dirs(line)
+                ins = instrument_sources([Path(src.path)], Path(tmp), [], [d for d in line.include_dirs() if d not in toolkit],
+                                         line.defines(), lower_cpu=True, parse_extra=line.parse_extra(skip_dirs=toolkit))
+                replace[src.index] = ["-x", "c++", str(ins.sources[0]), "-x", "none"]
+                cmd = self._cpu_compile_head(src) + [f"-I{d}" for d in ins.include_dirs] + \
+                    self._host_args(replace, keep) + self._c(for_link) + ["-o", out]
+                return _run(cmd)
         else:
             replace[src.index] = ["-x", "c++", src.path, "-x", "none"]
             cmd = self._cpu_compile_head(src) + [f"-I{include_dir()}"] + self._host_args(replace, keep) + \
@@ -218,6 +239,12 @@ class _Build:
     # ---------------------------------------------------------------- links
     def _link(self, objects: dict[int, list[str]]) -> int:
         line = self.line
+        if objects:   # a compile-and-link line: its objects are ours now; its language and dependency
+            # options were the compiles' (nvcc would read an object after -x cu as CUDA)
+            kept = [it for n, it in enumerate(line.items) if n in objects or it.name not in _COMPILE_ONLY_ITEMS]
+            index = {id(it): n for n, it in enumerate(kept)}
+            objects = {index[id(line.items[n])]: v for n, v in objects.items()}
+            line = CompileLine(line.compiler, kept, line.nvcc)
         if not self.cpu:
             return _run([line.compiler] + line.argv(objects))
         for i in line.inputs():
@@ -283,7 +310,9 @@ def _fix_dependencies(line: CompileLine, out: str, scratch: Path, root: Path) ->
     if not dep.is_file():
         return
     text = dep.read_text(errors="surrogateescape")
-    fixed = text.replace(str(scratch) + "/", str(root).rstrip("/") + "/")
+    user = str(root).rstrip("/") + "/"
+    user = user.replace("$", "$$").replace("#", "\\#").replace(" ", "\\ ")   # (make's escapes)
+    fixed = text.replace(str(scratch) + "/", user)
     if fixed != text:
         dep.write_text(fixed, errors="surrogateescape")
 

@@ -165,7 +165,8 @@ def apply(data: bytes, edits: list[Edit], path: str, prelude: list[str] | None =
         out += text
         if b"\n" in text:
             at_line_start = e.start == 0 or data[e.start - 1:e.start] == b"\n"
-            if not (e.is_insertion and at_line_start and text.endswith(b"\n")):
+            at_end = e.is_insertion and e.start == len(data)   # (no line follows whose number could move)
+            if not (e.is_insertion and at_line_start and text.endswith(b"\n")) and not at_end:
                 raise RewriteConflict(f"{path}: multi-line edit in mid-line: {e.origin}")
             if line_directives:
                 out += f'#line {line} "{quoted}"\n'.encode()

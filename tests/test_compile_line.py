@@ -61,3 +61,13 @@ def test_arguments_in_files_are_read(tmp_path):
     assert line.include_dirs() == ["/p/with space"] and line.defines() == ["A=1"]
     assert line.parse_extra() == ["-isystem", "/s"]
     assert line.argv()[-2:] == ["--options-file", str(tmp_path / "missing.rsp")]
+
+
+def test_attached_values_verbose_and_options_of_the_other_compiler():
+    line = compile_line.parse(["g++", "-MMD", "-MFdeps/m.d", "-MTm.o", "-isystem/s", "-time", "-c", "m.cpp", "-o", "m.o"])
+    assert [(i.name, i.value) for i in line.items if i.name in ("-MF", "-MT", "-isystem")] == [
+        ("-MF", "deps/m.d"), ("-MT", "m.o"), ("-isystem", "/s")]
+    assert line.compile_only   # (-time is a flag to gcc, not nvcc's option with a value)
+    assert not compile_line.parse(["nvcc", "-v", "-c", "a.cu", "-o", "a.o"]).not_a_build
+    werror = compile_line.parse(["nvcc", "-Werror", "all-warnings", "-c", "a.cu"])
+    assert [i.path for i in werror.inputs()] == ["a.cu"] and werror.host_argv() == ["-c", "a.cu"]

@@ -179,3 +179,29 @@ def test_a_cpu_link_refuses_an_object_built_against_the_toolkit(tmp_path):
     res = _run([HIRACE_CC, "g++", "m.o", "-o", "app"], tmp_path)
     assert res.returncode == 2
     assert "m.o calls the CUDA runtime (cudaMalloc)" in res.stderr and "CMAKE_CXX_COMPILER_LAUNCHER" in res.stderr
+
+
+@needs_tools
+def test_launcher_edges(tmp_path):
+    """Lines and files a build gives the launcher: a unit whose last line is a comment without a line
+    break (its site table must still register), compile-and-link with -x cu, a dependency file named
+    attached (-MFm.d), a constexpr device function (not checked, said so), a log directory that is
+    a file (the program must not hang at exit)."""
+    (tmp_path / "t.cu").write_text("#include <cstdio>\n"
+                                   "constexpr __device__ int twice(int v) { return 2 * v; }\n"
+                                   "__global__ void k(int *a) { a[0] = twice(threadIdx.x); }\n"
+                                   "int main() { int *d; cudaMalloc(&d, 4); k<<<1, 32>>>(d); cudaDeviceSynchronize();\n"
+                                   "  printf(\"ok\\n\"); return 0; }\n// end")
+    built = _run([HIRACE_CC, "nvcc", "-x", "cu", "-MD", "t.cu", "-o", "app"], tmp_path)
+    assert built.returncode == 0, built.stderr
+    run = _run(["./app"], tmp_path)
+    assert run.returncode == 66 and "t.cu:3:" in run.stderr and run.stdout == "ok\n"
+    assert _run(["./app"], tmp_path, env=dict(CPU, HIRACE_LOG_DIR=str(tmp_path / "t.cu")), timeout=60).returncode == 0
+    (tmp_path / "m.cpp").write_text("#include <cuda_runtime.h>\nint main() { void *p; return cudaMalloc(&p, 4); }\n")
+    dep = _run([HIRACE_CC, "g++", "-MMD", "-MFm.d", "-c", "m.cpp", "-o", "m.o"], tmp_path)
+    assert dep.returncode == 0, dep.stderr
+    assert "hirace-cc-" not in (tmp_path / "m.d").read_text() and "m.cpp" in (tmp_path / "m.d").read_text()
+    (tmp_path / "c.cu").write_text("constexpr __device__ int get(const int *a, int i) { return a[i]; }\n"
+                                   "__global__ void k(const int *a, int *b) { b[threadIdx.x] = get(a, threadIdx.x); }\n")
+    ce = _run([HIRACE_CC, "nvcc", "-c", "c.cu", "-o", "c.o"], tmp_path)
+    assert ce.returncode == 0 and "constexpr function 'get' are not checked" in ce.stderr, ce.stderr

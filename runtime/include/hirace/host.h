@@ -564,6 +564,7 @@ inline void before_reset() {
   if (!s.init) return;
   drain();
   fold_ran(s);
+  forget_unit_bases();   // (the next context holds none)
   for (const auto &t : s.tool_memory) (cudaFree)(t.first);
   for (void *pinned : {static_cast<void *>(s.h_noted), static_cast<void *>(s.h_off), static_cast<void *>(s.h_states)})
     if (pinned) (cudaFreeHost)(pinned);
@@ -746,9 +747,9 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   launch_mutex().lock();
   init();
   State &s = state();
-  set_unit_bases();
   int device = 0;
   cudaGetDevice(&device);
+  set_unit_bases(device);
   if (!in_order || s.pending.size() >= kPendingLaunches || (s.h_noted && *(volatile unsigned *)s.h_noted) ||
       device != s.pending_device)
     drain();
@@ -1053,9 +1054,9 @@ CCTK_HD inline unsigned unit_site(unsigned n) {
 // the unit's site table, registered at the end of its main file
 inline unsigned register_this_unit(const host::SiteInfo *sites, unsigned count) {
 #if defined(CUDAEMU)
-  hirace_unit_base_h = host::register_unit(sites, count, nullptr);
+  hirace_unit_base_h = host::register_unit(sites, count, nullptr, HIRACE_GRANULARITY_SHIFT);
 #else
-  hirace_unit_base_h = host::register_unit(sites, count, &hirace_set_unit_base);
+  hirace_unit_base_h = host::register_unit(sites, count, &hirace_set_unit_base, HIRACE_GRANULARITY_SHIFT);
 #endif
   return hirace_unit_base_h;
 }

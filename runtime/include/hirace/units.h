@@ -36,6 +36,8 @@ struct Units {
   std::vector<Unit> list;
   unsigned next = 0;           // the first id of the next unit
   bool device_pending = false;
+  int device = -1;             // the device whose context holds the units' bases
+  int shift = -1;              // the shadow granularity every unit was built with (HIRACE_GRANULARITY_SHIFT)
 };
 
 // (never destroyed: the log is written by an exit handler registered before the first unit came)
@@ -45,8 +47,15 @@ inline Units &units() {
 }
 
 // A unit's site table at program start: returns its first site id.
-inline unsigned register_unit(const SiteInfo *sites, unsigned count, void (*set_device_base)()) {
+inline unsigned register_unit(const SiteInfo *sites, unsigned count, void (*set_device_base)(), int shift) {
   Units &u = units();
+  if (u.shift >= 0 && u.shift != shift) {
+    std::fprintf(stderr, "hirace: the program's units were built with different shadow granularities (%u and %u "
+                 "bytes): build them all with one hirace.toml (granularity), or none\n", 1u << u.shift, 1u << shift);
+    std::fflush(stderr);
+    std::_Exit(::cctk::exit_code::kExitRuntimeFailure);
+  }
+  u.shift = shift;
   if (u.next + count > (1u << kSiteIdBits) || u.next + count < u.next) {
     std::fprintf(stderr, "hirace: the program has more than %u instrumented accesses (hirace numbers them in %u "
                  "bits): build fewer of its files through hirace-cc\n", 1u << kSiteIdBits, kSiteIdBits);
@@ -60,17 +69,17 @@ inline unsigned register_unit(const SiteInfo *sites, unsigned count, void (*set_
   return base;
 }
 
-// Before a launch: units registered since the last one give their base to their device code.
-inline void set_unit_bases() {
+// Before a launch on `device`: the units' device code gets their bases, once per context (again after
+// a reset, on another device, and for units registered since).
+inline void set_unit_bases(int device) {
   Units &u = units();
-  if (!u.device_pending) return;
+  if (!u.device_pending && device == u.device) return;
   u.device_pending = false;
+  u.device = device;
   for (Unit &x : u.list)
-    if (x.set_device_base) {
-      x.set_device_base();
-      x.set_device_base = nullptr;
-    }
+    if (x.set_device_base) x.set_device_base();
 }
+inline void forget_unit_bases() { units().device_pending = true; }
 
 inline const SiteInfo *unit_site_info(unsigned id) {
   for (const Unit &x : units().list)
@@ -85,7 +94,9 @@ inline std::string log_in_dir(const char *dir) {
   for (unsigned n = 0;; ++n) {
     std::string path = base + std::to_string(n) + ".jsonl";
     struct stat st;
-    if (stat(path.c_str(), &st) != 0 && errno == ENOENT && stat((path + ".part").c_str(), &st) != 0) return path;
+    bool free_name = stat(path.c_str(), &st) != 0 && stat((path + ".part").c_str(), &st) != 0;
+    // (a directory that cannot be searched names no free file: the log's own open fails and says so)
+    if (free_name || errno != ENOENT || n >= 100000) return path;
   }
 }
 
