@@ -26,6 +26,7 @@ class Config:
     prior_sites: bool = True         # also keep each word's last accesses' sites and threads (16 bytes a word)
     granularity: int = 0             # bytes per shadow word; 0: the narrowest access in the program
     quiet_reads: bool = True         # accesses that cannot race get a bounds check only (README)
+    sites_ran: bool = False          # the gpu backend records which sites ran too (the cpu backend always does)
     suppress: list[str] = field(default_factory=list)   # known benign races: kernel:K, variable:V, FILE:LINE
     source = None                    # the file it was read from (a plain attribute, not a key)
 
@@ -43,6 +44,8 @@ HELP = {
                    "thread's own shared word, reads through read-only kernel parameters) get a bounds check "
                    "only (default true; false checks every access whole)",
     "granularity": "bytes covered by one shadow word: 1, 2, 4 or 8 (default: narrowest access)",
+    "sites_ran": "record which instrumented sites ran, so that a report names those that never ran on the "
+                 "input (always on the cpu backend; on the gpu backend it costs a flag per access: default false)",
     "suppress": "known benign races, reported as suppressed: kernel:NAME, variable:NAME or FILE:LINE",
 }
 

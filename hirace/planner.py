@@ -96,6 +96,8 @@ class HiracePlanner:
     def defines(self) -> list[str]:
         """What the runtime must be built with, known once the program is planned."""
         out = [f"HIRACE_GRANULARITY_SHIFT={self.granularity().bit_length() - 1}"]
+        if self.lower_cpu or self.config.sites_ran:
+            out.append("HIRACE_SITES_RAN=1")   # (each site notes that it ran: runtime.h `ran`)
         if not self.unit_mode:
             out.append(f"HIRACE_SITE_COUNT={len(self.sites)}")   # (units register theirs: units.h)
         if self.unit_mode:

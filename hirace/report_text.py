@@ -96,6 +96,9 @@ def render(res: RaceReport) -> str:
             out.append(f"  {_where(r.site)}: {r.kind} on {r.variable} in kernel '{r.kernel}': {r.suppressed}")
     if res.sites_total:
         out.append(_what_ran(res))
+    elif res.sites_total is None and res.launches and res.backend == "gpu":
+        out.append("hirace: note: which sites ran was not recorded (--sites-ran, or sites_ran = true, records it "
+                   "on the GPU; the cpu backend always does)")
     if res.launches == 0:
         out.append("hirace: note: the program launched no kernel, so nothing was checked")
     if res.program_exit != 0:

@@ -45,6 +45,9 @@ def setup_run(p: argparse.ArgumentParser) -> None:
                    help="check only the bounds of accesses that cannot race: shared reads in write-free "
                         "__syncthreads intervals, each thread's own shared word, reads through read-only "
                         "kernel parameters (the default; --no-quiet-reads checks every access whole)")
+    p.add_argument("--sites-ran", action=argparse.BooleanOptionalAction, default=None,
+                   help="on the gpu backend too, record which sites ran, so that the report names those that "
+                        "never ran on this input (the cpu backend always does; on the GPU it costs a flag per access)")
     p.add_argument("--allow-unchecked", action="store_true",
                    help="with -- COMMAND: a command under which no instrumented kernel ran exits 0, not 2")
     _common(p, sources="*")
@@ -120,6 +123,8 @@ def do_run(a: argparse.Namespace, prog_args: list[str]) -> int:
     check_outputs([Output("--output", a.output)], inputs=[*a.sources, config])
     cfg = config_mod.load(config)
     try:
+        if a.sites_ran is not None:
+            cfg.sites_ran = a.sites_ran
         res = runner.run(a.sources, a.backend, cfg, prog_args, a.include, a.define, a.timeout,
                          prior_sites=a.prior_sites, quiet_reads=a.quiet_reads)
     except UserError as exc:

@@ -113,6 +113,7 @@ struct State {
   unsigned char *d_ran = nullptr;
   size_t ran_cap = 0;
   std::vector<unsigned char> ran_seen;
+  bool records_ran = false;   // some unit was built to note its sites that ran (HIRACE_SITES_RAN)
   unsigned *h_noted = nullptr, *d_noted = nullptr;   // host-mapped: a launch logged something (LaunchState::noted)
   LaunchState *h_off = nullptr;  // pinned: the state between launches, copied without waiting
   // Launches not read back yet, by pending slot: their index in `launches` (see before_launch), and
@@ -1010,7 +1011,7 @@ inline void write_log() {
                             r.buffer == kNoBuffer ? -1 : int(r.buffer), r.offset, r.limit, r.size, r.count);
   }
   fold_ran(s);
-  {
+  if (s.records_ran) {   // (a build that does not note them says nothing of which sites ran)
     std::vector<unsigned char> seen = s.ran_seen;
     seen.resize(std::max<size_t>({seen.size(), size_t(HIRACE_SITE_COUNT), size_t(units().next)}), 0);
     rec::write_sites(f, unsigned(seen.size()), ran_ranges(seen).c_str());
@@ -1062,7 +1063,7 @@ inline unsigned register_this_unit(const host::SiteInfo *sites, unsigned count) 
 }
 #endif
 // the log is written at exit also when the program launches no kernel (then it lists none)
-static const bool hirace_started = (host::init(), true);
+static const bool hirace_started = (host::init(), host::state().records_ran |= HIRACE_SITES_RAN, true);
 }  // namespace
 
 }  // namespace hirace

@@ -166,10 +166,16 @@ struct LaunchState {
 
 static CCTK_CONSTANT LaunchState g_launch;
 
-// A site's id, as its check passes it, noting that the site ran (hirace/planner.py _sid): what a
-// report says of the sites that never ran on the run's input comes from these flags.
+// A site's id, as its check passes it, noting that the site ran (hirace/planner.py _sid), in a build
+// that records it (HIRACE_SITES_RAN: always on the cpu backend; on the gpu backend a flag per access
+// costs up to half the check's time again, so only when asked): what a report says of the sites
+// that never ran on the run's input comes from these flags. (Each unit its own: units may differ.)
+#ifndef HIRACE_SITES_RAN
+#define HIRACE_SITES_RAN 0
+#endif
+namespace {
 CCTK_HD inline unsigned ran(unsigned site) {
-#if defined(__CUDA_ARCH__) || defined(CUDAEMU)
+#if HIRACE_SITES_RAN && (defined(__CUDA_ARCH__) || defined(CUDAEMU))
 #if defined(CUDAEMU)
   if (::cudaemu::detail::g_cur == nullptr) return site;   // (a __host__ __device__ function the host calls)
 #endif
@@ -178,6 +184,7 @@ CCTK_HD inline unsigned ran(unsigned site) {
 #endif
   return site;
 }
+}  // namespace
 
 CCTK_D inline unsigned linear_tid() {
   return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
