@@ -107,8 +107,10 @@ class HiracePlanner:
         return out
 
     def _sid(self, sid: int) -> str:
-        """A site id as its check passes it, noting that the site ran (runtime.h `ran`)."""
-        return f"::hirace::ran(::hirace::unit_site({sid}u))" if self.unit_mode else f"::hirace::ran({sid}u)"
+        """A site id as its check passes it, noting that the site ran in a build that records it
+        (runtime.h `ran`: the cpu backend, or sites_ran)."""
+        text = f"::hirace::unit_site({sid}u)" if self.unit_mode else f"{sid}u"
+        return f"::hirace::ran({text})" if self.lower_cpu or self.config.sites_ran else text
 
     def _register_unit(self, prog: Program, plan: EditPlan) -> None:
         """unit_mode: the unit's site table and its registration, at the end of its main file."""

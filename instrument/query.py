@@ -953,45 +953,37 @@ class _Walker:
             return "read"
         return None
 
-    def _maybe_reference(self, call: cindex.Cursor, arg: cindex.Cursor) -> bool:
-        """Might the callee an unresolved call names take `arg` by reference: a function or method of
-        that name in the program takes a reference at that position, or the call is a member call?"""
+    def _value_params(self, call: cindex.Cursor, arg: cindex.Cursor) -> list[bool] | None:
+        """For the functions of the program an unresolved call names, whether each takes `arg` by
+        value at its position (False: by reference, or no parameter there); None where the call names
+        no function (a member call, a callee with no name)."""
         kids = list(call.get_children())
         if not kids or arg not in kids[1:]:
-            return True
+            return None
         at = kids[1:].index(arg)
         name, obj = dependent_callee(kids[0])
         if not name or obj is not None:
-            return True
+            return None
+        found = []
         for fn in self.p.cursors.values():
-            if fn.spelling != name:
+            if fn.spelling != name or fn.kind not in (CK.FUNCTION_DECL, CK.FUNCTION_TEMPLATE, CK.CXX_METHOD):
                 continue
             parms = [k for k in fn.get_children() if k.kind == CK.PARM_DECL]
-            if at >= len(parms) or parms[at].type.kind in _REFERENCES or "&" in parms[at].type.spelling:
-                return True
-        return False
+            found.append(at < len(parms) and parms[at].type.kind not in _REFERENCES and "&" not in parms[at].type.spelling)
+        return found
+
+    def _maybe_reference(self, call: cindex.Cursor, arg: cindex.Cursor) -> bool:
+        """Might the callee an unresolved call names take `arg` by reference (some function of that
+        name does, or the call names none)?"""
+        found = self._value_params(call, arg)
+        return found is None or not all(found)
 
     def _by_value(self, call: cindex.Cursor, arg: cindex.Cursor) -> bool:
         """Is `arg` passed by value to the function a dependent call names (`f<T>(a[i])`, where the
         template gives the argument no conversion to show it)? Only where the program defines that
         name and every definition takes a value, not a reference, at that position."""
-        kids = list(call.get_children())
-        if not kids or arg not in kids[1:]:
-            return False
-        at = kids[1:].index(arg)
-        name, obj = dependent_callee(kids[0])
-        if not name or obj is not None:
-            return False
-        found = False
-        for fn in self.p.cursors.values():
-            if fn.spelling != name or fn.kind not in (CK.FUNCTION_DECL, CK.FUNCTION_TEMPLATE):
-                continue
-            parms = [k for k in fn.get_children() if k.kind == CK.PARM_DECL]
-            if at >= len(parms) or parms[at].type.kind in (TK.LVALUEREFERENCE, TK.RVALUEREFERENCE) or \
-                    "&" in parms[at].type.spelling:
-                return False
-            found = True
-        return found
+        found = self._value_params(call, arg)
+        return bool(found) and all(found)
 
     def _parents(self, c: cindex.Cursor) -> list[cindex.Cursor]:
         return self._parent_chain.get(c.hash, [])

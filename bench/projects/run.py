@@ -29,7 +29,6 @@ import sys
 import tempfile
 import time
 import tomllib
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -38,7 +37,7 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.realworld import inputs  # noqa: E402
-from bench.realworld.run import Program, _comparable, _first_error, _run, load_spec  # noqa: E402
+from bench.realworld.run import Program, _comparable, _first_error, _run, check_all, load_spec  # noqa: E402
 
 
 @dataclass
@@ -214,7 +213,6 @@ def main(argv=None) -> int:
     py = sys.executable
     scratch = Path(tempfile.mkdtemp(prefix="projects-"))
     cc = _launcher(scratch, py)
-    rows: dict[str, Row] = {}
     races: dict[str, list] = {}
 
     def one(p: Program) -> Row:
@@ -222,17 +220,9 @@ def main(argv=None) -> int:
         work.mkdir(parents=True)
         return check(p, roots, builds, a.backend, work, py, cc, a.timeout, a.build_jobs)
     try:
-        with ThreadPoolExecutor(max(1, a.jobs)) as pool:
-            futures = {pool.submit(one, p): p for p in progs}
-            for i, fut in enumerate(as_completed(futures), 1):
-                p, row = futures[fut], fut.result()
-                rows[p.name] = row
-                print(f"[{i}/{len(progs)}] {p.name}: {row.stage} build={row.plain_build}/{row.hirace_build} "
-                      f"plain={row.plain} hirace={row.hirace} races={row.races} same={row.same_output} "
-                      f"{row.seconds}s {row.first_error[:150]}", flush=True)
-                for f in scratch.glob(f"{p.name}/*.races.json"):
-                    races[p.name] = json.loads(f.read_text())
-        ordered = [rows[p.name] for p in progs]
+        ordered = check_all(progs, one, a.jobs, scratch, races, lambda p, row: (
+            f"{row.stage} build={row.plain_build}/{row.hirace_build} plain={row.plain} hirace={row.hirace} "
+            f"races={row.races} same={row.same_output} {row.seconds}s {row.first_error[:150]}"))
     finally:
         if not a.keep:
             shutil.rmtree(scratch, ignore_errors=True)

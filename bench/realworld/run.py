@@ -218,6 +218,21 @@ def _coverage_summary(report: Path, base: Path) -> dict:
                             for x in d["divergences"]]}
 
 
+def check_all(progs, one, jobs: int, scratch: Path, races: dict, describe) -> list:
+    """Check every program with `one(p) -> row` on `jobs` threads, printing each row as soon as it is
+    known (`describe(p, row)`), and keep the races each left in `scratch`; the rows in `progs`' order."""
+    rows = {}
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        futures = {pool.submit(one, p): p for p in progs}
+        for i, fut in enumerate(as_completed(futures), 1):
+            p, row = futures[fut], fut.result()
+            rows[p.name] = row
+            print(f"[{i}/{len(progs)}] {p.name}: {describe(p, row)}", flush=True)
+            for f in scratch.glob(f"{p.name}/*.races.json"):
+                races[p.name] = json.loads(f.read_text())
+    return [rows[p.name] for p in progs]
+
+
 def summarize(rows: list[Row]) -> str:
     n = len(rows)
 
@@ -271,7 +286,6 @@ def main(argv=None) -> int:
         return 2
     a.out.mkdir(parents=True, exist_ok=True)
     py = sys.executable
-    rows: dict[str, Row] = {}
     races: dict[str, list] = {}
     coverage: dict[str, dict] = {}
     scratch = Path(tempfile.mkdtemp(prefix="realworld-"))
@@ -282,19 +296,12 @@ def main(argv=None) -> int:
         work.mkdir(parents=True)
         return check(p, roots, a.backend, work, py, a.timeout, stages)
     try:
-        with ThreadPoolExecutor(max(1, a.jobs)) as pool:   # a row is printed as soon as it is known
-            futures = {pool.submit(one, p): p for p in progs}
-            for i, fut in enumerate(as_completed(futures), 1):
-                p, row = futures[fut], fut.result()
-                rows[p.name] = row
-                print(f"[{i}/{len(progs)}] {p.name}: {row.stage} parse={row.parse} nvcc={row.nvcc_hirace} "
-                      f"plain={row.plain} hirace={row.hirace} races={row.races} same={row.same_output} "
-                      f"cov={row.coverage} {row.seconds}s {row.first_error[:120]}", flush=True)
-                for f in scratch.glob(f"{p.name}/*.races.json"):
-                    races[p.name] = json.loads(f.read_text())
-                for f in scratch.glob(f"{p.name}/*.coverage.json"):
-                    coverage[p.name] = json.loads(f.read_text())
-        rows = [rows[p.name] for p in progs]
+        def done(p: Program, row: Row) -> str:
+            for f in scratch.glob(f"{p.name}/*.coverage.json"):
+                coverage[p.name] = json.loads(f.read_text())
+            return (f"{row.stage} parse={row.parse} nvcc={row.nvcc_hirace} plain={row.plain} hirace={row.hirace} "
+                    f"races={row.races} same={row.same_output} cov={row.coverage} {row.seconds}s {row.first_error[:120]}")
+        rows = check_all(progs, one, a.jobs, scratch, races, done)
     finally:
         if not a.keep:
             shutil.rmtree(scratch, ignore_errors=True)
