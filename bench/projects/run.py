@@ -36,8 +36,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.realworld import inputs  # noqa: E402
-from bench.realworld.run import Program, _comparable, _first_error, _run, check_all, load_spec  # noqa: E402
+from bench.realworld.run import Program, _comparable, _first_error, _run, check_all, load_spec, prepare_run  # noqa: E402
 
 
 @dataclass
@@ -127,13 +126,7 @@ def check(p: Program, roots: dict, builds: dict, backend: str, work: Path, py: s
     if backend == "gpu" and plain_exe is None:
         return done("plain build", err)
     run_dir = work / "run"
-    run_dir.mkdir()
-    for f in p.files:
-        dst = run_dir / Path(f).name
-        (shutil.copytree if (base / f).is_dir() else shutil.copy)(base / f, dst)
-    for spec in p.inputs:
-        inputs.make(spec, run_dir)
-    args = [a.replace("{run}", str(run_dir)) for a in p.args]
+    args = prepare_run(p, base, run_dir)
     plain_out = ""
     if plain_exe is not None:
         plain = _run([plain_exe, *args], run_dir, tmo, env)

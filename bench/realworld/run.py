@@ -108,6 +108,17 @@ def _comparable(stdout: str, varying: list[str] = ()) -> list[str]:
             if not TIMING.search(ln) and not any(v.search(ln) for v in skip)]
 
 
+def prepare_run(p: Program, base: Path, run_dir: Path) -> list[str]:
+    """The program's run directory (its files copied, its inputs generated): its arguments there."""
+    run_dir.mkdir()
+    for f in p.files:
+        dst = run_dir / Path(f).name
+        (shutil.copytree if (base / f).is_dir() else shutil.copy)(base / f, dst)
+    for spec in p.inputs:
+        inputs.make(spec, run_dir)
+    return [a.replace("{run}", str(run_dir)) for a in p.args]
+
+
 def check(p: Program, roots: dict[str, Path], backend: str, work: Path, py: str, timeout: float,
           stages: frozenset[str] = frozenset(("nvcc", "coverage"))) -> Row:
     row = Row(p.name, p.root, backend)
@@ -117,13 +128,7 @@ def check(p: Program, roots: dict[str, Path], backend: str, work: Path, py: str,
     incs = [x for d in p.include for x in ("-I", base / d)]
     defs = [x for d in p.defines + (p.gpu_defines if backend == "gpu" else []) for x in ("-D", d)]
     run_dir = work / "run"
-    run_dir.mkdir()
-    for f in p.files:
-        dst = run_dir / Path(f).name
-        (shutil.copytree if (base / f).is_dir() else shutil.copy)(base / f, dst)
-    for spec in p.inputs:
-        inputs.make(spec, run_dir)
-    args = [a.replace("{run}", str(run_dir)) for a in p.args]
+    args = prepare_run(p, base, run_dir)
     given = sorted(x.name for x in run_dir.iterdir())   # the program's input files (its runs may add more)
     tmo = min(timeout, p.timeout)
 
