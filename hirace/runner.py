@@ -63,6 +63,13 @@ def build(sources, backend, work: Path, config: Config, include_dirs=(), defines
     return Built(built.exe, backend, list(planner.sites), built.warnings)
 
 
+def _options_env(config: Config) -> dict:
+    """The runtime options of a configuration, as the environment of the program (a build, or a command)."""
+    return {Env.HIRACE_KERNELS: ",".join(config.kernels), Env.HIRACE_MAX_REPORTS: str(config.max_reports),
+            Env.HIRACE_PRIOR_SITES: "1" if config.prior_sites else "0",
+            Env.HIRACE_BLOCKS: f"{config.blocks[0]}:{config.blocks[1]}" if config.blocks else "",
+            Env.HIRACE_THREADS: f"{config.threads[0]}:{config.threads[1]}" if config.threads else ""}
+
 
 def execute(built: Built, config: Config, args=(), timeout: float = 300.0, passthrough: bool = False,
             cwd: Path | None = None, measure_memory: bool = False):
@@ -70,11 +77,7 @@ def execute(built: Built, config: Config, args=(), timeout: float = 300.0, passt
     log: it crashed, timed out or was stopped)."""
     with temp_dir(prefix="hirace-log-") as tmp:
         log = Path(tmp) / "hirace.jsonl"
-        env = {Env.HIRACE_LOG: str(log), Env.HIRACE_KERNELS: ",".join(config.kernels),
-               Env.HIRACE_MAX_REPORTS: str(config.max_reports),
-               Env.HIRACE_PRIOR_SITES: "1" if config.prior_sites else "0",
-               Env.HIRACE_BLOCKS: f"{config.blocks[0]}:{config.blocks[1]}" if config.blocks else "",
-               Env.HIRACE_THREADS: f"{config.threads[0]}:{config.threads[1]}" if config.threads else ""}
+        env = {**_options_env(config), Env.HIRACE_LOG: str(log)}
         if passthrough:
             sys.stdout.flush()
         proc = built.backend.run(built.exe, args, env=env, timeout=timeout, passthrough=passthrough, cwd=cwd,
@@ -128,13 +131,6 @@ class CommandRun:
     processes: int
     lost: int          # logs begun and never finished (a process crashed or was killed at exit)
     exit_status: int
-
-
-def _options_env(config: Config) -> dict:
-    return {Env.HIRACE_KERNELS: ",".join(config.kernels), Env.HIRACE_MAX_REPORTS: str(config.max_reports),
-            Env.HIRACE_PRIOR_SITES: "1" if config.prior_sites else "0",
-            Env.HIRACE_BLOCKS: f"{config.blocks[0]}:{config.blocks[1]}" if config.blocks else "",
-            Env.HIRACE_THREADS: f"{config.threads[0]}:{config.threads[1]}" if config.threads else ""}
 
 
 def run_command(command: list[str], config: Config, timeout: float = 300.0) -> CommandRun:

@@ -33,8 +33,9 @@ from .toolchain import host_cxx
 # what a host source must name for its allocations to need the hooks
 _ALLOCATES = re.compile(rb"\bcuda(?:Malloc\w*|Free\w*|HostAlloc)\b")
 # options of a compile-and-link line that belong to its compiles, not its link
-_COMPILE_ONLY_ITEMS = {"-x", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "--generate-dependencies-with-compile",
-                       "--generate-nonsystem-dependencies-with-compile"}
+_DEPENDENCY_ITEMS = {"-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "--generate-dependencies-with-compile",
+                     "--generate-nonsystem-dependencies-with-compile"}
+_COMPILE_ONLY_ITEMS = _DEPENDENCY_ITEMS | {"-x"}
 # a C-linkage CUDA runtime function an object calls: it was compiled against the toolkit's headers
 _REAL_CUDA = re.compile(r"^cuda[A-Z]\w*$")
 
@@ -96,6 +97,7 @@ def _host_compiler(line: CompileLine) -> str:
 class _Build:
     def __init__(self, tool: Tool, line: CompileLine, cpu: bool):
         self.tool, self.line, self.cpu = tool, line, cpu
+        self.toolkit = _toolkit_include_dirs(line)   # (the line's CUDA toolkit include dirs, asked once)
 
     def run(self) -> int:
         line = self.line
@@ -143,7 +145,7 @@ class _Build:
     def _compile(self, src: Input, out: str, scratch: Path, for_link: bool = False) -> int:
         line = self.line
         others = {i.index for i in line.inputs() if i.index != src.index}
-        keep = lambda it: not (it.name == "-o" or (for_link and it.name in ("-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP")))  # noqa: E731
+        keep = lambda it: not (it.name == "-o" or (for_link and it.name in _DEPENDENCY_ITEMS))  # noqa: E731
         if src.language == "cuda" and Path(src.path).suffix not in compile_line.CUDA_SUFFIXES:
             raise UserError(f"{src.path}: compiled as CUDA (-x cu) under another suffix, which {self.tool.name} "
                             f"cannot instrument yet", hint="build this file without the launcher, or give it "
@@ -153,7 +155,7 @@ class _Build:
         planner = self.tool.planner(self.cpu, Path(src.path))
         # (the parser reads our declarations of the CUDA runtime, never the toolkit's headers:
         # instrument/parse.py; the compiler still gets the line's own directories)
-        toolkit = _toolkit_include_dirs(line)
+        toolkit = self.toolkit
         ins = instrument_sources([Path(src.path)], scratch / "src", [planner],
                                  [d for d in line.include_dirs() if d not in toolkit], line.defines(),
                                  lower_cpu=self.cpu, parse_extra=line.parse_extra(skip_dirs=toolkit))
@@ -205,7 +207,7 @@ class _Build:
         # (indices shift when items are dropped: map them by identity)
         index = {id(it): n for n, it in enumerate(kept.items)}
         moved = {index[id(line.items[i])]: v for i, v in replace.items() if id(line.items[i]) in index}
-        return kept.host_argv(moved, toolkit_dirs=_toolkit_include_dirs(line))
+        return kept.host_argv(moved, toolkit_dirs=self.toolkit)
 
     @staticmethod
     def _c(for_link: bool) -> list[str]:
@@ -223,7 +225,7 @@ class _Build:
             cmd = [_c_compiler(line)] + self._host_args(replace, keep) + self._c(for_link) + ["-o", out]
         elif src.language == "cuda":   # as written, lowered for the host compiler (no tool's edits)
             with temp_dir(prefix=f"{self.tool.name}-plain-") as tmp:
-                toolkit = _toolkit_include_dirs(line)
+                toolkit = self.toolkit
                 ins = instrument_sources([Path(src.path)], Path(tmp), [], [d for d in line.include_dirs() if d not in toolkit],
                                          line.defines(), lower_cpu=True, parse_extra=line.parse_extra(skip_dirs=toolkit))
                 replace[src.index] = ["-x", "c++", str(ins.sources[0]), "-x", "none"]
@@ -250,7 +252,7 @@ class _Build:
         for i in line.inputs():
             if i.language == "object" and i.index not in objects:
                 _refuse_toolkit_objects(self.tool.name, i.path)
-        cmd = [_host_compiler(line)] + line.host_argv(objects, toolkit_dirs=_toolkit_include_dirs(line))
+        cmd = [_host_compiler(line)] + line.host_argv(objects, toolkit_dirs=self.toolkit)
         return _run(cmd + ["-lpthread", "-ldl", "-lm"])
 
     def _empty_object(self) -> int:
