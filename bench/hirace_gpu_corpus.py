@@ -18,7 +18,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from hirace import runner  # noqa: E402
 from hirace.config import Config  # noqa: E402
-from test_hirace_corpus import PROGRAMS, expected_lines  # noqa: E402
+from test_hirace_corpus import GPU_ONLY, PROGRAMS, expected_lines  # noqa: E402
 
 
 def one(path: Path, backend: str, prior_sites: bool = True) -> dict:
@@ -44,7 +44,8 @@ def main() -> int:
     ap.add_argument("--no-prior-sites", action="store_true", help="without the prior-site table (the default of hirace run)")
     a = ap.parse_args()
     with ThreadPoolExecutor(a.j) as ex:
-        rows = list(ex.map(lambda p: one(p, a.backend, not a.no_prior_sites), PROGRAMS))
+        programs = PROGRAMS + (GPU_ONLY if a.backend == "gpu" else [])   # (CUB and Thrust: the GPU only)
+        rows = list(ex.map(lambda p: one(p, a.backend, not a.no_prior_sites), programs))
     a.out.parent.mkdir(parents=True, exist_ok=True)
     with a.out.open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))

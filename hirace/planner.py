@@ -158,10 +158,10 @@ class HiracePlanner:
         reach = prog.device_reachable()
         ignore = set(self.config.ignore)
         monitor = set(self.config.monitor)
-        # (an access through an address a load/store intrinsic is given is a form the proofs do not
-        # follow: a unit that has one checks every access whole)
-        facts = KernelFacts(prog) if self.config.quiet_reads and not prog.ranges and not any(
-            a.form == "address" for a in prog.accesses) else None   # shared by the two analyses
+        # (an access through an address a load/store intrinsic is given, or through a reference a call
+        # returns, is a form the proofs do not follow: a unit that has one checks every access whole)
+        facts = KernelFacts(prog) if self.config.quiet_reads and not prog.ranges and not prog.lib_atomics \
+            and not any(a.form in ("address", "call") for a in prog.accesses) else None   # shared by the two analyses
         quiet, alone = shared_intervals(prog, facts) if facts else (set(), {})
         params = readonly_params(prog, facts) if facts else {}
         # a kernel whose every shared-memory site is quiet never checks a shared word whole where the
@@ -275,6 +275,8 @@ class HiracePlanner:
             if plan.wrap(at.address, f"::hirace::{fn}(", f", {self._sid(sid)}{extra})", f"hirace check of {at.name}"):
                 self.bounds_only += fn.endswith(("_bounds", "_param"))
         self._plan_ranges(prog, plan, reach)
+        self._plan_lib_atomics(prog, plan, reach, needs, shadow_free)
+        self._plan_collectives(prog, plan, reach, needs, shadow_free)
         touching = _touching(prog, reach)
         # each kernel starts by clearing its block's clocks and shared shadow where the launch keeps
         # them in shared memory; a launch may ask for that area only when every kernel of its
@@ -341,6 +343,60 @@ class HiracePlanner:
                         "hirace registration of __device__ variables", allow_macro=True)
         if self.unit_mode and not host_only:
             self._register_unit(prog, plan)
+
+    def _plan_lib_atomics(self, prog: Program, plan: EditPlan, reach: set[str], needs: dict,
+                          shadow_free: dict) -> None:
+        """Operations of libcu++ atomics: an atomic access of the atomic's scope at its address, checked
+        whole: `r.fetch_add(1)` -> `::hirace::lib_block_ref(r, 4u).fetch_add(1)` on an atomic_ref,
+        `flag.load()` -> `(*::hirace::lib_device(&(flag), 5u)).load()` on an atomic, `p->load()` ->
+        `::hirace::lib_device(p, 6u)->load()` (runtime.h)."""
+        src = prog.unit.source
+        for la in prog.lib_atomics:
+            if la.function not in reach:
+                continue
+            text = src(la.span.file).text(la.span.start, la.span.end)
+            kind = {"read": "rd", "write": "wr", "rmw": "rmw"}[la.use] if la.scope == "thread" else la.scope
+            sid = self._sid(self._site(la.span, la.use if la.scope == "thread" else "atomic", text, la.function,
+                                       "", "pointer"))
+            fn = f"::hirace::lib_{kind}"
+            head, tail = {"ref": (f"{fn}_ref(", f", {sid})"), "pointer": (f"{fn}(", f", {sid})"),
+                          "object": (f"(*{fn}(&(", f"), {sid}))")}[la.form]
+            if plan.wrap(la.span, head, tail, f"hirace check of {la.name}"):
+                shadow_free[la.function] = None   # (it may be on shared memory)
+                if la.function in needs:
+                    needs[la.function].site(fn, span=la.span)
+
+    def _plan_collectives(self, prog: Program, plan: EditPlan, reach: set[str], needs: dict,
+                          shadow_free: dict) -> None:
+        """Calls of CUB's block primitives use their TempStorage as the library does: a write of it
+        before the block synchronises inside the call, reads after; reusing it without the
+        __syncthreads CUB documents between two uses then races (runtime.h Collective):
+        `BR(tmp).Sum(v)` -> `(::hirace::Collective(&(tmp), sizeof(tmp), 7u), BR(tmp).Sum(v))`."""
+        src = prog.unit.source
+        text = lambda sp: src(sp.file).text(sp.start, sp.end).strip()   # noqa: E731
+        uses = [u for u in prog.library_uses if u[0] in ("CUB", "Thrust")]
+        if uses:
+            plan.warnings.append(f"{uses[0][2].where()}: what CUB and Thrust do inside the library is not checked "
+                                 f"(the kernels their device-wide algorithms launch, and the accesses block "
+                                 f"primitives make to your arrays); the TempStorage of CUB's block primitives is")
+        for co in prog.collectives:
+            if co.function not in reach:
+                continue
+            why = "it works warp by warp" if co.level == "warp" else \
+                "it uses the library's own storage" if co.storage is None else \
+                "its TempStorage is an expression hirace cannot evaluate again" if not _again(text(co.storage)) else ""
+            if why:
+                self.skipped.append(f"{co.span.where()}: cub::{co.cls}")
+                plan.warnings.append(f"{co.span.where()}: the TempStorage of this cub::{co.cls} call is not "
+                                     f"checked ({why})")
+                continue
+            storage = text(co.storage)
+            sid = self._sid(self._site(co.span, "write", f"cub::{co.cls} on {storage}", co.function, "", "pointer"))
+            if plan.wrap(co.span, f"(::hirace::Collective(&({storage}), sizeof({storage}), {sid}), ", ")",
+                         f"hirace check of cub::{co.cls}'s TempStorage"):
+                shadow_free[co.function] = None
+                if co.function in needs:
+                    needs[co.function].site("collective", span=co.span)
 
     def _plan_ranges(self, prog: Program, plan: EditPlan, reach: set[str]) -> None:
         """memcpy/memmove/memset in device code: the bytes they read and write are checked as accesses

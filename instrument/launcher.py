@@ -28,7 +28,7 @@ from .compile_line import CompileLine, Input
 from .errors import UserError
 from .pipeline import instrument_sources, planned_defines
 from .reaper import temp_dir
-from .toolchain import host_cxx
+from .toolchain import host_cxx, library_options
 
 # what a host source must name for its allocations to need the hooks
 _ALLOCATES = re.compile(rb"\bcuda(?:Malloc\w*|Free\w*|HostAlloc)\b")
@@ -68,7 +68,7 @@ def main(tool: Tool, argv: list[str]) -> int:
         emu = include_dir() / "cudaemu"   # (-M, -E of CUDA units: as the emulation's host compiler sees them)
         replace = {i.index: ["-x", "c++", i.path, "-x", "none"] for i in cuda}
         return _run([_host_compiler(line), "-include", str(emu / "cudaemu.h"), "-isystem", str(emu / "shim"),
-                     f"-I{include_dir()}", *line.host_argv(replace, toolkit_dirs=_toolkit_include_dirs(line))])
+                     *library_options(), f"-I{include_dir()}", *line.host_argv(replace, toolkit_dirs=_toolkit_include_dirs(line))])
     return _Build(tool, line, backend == "cpu").run()
 
 
@@ -198,7 +198,7 @@ class _Build:
                 head.append("-std=c++17")   # (nvcc's default)
             if not any(i.name.startswith("-g") for i in self.line.items):
                 head += ["-gdwarf-4", "-g1"]   # what the emulation's fault messages read (backends/cpu.py)
-        return head + ["-isystem", str(emu / "shim")]
+        return head + ["-isystem", str(emu / "shim"), *library_options()]
 
     def _host_args(self, replace, keep) -> list[str]:
         """host_argv without the items `keep` refuses."""

@@ -22,7 +22,7 @@ from clang import cindex
 from runtime import include_dir
 
 from .errors import ParseError
-from .toolchain import gcc_include_dir
+from .toolchain import gcc_include_dir, library_include_dirs, library_options
 
 CK = cindex.CursorKind
 
@@ -111,6 +111,9 @@ class ParsedUnit:
     user_files: frozenset[str]
     macro_expansions: dict[str, list[MacroExpansion]]
     warnings: list[str]
+    # the toolkit's libraries the user's files include, as (library, header, where the user's
+    # #include is written): ('CUB', 'cub/cub.cuh', 'app.cu:3'); see library_of
+    library_includes: list[tuple[str, str, str]] = field(default_factory=list)
 
     def is_user_file(self, path: str | None) -> bool:
         """The main file and every header it includes that is not a system header
@@ -186,6 +189,7 @@ def parse_args(include_dirs=(), defines=(), std: str = "c++17", extra=()) -> lis
     gi = gcc_include_dir()
     if gi is not None:
         args += ["-isystem", str(gi)]
+    args += library_options()
     for d in include_dirs:
         args += ["-I", str(d)]
     for d in defines:
@@ -221,18 +225,24 @@ def parse_file(path: str | Path, include_dirs=(), defines=(), extra=()) -> Parse
                          f"options it needs)")
     user = {main}
     ours = str(include_dir()) + "/"
-    for inc in tu.get_includes():
+    included = list(tu.get_includes())
+    for inc in included:
         f = inc.include
         if f.name.startswith(ours):   # our declarations header comes in by -include
             continue
         if not cindex.SourceLocation.from_offset(tu, f, 0).is_in_system_header:
             user.add(f.name)
+    libraries = []
+    for inc in included:
+        found = library_of(inc.include.name)
+        if found is not None and inc.location.file is not None and inc.location.file.name in user:
+            libraries.append((*found, f"{inc.location.file.name}:{inc.location.line}"))
     warnings = [f"{d.location.file.name}:{d.location.line}:{d.location.column}: {d.spelling}"
                 for d in tu.diagnostics
                 if d.severity == cindex.Diagnostic.Warning and d.location.file
                 and d.location.file.name in user]
     unit = ParsedUnit(main=main, tu=tu, files={}, user_files=frozenset(user), macro_expansions={},
-                      warnings=warnings)
+                      warnings=warnings, library_includes=libraries)
     unit.files[main] = _load_file(tu, main)
     for c in tu.cursor.get_children():
         if c.kind == CK.MACRO_INSTANTIATION:
@@ -242,6 +252,22 @@ def parse_file(path: str | Path, include_dirs=(), defines=(), extra=()) -> Parse
                 if sp is not None:
                     unit.macro_expansions.setdefault(f.name, []).append(MacroExpansion(c.spelling, sp))
     return unit
+
+
+# the toolkit's libraries, by the first directory of their headers
+LIBRARIES = {"cub": "CUB", "thrust": "Thrust", "cuda": "libcu++", "nv": "libcu++"}
+
+
+def library_of(path: str) -> tuple[str, str] | None:
+    """(library, header as included) for a header of the toolkit's libraries: ('CUB',
+    'cub/block/block_reduce.cuh'); None for any other file."""
+    for _, d in library_include_dirs():
+        root = d.rstrip("/") + "/"
+        if path.startswith(root):
+            rel = path[len(root):]
+            top = rel.split("/", 1)[0]
+            return (LIBRARIES[top], rel) if top in LIBRARIES else None
+    return None
 
 
 _SPACED = re.compile(rb"(<<|>>)([ \t]+)(<|>)")

@@ -120,6 +120,19 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
 def refuse_unsupported(prog: Program, lower_cpu: bool) -> None:
     """Constructs that instrumentation (or the cpu backend) cannot handle stop the build by name,
     with the place they are written, instead of failing later with a compiler's message."""
+    # (libcu++ runs on the host as it is: cudaemu.h reads its configuration as a host compiler's)
+    gpu_only = ("CUB", "Thrust")
+    for library, name, span, fn in prog.library_uses if lower_cpu else ():
+        if library in gpu_only:
+            kind = "kernel" if fn in {k.name for k in prog.kernels} else "function"
+            raise UnsupportedConstruct(
+                f"{span.where()}: {kind} {fn} uses {name}: {library} runs on a GPU only; the cpu backend "
+                f"emulates the CUDA language and runtime, not the {library} library", hint="use --backend gpu")
+    for library, header, where in prog.unit.library_includes if lower_cpu else ():
+        if library in gpu_only:
+            raise UnsupportedConstruct(
+                f"{where}: includes <{header}>: {library} runs on a GPU only; the cpu backend emulates "
+                f"the CUDA language and runtime, not the {library} library", hint="use --backend gpu")
     for what, span in prog.special:
         if what == "dynamic parallelism":
             raise UnsupportedConstruct(

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from clang import cindex
 
-from .parse import ParsedUnit, Span
+from .parse import ParsedUnit, Span, library_of
 
 CK = cindex.CursorKind
 TK = cindex.TypeKind
@@ -190,7 +190,9 @@ class Access:
     bound: str = ""
     bound_base: Span | None = None   # the variable's reference in the expression
     # 'lvalue': the span is the lvalue accessed (a[i], *p, s.f, a reference r); 'address': the span is
-    # an address that a load/store intrinsic reads or writes through (`__ldg(p + i)`: the span p + i)
+    # an address that a load/store intrinsic reads or writes through (`__ldg(p + i)`: the span p + i);
+    # 'call': an lvalue reached through a reference a function of the program returns (`v[i]` of a
+    # view's operator[]): where it lies is known only at run time
     form: str = "lvalue"
 
 
@@ -223,6 +225,44 @@ class AtomicCall:
     function: str
     bound: str = ""                  # as Access.bound, when the address is &a[i]
     bound_base: Span | None = None
+
+
+@dataclass(frozen=True)
+class LibAtomic:
+    """An operation of a libcu++ atomic in device code: `r.fetch_add(1)` on a cuda::atomic_ref,
+    `flag.load()` on a cuda::atomic (or their cuda::std:: forms), operators and conversions too."""
+    span: Span            # the object the operation is called on, as written
+    form: str             # 'ref' (an atomic_ref) | 'object' (an atomic) | 'pointer' (`p->op()` on an atomic)
+    scope: str            # 'block' | 'device' (device, system) | 'thread' (atomic to its own thread only)
+    use: str              # 'read' | 'write' | 'rmw': what the operation does at the address
+    name: str             # the operation: 'fetch_add', 'operator+=', 'operator int'
+    function: str
+
+
+@dataclass(frozen=True)
+class Collective:
+    """A call of a CUB block or warp primitive in device code (`BlockReduce(tmp).Sum(v)`,
+    `br.Sum(v)` on an object made from `tmp`): it uses the TempStorage the object was made from."""
+    span: Span            # the call
+    storage: Span | None  # the TempStorage argument the object was made from (None: the library's own)
+    cls: str              # 'BlockReduce', 'WarpScan', ...
+    level: str            # 'block': a collective of the whole block, synchronised by __syncthreads inside;
+                          # 'warp': synchronised within warps only
+    function: str
+
+
+# CUB's block primitives that synchronise the block (__syncthreads) between writing and reading
+# their TempStorage; BlockLoad, BlockStore and BlockExchange do so unless they work warp by warp
+_CUB_BLOCK = {"BlockReduce", "BlockScan", "BlockRadixSort", "BlockRadixRank", "BlockRadixRankMatch",
+              "BlockHistogram", "BlockDiscontinuity", "BlockAdjacentDifference", "BlockMergeSort",
+              "BlockShuffle", "BlockRunLengthDecode", "BlockLoad", "BlockStore", "BlockExchange"}
+
+# libcu++ atomics: the type of the object an operation is called on -> (form, scope)
+_LIB_ATOMIC = re.compile(r"^(?:const |volatile )*cuda::(?:std::)?(atomic_ref|atomic)<(.*)>$")
+_LIB_SCOPE = re.compile(r"thread_scope_(block|cluster|device|system|thread)\b")
+_LIB_READS = {"load", "wait"}
+_LIB_WRITES = {"store", "operator="}
+_LIB_NO_ACCESS = {"notify_one", "notify_all", "is_lock_free"}
 
 
 @dataclass(frozen=True)
@@ -334,12 +374,16 @@ class Program:
     # reference parameter takes (`int &r = i;`, `f(i)` with `void f(int &)`): r or f may change them
     aliased: list[tuple[Span, str]] = field(default_factory=list)
     ranges: list[RangeCall] = field(default_factory=list)   # memcpy/memset in device code
+    lib_atomics: list[LibAtomic] = field(default_factory=list)
+    collectives: list[Collective] = field(default_factory=list)   # CUB primitives' calls
     calls: dict[str, set[str]] = field(default_factory=dict)
     operators: list[Operator] = field(default_factory=list)
     index_refs: list[IndexRef] = field(default_factory=list)
     subscripts: list[Subscript] = field(default_factory=list)
     # constructs in device code that some backends or tools cannot handle: (what, where)
     special: list[tuple[str, Span]] = field(default_factory=list)
+    # the first use, per function, of a name the toolkit's libraries declare: (library, name, where, function)
+    library_uses: list[tuple[str, str, Span, str]] = field(default_factory=list)
     # code inside a function that cannot see its local variables: lambdas and local classes
     nested_bodies: list[Span] = field(default_factory=list)
     # every function definition's libclang cursor, by its body's (file, start): for analyses that
@@ -372,6 +416,11 @@ def _attr_kind(cursor: cindex.Cursor) -> str | None:
     return None
 
 
+def _is_decomposition(c: cindex.Cursor) -> bool:
+    """The declaration of a structured binding, `auto &[x, y] = e` (libclang names it '[x, y]')."""
+    return c.kind == CK.UNEXPOSED_DECL and c.spelling.startswith("[")
+
+
 def _strip(c: cindex.Cursor) -> cindex.Cursor:
     while c.kind in _CASTS:
         kids = list(c.get_children())
@@ -392,6 +441,8 @@ class _Walker:
     def __init__(self, unit: ParsedUnit, prog: Program):
         self.u = unit
         self.p = prog
+        self._atomic_objects: set[tuple[str, int, int]] = set()   # operands of LibAtomic: no plain access
+        self._ref_bindings: set[int] = set()   # the names a structured binding by reference declares
 
     # -- tokens --------------------------------------------------------------
     def _src(self, span: Span):
@@ -482,6 +533,7 @@ class _Walker:
             self.p.definitions.append(fn)
         self.fn = name
         self.device = kind != "host"
+        self.returns_reference = c.result_type.kind == TK.LVALUEREFERENCE
         self.p.calls.setdefault(name, set())
         self._stmt(body, None)
 
@@ -493,8 +545,12 @@ class _Walker:
             self._call(c, sp)
         if self.device and sp is not None and k == CK.ASM_STMT:
             self.p.special.append(("inline assembly", sp))
+        if _is_decomposition(c) and c.type.kind in _REFERENCES:
+            self._ref_bindings |= {b.hash for b in c.get_children() if b.kind == CK.UNEXPOSED_DECL}
         if sp is not None and k in (CK.LAMBDA_EXPR, CK.STRUCT_DECL, CK.CLASS_DECL, CK.UNION_DECL):
             self.p.nested_bodies.append(sp)
+        if sp is not None and k in (CK.TYPE_REF, CK.TEMPLATE_REF, CK.DECL_REF_EXPR) and self.u.library_includes:
+            self._library_use(c, sp)
         if self.device and sp is not None:
             self._aliases(c, k, sp)
             if k == CK.VAR_DECL:
@@ -509,7 +565,7 @@ class _Walker:
                                                     c.storage_class == cindex.StorageClass.EXTERN,
                                                     self.fn, stmt, elem))
             elif k in (CK.ARRAY_SUBSCRIPT_EXPR, CK.UNARY_OPERATOR, CK.MEMBER_REF_EXPR,
-                       CK.DECL_REF_EXPR):
+                       CK.DECL_REF_EXPR, CK.CALL_EXPR):
                 self._maybe_access(c, parent, sp)
             if k == CK.IF_STMT:
                 self._if(c, sp)
@@ -546,6 +602,15 @@ class _Walker:
                 self._subscript(c, sp)
         for child in c.get_children():
             self._stmt(child, c)
+
+    def _library_use(self, c: cindex.Cursor, sp: Span) -> None:
+        ref = c.referenced
+        f = ref.location.file if ref is not None else None
+        found = library_of(f.name) if f is not None else None
+        if found is None or any(u[3] == self.fn for u in self.p.library_uses):
+            return
+        top = {"CUB": "cub::", "Thrust": "thrust::"}.get(found[0], "cuda::")
+        self.p.library_uses.append((found[0], top + ref.spelling, sp, self.fn))
 
     # -- calls, launches, atomics, barriers ----------------------------------
     def _call(self, c: cindex.Cursor, sp: Span | None) -> None:
@@ -587,6 +652,8 @@ class _Walker:
             args = tuple(s for s in (self.u.span_of(a) for a in c.get_arguments()) if s is not None)
             self.p.api_calls.append(ApiCall(name, sp, args, self.fn))
         if not self.device or sp is None:
+            return
+        if self.u.library_includes and (self._lib_atomic(c, name, kids) or self._collective(c, sp, kids)):
             return
         if name in BARRIERS:
             self.p.barriers.append(Barrier(name, BARRIERS[name], sp, self.fn))
@@ -632,6 +699,74 @@ class _Walker:
                 self.p.ranges.append(RangeCall(name, sp, spans[0], None if name == "memset" else spans[1], spans[2],
                                                self.fn, root(args[0]), "" if name == "memset" else root(args[1])))
 
+    def _collective(self, c: cindex.Cursor, sp: Span, kids: list) -> bool:
+        """Record a call of a CUB primitive's member (Collective); False for any other call."""
+        ref = c.referenced
+        f = ref.location.file if ref is not None else None
+        cls = ref.semantic_parent.spelling if ref is not None and ref.semantic_parent is not None else ""
+        if f is None or ref.kind != CK.CXX_METHOD or not cls.startswith(("Block", "Warp")) or \
+                getattr(library_of(f.name), "__getitem__", lambda i: "")(0) != "CUB":
+            return False
+        obj = next(iter(kids[0].get_children()), None) if kids and kids[0].kind == CK.MEMBER_REF_EXPR else None
+        maker = None   # the constructor call that made the object
+        while obj is not None and maker is None:
+            if obj.kind == CK.CALL_EXPR and obj.referenced is not None and obj.referenced.kind == CK.CONSTRUCTOR:
+                maker = obj
+            elif obj.kind == CK.DECL_REF_EXPR and obj.referenced is not None and obj.referenced.kind == CK.VAR_DECL:
+                obj = next((k for k in obj.referenced.get_children() if k.kind in (CK.CALL_EXPR, CK.UNEXPOSED_EXPR)),
+                           None)
+            elif obj.kind in (CK.UNEXPOSED_EXPR, CK.CXX_FUNCTIONAL_CAST_EXPR, CK.PAREN_EXPR):
+                obj = next((k for k in obj.get_children() if k.kind != CK.TYPE_REF), None)
+            else:
+                obj = None
+        storage = None
+        for arg in maker.get_arguments() if maker is not None else ():
+            if "TempStorage" in arg.type.spelling or "Uninitialized" in arg.type.get_canonical().spelling:
+                storage = self.u.span_of(arg)
+                break
+        warp = cls.startswith("Warp") or cls not in _CUB_BLOCK or "WARP_TRANSPOSE" in (
+            maker.type.get_canonical().spelling if maker is not None else "")
+        self.p.collectives.append(Collective(sp, storage, cls, "warp" if warp else "block", self.fn))
+        return True
+
+    def _lib_atomic(self, c: cindex.Cursor, name: str, kids: list) -> bool:
+        """Record an operation of a libcu++ atomic (LibAtomic); False for any other call."""
+        ref = c.referenced
+        f = ref.location.file if ref is not None else None
+        if f is None or ref.kind not in (CK.CXX_METHOD, CK.CONVERSION_FUNCTION) or \
+                getattr(library_of(f.name), "__getitem__", lambda i: "")(0) != "libcu++":
+            return False
+        arrow = False
+        if kids and kids[0].kind == CK.MEMBER_REF_EXPR:
+            obj, arrow = next(iter(kids[0].get_children()), None), self._member_arrow(kids[0])
+        else:   # an operator: its object first
+            obj = kids[0] if kids else None
+        while obj is not None and obj.kind == CK.UNEXPOSED_EXPR and len(list(obj.get_children())) == 1:
+            inner = next(iter(obj.get_children()))
+            if inner.kind not in (CK.UNEXPOSED_EXPR, CK.DECL_REF_EXPR, CK.MEMBER_REF_EXPR, CK.ARRAY_SUBSCRIPT_EXPR,
+                                  CK.UNARY_OPERATOR, CK.CALL_EXPR, CK.PAREN_EXPR):
+                break
+            obj = inner   # (the implicit casts to the class that declares the operation)
+        sp = self.u.span_of(obj) if obj is not None else None
+        if sp is None:
+            return False
+        otype = obj.type.get_pointee() if arrow else obj.type
+        m = _LIB_ATOMIC.match(otype.spelling) or _LIB_ATOMIC.match(otype.get_canonical().spelling)
+        if m is None:
+            return False
+        scope = _LIB_SCOPE.search(m.group(2))
+        # cuda::std:: atomics are of system scope; a cluster of blocks is not modelled: its atomics
+        # count as the block's (an unordered pair of blocks of one cluster is reported)
+        scope = {"cluster": "block", "system": "device"}.get(scope.group(1), scope.group(1)) if scope else "device"
+        if name in _LIB_NO_ACCESS:
+            return True
+        use = "read" if name in _LIB_READS or ref.kind == CK.CONVERSION_FUNCTION else \
+            "write" if name in _LIB_WRITES else "rmw"
+        form = "pointer" if arrow else "ref" if m.group(1) == "atomic_ref" else "object"
+        self.p.lib_atomics.append(LibAtomic(sp, form, scope, use, name, self.fn))
+        self._atomic_objects.add((sp.file, sp.start, sp.end))
+        return True
+
     def _aliases(self, c: cindex.Cursor, k, sp: Span) -> None:
         """Note the variables c lets something else change: bound by a reference that is not const, or
         passed to a parameter that is one (a call a template leaves unresolved: unless every function of
@@ -641,8 +776,10 @@ class _Walker:
             if a.kind == CK.DECL_REF_EXPR and a.referenced is not None and \
                     a.referenced.kind in (CK.VAR_DECL, CK.PARM_DECL):
                 self.p.aliased.append((sp, a.spelling))
-        if k == CK.VAR_DECL and c.type.kind in _REFERENCES and not c.type.get_pointee().is_const_qualified():
-            init = [x for x in c.get_children() if x.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF, CK.TEMPLATE_REF)]
+        if (k == CK.VAR_DECL or _is_decomposition(c)) and c.type.kind in _REFERENCES and \
+                not c.type.get_pointee().is_const_qualified():
+            init = [x for x in c.get_children() if x.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF, CK.TEMPLATE_REF,
+                                                                  CK.UNEXPOSED_DECL)]
             if init:
                 note(init[-1])
         elif k == CK.CALL_EXPR:
@@ -750,7 +887,40 @@ class _Walker:
                                                root.spelling if root is not None else "", self.fn))
 
     # -- memory accesses -----------------------------------------------------
+    def _returns_reference(self, c: cindex.Cursor) -> bool:
+        """A call of a function of the program that returns an lvalue reference (`v[i]` of a view's
+        `int &operator[](int)`, `m(r, c)`, `at(i)`): the call names the memory it returns, wherever
+        that is (checked at run time); an assignment operator's result is its own operand."""
+        if c.kind != CK.CALL_EXPR:
+            return False
+        ref = c.referenced
+        if ref is None or ref.kind not in (CK.FUNCTION_DECL, CK.CXX_METHOD, CK.FUNCTION_TEMPLATE) or \
+                ref.result_type.kind != TK.LVALUEREFERENCE:
+            return False
+        name = ref.spelling
+        if name.startswith("operator") and (name.endswith("=") and name not in ("operator==", "operator!=", "operator<=",
+                                                                                 "operator>=")
+                                             or name in ("operator<<", "operator>>", "operator++", "operator--")):
+            return False
+        f = ref.location.file
+        return f is not None and self.u.is_user_file(f.name)
+
+    def _through_call(self, c: cindex.Cursor) -> bool:
+        """Does the lvalue chain c (a[i].f, *p, v(i).x) reach memory through a call's returned reference?"""
+        seen = 0
+        while c is not None and seen < 64:
+            seen += 1
+            c = _strip(c)
+            if self._returns_reference(c):
+                return True
+            if c.kind not in (CK.MEMBER_REF_EXPR, CK.ARRAY_SUBSCRIPT_EXPR, CK.PAREN_EXPR):
+                return False
+            c = next((k for k in c.get_children() if k.kind != CK.TYPE_REF), None)
+        return False
+
     def _is_deref(self, c: cindex.Cursor) -> bool:
+        if c.kind == CK.CALL_EXPR:
+            return self._returns_reference(c)
         if c.kind == CK.DECL_REF_EXPR:   # a __shared__ or __device__ scalar (or struct) variable
             ref = c.referenced
             if self._through_reference(ref):
@@ -779,6 +949,8 @@ class _Walker:
         """A variable or parameter of the program declared as a reference (`int &r = a[i]`, `int &x`,
         `for (auto &v : s)`): using it reaches whatever it is bound to (an array's reference names
         the array, whose elements are the accesses)."""
+        if ref is not None and ref.kind == CK.UNEXPOSED_DECL and ref.hash in self._ref_bindings:
+            return True   # a name of `auto &[x, y] = s[i]`: bound into s[i]
         if ref is None or ref.kind not in (CK.VAR_DECL, CK.PARM_DECL) or ref.type.kind not in _REFERENCES:
             return False
         if ref.type.get_pointee().get_canonical().kind in (TK.CONSTANTARRAY, TK.INCOMPLETEARRAY, TK.FUNCTIONPROTO,
@@ -827,7 +999,7 @@ class _Walker:
     def _maybe_access(self, c: cindex.Cursor, parent: cindex.Cursor | None, sp: Span, use: str | None = None) -> None:
         """Record the access c makes, if it is one (`use`: how it is used, where the caller knows:
         the lvalue a load or store intrinsic is given the address of)."""
-        if not self._is_deref(c):
+        if not self._is_deref(c) or (sp.file, sp.start, sp.end) in self._atomic_objects:
             return
         # a deref that is the base of `.member` is represented by the member access
         if use is None and parent is not None and parent.kind == CK.MEMBER_REF_EXPR and not self._member_arrow(parent):
@@ -838,7 +1010,8 @@ class _Walker:
         use = use or self._use(c)
         if use is None:
             return
-        root = self._root(c)
+        through_call = self._through_call(c)
+        root = None if through_call else self._root(c)
         space = self._space(root)
         if space == "local":
             return
@@ -858,10 +1031,11 @@ class _Walker:
                 return
             if rank and depth == rank and elem.get_canonical().get_size() > 0:
                 size, spelling = elem.get_canonical().get_size(), elem.spelling
-        bound, base = self._bound(c)
+        bound, base = ("", None) if through_call else self._bound(c)
         self.p.accesses.append(Access(sp, use, space, root.spelling if root is not None else "",
                                       self.fn, spelling, size,
-                                      self.u.source(sp.file).text(sp.start, sp.end), bound, base))
+                                      self.u.source(sp.file).text(sp.start, sp.end), bound, base,
+                                      form="call" if through_call else "lvalue"))
 
     def _bound(self, c: cindex.Cursor) -> tuple[str, Span | None]:
         """What bounds a subscript a[i] (or a[i][j] on an array) whose base is a variable."""
@@ -929,9 +1103,9 @@ class _Walker:
                 return "read"
             if p.kind == CK.CXX_UNARY_EXPR:  # sizeof / alignof: unevaluated
                 return None
-            if p.kind == CK.RETURN_STMT:
-                return "read"
-            if p.kind == CK.VAR_DECL:
+            if p.kind == CK.RETURN_STMT:   # (a function that returns a reference binds it: its caller accesses)
+                return None if self.returns_reference else "read"
+            if p.kind == CK.VAR_DECL or _is_decomposition(p):   # (`auto &[x, y] = s[i]` binds, as `int &r = a[i]`)
                 return None if p.type.kind in (TK.LVALUEREFERENCE, TK.RVALUEREFERENCE) else "read"
             if p.kind == CK.CALL_EXPR and p.spelling.startswith("operator"):
                 args = list(p.get_arguments())

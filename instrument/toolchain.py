@@ -104,3 +104,20 @@ def nvcc_include_dirs() -> tuple[list[str], list[str]]:
                     elif w == "-isystem" and n + 1 < len(words):
                         found[key].append(os.path.normpath(words[n + 1]))
     return found["INCLUDES"], found["SYSTEM_INCLUDES"]
+
+
+def library_include_dirs() -> list[tuple[str, str]]:
+    """Where the parser finds the toolkit's libraries (CUB, Thrust, libcu++), as (option, dir): the
+    directories nvcc adds with -isystem (include/cccl since CUDA 13); a toolkit that keeps them in
+    include/ itself (CUDA 12) gives that directory with -idirafter, searched after our declarations
+    so that its cuda_runtime.h never replaces them."""
+    includes, system = nvcc_include_dirs()
+    found = [("-isystem", d) for d in system if os.path.isdir(d)]
+    if not any(os.path.isdir(os.path.join(d, "cub")) for _, d in found):
+        found += [("-idirafter", d) for d in includes if os.path.isdir(os.path.join(d, "cub"))]
+    return found
+
+
+def library_options() -> list[str]:
+    """library_include_dirs as compiler options."""
+    return [w for option, d in library_include_dirs() for w in (option, d)]

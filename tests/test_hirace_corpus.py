@@ -15,6 +15,8 @@ from instrument.query import query
 from conftest import CUDA
 
 PROGRAMS = sorted((CUDA / "races").glob("*.cu")) + sorted((CUDA / "litmus").glob("*.cu"))
+# labelled programs that use CUB or Thrust, which run on a GPU only (bench/hirace_gpu_corpus.py)
+GPU_ONLY = sorted((CUDA / "gpu_only").glob("*.cu"))
 
 
 def expected_lines(path: Path) -> set[int]:

@@ -8,7 +8,7 @@ from runtime import include_dir
 
 from ..errors import ToolchainMissing
 from ..protocol import EXIT_MEANING, Env, Exit
-from ..toolchain import c_compiler, host_cxx
+from ..toolchain import c_compiler, host_cxx, library_options
 from .base import Backend, BuildRequest, RunResult
 
 # exit codes the emulation header uses for faults it detects
@@ -48,7 +48,7 @@ class CpuBackend(Backend):
         # where this binutils' addr2line reads DWARF 5's as the compiled copy's
         cmd = [cxx, req.opt, "-std=c++17", "-gdwarf-4", "-g1", "-w", "-fno-omit-frame-pointer",
                "-include", str(emu / "cudaemu.h"), "-isystem", str(emu / "shim"),
-               f"-I{include_dir()}"]
+               f"-I{include_dir()}", *library_options()]
         cmd += [f"-I{d}" for d in req.include_dirs] + [f"-D{d}" for d in req.defines]
         cmd += list(req.flags)
         if req.library:

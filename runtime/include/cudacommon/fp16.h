@@ -84,6 +84,9 @@ __host__ __device__ inline __half2 operator/(__half2 a, __half2 b) { return __ha
 
 __host__ __device__ inline __half __float2half(float f) { return __half(f); }
 __host__ __device__ inline __half __float2half_rn(float f) { return __half(f); }
+// (through float: a double within half a float ulp of a half-way point may round the other way)
+__host__ __device__ inline __half __double2half(double d) { return __half(float(d)); }
+__host__ __device__ inline double __half2double(__half h) { return double(float(h)); }
 __host__ __device__ inline float __half2float(__half h) { return float(h); }
 __host__ __device__ inline __half __int2half_rn(int i) { return __half(float(i)); }
 __host__ __device__ inline int __half2int_rn(__half h) { return int(__builtin_nearbyintf(float(h))); }

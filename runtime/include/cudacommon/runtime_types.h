@@ -42,12 +42,20 @@
   X(cudaErrorInvalidTextureBinding, 19, "invalid texture binding") \
   X(cudaErrorInvalidChannelDescriptor, 20, "invalid channel descriptor") \
   X(cudaErrorInvalidMemcpyDirection, 21, "invalid copy direction for memcpy") \
+  X(cudaErrorInvalidFilterSetting, 26, "invalid filter setting") \
+  X(cudaErrorInvalidNormSetting, 27, "invalid norm setting") \
   X(cudaErrorInsufficientDriver, 35, "insufficient driver") \
   X(cudaErrorCallRequiresNewerDriver, 36, "call requires newer driver") \
   X(cudaErrorInvalidSurface, 37, "invalid surface") \
+  X(cudaErrorDuplicateVariableName, 43, "duplicate variable name") \
+  X(cudaErrorDuplicateTextureName, 44, "duplicate texture name") \
+  X(cudaErrorDuplicateSurfaceName, 45, "duplicate surface name") \
   X(cudaErrorDevicesUnavailable, 46, "devices unavailable") \
+  X(cudaErrorIncompatibleDriverContext, 49, "incompatible driver context") \
   X(cudaErrorMissingConfiguration, 52, "missing configuration") \
   X(cudaErrorLaunchMaxDepthExceeded, 65, "launch max depth exceeded") \
+  X(cudaErrorLaunchFileScopedTex, 66, "launch file scoped tex") \
+  X(cudaErrorLaunchFileScopedSurf, 67, "launch file scoped surf") \
   X(cudaErrorSyncDepthExceeded, 68, "sync depth exceeded") \
   X(cudaErrorLaunchPendingCountExceeded, 69, "launch pending count exceeded") \
   X(cudaErrorInvalidDeviceFunction, 98, "invalid device function") \
@@ -56,13 +64,20 @@
   X(cudaErrorStartupFailure, 127, "startup failure") \
   X(cudaErrorInvalidKernelImage, 200, "invalid kernel image") \
   X(cudaErrorDeviceUninitialized, 201, "device uninitialized") \
+  X(cudaErrorMapBufferObjectFailed, 205, "map buffer object failed") \
+  X(cudaErrorUnmapBufferObjectFailed, 206, "unmap buffer object failed") \
+  X(cudaErrorAlreadyMapped, 208, "already mapped") \
   X(cudaErrorNoKernelImageForDevice, 209, "no kernel image for device") \
   X(cudaErrorECCUncorrectable, 214, "e c c uncorrectable") \
   X(cudaErrorUnsupportedLimit, 215, "unsupported limit") \
+  X(cudaErrorDeviceAlreadyInUse, 216, "device already in use") \
   X(cudaErrorPeerAccessUnsupported, 217, "peer access is not supported between these two devices") \
   X(cudaErrorInvalidPtx, 218, "invalid ptx") \
   X(cudaErrorInvalidSource, 300, "invalid source") \
   X(cudaErrorFileNotFound, 301, "file not found") \
+  X(cudaErrorSharedObjectSymbolNotFound, 302, "shared object symbol not found") \
+  X(cudaErrorSharedObjectInitFailed, 303, "shared object init failed") \
+  X(cudaErrorOperatingSystem, 304, "operating system") \
   X(cudaErrorInvalidResourceHandle, 400, "invalid resource handle") \
   X(cudaErrorIllegalState, 401, "illegal state") \
   X(cudaErrorSymbolNotFound, 500, "symbol not found") \

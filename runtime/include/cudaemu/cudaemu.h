@@ -25,6 +25,15 @@
 #ifndef CUDAEMU_CUDAEMU_H
 #define CUDAEMU_CUDAEMU_H
 
+// libcu++ (<cuda/atomic>, <cuda/std/...>) runs on the host as it is once its configuration has
+// been read as a host compiler's: here, before __CUDACC__ is defined below. (The cpu backend puts
+// the toolkit's library directory on the include path: instrument/toolchain.library_include_dirs.)
+#if defined(__has_include) && !defined(__CUDACC__)
+#if __has_include(<cuda/std/version>)
+#include <cuda/std/version>
+#endif
+#endif
+
 // what nvcc's cuda_runtime.h brings in implicitly
 #include <assert.h>
 #include <limits.h>

@@ -305,9 +305,92 @@ __device__ unsigned __lanemask_lt();
 __device__ unsigned long long __umul64hi(unsigned long long, unsigned long long);
 __device__ long long __mul64hi(long long, long long);
 template <class T> __device__ unsigned __match_all_sync(unsigned mask, T v, int *pred);
+// address-space conversions and SIMD-in-a-word arithmetic (CUB and libcu++ call them)
+__device__ size_t __cvta_generic_to_shared(const void *);
+__device__ size_t __cvta_generic_to_global(const void *);
+__device__ size_t __cvta_generic_to_constant(const void *);
+__device__ size_t __cvta_generic_to_local(const void *);
+__device__ void *__cvta_shared_to_generic(size_t);
+__device__ void *__cvta_global_to_generic(size_t);
+__device__ void *__cvta_constant_to_generic(size_t);
+__device__ void *__cvta_local_to_generic(size_t);
+__device__ unsigned __isShared(const void *);
+__device__ unsigned __isGlobal(const void *);
+__device__ unsigned __isConstant(const void *);
+__device__ unsigned __isLocal(const void *);
+#define CUDAPARSE_SIMD(NAME) __device__ unsigned NAME##2(unsigned, unsigned); __device__ unsigned NAME##4(unsigned, unsigned);
+CUDAPARSE_SIMD(__vmins) CUDAPARSE_SIMD(__vminu) CUDAPARSE_SIMD(__vmaxs) CUDAPARSE_SIMD(__vmaxu)
+CUDAPARSE_SIMD(__vadd) CUDAPARSE_SIMD(__vsub) CUDAPARSE_SIMD(__vabsdiffs) CUDAPARSE_SIMD(__vabsdiffu)
+#undef CUDAPARSE_SIMD
 
 // ---------------------------------------------------------------- runtime API
 #include "../cudacommon/runtime_types.h"
+
+#ifndef CUDARTAPI
+#define CUDARTAPI
+#endif
+
+// texture objects (CUB's texture iterator binds them)
+typedef unsigned long long cudaTextureObject_t;
+enum cudaChannelFormatKind { cudaChannelFormatKindSigned = 0, cudaChannelFormatKindUnsigned = 1,
+                             cudaChannelFormatKindFloat = 2, cudaChannelFormatKindNone = 3 };
+struct cudaChannelFormatDesc { int x, y, z, w; cudaChannelFormatKind f; };
+enum cudaResourceType { cudaResourceTypeArray = 0, cudaResourceTypeMipmappedArray = 1,
+                        cudaResourceTypeLinear = 2, cudaResourceTypePitch2D = 3 };
+enum cudaTextureAddressMode { cudaAddressModeWrap = 0, cudaAddressModeClamp = 1, cudaAddressModeMirror = 2,
+                              cudaAddressModeBorder = 3 };
+enum cudaTextureFilterMode { cudaFilterModePoint = 0, cudaFilterModeLinear = 1 };
+enum cudaTextureReadMode { cudaReadModeElementType = 0, cudaReadModeNormalizedFloat = 1 };
+struct cudaResourceDesc {
+  cudaResourceType resType;
+  union {
+    struct { void *array; } array;
+    struct { void *mipmap; } mipmap;
+    struct { void *devPtr; cudaChannelFormatDesc desc; size_t sizeInBytes; } linear;
+    struct { void *devPtr; cudaChannelFormatDesc desc; size_t width, height, pitchInBytes; } pitch2D;
+  } res;
+};
+struct cudaTextureDesc {
+  cudaTextureAddressMode addressMode[3];
+  cudaTextureFilterMode filterMode;
+  cudaTextureReadMode readMode;
+  int sRGB;
+  float borderColor[4];
+  int normalizedCoords;
+  unsigned maxAnisotropy;
+};
+template <class T> cudaChannelFormatDesc cudaCreateChannelDesc();
+extern "C" cudaError_t cudaCreateTextureObject(cudaTextureObject_t *t, const cudaResourceDesc *r,
+                                               const cudaTextureDesc *d, const void *view);
+extern "C" cudaError_t cudaDestroyTextureObject(cudaTextureObject_t t);
+template <class T> __device__ T tex1Dfetch(cudaTextureObject_t t, int i);
+
+// extensible launches (Thrust and CUB launch through them)
+enum cudaLaunchAttributeID { cudaLaunchAttributeIgnore = 0, cudaLaunchAttributeAccessPolicyWindow = 1,
+                             cudaLaunchAttributeCooperative = 2, cudaLaunchAttributeSynchronizationPolicy = 3,
+                             cudaLaunchAttributeClusterDimension = 4,
+                             cudaLaunchAttributeClusterSchedulingPolicyPreference = 5,
+                             cudaLaunchAttributeProgrammaticStreamSerialization = 6,
+                             cudaLaunchAttributeProgrammaticEvent = 7, cudaLaunchAttributePriority = 8 };
+union cudaLaunchAttributeValue {
+  char pad[64];
+  int cooperative;
+  int programmaticStreamSerializationAllowed;
+  int priority;
+  struct { unsigned int x, y, z; } clusterDim;
+};
+typedef struct cudaLaunchAttribute_st {
+  cudaLaunchAttributeID id;
+  cudaLaunchAttributeValue val;
+} cudaLaunchAttribute;
+typedef struct cudaLaunchConfig_st {
+  dim3 gridDim;
+  dim3 blockDim;
+  size_t dynamicSmemBytes;
+  cudaStream_t stream;
+  cudaLaunchAttribute *attrs;
+  unsigned int numAttrs;
+} cudaLaunchConfig_t;
 
 extern "C" {
 cudaError_t cudaMalloc(void **p, size_t n);
@@ -369,6 +452,8 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
 cudaError_t cudaMemset2D(void *p, size_t pitch, int v, size_t width, size_t height);
 cudaError_t cudaMemcpyPeer(void *dst, int ddev, const void *src, int sdev, size_t n);
 cudaError_t cudaMemcpyPeerAsync(void *dst, int ddev, const void *src, int sdev, size_t n, cudaStream_t s = 0);
+cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s);
+cudaError_t cudaFreeAsync(void *p, cudaStream_t s);
 cudaError_t cudaMemPrefetchAsync(const void *p, size_t n, int dev, cudaStream_t s = 0);
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned flags, int priority);
 cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest);
@@ -384,7 +469,10 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *a, const void *f);
 cudaError_t cudaLaunchKernel(const void *f, dim3 grid, dim3 block, void **args, size_t shm, cudaStream_t s);
 cudaError_t cudaLaunchCooperativeKernel(const void *f, dim3 grid, dim3 block, void **args, size_t shm,
                                         cudaStream_t s);
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *f, void **args);
 }
+template <class... A> cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config, void (*kernel)(A...),
+                                                     A... args);
 template <class T> cudaError_t cudaHostAlloc(T **p, size_t n, unsigned flags);
 cudaError_t cudaMallocHost(void **p, size_t n, unsigned flags);
 template <class T> cudaError_t cudaMallocHost(T **p, size_t n, unsigned flags);
@@ -396,6 +484,7 @@ template <class T> cudaError_t cudaLaunchCooperativeKernel(T *f, dim3 grid, dim3
 template <class T> cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block, T f,
                                                                   size_t shm = 0, int limit = 0);
 template <class T> cudaError_t cudaMalloc(T **p, size_t n);
+template <class T> cudaError_t cudaMallocAsync(T **p, size_t n, cudaStream_t s);
 template <class T> cudaError_t cudaMallocManaged(T **p, size_t n, unsigned flags = cudaMemAttachGlobal);
 template <class T> cudaError_t cudaMallocHost(T **p, size_t n);
 template <class T> cudaError_t cudaMemcpyToSymbol(const T &sym, const void *src, size_t n,
