@@ -208,7 +208,9 @@ class HiracePlanner:
         # allocations (cudaMalloc ...) are tracked by the macros of these headers (C sources never
         # get here: the pipeline builds them as they are)
         host_only = source_language(unit.main) == "host"
-        plan.add_prelude(unit.main, '#include "hirace/host_hooks.h"' if host_only else '#include "hirace/host.h"')
+        # (a host-only source may include a header another source's instrumentation changed)
+        plan.add_prelude(unit.main, '#include "hirace/host_hooks.h"\n#include "hirace/host_checks.h"' if host_only
+                         else '#include "hirace/host.h"')
         constexpr = {f.name for f in prog.definitions if f.is_constexpr and f.kind != "global"}
         for name in sorted(constexpr & reach & {a.function for a in prog.accesses}):
             plan.warnings.append(f"{prog.functions[name].span.where()}: the accesses of constexpr function '{name}' "

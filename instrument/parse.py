@@ -271,16 +271,20 @@ def library_of(path: str) -> tuple[str, str] | None:
 
 
 _SPACED = re.compile(rb"(<<|>>)([ \t]+)(<|>)")
+_QUALIFIED_ALIGNAS = re.compile(rb"(__(?:shared|device|constant|managed)__\s+)(alignas\s*\((?:[^()]|\([^()]*\))*\))")
 
 
 def _spaced_launches(path: str) -> list[tuple[str, str]]:
-    """nvcc accepts a launch written `k<< <g, b>> >(...)`; clang does not. Such a file is parsed
-    from a copy with `<<<g, b>>>` and the spaces moved before each: the same length, so every
-    offset, line and column stays that of the file on disk, and `>>>` ends where `>> >` did."""
+    """What nvcc accepts and clang does not, in a copy of the file to parse, of the same length
+    (every offset, line and column stays that of the file on disk): a launch written
+    `k<< <g, b>> >(...)` becomes `<<<g, b>>>` with the spaces moved before each (`>>>` ends where
+    `>> >` did); `__shared__ alignas(16) float a[n]` loses its alignas to blanks (clang takes no
+    alignas after a CUDA attribute; the parse needs no alignment, the build keeps it)."""
     data = Path(path).read_bytes()
-    if not _SPACED.search(data):
+    if not _SPACED.search(data) and not _QUALIFIED_ALIGNAS.search(data):
         return []
     fixed = _SPACED.sub(lambda m: m.group(2) + m.group(1) + m.group(3), data)
+    fixed = _QUALIFIED_ALIGNAS.sub(lambda m: m.group(1) + re.sub(rb"[^\n]", b" ", m.group(2)), fixed)
     return [(path, fixed.decode("utf-8", errors="surrogateescape"))]
 
 

@@ -1,8 +1,10 @@
 """parse -> plan edits -> apply -> write -> build: the path every tool takes to an executable."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
+import re
 import shutil
 import threading
 from collections import OrderedDict
@@ -60,7 +62,8 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
     incs = [Path(d).resolve() for d in include_dirs]
     roots = sorted({s.parent for s in sources} | set(incs))
     programs: list[Program] = []
-    outputs: dict[str, bytes] = {}
+    outputs: dict[str, bytes | tuple] = {}   # (the CUDA files: their bytes, edits and prelude until the end)
+    main_preludes: dict[str, str | None] = {}
     warnings: list[str] = []
     edit_counts: dict[str, int] = {}
     c_sources = []
@@ -90,13 +93,19 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
         for path in sorted(touched):
             edits = [e for e in plan.edits if e.file == path]
             data = unit.source(path).data if path in unit.files else Path(path).read_bytes()
-            new = apply(data, edits, path, plan.preludes.get(path), mark_origin=True)
             # A header included by several sources is written once: keep the version
             # with the most edits (what one source reaches from its kernels, another
-            # may not); site ids in either version name the same lines.
+            # may not); site ids in either version name the same lines. A source that
+            # other sources also include (`#include "util.cu"`) keeps its own unit's prelude.
+            if path == unit.main:
+                main_preludes[path] = plan.preludes.get(path)
             if path not in outputs or len(edits) > edit_counts[path]:
-                outputs[path] = new
+                outputs[path] = (data, edits, plan.preludes.get(path))
                 edit_counts[path] = len(edits)
+    for path, version in list(outputs.items()):
+        if isinstance(version, tuple):
+            data, edits, prelude = version
+            outputs[path] = apply(data, edits, path, main_preludes.get(path, prelude), mark_origin=True)
     # the headers only C sources reach, as they are (after the CUDA sources: a header they share
     # keeps its instrumented version); libclang names included files as found ("dir/../x.h"):
     # compare resolved paths
@@ -117,22 +126,62 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
     return Instrumented(new_sources, mapped_incs, programs, warnings, root)
 
 
+# libcu++'s synchronisation objects, which wait by spinning or sleeping the host thread when built
+# for the host
+_BLOCKING_ON_HOST = {"barrier", "pipeline", "latch", "counting_semaphore", "binary_semaphore",
+                     "make_pipeline", "memcpy_async", "pipeline_shared_state"}
+_API_NAME = re.compile(r"\b(cuda[A-Z]\w*)\s*\(")
+
+
+@functools.lru_cache(maxsize=1)
+def declared_api() -> frozenset[str]:
+    """The CUDA runtime functions the parser knows (runtime/include/cudaparse/cuda_decls.h)."""
+    return frozenset(_API_NAME.findall((include_dir() / "cudaparse" / "cuda_decls.h").read_text()))
+
+
+@functools.lru_cache(maxsize=1)
+def emulated_api() -> frozenset[str]:
+    """The CUDA runtime functions the cpu backend's emulation provides (runtime/include/cudaemu)."""
+    return frozenset(n for h in sorted((include_dir() / "cudaemu").glob("*.h"))
+                     for n in _API_NAME.findall(h.read_text()))
+
+
 def refuse_unsupported(prog: Program, lower_cpu: bool) -> None:
     """Constructs that instrumentation (or the cpu backend) cannot handle stop the build by name,
     with the place they are written, instead of failing later with a compiler's message."""
-    # (libcu++ runs on the host as it is: cudaemu.h reads its configuration as a host compiler's)
+    _refuse_special(prog, lower_cpu)
+    if lower_cpu:
+        _refuse_on_cpu(prog)
+
+
+def _refuse_on_cpu(prog: Program) -> None:
+    """What the cpu backend's emulation does not run: CUB and Thrust, libcu++'s waiting objects
+    (libcu++ itself runs on the host as it is: cudaemu.h), runtime functions it does not emulate."""
     gpu_only = ("CUB", "Thrust")
-    for library, name, span, fn in prog.library_uses if lower_cpu else ():
+    for library, name, span, fn in prog.library_uses:
         if library in gpu_only:
             kind = "kernel" if fn in {k.name for k in prog.kernels} else "function"
             raise UnsupportedConstruct(
                 f"{span.where()}: {kind} {fn} uses {name}: {library} runs on a GPU only; the cpu backend "
                 f"emulates the CUDA language and runtime, not the {library} library", hint="use --backend gpu")
-    for library, header, where in prog.unit.library_includes if lower_cpu else ():
+        if name.split("::")[-1] in _BLOCKING_ON_HOST:
+            raise UnsupportedConstruct(
+                f"{span.where()}: {fn} uses {name}, which waits as the host waits: the cpu backend runs a "
+                f"block's threads as fibers of one thread, and one that waits so would never let the others "
+                f"run", hint="use --backend gpu")
+    for library, header, where in prog.unit.library_includes:
         if library in gpu_only:
             raise UnsupportedConstruct(
                 f"{where}: includes <{header}>: {library} runs on a GPU only; the cpu backend emulates "
                 f"the CUDA language and runtime, not the {library} library", hint="use --backend gpu")
+    missing = sorted({(c.span.file, c.span.start, c.name, c.span.where()) for c in prog.api_calls
+                      if c.name in declared_api() and c.name not in emulated_api()})
+    if missing:
+        raise UnsupportedConstruct(f"{missing[0][3]}: {missing[0][2]} is not emulated by the cpu backend",
+                                   hint="use --backend gpu")
+
+
+def _refuse_special(prog: Program, lower_cpu: bool) -> None:
     for what, span in prog.special:
         if what == "dynamic parallelism":
             raise UnsupportedConstruct(

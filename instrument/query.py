@@ -382,7 +382,7 @@ class Program:
     subscripts: list[Subscript] = field(default_factory=list)
     # constructs in device code that some backends or tools cannot handle: (what, where)
     special: list[tuple[str, Span]] = field(default_factory=list)
-    # the first use, per function, of a name the toolkit's libraries declare: (library, name, where, function)
+    # the first use, per function, of each name the toolkit's libraries declare: (library, name, where, function)
     library_uses: list[tuple[str, str, Span, str]] = field(default_factory=list)
     # code inside a function that cannot see its local variables: lambdas and local classes
     nested_bodies: list[Span] = field(default_factory=list)
@@ -443,6 +443,7 @@ class _Walker:
         self.p = prog
         self._atomic_objects: set[tuple[str, int, int]] = set()   # operands of LibAtomic: no plain access
         self._ref_bindings: set[int] = set()   # the names a structured binding by reference declares
+        self._library_named: set[tuple[str, str]] = set()
 
     # -- tokens --------------------------------------------------------------
     def _src(self, span: Span):
@@ -607,10 +608,12 @@ class _Walker:
         ref = c.referenced
         f = ref.location.file if ref is not None else None
         found = library_of(f.name) if f is not None else None
-        if found is None or any(u[3] == self.fn for u in self.p.library_uses):
+        if found is None:
             return
         top = {"CUB": "cub::", "Thrust": "thrust::"}.get(found[0], "cuda::")
-        self.p.library_uses.append((found[0], top + ref.spelling, sp, self.fn))
+        if (self.fn, top + ref.spelling) not in self._library_named:
+            self._library_named.add((self.fn, top + ref.spelling))
+            self.p.library_uses.append((found[0], top + ref.spelling, sp, self.fn))
 
     # -- calls, launches, atomics, barriers ----------------------------------
     def _call(self, c: cindex.Cursor, sp: Span | None) -> None:

@@ -188,6 +188,13 @@ inline grid_group this_grid() { return grid_group(); }
 inline coalesced_group coalesced_threads(const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
   return coalesced_group(32, ::cudaemu::detail::gather_coalesced(file, line));
 }
+// the members of a warp's group whose predicate is the caller's
+template <class Parent>
+coalesced_group binary_partition(const Parent &g, bool pred, const char *file = __builtin_FILE(),
+                                 int line = __builtin_LINE()) {
+  unsigned all = g.mask(), yes = cudaemu_ballot(file, line, all, pred), mine = pred ? yes : (all & ~yes);
+  return coalesced_group(unsigned(__builtin_popcount(mine)), mine);
+}
 template <unsigned Size, class Parent> thread_block_tile<Size, Parent> tiled_partition(const Parent &) {
   return thread_block_tile<Size, Parent>();
 }

@@ -59,6 +59,8 @@ __device__ grid_group this_grid();
 __device__ coalesced_group coalesced_threads();
 template <unsigned Size, class Parent> __device__ thread_block_tile<Size, Parent> tiled_partition(const Parent &g);
 __device__ thread_group tiled_partition(const thread_group &parent, unsigned tile_size);
+template <class Parent> __device__ coalesced_group binary_partition(const Parent &g, bool pred);
+template <class Label, class Parent> __device__ coalesced_group labeled_partition(const Parent &g, Label label);
 template <class Group> __device__ void sync(const Group &g);
 template <class Group> __device__ unsigned long long thread_rank(const Group &g);
 template <class Group> __device__ unsigned long long group_size(const Group &g);
