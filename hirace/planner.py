@@ -208,9 +208,12 @@ class HiracePlanner:
         # allocations (cudaMalloc ...) are tracked by the macros of these headers (C sources never
         # get here: the pipeline builds them as they are)
         host_only = source_language(unit.main) == "host"
-        # (a host-only source may include a header another source's instrumentation changed)
-        plan.add_prelude(unit.main, '#include "hirace/host_hooks.h"\n#include "hirace/host_checks.h"' if host_only
-                         else '#include "hirace/host.h"')
+        # (a host-only source may include a header another source's instrumentation changed; Thrust
+        # declares a function named cudaMallocManaged, which must come before the hooks' macros)
+        first = "#include <thrust/system/cuda/memory_resource.h>\n" if any(
+            lib == "Thrust" for lib, _, _ in unit.library_includes) else ""
+        plan.add_prelude(unit.main, first + ('#include "hirace/host_hooks.h"\n#include "hirace/host_checks.h"'
+                                             if host_only else '#include "hirace/host.h"'))
         constexpr = {f.name for f in prog.definitions if f.is_constexpr and f.kind != "global"}
         for name in sorted(constexpr & reach & {a.function for a in prog.accesses}):
             plan.warnings.append(f"{prog.functions[name].span.where()}: the accesses of constexpr function '{name}' "
@@ -327,6 +330,7 @@ class HiracePlanner:
                 self.unbracketed.append(f"{ls.span.file}:{ls.span.line}: a launch left unbracketed")
             elif version:
                 plan.wrap(ls.span, version[1], version[2], f"hirace quiet version's launch of {ls.kernel}")
+        self._plan_api_launches(prog, plan)
         self._note_unbracketed(prog, reach, touching)
         # a reset frees hirace's memory with the program's: the pending launches are read back first
         for call in prog.api_calls:
@@ -368,6 +372,25 @@ class HiracePlanner:
                 if la.function in needs:
                     needs[la.function].site(fn, span=la.span)
 
+    def _plan_api_launches(self, prog: Program, plan: EditPlan) -> None:
+        """Launches through the runtime API, bracketed as `<<<...>>>` ones are (without hirace's shared
+        area): `cudaLaunchCooperativeKernel((void *)k, g, b, args)` ->
+        `(::hirace::host::before_launch((const void *)((void *)k), "k", dim3(g), dim3(b), (size_t)(0), false,
+        ...), ::hirace::host::launched(cudaLaunchCooperativeKernel((void *)k, g, b, args)))`."""
+        src = prog.unit.source
+        for call in prog.api_calls:
+            if call.name not in ("cudaLaunchKernel", "cudaLaunchCooperativeKernel") or len(call.args) < 4:
+                continue
+            s = src(call.span.file)
+            args = [one_line(s.text(a.start, a.end)) for a in call.args] + ["0", "0"]
+            name = re.findall(r"[A-Za-z_]\w*", re.sub(r"<.*", "", re.sub(r"^\s*\([^()]*\)\s*", "", args[0])))
+            kernel = name[-1] if name else "kernel"
+            if not plan.wrap(call.span, f'(::hirace::host::before_launch((const void *)({args[0]}), "{kernel}", '
+                                        f'dim3({args[1]}), dim3({args[2]}), (size_t)({args[4]}), false, '
+                                        f'{_in_order(args[5])}), ::hirace::host::launched(', "))",
+                             f"hirace launch of {kernel} through {call.name}"):
+                self.unbracketed.append(f"{call.span.file}:{call.span.line}: a launch left unbracketed")
+
     def _plan_collectives(self, prog: Program, plan: EditPlan, reach: set[str], needs: dict,
                           shadow_free: dict) -> None:
         """Calls of CUB's block primitives use their TempStorage as the library does: a write of it
@@ -379,8 +402,9 @@ class HiracePlanner:
         uses = [u for u in prog.library_uses if u[0] in ("CUB", "Thrust")]
         if uses:
             plan.warnings.append(f"{uses[0][2].where()}: what CUB and Thrust do inside the library is not checked "
-                                 f"(the kernels their device-wide algorithms launch, and the accesses block "
-                                 f"primitives make to your arrays); the TempStorage of CUB's block primitives is")
+                                 f"(the kernels their device-wide algorithms launch, the accesses block primitives "
+                                 f"make to your arrays, and any access to memory Thrust allocates, such as a "
+                                 f"device_vector's); the TempStorage of CUB's block primitives is")
         for co in prog.collectives:
             if co.function not in reach:
                 continue

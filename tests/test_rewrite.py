@@ -107,9 +107,9 @@ def test_instrumented_sources_reparse_and_compile_with_nvcc(path, tmp_path, requ
     instrumented = instrument_sources([path], tmp_path / "out", [probe_planner])
     new_srcs, incs, progs = instrumented.sources, instrumented.include_dirs, instrumented.programs
     prog = progs[0]
-    assert not prog.kernels or prog.accesses or prog.barriers or prog.atomics   # a kernel does something
+    assert not prog.kernels or prog.accesses or prog.barriers or prog.atomics or prog.lib_atomics   # a kernel does something
     reach = prog.device_reachable()   # every access the probe planned was applied (inside a macro's
-    planned = sum(a.span.file == str(path) and a.function in reach and a.form == "lvalue"   # body an edit
+    planned = sum(a.span.file == str(path) and a.function in reach and a.form in ("lvalue", "call")   # body an edit
                   and (prog.unit.macro_at(a.span) is None or a.span.in_macro_arg) for a in prog.accesses)   # cannot be made)
     assert new_srcs[0].read_text().count("(*probe(&(") == planned
     reparsed = parse_file(new_srcs[0], include_dirs=incs)   # raises on any error
@@ -121,7 +121,7 @@ def test_instrumented_sources_reparse_and_compile_with_nvcc(path, tmp_path, requ
     assert r.returncode == 0, r.stderr[-3000:]
     text = new_srcs[0].read_text()
     n_probes = text.count("*probe(&(")
-    expected = sum(1 for a in progs[0].accesses if a.function in progs[0].device_reachable() and a.form == "lvalue"
+    expected = sum(1 for a in progs[0].accesses if a.function in progs[0].device_reachable() and a.form in ("lvalue", "call")
                    and a.span.file == progs[0].unit.main and progs[0].unit.macro_at(a.span) is None)
     assert n_probes == expected
 

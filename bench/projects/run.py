@@ -142,6 +142,7 @@ def check(p: Program, roots: dict, builds: dict, backend: str, work: Path, py: s
     h = _run([py, "-m", "hirace.cli", "run", "--timeout", tmo, "--format", "json", "--output", report, "--",
               hirace_exe, *args], run_dir, tmo + 60, dict(env, PYTHONPATH=f"{ROOT}{os.pathsep}{env.get('PYTHONPATH', '')}"))
     row.hirace = str(h.returncode)
+    (work.parent / f"{p.name}.hirace-stderr.txt").write_text(h.stderr[-20000:])
     if report.is_file():
         doc = json.loads(report.read_text())
         row.races, row.memory_errors = str(len(doc["races"])), str(len(doc["memory_errors"]))
@@ -217,6 +218,10 @@ def main(argv=None) -> int:
             f"{row.stage} build={row.plain_build}/{row.hirace_build} plain={row.plain} hirace={row.hirace} "
             f"races={row.races} same={row.same_output} {row.seconds}s {row.first_error[:150]}"))
     finally:
+        errors = a.out / f"stderr_{a.backend}"   # what `hirace run` said, program by program
+        errors.mkdir(exist_ok=True)
+        for f in scratch.glob("*/*.hirace-stderr.txt"):
+            shutil.copy(f, errors / f.name)
         if not a.keep:
             shutil.rmtree(scratch, ignore_errors=True)
     with open(a.out / f"projects_{a.backend}.csv", "w", newline="") as fh:

@@ -230,7 +230,12 @@ __device__ void *malloc(size_t);
 __device__ void free(void *);
 __device__ void *memcpy(void *, const void *, size_t);
 __device__ void *memset(void *, int, size_t);
+#ifdef NDEBUG   // (<assert.h> then declares none; CCCL declares it for host and device, as here)
+extern "C" __host__ __device__ void __assert_fail(const char *, const char *, unsigned int, const char *) noexcept
+    __attribute__((__noreturn__));
+#else   // (beside <assert.h>'s host declaration)
 __device__ void __assert_fail(const char *, const char *, unsigned int, const char *);
+#endif
 __device__ clock_t clock();
 #define CUDAPARSE_MATH_F1(N) __device__ float N##f(float); __device__ double N(double);
 #define CUDAPARSE_MATH_F2(N) __device__ float N##f(float, float); __device__ double N(double, double);

@@ -956,6 +956,14 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
                                       unsigned(s.quiet_chosen)});
 }
 
+// A launch through the runtime API (cudaLaunchKernel, cudaLaunchCooperativeKernel: hirace/planner.py),
+// bracketed as `(before_launch(...), launched(cudaLaunchKernel(...)))`: its status, after after_launch.
+inline void after_launch();
+inline cudaError_t launched(cudaError_t status) {
+  after_launch();
+  return status;
+}
+
 // The dynamic shared memory the launch asks for: the program's, plus hirace's area in smem mode.
 inline size_t launch_shared_bytes(size_t program_bytes) { return program_bytes + state().launch_extra; }
 
