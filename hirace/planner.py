@@ -43,6 +43,10 @@ _LAUNCH_API = re.compile(rb"\bcu(?:da)?(?:Launch|Graph|StreamBeginCapture)\w*")
 _METHOD_KINDS = {"CXX_METHOD", "CONVERSION_FUNCTION", "CONSTRUCTOR", "DESTRUCTOR"}
 
 
+# a preprocessor condition on __CUDA_ARCH__ (device-pass-only code, which the parser does not see)
+_DEVICE_PASS_ONLY = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|elif)\b[^\n]*__CUDA_ARCH__", re.M)
+
+
 def _in_order(stream: str) -> str:
     """The launch's `in_order` argument: whether it runs on the legacy default stream (see
     hirace/host.h before_launch); `false` (the launch waits) where the stream is not plainly named."""
@@ -218,6 +222,14 @@ class HiracePlanner:
         for name in sorted(constexpr & reach & {a.function for a in prog.accesses}):
             plan.warnings.append(f"{prog.functions[name].span.where()}: the accesses of constexpr function '{name}' "
                                  f"are not checked (a check cannot run in a constant expression)")
+        for f in prog.definitions:   # (the parser reads a file as nvcc's host pass does)
+            body = src(f.body.file).data[f.body.start:f.body.end] if f.name in reach else b""
+            m = _DEVICE_PASS_ONLY.search(body)
+            if m:
+                line = f.body.line + body[:m.start()].count(b"\n")
+                plan.warnings.append(f"{f.body.file}:{line}: code of '{f.name}' that only nvcc's device pass compiles "
+                                     f"(#if on __CUDA_ARCH__) is read as the host pass reads it: accesses written "
+                                     f"only there are not checked")
         for a in prog.accesses:
             if a.function not in reach or a.space in ("constant", "local") or a.base in ignore or a.function in constexpr:
                 continue
@@ -388,7 +400,10 @@ class HiracePlanner:
             if not plan.wrap(call.span, f'(::hirace::host::before_launch((const void *)({args[0]}), "{kernel}", '
                                         f'dim3({args[1]}), dim3({args[2]}), (size_t)({args[4]}), false, '
                                         f'{_in_order(args[5])}), ::hirace::host::launched(', "))",
-                             f"hirace launch of {kernel} through {call.name}"):
+                             f"hirace launch of {kernel} through {call.name}",
+                             # (inside one argument of a macro, checkCudaErrors(cudaLaunchKernel(...)), the
+                             # edit goes where the macro puts that argument)
+                             allow_macro=call.span.in_macro_arg):
                 self.unbracketed.append(f"{call.span.file}:{call.span.line}: a launch left unbracketed")
 
     def _plan_collectives(self, prog: Program, plan: EditPlan, reach: set[str], needs: dict,
