@@ -390,6 +390,11 @@ class HiracePlanner:
         `(::hirace::host::before_launch((const void *)((void *)k), "k", dim3(g), dim3(b), (size_t)(0), false,
         ...), ::hirace::host::launched(cudaLaunchCooperativeKernel((void *)k, g, b, args)))`."""
         src = prog.unit.source
+        graphs = [c for c in prog.api_calls if c.name in ("cudaGraphAddKernelNode", "cudaStreamBeginCapture",
+                                                           "cudaStreamBeginCaptureToGraph")]
+        if graphs:
+            plan.warnings.append(f"{graphs[0].span.where()}: the kernels CUDA graphs run are not checked (a graph "
+                                 f"launches them outside hirace's brackets; a captured launch is counted at exit)")
         for call in prog.api_calls:
             if call.name not in ("cudaLaunchKernel", "cudaLaunchCooperativeKernel") or len(call.args) < 4:
                 continue

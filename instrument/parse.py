@@ -213,6 +213,11 @@ def parse_file(path: str | Path, include_dirs=(), defines=(), extra=()) -> Parse
     try:
         tu = _index().parse(main, args=parse_args(include_dirs, defines, extra=extra), options=opts,
                             unsaved_files=_spaced_launches(main))
+        errors = [d for d in tu.diagnostics if d.severity >= cindex.Diagnostic.Error]
+        fixed = _constructed_shared(tu, errors)
+        if fixed:   # again, with those declarations' __shared__ spelled as an annotation
+            tu = _index().parse(main, args=parse_args(include_dirs, defines, extra=extra), options=opts,
+                                unsaved_files=fixed)
     except cindex.TranslationUnitLoadError as exc:
         raise ParseError(f"{path}: libclang could not load the file ({exc})") from None
     errors = [d for d in tu.diagnostics if d.severity >= cindex.Diagnostic.Error]
@@ -286,6 +291,32 @@ def _spaced_launches(path: str) -> list[tuple[str, str]]:
     fixed = _SPACED.sub(lambda m: m.group(2) + m.group(1) + m.group(3), data)
     fixed = _QUALIFIED_ALIGNAS.sub(lambda m: m.group(1) + re.sub(rb"[^\n]", b" ", m.group(2)), fixed)
     return [(path, fixed.decode("utf-8", errors="surrogateescape"))]
+
+
+SHARED_ANNOTATION = "hirace_shared"   # (cuda_decls.h: __shrobj__)
+_SHARED_INIT = "initialization is not supported for __shared__ variables"
+
+
+def _constructed_shared(tu: cindex.TranslationUnit, errors) -> list[tuple[str, str]]:
+    """nvcc takes a __shared__ object whose class has a constructor (`__shared__ cuda::barrier<..> b;`,
+    with a warning); clang refuses it. When those are a parse's only errors, the copies of the files
+    to parse again, with each such declaration's `__shared__` spelled `__shrobj__` (the same
+    length: an annotation the query reads as __shared__); [] otherwise."""
+    if not errors or any(d.spelling.rstrip(".") != _SHARED_INIT.rstrip(".") or d.location.file is None
+                         for d in errors):
+        return []
+    by_file: dict[str, bytearray] = {}
+    for d in errors:
+        name = d.location.file.name
+        data = by_file.setdefault(name, bytearray(Path(name).read_bytes()))
+        line_start = 0
+        for _ in range(d.location.line - 1):
+            line_start = data.index(b"\n", line_start) + 1
+        at = data.rfind(b"__shared__", 0, line_start + d.location.column)
+        if at < 0:
+            return []
+        data[at:at + 10] = b"__shrobj__"
+    return [(name, bytes(data).decode("utf-8", errors="surrogateescape")) for name, data in by_file.items()]
 
 
 def _load_file(tu: cindex.TranslationUnit, path: str) -> SourceFile:

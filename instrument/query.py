@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from clang import cindex
 
-from .parse import ParsedUnit, Span, library_of
+from .parse import SHARED_ANNOTATION, ParsedUnit, Span, library_of
 
 CK = cindex.CursorKind
 TK = cindex.TypeKind
@@ -416,6 +416,15 @@ def _attr_kind(cursor: cindex.Cursor) -> str | None:
     return None
 
 
+def _attribute_kinds(c: cindex.Cursor) -> set:
+    """The kinds of c's children, a __shared__ that the parse spelled as an annotation counting as
+    CUDASHARED_ATTR (parse.py: a __shared__ object with a constructor, which clang refuses)."""
+    kinds = set()
+    for k in c.get_children():
+        kinds.add(CK.CUDASHARED_ATTR if k.kind == CK.ANNOTATE_ATTR and k.spelling == SHARED_ANNOTATION else k.kind)
+    return kinds
+
+
 def _is_decomposition(c: cindex.Cursor) -> bool:
     """The declaration of a structured binding, `auto &[x, y] = e` (libclang names it '[x, y]')."""
     return c.kind == CK.UNEXPOSED_DECL and c.spelling.startswith("[")
@@ -503,7 +512,7 @@ class _Walker:
     def _global_var(self, c: cindex.Cursor) -> None:
         if not c.is_definition():
             return
-        kinds = {k.kind for k in c.get_children()}
+        kinds = _attribute_kinds(c)
         sp = self.u.span_of(c)
         if sp is None:
             return
@@ -555,7 +564,7 @@ class _Walker:
         if self.device and sp is not None:
             self._aliases(c, k, sp)
             if k == CK.VAR_DECL:
-                kinds = {x.kind for x in c.get_children()}
+                kinds = _attribute_kinds(c)
                 if CK.CUDASHARED_ATTR in kinds:
                     stmt = self.u.span_of(parent) if parent is not None and \
                         parent.kind == CK.DECL_STMT else None
@@ -988,7 +997,7 @@ class _Walker:
     def _space(self, root: cindex.Cursor | None) -> str:
         if root is None:
             return "pointer"
-        kinds = {k.kind for k in root.get_children()}
+        kinds = _attribute_kinds(root)
         if CK.CUDASHARED_ATTR in kinds:
             return "shared"
         if CK.CUDACONSTANT_ATTR in kinds:

@@ -79,3 +79,78 @@ def test_instrumented_cub_and_libcudacxx_code_compiles_with_nvcc(tmp_path, nvcc)
                               *[f"-D{d}" for d in pipeline.planned_defines([planner])]],
                              capture_output=True, text=True, timeout=600)
         assert res.returncode == 0, res.stderr[-3000:]
+
+
+def _hirace_run(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", "hirace.cli", "run", "--backend", "cpu", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd, timeout=600)
+
+
+def test_the_cpu_backend_refuses_graphs_and_libcudacxx_waits_by_name(tmp_path):
+    graph = tmp_path / "graph.cu"
+    graph.write_text("__global__ void k(int *a) { a[threadIdx.x] = 1; }\n"
+                     "int main() {\n  cudaGraph_t g;\n  cudaGraphCreate(&g, 0);\n  return 0;\n}\n")
+    res = _hirace_run(graph)
+    assert res.returncode == 2 and f"{graph}:4:3: cudaGraphCreate is not emulated by the cpu backend" in res.stderr, \
+        res.stderr
+    wait = tmp_path / "wait.cu"
+    wait.write_text("#include <cuda/barrier>\n"
+                    "__global__ void k(int *a) {\n"
+                    "  __shared__ cuda::barrier<cuda::thread_scope_block> bar;\n"
+                    "  if (threadIdx.x == 0) init(&bar, blockDim.x);\n  __syncthreads();\n"
+                    "  a[threadIdx.x] = 1;\n  bar.arrive_and_wait();\n}\n"
+                    "int main() { int *a; cudaMalloc(&a, 256); k<<<1, 64>>>(a); return 0; }\n")
+    res = _hirace_run(wait)
+    assert res.returncode == 2 and f"{wait}:3:20: k uses cuda::barrier, which waits as the host waits" in res.stderr, \
+        res.stderr
+
+
+def test_runtime_api_launches_are_bracketed_even_inside_a_macro(tmp_path, nvcc):
+    src = tmp_path / "coop.cu"
+    src.write_text('#include <cstdio>\n#define CK(x) do { if ((x) != cudaSuccess) printf("failed\\n"); } while (0)\n'
+                   "__global__ void k(int *a) { a[threadIdx.x] = threadIdx.x; }\n"
+                   "int main() {\n  int *a;\n  CK(cudaMalloc(&a, 256));\n  void *args[] = {&a};\n"
+                   "  CK(cudaLaunchCooperativeKernel(\n      (void *)k, dim3(1), dim3(64), args));\n"
+                   "  cudaLaunchKernel((const void *)k, 1, 64, args, 0, 0);\n  return cudaDeviceSynchronize();\n}\n")
+    planner = HiracePlanner(Config())
+    ins = pipeline.instrument_sources([src], tmp_path / "out", [planner])
+    text = ins.sources[0].read_text()
+    assert text.count('::hirace::host::before_launch((const void *)(') == 2 and \
+        text.count("::hirace::host::launched(cudaLaunch") == 2, text
+    res = subprocess.run([str(nvcc), "-std=c++17", "-arch=sm_90", "-c", str(ins.sources[0]), "-o", str(tmp_path / "a.o"),
+                          f"-I{ROOT / 'runtime' / 'include'}", *[f"-D{d}" for d in pipeline.planned_defines([planner])]],
+                         capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-3000:]
+
+
+def test_what_the_parser_cannot_see_is_named_and_what_nvcc_takes_parses(tmp_path):
+    src = tmp_path / "arch.cu"
+    src.write_text("__global__ void k(float *o) {\n"
+                   "  __shared__ alignas(16) float tile[4][8];\n"
+                   "  tile[0][threadIdx.x % 8] = 1;\n"
+                   "#if __CUDA_ARCH__ >= 700\n  o[threadIdx.x] = tile[0][0];\n#endif\n}\n"
+                   "int main() { return 0; }\n")
+    ins = pipeline.instrument_sources([src], tmp_path / "out", [HiracePlanner(Config())])
+    assert f"{src}:4: code of 'k' that only nvcc's device pass compiles (#if on __CUDA_ARCH__)" in "\n".join(ins.warnings)
+    assert "__shared__ alignas(16) float tile[4][8];" in ins.sources[0].read_text()
+
+
+def test_a_host_source_and_a_source_other_sources_include_share_instrumented_headers(tmp_path):
+    """A .cpp that includes a header whose __host__ __device__ function the kernel's instrumentation
+    changed builds beside it; a .cu that other .cu files #include and that is built by itself keeps
+    its own prelude (the layout of cuda-samples' eigenvalues)."""
+    (tmp_path / "util.h").write_text("#pragma once\ntemplate <class T> __host__ __device__ T smaller(const T &a, const T &b) "
+                                     "{ return a < b ? a : b; }\n")
+    (tmp_path / "shared.cu").write_text('#ifndef SHARED_CU\n#define SHARED_CU\n#include "util.h"\n'
+                                        "template <class T> __device__ T pick(const T *v, int i) { return smaller(v[i], v[i + 1]); }\n"
+                                        "#endif\n")
+    (tmp_path / "kernel.cu").write_text('#include <cstdio>\n#include "shared.cu"\nint host_min(int, int);\n'
+                                        "__global__ void k(const int *v, int *out) { out[threadIdx.x] = pick(v, threadIdx.x); }\n"
+                                        "int main() {\n  int *v, *out;\n  cudaMallocManaged(&v, 65 * sizeof(int));\n"
+                                        "  cudaMallocManaged(&out, 64 * sizeof(int));\n"
+                                        "  for (int i = 0; i < 65; ++i) v[i] = (i * 7) % 13;\n"
+                                        "  k<<<1, 64>>>(v, out);\n  cudaDeviceSynchronize();\n"
+                                        '  printf("%d %d\\n", out[5], host_min(out[5], 3));\n  return 0;\n}\n')
+    (tmp_path / "host.cpp").write_text('#include "util.h"\nint host_min(int a, int b) { return smaller(a, b); }\n')
+    res = _hirace_run(tmp_path / "kernel.cu", tmp_path / "shared.cu", tmp_path / "host.cpp")
+    assert res.returncode == 0 and "3 3" in res.stdout and "no data races found" in res.stderr, res.stderr[-3000:]

@@ -20,10 +20,18 @@ constexpr unsigned kDefaultFlags = ~0u;   // the runtime's default flags for the
 #undef cudaHostAlloc
 #undef cudaFree
 #undef cudaFreeHost
+#undef cudaStreamBeginCapture
+#undef cudaStreamEndCapture
 #define cudaMalloc(p, ...) HIRACE_ALLOC(::hirace::kDeviceAlloc, p, __VA_ARGS__)
 #define cudaMallocManaged(p, ...) HIRACE_ALLOC(::hirace::kManagedAlloc, p, __VA_ARGS__)
 #define cudaMallocHost(p, ...) HIRACE_ALLOC(::hirace::kHostAlloc, p, __VA_ARGS__)
 #define cudaHostAlloc(p, ...) HIRACE_ALLOC(::hirace::kHostAlloc, p, __VA_ARGS__)
 #define cudaFree(p) HIRACE_HOOKS::release(::hirace::kDeviceAlloc, (void *)(p))
 #define cudaFreeHost(p) HIRACE_HOOKS::release(::hirace::kHostAlloc, (void *)(p))
+// (not allocations: a capture turns launches into a graph's, which hirace must know; the cpu
+// backend emulates no graphs)
+#if !defined(CUDAEMU)
+#define cudaStreamBeginCapture(s, mode) HIRACE_HOOKS::begin_capture(s, mode)
+#define cudaStreamEndCapture(s, graph) HIRACE_HOOKS::end_capture(s, graph)
+#endif
 #endif  // HIRACE_HOOKS

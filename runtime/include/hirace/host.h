@@ -82,6 +82,11 @@ struct LaunchInfo {
 };
 
 struct State {
+  // stream capture (CUDA graphs): captures begun and not ended; the launches recorded meanwhile,
+  // which their graphs run outside hirace's brackets, unchecked (the one in flight: captured_now)
+  int capturing = 0;
+  unsigned long long captured_launches = 0;
+  bool captured_now = false;
   bool init = false, prior_sites = true, enabled = true, bounds = true;   // prior sites: hirace.config's default
   bool quiet_versions = true;   // kernels' quiet versions launched where they may be (HIRACE_QUIET_VERSIONS)
   std::string log_path, kernels;
@@ -350,6 +355,22 @@ inline cudaError_t release(int kind, void *p) {
   return kind == kHostAlloc ? (cudaFreeHost)(raw) : (cudaFree)(raw);
 }
 
+// `cudaStreamBeginCapture(s, mode)` and `cudaStreamEndCapture(s, &g)` (alloc_hooks.h): while a stream
+// captures, launches are recorded, not run, and hirace's own copies would break the capture. (The
+// cpu backend's emulation has no graphs: instrument/pipeline.py refuses programs that capture.)
+#if !defined(CUDAEMU)
+inline cudaError_t begin_capture(cudaStream_t stream, cudaStreamCaptureMode mode) {
+  cudaError_t e = (cudaStreamBeginCapture)(stream, mode);
+  if (e == cudaSuccess) ++state().capturing;
+  return e;
+}
+inline cudaError_t end_capture(cudaStream_t stream, cudaGraph_t *graph) {
+  cudaError_t e = (cudaStreamEndCapture)(stream, graph);
+  if (state().capturing > 0) --state().capturing;
+  return e;
+}
+#endif
+
 }  // namespace host
 }  // namespace hirace
 
@@ -363,6 +384,14 @@ extern "C" __attribute__((weak)) int hirace_host_allocate(int kind, const char *
 extern "C" __attribute__((weak)) int hirace_host_release(int kind, void *p) {
   return int(hirace::host::release(kind, p));
 }
+#if !defined(CUDAEMU)
+extern "C" __attribute__((weak)) int hirace_host_begin_capture(void *stream, int mode) {
+  return int(hirace::host::begin_capture(cudaStream_t(stream), cudaStreamCaptureMode(mode)));
+}
+extern "C" __attribute__((weak)) int hirace_host_end_capture(void *stream, void *graph) {
+  return int(hirace::host::end_capture(cudaStream_t(stream), (cudaGraph_t *)graph));
+}
+#endif
 
 // Allocations are tracked where the program makes them, however they are written: inside a
 // macro's argument (CHECK(cudaMalloc(&d, n))), in a helper, anywhere after this header. The
@@ -571,7 +600,13 @@ inline void before_reset() {
     if (pinned) (cudaFreeHost)(pinned);
   forget_device_memory(s);
 }
-inline void drain_at_exit() { before_reset(); }
+inline void drain_at_exit() {
+  before_reset();
+  if (state().captured_launches)
+    std::fprintf(stderr, "hirace: %llu kernel launch(es) were recorded into CUDA graphs (stream capture); the graphs ran "
+                 "them outside hirace's brackets, unchecked\n", state().captured_launches);
+}
+
 
 // What the device's array of sites that ran noted, kept on the host (before it is freed or grown).
 inline void fold_ran(State &s) {
@@ -746,6 +781,11 @@ inline bool own_index(dim3 block, dim3 grid, long long c_tx, long long c_ty, lon
 inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 block, size_t shm,
                           bool area_ok = false, bool in_order = false) {
   launch_mutex().lock();
+  if (state().capturing > 0) {   // recorded into a graph, not run now (see begin_capture)
+    state().captured_now = true;
+    ++state().captured_launches;
+    return;
+  }
   init();
   State &s = state();
   int device = 0;
@@ -970,6 +1010,10 @@ inline size_t launch_shared_bytes(size_t program_bytes) { return program_bytes +
 inline void after_launch() {
   State &s = state();
   std::unique_lock<std::recursive_mutex> hold(launch_mutex(), std::adopt_lock);   // taken by before_launch
+  if (s.captured_now) {
+    s.captured_now = false;
+    return;
+  }
   cudaError_t launched = cudaPeekAtLastError();
   if (launched == cudaErrorLaunchOutOfResources) {
     std::fprintf(stderr, "hirace: kernel '%s' could not be launched under hirace: %s (the instrumented kernel "

@@ -12,6 +12,10 @@
 extern "C" int hirace_host_allocate(int kind, const char *name, const char *file, unsigned line, void **where,
                                     size_t size, unsigned flags);
 extern "C" int hirace_host_release(int kind, void *p);
+#if !defined(CUDAEMU)
+extern "C" int hirace_host_begin_capture(void *stream, int mode);
+extern "C" int hirace_host_end_capture(void *stream, void *graph);
+#endif
 
 namespace hirace {
 namespace hooks {
@@ -20,6 +24,14 @@ inline cudaError_t allocate(int kind, const char *name, const char *file, unsign
   return cudaError_t(hirace_host_allocate(kind, name, file, line, where, size, flags));
 }
 inline cudaError_t release(int kind, void *p) { return cudaError_t(hirace_host_release(kind, p)); }
+#if !defined(CUDAEMU)
+inline cudaError_t begin_capture(cudaStream_t s, cudaStreamCaptureMode mode) {
+  return cudaError_t(hirace_host_begin_capture((void *)s, int(mode)));
+}
+inline cudaError_t end_capture(cudaStream_t s, cudaGraph_t *graph) {
+  return cudaError_t(hirace_host_end_capture((void *)s, (void *)graph));
+}
+#endif
 }  // namespace hooks
 }  // namespace hirace
 
