@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from instrument.errors import UserError
-from instrument.files import read_text
+from instrument.files import note_inputs, read_text
 
 from . import pytest_suite
 from .program_suite import PROGRAM, ProgramKind
@@ -135,6 +135,8 @@ def _existing(path: Path, root: Path, where: str, key: str, rel: str, is_dir: bo
     ok = p.is_dir() if is_dir else p.is_file()
     if not ok:
         raise _err(path, f"{where}: '{key}' names {'a directory' if is_dir else 'a file'} that does not exist: {rel}")
+    if not is_dir:
+        note_inputs([p])   # (no report is written over it: instrument/output.py)
     return p
 
 

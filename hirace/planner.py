@@ -264,7 +264,7 @@ class HiracePlanner:
                                        a.span)
             head, tail = ("::hirace::" + fn + "(", ")") if a.form == "address" else (f"(*::hirace::{fn}(&(", "))")
             if plan.wrap(a.span, head, f"{')' if a.form != 'address' else ''}, {self._sid(sid)}{bounds}{tail}",
-                         f"hirace check of {a.text}"):
+                         f"hirace check of {a.text}", allow_macro=unit.editable_argument(a.span)):
                 # the largest power of two that divides every access size: a 3-byte or 6-byte
                 # element must not share a shadow word with its neighbour; an access whose size
                 # depends on a template argument may be a byte, so it makes the granularity 1
@@ -289,7 +289,8 @@ class HiracePlanner:
             if at.function in needs:
                 needs[at.function].site(fn, bit=bit if fn == "atomic_param" else None, span=at.span)
             extra = f", {named}, {bit}u" if fn == "atomic_param" else _bounds(at, src)
-            if plan.wrap(at.address, f"::hirace::{fn}(", f", {self._sid(sid)}{extra})", f"hirace check of {at.name}"):
+            if plan.wrap(at.address, f"::hirace::{fn}(", f", {self._sid(sid)}{extra})", f"hirace check of {at.name}",
+                         allow_macro=unit.editable_argument(at.address)):
                 self.bounds_only += fn.endswith(("_bounds", "_param"))
         self._plan_ranges(prog, plan, reach)
         self._plan_lib_atomics(prog, plan, reach, needs, shadow_free)
@@ -379,7 +380,8 @@ class HiracePlanner:
             fn = f"::hirace::lib_{kind}"
             head, tail = {"ref": (f"{fn}_ref(", f", {sid})"), "pointer": (f"{fn}(", f", {sid})"),
                           "object": (f"(*{fn}(&(", f"), {sid}))")}[la.form]
-            if plan.wrap(la.span, head, tail, f"hirace check of {la.name}"):
+            if plan.wrap(la.span, head, tail, f"hirace check of {la.name}",
+                         allow_macro=prog.unit.editable_argument(la.span)):
                 shadow_free[la.function] = None   # (it may be on shared memory)
                 if la.function in needs:
                     needs[la.function].site(fn, span=la.span)

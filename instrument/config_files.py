@@ -3,11 +3,13 @@ directory upward, the first directory holding `NAME` (e.g. hirace.toml), or a py
 `[tool.TOOL]` table, gives it (NAME first within one directory)."""
 from __future__ import annotations
 
+import sys
 import tomllib
 from pathlib import Path
 
 from .errors import UserError
 from .files import read_text
+from .ownership import trusted_file
 
 
 def read_toml(path: Path, what: str, hint: str | None = None) -> dict:
@@ -19,12 +21,20 @@ def read_toml(path: Path, what: str, hint: str | None = None) -> dict:
 
 
 def find_upward(start: Path, name: str, tool: str) -> Path | None:
-    """The configuration file that applies in `start`, or None when there is none."""
+    """The configuration file that applies in `start`, or None when there is none. A file that
+    another user could have written (it, or its directory: /tmp/hirace.toml left by someone else) is
+    passed over with a warning on stderr: settings can hide races or move reports."""
     for d in [start, *start.parents]:
-        if (d / name).is_file():
-            return d / name
-        py = d / "pyproject.toml"
-        if py.is_file() and tool in read_toml(py, "pyproject.toml", f"{tool} looks for a [tool.{tool}] table in "
-                                              f"it; fix the file or pass --config").get("tool", {}):
-            return py
+        for candidate in (d / name, d / "pyproject.toml"):
+            if not candidate.is_file():
+                continue
+            why = trusted_file(candidate)
+            if why:
+                print(f"{tool}: warning: ignoring {candidate}: another user could have written it ({why}); "
+                      f"pass --config to use it", file=sys.stderr)
+                continue
+            if candidate.name == name or tool in read_toml(
+                    candidate, "pyproject.toml",
+                    f"{tool} looks for a [tool.{tool}] table in it; fix the file or pass --config").get("tool", {}):
+                return candidate
     return None

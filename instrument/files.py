@@ -9,6 +9,7 @@ place is writable. A command with a bad output path stops before it builds or ru
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,10 +91,35 @@ def _writable_place(p: Path) -> Path | None:
     return None
 
 
+# every file a run has read so far (the parser notes each user file it opens, suites their files):
+# no report is ever written over one of them (instrument/output.py)
+_READ: set[Path] = set()
+
+
+def note_inputs(paths) -> None:
+    """Files this run reads: outputs written later refuse them (write_output)."""
+    _READ.update(_resolve(Path(p)) for p in paths if p)
+
+
+def is_input(path: str | Path) -> bool:
+    return _resolve(Path(path)) in _READ
+
+
+def is_stream(path: str | Path) -> bool:
+    """A path written as a stream, never replaced: a character device (/dev/null, a terminal),
+    a FIFO or a pipe (/dev/stdout, `>(jq .)`), a socket."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
 def check_outputs(outputs, inputs=()) -> None:
     """Refuse, before any work, every output that would overwrite an input, is of the wrong
     kind or cannot be written. `inputs`: files and directories the run reads."""
     ins = [_resolve(Path(i)) for i in inputs if i is not None]
+    note_inputs(i for i in ins if i.is_file())
     in_files = {i for i in ins if not i.is_dir()}
     seen: dict[Path, str] = {}
     for o in outputs:
@@ -102,13 +128,20 @@ def check_outputs(outputs, inputs=()) -> None:
         given = Path(o.path)
         p = _resolve(given)
         say = f"{o.option} {given}"
-        if p in seen:
+        if p in seen and not is_stream(given):
             raise UserError(f"{say}: the same path is given to {seen[p]} too", hint="give each report its own path")
         seen[p] = o.option
         if p in in_files or (o.kind != "file" and p in ins):
             raise UserError(f"{say}: refusing to write there: it is an input of this run",
                             hint="choose another output path; your file is left as it is")
+        if o.kind == "file" and is_stream(given):   # (/dev/stdout: the kernel's link, not its realpath)
+            if not os.access(given, os.W_OK):
+                raise UserError(f"{say}: cannot write there (no write permission)")
+            continue   # (written as a stream: instrument/output.py write_output)
         if o.kind == "file":
+            if str(o.path).endswith(("/", os.sep)):
+                raise UserError(f"{say}: names a directory (it ends with /); a file path is wanted here",
+                                hint="give the report a file name, e.g. report.json")
             if p.is_dir():
                 raise UserError(f"{say}: is a directory; a file path is wanted here")
             if p.exists() and p.suffix.lower() in SOURCE_SUFFIXES:

@@ -1,6 +1,7 @@
 """The small native helpers of instrument/native/, compiled on first use and cached per user by their
 source and whatever else decides their build (a toolchain): in $XDG_CACHE_HOME (~/.cache), else in
-the temporary directory. A helper appears whole or not at all (built under a temporary name)."""
+the temporary directory; either only where no other user can write it (ownership.private_dir). A
+helper appears whole or not at all (built under a temporary name)."""
 from __future__ import annotations
 
 import hashlib
@@ -9,6 +10,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 from typing import Callable
+
+from .errors import UserError
+from .ownership import private_dir
 
 
 def _caches() -> list[Path]:
@@ -23,12 +27,16 @@ def compiled(name: str, source: Path, key: str, command: Callable[[Path], list[s
     digest = hashlib.sha256(source.read_bytes() + key.encode()).hexdigest()[:16]
     why = "no cache directory could be written"
     for cache in _caches():
+        try:   # (an executable is run from here: only from a directory no one else can write)
+            private_dir(cache)
+        except UserError as e:
+            why = e.message
+            continue
         exe = cache / f"{name}-{digest}"
-        if exe.is_file() and os.access(exe, os.X_OK):
+        if exe.is_file() and not exe.is_symlink() and os.access(exe, os.X_OK):
             return exe, ""
         tmp = None
         try:
-            cache.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=cache)
             os.close(fd)
             res = subprocess.run(command(Path(tmp)), capture_output=True, text=True, timeout=300)

@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 from .errors import UserError
+from .files import is_input, is_stream
 
 # written into every output directory; only a directory holding it is ever replaced
 MARKER = ".instrumented-output"
@@ -63,8 +64,17 @@ def atomic_write_text(path: str | Path, text: str) -> None:
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write a file whole or not at all, with the permissions a plain open() would give it."""
+    """Write a file whole or not at all, with the permissions a plain open() would give it; never
+    over a file the run read (files.note_inputs); a character device, FIFO or pipe (/dev/null,
+    /dev/stdout, `>(jq .)`) is written to as a stream, never replaced."""
     p = Path(path)
+    if is_input(p):
+        raise UserError(f"{p}: refusing to write there: this run read it (a source, a header it includes, "
+                        f"a suite's file)", hint="choose another output path; your file is left as it is")
+    if is_stream(p):
+        with open(p, "wb") as fh:
+            fh.write(data)
+        return
     p.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
     try:

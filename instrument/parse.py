@@ -22,6 +22,7 @@ from clang import cindex
 from runtime import include_dir
 
 from .errors import ParseError
+from .files import note_inputs
 from .toolchain import gcc_include_dir, library_include_dirs, library_options
 
 CK = cindex.CursorKind
@@ -114,6 +115,9 @@ class ParsedUnit:
     # the toolkit's libraries the user's files include, as (library, header, where the user's
     # #include is written): ('CUB', 'cub/cub.cuh', 'app.cu:3'); see library_of
     library_includes: list[tuple[str, str, str]] = field(default_factory=list)
+    # function-like macros whose body makes text of an argument (#x) or pastes one (a##x): an edit of
+    # an argument would change that text
+    text_macros: set[str] = field(default_factory=set)
 
     def is_user_file(self, path: str | None) -> bool:
         """The main file and every header it includes that is not a system header
@@ -149,6 +153,12 @@ class ParsedUnit:
             if depth == 0 and t.spelling == ",":
                 return span   # spans two macro arguments: not one written expression
         return Span(f.name, fs[1], fe[1], fs[2], fs[3], True)
+
+    def editable_argument(self, span: Span) -> bool:
+        """Is span written within one argument of a macro invocation (`W(out[0]) = 1`) whose body uses
+        its arguments only as code (no # or ##)? An edit there goes wherever the macro puts it."""
+        m = self.macro_at(span)
+        return span.in_macro_arg and m is not None and m.name not in self.text_macros
 
     def macro_at(self, span: Span) -> MacroExpansion | None:
         """The macro expansion an edit of `span` would cut into: one that produced
@@ -237,6 +247,7 @@ def parse_file(path: str | Path, include_dirs=(), defines=(), extra=()) -> Parse
             continue
         if not cindex.SourceLocation.from_offset(tu, f, 0).is_in_system_header:
             user.add(f.name)
+    note_inputs(user)   # (no report is ever written over a file the parse read: instrument/output.py)
     libraries = []
     for inc in included:
         found = library_of(inc.include.name)
@@ -256,6 +267,8 @@ def parse_file(path: str | Path, include_dirs=(), defines=(), extra=()) -> Parse
                 sp = unit.span_of(c)
                 if sp is not None:
                     unit.macro_expansions.setdefault(f.name, []).append(MacroExpansion(c.spelling, sp))
+        elif c.kind == CK.MACRO_DEFINITION and any(t.spelling in ("#", "##") for t in c.get_tokens()):
+            unit.text_macros.add(c.spelling)
     return unit
 
 

@@ -13,6 +13,7 @@ import traceback
 from pathlib import Path
 
 from ..errors import UserError
+from ..ownership import private_dir
 from .task import BuildOutcome, HostBuild
 
 _OUTCOME = "build-outcome.pickle"
@@ -20,16 +21,24 @@ _memo: dict[tuple[str, str], BuildOutcome] = {}
 _memo_lock = threading.Lock()
 
 
+def _scratch_base() -> Path:
+    """This user's scratch directory on the host, private to them (builds and their pickled outcomes
+    are read back from there: ownership.private_dir refuses one another user could write)."""
+    return private_dir(Path(os.environ.get("CCTK_SCRATCH") or tempfile.gettempdir()) / f"cctk-{os.getuid()}")
+
+
 def scratch_root(campaign: str) -> Path:
     """This host's scratch directory for a campaign (made on first use)."""
-    base = Path(os.environ.get("CCTK_SCRATCH") or tempfile.gettempdir()) / f"cctk-{os.getuid()}"
-    root = base / campaign
-    root.mkdir(parents=True, exist_ok=True)
+    root = _scratch_base() / campaign
+    root.mkdir(exist_ok=True)
     return root
 
 
 def remove_scratch(campaign: str) -> None:
-    base = Path(os.environ.get("CCTK_SCRATCH") or tempfile.gettempdir()) / f"cctk-{os.getuid()}"
+    try:
+        base = _scratch_base()
+    except UserError:
+        return
     shutil.rmtree(base / campaign, ignore_errors=True)
     with _memo_lock:
         for k in [k for k in _memo if k[0] == campaign]:

@@ -14,6 +14,8 @@ from pathlib import Path
 from runtime import include_dir
 
 from ..backends import Backend
+from ..errors import UserError
+from ..ownership import others_may_write, private_dir
 from ..parse import parse_file
 from .build import build_library
 
@@ -59,12 +61,12 @@ def cached_library(source: Path, backend: Backend, scratch: Path) -> Path:
     if root is None:
         return build_library([source], backend, scratch)
     done = root / key(source, backend)
-    if (done / "manifest.json").is_file():
+    if (done / "manifest.json").is_file() and not others_may_write(root) and not others_may_write(done):
         return done / "manifest.json"
-    try:
-        root.mkdir(parents=True, exist_ok=True)
+    try:   # (libraries are loaded from here: only from a directory no one else can write)
+        private_dir(root)
         tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=root))
-    except OSError:
+    except (OSError, UserError):
         return build_library([source], backend, scratch)
     try:
         build_library([source], backend, tmp)

@@ -359,9 +359,16 @@ inline cudaError_t release(int kind, void *p) {
 // captures, launches are recorded, not run, and hirace's own copies would break the capture. (The
 // cpu backend's emulation has no graphs: instrument/pipeline.py refuses programs that capture.)
 #if !defined(CUDAEMU)
+inline void note_captured() {
+  if (state().captured_launches)
+    std::fprintf(stderr, "hirace: %llu kernel launch(es) were recorded into CUDA graphs (stream capture); the graphs ran "
+                 "them outside hirace's brackets, unchecked\n", state().captured_launches);
+}
 inline cudaError_t begin_capture(cudaStream_t stream, cudaStreamCaptureMode mode) {
   cudaError_t e = (cudaStreamBeginCapture)(stream, mode);
   if (e == cudaSuccess) ++state().capturing;
+  static const bool noted = std::atexit(note_captured) == 0;   // (whether or not a launch was ever bracketed)
+  (void)noted;
   return e;
 }
 inline cudaError_t end_capture(cudaStream_t stream, cudaGraph_t *graph) {
@@ -600,12 +607,7 @@ inline void before_reset() {
     if (pinned) (cudaFreeHost)(pinned);
   forget_device_memory(s);
 }
-inline void drain_at_exit() {
-  before_reset();
-  if (state().captured_launches)
-    std::fprintf(stderr, "hirace: %llu kernel launch(es) were recorded into CUDA graphs (stream capture); the graphs ran "
-                 "them outside hirace's brackets, unchecked\n", state().captured_launches);
-}
+inline void drain_at_exit() { before_reset(); }
 
 
 // What the device's array of sites that ran noted, kept on the host (before it is freed or grown).
