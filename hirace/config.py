@@ -90,8 +90,8 @@ def load(path: str | Path | None) -> Config:
         if rng and (len(rng) != 2 or rng[0] < 0 or rng[1] < rng[0]):
             raise UserError(f"{p}: '{key}' must be [first, last] with 0 <= first <= last")
     check_entries(cfg.suppress, str(p))
-    if cfg.max_reports < 1:
-        raise UserError(f"{p}: 'max_reports' must be at least 1")
+    if not 1 <= cfg.max_reports <= 2**31 - 1:   # (the runtime reads it as an int)
+        raise UserError(f"{p}: 'max_reports' must be between 1 and {2**31 - 1}")
     return cfg
 
 

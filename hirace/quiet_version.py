@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from instrument.errors import RewriteConflict, UnsupportedConstruct
 from instrument.lower_cpu import launch_head, shared_lowering as lower_cpu_shared
-from instrument.rewrite import Edit, EditPlan, apply
+from instrument.rewrite import Edit, EditPlan, apply, line_name
 
 # the quiet forms of a site (hirace/runtime.h): each has a namesake in namespace q
 QUIET_FORMS = ("rd_bounds", "rd_private", "wr_private", "rmw_private", "rd_apart", "wr_apart", "rmw_apart",
@@ -194,7 +194,7 @@ def plan_version(prog, plan: EditPlan, k, sites: KernelSites, lower_cpu: bool = 
     if len(decls) != len(k.params) or any(not re.search(r"\b" + re.escape(k.params[i]) + r"\b", decls[i])
                                           for i in used):
         return None
-    quoted = k.span.file.replace("\\", "\\\\").replace('"', '\\"')
+    quoted = line_name(k.span.file)
     text = (f'#line {k.span.line} "{quoted}"\n{body}\n'
             f"static inline bool {k.name}{TEST_SUFFIX}(dim3 {_BLOCK}, dim3 {_GRID}"
             f"{''.join(', ' + decls[i] for i in used)}) {{ (void){_BLOCK}; (void){_GRID}; return {test}; }}\n")

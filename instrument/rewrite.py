@@ -93,6 +93,21 @@ class EditPlan:
         return {e.file for e in self.edits} | set(self.preludes)
 
 
+def line_name(path: str) -> str:
+    """A file name as a `#line` directive's string: quotes and backslashes escaped, and every control
+    character (a newline in a name would end the directive and let the rest be a directive of its
+    own) as an octal escape."""
+    out = []
+    for ch in path:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\{ord(ch):03o}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def one_line(expr: str) -> str:
     """An expression copied from the source into an edit, on one line (an edit inserts no line
     breaks mid-line): line comments dropped, line breaks made spaces."""
@@ -143,7 +158,7 @@ def apply(data: bytes, edits: list[Edit], path: str, prelude: list[str] | None =
         if e.end > len(data) or e.start < 0:
             raise RewriteConflict(f"{path}: edit outside the file: {e.origin}")
     out = bytearray()
-    quoted = path.replace("\\", "\\\\").replace('"', '\\"')
+    quoted = line_name(path)
     for p in prelude or ():
         out += p.encode()
         if not p.endswith("\n"):

@@ -139,3 +139,15 @@ def test_a_race_written_in_a_macro_argument_is_reported(tmp_path):
     assert res.returncode == 1 and "macro.cu:4:5 by thread" in res.stderr, res.stderr[-2000:]
     assert "macro.cu:5:10: not instrumented: hirace check of in[threadIdx.x] lies in an expansion of macro 'assert'" \
         in res.stderr
+
+
+def test_a_file_name_cannot_inject_a_directive_and_values_the_runtime_cannot_hold_are_refused(tmp_path):
+    odd = tmp_path / 'we"ird\n#error injected.cu'
+    odd.write_text(RACY)
+    res = _hirace("run", "--backend", "cpu", odd.name, cwd=tmp_path)
+    assert res.returncode == 1 and "data race" in res.stderr and "injected" not in res.stderr.split("data race")[0], \
+        res.stderr[-2000:]
+    (tmp_path / "hirace.toml").write_text("max_reports = 4294967297\n")
+    (tmp_path / "racy.cu").write_text(RACY)
+    res = _hirace("run", "--backend", "cpu", "racy.cu", cwd=tmp_path)
+    assert res.returncode == 2 and "'max_reports' must be between 1 and 2147483647" in res.stderr, res.stderr
