@@ -15,6 +15,7 @@ file. The command line wins over the file; an unknown key or a wrong type is an 
 file, as in hirace.toml."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Callable
 
@@ -53,7 +54,7 @@ def _int(_base, v):
 
 
 def _number(_base, v):
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
         raise TypeError("a positive number")
     return float(v)
 

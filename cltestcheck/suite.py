@@ -24,6 +24,7 @@ paths, so tests never write into the suite. Each key is declared once here.
 """
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,8 +126,9 @@ def _str_list(path: Path, where: str, key: str, value) -> list[str]:
 
 
 def _number(path: Path, where: str, key: str, value, kind=float):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and not isinstance(value, int)):
-        raise _err(path, f"'{key}' in {where} must be a{'n integer' if kind is int else ' number'}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and not isinstance(value, int)) \
+            or not math.isfinite(value):   # (TOML has nan and inf)
+        raise _err(path, f"'{key}' in {where} must be a{'n integer' if kind is int else ' finite number'}")
     return kind(value)
 
 
@@ -197,6 +199,8 @@ def load(suite_dir: str | Path, kernels: list[Path] | None = None) -> Suite:
                         exit_code=_number(path, where, "exit_code", t.get("exit_code", 0), int))
         if case.timeout <= 0:
             raise _err(path, f"{where}: 'timeout' must be positive")
+        if not 0 <= case.exit_code <= 255:   # (a process's exit status is one byte)
+            raise _err(path, f"{where}: 'exit_code' must be from 0 to 255 (a process's exit status)")
         if "stdin" in t and "stdin_file" in t:
             raise _err(path, f"{where}: give 'stdin' or 'stdin_file', not both")
         if "stdin" in t:

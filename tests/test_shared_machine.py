@@ -151,3 +151,15 @@ def test_a_file_name_cannot_inject_a_directive_and_values_the_runtime_cannot_hol
     (tmp_path / "racy.cu").write_text(RACY)
     res = _hirace("run", "--backend", "cpu", "racy.cu", cwd=tmp_path)
     assert res.returncode == 2 and "'max_reports' must be between 1 and 2147483647" in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize("line, says", [("timeout = nan", "'timeout' in test 'n1' must be a finite number"),
+                                        ("timeout = inf", "'timeout' in test 'n1' must be a finite number"),
+                                        ("exit_code = 256", "'exit_code' must be from 0 to 255")])
+def test_suite_values_a_run_cannot_have_are_refused_by_name(tmp_path, line, says):
+    from cltestcheck.suite import load
+    (tmp_path / "k.cu").write_text("int main() { return 0; }\n")
+    (tmp_path / "cltc.toml").write_text(f'[build]\nsources = ["k.cu"]\n\n[[test]]\nname = "n1"\n{line}\n')
+    with pytest.raises(UserError) as err:
+        load(tmp_path)
+    assert says in err.value.message and "cltc.toml" in err.value.message, err.value.message
