@@ -717,7 +717,7 @@ class _Walker:
         f = ref.location.file if ref is not None else None
         cls = ref.semantic_parent.spelling if ref is not None and ref.semantic_parent is not None else ""
         if f is None or ref.kind != CK.CXX_METHOD or not cls.startswith(("Block", "Warp")) or \
-                getattr(library_of(f.name), "__getitem__", lambda i: "")(0) != "CUB":
+                (library_of(f.name) or ("",))[0] != "CUB":
             return False
         obj = next(iter(kids[0].get_children()), None) if kids and kids[0].kind == CK.MEMBER_REF_EXPR else None
         maker = None   # the constructor call that made the object
@@ -746,7 +746,7 @@ class _Walker:
         ref = c.referenced
         f = ref.location.file if ref is not None else None
         if f is None or ref.kind not in (CK.CXX_METHOD, CK.CONVERSION_FUNCTION) or \
-                getattr(library_of(f.name), "__getitem__", lambda i: "")(0) != "libcu++":
+                (library_of(f.name) or ("",))[0] != "libcu++":
             return False
         arrow = False
         if kids and kids[0].kind == CK.MEMBER_REF_EXPR:

@@ -106,7 +106,8 @@ def nvcc_include_dirs() -> tuple[list[str], list[str]]:
     return found["INCLUDES"], found["SYSTEM_INCLUDES"]
 
 
-def library_include_dirs() -> list[tuple[str, str]]:
+@functools.lru_cache(maxsize=1)
+def library_include_dirs() -> tuple[tuple[str, str], ...]:
     """Where the parser finds the toolkit's libraries (CUB, Thrust, libcu++), as (option, dir): the
     directories nvcc adds with -isystem (include/cccl since CUDA 13); a toolkit that keeps them in
     include/ itself (CUDA 12) gives that directory with -idirafter, searched after our declarations
@@ -115,7 +116,7 @@ def library_include_dirs() -> list[tuple[str, str]]:
     found = [("-isystem", d) for d in system if os.path.isdir(d)]
     if not any(os.path.isdir(os.path.join(d, "cub")) for _, d in found):
         found += [("-idirafter", d) for d in includes if os.path.isdir(os.path.join(d, "cub"))]
-    return found
+    return tuple(found)   # (asked for every name the parse resolves: parse.library_of)
 
 
 def library_options() -> list[str]:
