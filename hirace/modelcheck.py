@@ -26,6 +26,7 @@ from runtime import include_dir
 
 from .oracle import BAR, KINDS, SYNCWARP, Grid, Oracle
 from .shadow_model import ShadowSim
+from instrument import reaper
 from instrument.reaper import temp_dir
 
 HARNESS = Path(__file__).resolve().parent / "harness" / "fsm_harness.cpp"
@@ -149,7 +150,7 @@ def check_with_header(res: Result, traces, include: Path | None = None) -> None:
     with temp_dir(prefix="hirace-fsm-") as tmp:
         exe = Path(tmp) / "harness"
         subprocess.run(["g++", "-O2", "-std=c++17", f"-I{include or include_dir()}", str(HARNESS), "-o", str(exe)],
-                       check=True, capture_output=True, text=True)
+                       check=True, capture_output=True, text=True, env=reaper.scratch_env())
         data = array.array("i")
         expect = []
         for trace, race_at in traces:

@@ -36,7 +36,7 @@ def to_dict(res: RaceReport) -> dict:
     return {"races": races, "memory_errors": mem, "suppressed": [_race(r) for r in res.suppressed],
             "summary": {"races": len(res.races), "memory_errors": len(res.memory_errors),
                         "suppressed": len(res.suppressed),
-                        "launches": res.launches, "dropped": res.dropped,
+                        "launches": res.launches, "failed_launches": res.failed_launches, "dropped": res.dropped,
                         "sites": None if res.sites_total is None else {
                             "total": res.sites_total, "ran": res.sites_ran,
                             "never_ran": [{"file": r.file, "line": r.line, "column": r.column, "text": r.text}
@@ -48,3 +48,10 @@ def to_dict(res: RaceReport) -> dict:
 
 def render(res: RaceReport) -> str:
     return json.dumps(to_dict(res), indent=1) + "\n"
+
+
+def render_failure(message: str, exit_code: int = 2) -> str:
+    """The JSON of a run that produced no result (the tool, the build or the program failed, or the
+    program timed out): no findings, and an `error` saying why, so a script never reads it as clean."""
+    return json.dumps({"races": [], "memory_errors": [], "suppressed": [],
+                       "summary": {"error": message, "exit_status": exit_code}}, indent=1) + "\n"

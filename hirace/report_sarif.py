@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import urllib.parse
 from pathlib import Path
 
 from . import __version__
@@ -39,7 +40,8 @@ def _artifact(file: str, root: Path) -> dict:
         rel = p.relative_to(root)
     except ValueError:
         return {"uri": p.as_uri()}
-    return {"uri": rel.as_posix(), "uriBaseId": SRCROOT}
+    # (a URI reference: a space, `#`, `%` or `?` in a name is percent-encoded, as as_uri does)
+    return {"uri": urllib.parse.quote(rel.as_posix(), safe="/"), "uriBaseId": SRCROOT}
 
 
 def _location(site, root: Path, message: str | None = None, with_snippet: bool = True) -> dict:

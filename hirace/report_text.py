@@ -81,6 +81,8 @@ def render(res: RaceReport) -> str:
     out = [render_race(r, res.prior_sites) for r in res.races] + [render_memory_error(m) for m in res.memory_errors]
     kernels = sorted({r.kernel for r in res.races} | {m.kernel for m in res.memory_errors})
     checked = f"{_plural(res.launches, 'launch', 'es')} checked" + (f" on the {res.backend} backend" if res.backend else "")
+    if res.failed_launches:
+        checked += f"; {_plural(res.failed_launches, 'launch', 'es')} failed and ran nothing"
     if res.races or res.memory_errors:
         found = [x for x in (_plural(len(res.races), "data race") if res.races else "",
                              _plural(len(res.memory_errors), "out-of-bounds access site")
@@ -100,7 +102,8 @@ def render(res: RaceReport) -> str:
         out.append("hirace: note: which sites ran was not recorded (--sites-ran, or sites_ran = true, records it "
                    "on the GPU; the cpu backend always does)")
     if res.launches == 0:
-        out.append("hirace: note: the program launched no kernel, so nothing was checked")
+        out.append(f"hirace: note: every launch of the program failed ({res.failed_launches}), so nothing was checked"
+                   if res.failed_launches else "hirace: note: the program launched no kernel, so nothing was checked")
     if res.program_exit != 0:
         out.append(f"hirace: the program exited with status {res.program_exit}")
     if res.dropped:

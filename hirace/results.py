@@ -2,6 +2,7 @@
 Reporters (report_text, report_json, report_sarif) only read these objects."""
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,6 +86,10 @@ class RaceReport:
     memory_errors: list[MemError] = field(default_factory=list)
     dropped: int = 0
     launches: int = 0
+    failed_launches: int = 0     # launches that failed themselves (a bad configuration): not checked, not counted above
+    # (blocks, threads per block) of each launch checked: a `blocks`/`threads` range that matches
+    # none of them checked nothing (unmatched_range)
+    shapes: list[tuple[int, int]] = field(default_factory=list, repr=False)
     program_exit: int = 0
     granularity: int = 4
     warnings: list[str] = field(default_factory=list)
@@ -276,7 +281,9 @@ def collect(log_path: Path, sites: list[Site] | None, warp_size: int = 32) -> Ra
             res.warnings.append(f"kernel '{x.kernel}' (launch {x.id}) passed more barriers "
                                 f"than the shadow's clocks count; from then on, races between accesses "
                                 f"with no barrier between them were not reported for that launch")
-    res.launches = len(launches)
+    res.launches = sum(1 for x in log["launch"] if not x.failed)
+    res.failed_launches = len(log["launch"]) - res.launches
+    res.shapes = [(math.prod(x.grid), math.prod(x.block)) for x in log["launch"] if not x.failed]
     merged: dict[tuple, Race] = {}
     for n, r in enumerate(log["race"], 1):
         problem = _inconsistent(r, launches, len(sites))
@@ -326,6 +333,8 @@ def merge(reports: list[RaceReport]) -> RaceReport:
     mems: dict[tuple, MemError] = {}
     for rep in reports:
         out.launches += rep.launches
+        out.failed_launches += rep.failed_launches
+        out.shapes += rep.shapes
         out.dropped += rep.dropped
         out.granularity = rep.granularity
         out.prior_sites = rep.prior_sites
@@ -352,3 +361,16 @@ def merge(reports: list[RaceReport]) -> RaceReport:
     if out.site_ran:
         _count_sites(out)
     return out
+
+
+def unmatched_range(res: RaceReport, blocks, threads) -> str | None:
+    """What a `blocks` or `threads` range ([first, last] linear ids) checked when it matched no thread
+    of any launch that ran (nothing: the run is not a pass), or None."""
+    if not res.launches:
+        return None
+    for key, rng, index, unit in (("blocks", blocks, 0, "blocks"), ("threads", threads, 1, "threads per block")):
+        if rng and not any(shape[index] > rng[0] for shape in res.shapes):
+            widest = max(shape[index] for shape in res.shapes)
+            return (f"'{key}' = [{rng[0]}, {rng[1]}] matched no thread: the launches had at most {widest} {unit} "
+                    f"(linear ids 0 to {widest - 1}), so nothing was checked")
+    return None

@@ -12,6 +12,7 @@ from instrument.files import Output, check_outputs, check_sources
 from instrument.output import atomic_write_text
 
 from . import config as config_mod
+from .results import unmatched_range
 
 FORMATS = ("json", "sarif", "text")
 
@@ -78,6 +79,19 @@ def _report(a: argparse.Namespace, res, status: int) -> None:
         sys.stderr.write(text)
 
 
+def _report_failure(a: argparse.Namespace, exc: UserError) -> None:
+    """A run with a report file that ended in an error (a build, the program, a timeout) still writes
+    one, which says so: a CI step or script reading it never finds a stale or missing file."""
+    if not a.output or a.format == "text":
+        return
+    if a.format == "sarif":
+        from . import report_sarif
+        atomic_write_text(a.output, report_sarif.render_failure(str(exc), EXIT_ERROR))
+    elif a.format == "json":
+        from . import report_json
+        atomic_write_text(a.output, report_json.render_failure(str(exc), EXIT_ERROR))
+
+
 def do_command(a: argparse.Namespace, command: list[str]) -> int:
     """hirace run -- COMMAND: the command as it is, its instrumented processes' reports merged."""
     from . import runner
@@ -89,12 +103,19 @@ def do_command(a: argparse.Namespace, command: list[str]) -> int:
     cfg = config_mod.load(config)
     if a.prior_sites is not None:
         cfg.prior_sites = a.prior_sites
-    run = runner.run_command(command, cfg, a.timeout)
+    try:
+        run = runner.run_command(command, cfg, a.timeout)
+    except UserError as exc:
+        _report_failure(a, exc)
+        raise
     res = run.report
     if run.lost:
         res.warnings.append(f"{run.lost} process(es) began hirace's log and never finished it (killed or crashed "
                             f"while exiting): what they found is not in this report")
     status = _verdict(res, a.error_exitcode)
+    unmatched = unmatched_range(res, cfg.blocks, cfg.threads)
+    if unmatched:
+        res.warnings.append(unmatched)
     unchecked = res.launches == 0
     if unchecked:
         what = ("no process it started was built through hirace-cc" if run.processes == 0 else
@@ -109,6 +130,8 @@ def do_command(a: argparse.Namespace, command: list[str]) -> int:
               "program through hirace-cc (CMake: -DCMAKE_CUDA_COMPILER_LAUNCHER=hirace-cc; Make: "
               "NVCC=\"hirace-cc nvcc\"), or pass --allow-unchecked", file=sys.stderr)
         return EXIT_ERROR
+    elif unmatched and status == EXIT_OK:
+        return _nothing_checked(cfg)
     return status
 
 
@@ -128,16 +151,26 @@ def do_run(a: argparse.Namespace, prog_args: list[str]) -> int:
         res = runner.run(a.sources, a.backend, cfg, prog_args, a.include, a.define, a.timeout,
                          prior_sites=a.prior_sites, quiet_reads=a.quiet_reads)
     except UserError as exc:
-        if a.format == "sarif" and a.output:   # a CI service still gets a SARIF file: the failure
-            from . import report_sarif
-            atomic_write_text(a.output, report_sarif.render_failure(str(exc), EXIT_ERROR))
+        _report_failure(a, exc)
         raise
     status = _verdict(res, a.error_exitcode)
+    unmatched = unmatched_range(res, cfg.blocks, cfg.threads)
+    if unmatched:
+        res.warnings.append(unmatched)
     _report(a, res, status)
     if status == EXIT_ERROR:
         print(f"hirace: error: the program exited with status {res.program_exit} (no race was found in "
               f"what ran, but the run failed)", file=sys.stderr)
+    elif unmatched and status == EXIT_OK:
+        return _nothing_checked(cfg)
     return status
+
+
+def _nothing_checked(cfg) -> int:
+    where = cfg.source or "hirace.toml"
+    print(f"hirace: error: the 'blocks'/'threads' range of {where} matched no thread of any launch, so nothing was "
+          f"checked: widen it, or remove it to check every thread", file=sys.stderr)
+    return EXIT_ERROR
 
 
 def setup_instrument(p: argparse.ArgumentParser) -> None:

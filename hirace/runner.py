@@ -85,6 +85,9 @@ def execute(built: Built, config: Config, args=(), timeout: float = 300.0, passt
         races = None
         if log.is_file() and not proc.timed_out:
             races = collect(log, built.sites)
+            children = sorted(Path(tmp).glob("hirace-*.jsonl"))   # processes the program forked
+            if children:
+                races = merge([races, *(collect(c, built.sites) for c in children)])
             suppress.apply(races, config.suppress)
             races.program_exit = proc.returncode
             races.warnings = built.warnings + races.warnings

@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 
 from .errors import UserError
-from .files import read_text
+from .files import not_regular, read_text
 from .ownership import trusted_file
 
 
@@ -26,8 +26,12 @@ def find_upward(start: Path, name: str, tool: str) -> Path | None:
     passed over with a warning on stderr: settings can hide races or move reports."""
     for d in [start, *start.parents]:
         for candidate in (d / name, d / "pyproject.toml"):
-            if not candidate.is_file():
+            why = not_regular(candidate)
+            if why == "no such" or why == "a directory":
                 continue
+            if why:   # (a FIFO here would block the read; going on upward would take another file)
+                raise UserError(f"{candidate}: is {why}", hint=f"remove it, or pass --config to name {tool}'s "
+                                                               f"configuration file")
             why = trusted_file(candidate)
             if why:
                 print(f"{tool}: warning: ignoring {candidate}: another user could have written it ({why}); "

@@ -29,17 +29,51 @@ def source_language(path: str | Path) -> str:
     return "host" if Path(path).suffix.lower() in HOST_SUFFIXES else "cuda"
 
 
-def read_text(path: str | Path, what: str = "file") -> str:
-    """The text of a file the user gave, or a UserError that names it and says what is wrong."""
-    p = Path(path)
-    if not p.exists():
-        raise UserError(f"{p}: no such {what}")
-    if p.is_dir():
-        raise UserError(f"{p}: is a directory, not a {what}")
+MAX_INPUT_BYTES = 256 << 20   # a source, header or config larger than this is refused, not read
+
+
+def not_regular(p: Path) -> str | None:
+    """Why `p` (symlinks followed) cannot be read as a file, or None when it is a regular file.
+    Asked before opening: opening a FIFO blocks until a writer comes, and a device never ends."""
     try:
-        data = p.read_bytes()
+        mode = os.stat(p).st_mode
+    except FileNotFoundError:
+        return "no such"
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    return f"{kind}, not a regular file"
+
+
+def _refuse(p: Path, why: str, what: str, hint: str | None = None):
+    if why == "no such":
+        raise UserError(f"{p}: no such {what}", hint=hint)
+    if why == "a directory":
+        raise UserError(f"{p}: is a directory, not a {what}", hint=hint)
+    raise UserError(f"{p}: the {what} is {why}" if why.startswith("cannot") else f"{p}: is {why}",
+                    hint=hint or f"name a regular {what}")
+
+
+def read_text(path: str | Path, what: str = "file") -> str:
+    """The text of a file the user gave, or a UserError that names it and says what is wrong.
+    Only regular files are read (a FIFO or a device would hang or never end), and at most
+    MAX_INPUT_BYTES of them."""
+    p = Path(path)
+    why = not_regular(p)
+    if why:
+        _refuse(p, why, what)
+    try:
+        with open(p, "rb") as f:
+            data = f.read(MAX_INPUT_BYTES + 1)
     except OSError as exc:
         raise UserError(f"{p}: cannot read the {what}: {exc.strerror}") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise UserError(f"{p}: the {what} is larger than {MAX_INPUT_BYTES >> 20} MiB; not read")
     if b"\0" in data:
         raise UserError(f"{p}: is a binary file, not a {what}")
     try:
@@ -49,16 +83,31 @@ def read_text(path: str | Path, what: str = "file") -> str:
 
 
 def check_sources(sources, what: str = "source file") -> list[Path]:
-    """Sources given on a command line: each an existing, readable regular file."""
-    out = []
+    """Sources given on a command line: each an existing, readable regular file with a name the
+    compiler and libclang can be given (UTF-8), named once."""
+    out, seen = [], {}
+    try:
+        os.getcwd()
+    except OSError:
+        raise UserError("the current directory no longer exists (it was deleted or moved)",
+                        hint="cd to an existing directory and run the command again") from None
     for s in sources:
         p = Path(s)
-        if p.is_dir():
-            raise UserError(f"{p}: is a directory, not a {what}", hint="name the .cu files to check")
-        if not p.is_file():
-            raise UserError(f"{p}: no such {what}")
+        try:
+            os.fsencode(str(p)).decode("utf-8")
+        except UnicodeDecodeError:
+            raise UserError(f"{os.fsencode(str(p))!r}: the file name is not UTF-8, which the parser cannot "
+                            f"be given", hint="rename the file (or link it under a UTF-8 name)") from None
+        why = not_regular(p)
+        if why:
+            _refuse(p, why, what, hint="name the .cu files to check" if why == "a directory" else None)
         if not os.access(p, os.R_OK):
             raise UserError(f"{p}: the {what} is not readable")
+        real = _resolve(p)
+        if real in seen:
+            raise UserError(f"{p}: the {what} is named twice" + (f" (also as {seen[real]})" if str(seen[real]) != str(p) else ""),
+                            hint="name each source once (a second copy would define everything twice)")
+        seen[real] = p
         out.append(p)
     return out
 

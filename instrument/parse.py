@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import ctypes
 import functools
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,7 @@ from clang import cindex
 
 from runtime import include_dir
 
+from .c_includes import irregular_includes
 from .errors import ParseError
 from .files import note_inputs
 from .toolchain import gcc_include_dir, library_include_dirs, library_options
@@ -209,6 +211,9 @@ def parse_args(include_dirs=(), defines=(), std: str = "c++17", extra=()) -> lis
 
 @functools.lru_cache(maxsize=1)
 def _index() -> cindex.Index:
+    # libclang parses on the calling thread, not on one of its own with a fixed 8 MiB stack: a
+    # source nested thousands deep is followed on the deep stack instrument/deep.py gives it
+    os.environ.setdefault("LIBCLANG_NOTHREADS", "1")
     return cindex.Index.create()
 
 
@@ -218,6 +223,9 @@ def parse_file(path: str | Path, include_dirs=(), defines=(), extra=()) -> Parse
     if not p.is_file():
         raise ParseError(f"{path}: no such file")
     main = str(p.resolve())
+    irregular = irregular_includes(p, include_dirs)
+    if irregular:
+        raise ParseError(f"{irregular[0]}: not read (fix the #include or the -I options)")
     opts = (cindex.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
             | cindex.TranslationUnit.PARSE_INCOMPLETE)
     try:
@@ -261,6 +269,11 @@ def parse_file(path: str | Path, include_dirs=(), defines=(), extra=()) -> Parse
                       warnings=warnings, library_includes=libraries)
     unit.files[main] = _load_file(tu, main)
     for c in tu.cursor.get_children():
+        if c.spelling in RUNTIME_NAMESPACES and c.location.file is not None and c.location.file.name in user \
+                and c.kind != CK.MACRO_INSTANTIATION:
+            raise ParseError(f"{c.location.file.name}:{c.location.line}: '{c.spelling}' is the name of a namespace "
+                             f"of the checkers' runtimes, which the instrumented program includes (it could not "
+                             f"be built)", hint=f"rename '{c.spelling}' to check this program")
         if c.kind == CK.MACRO_INSTANTIATION:
             f = c.location.file
             if f is not None and unit.is_user_file(f.name):
@@ -270,6 +283,11 @@ def parse_file(path: str | Path, include_dirs=(), defines=(), extra=()) -> Parse
         elif c.kind == CK.MACRO_DEFINITION and any(t.spelling in ("#", "##") for t in c.get_tokens()):
             unit.text_macros.add(c.spelling)
     return unit
+
+
+# the namespaces runtime/include declares at global scope: a user's global name spelled like one
+# (a kernel named `hirace`) cannot share a translation unit with the runtime
+RUNTIME_NAMESPACES = frozenset({"hirace", "cltc", "cctk", "cudaemu", "cudaemu_cg"})
 
 
 # the toolkit's libraries, by the first directory of their headers

@@ -16,6 +16,7 @@ from typing import Callable
 from .backends.base import Backend, BuildRequest
 from .errors import UnsupportedConstruct
 from .c_includes import user_headers
+from .deep import run_deep
 from .lower_cpu import lower_for_cpu
 from .output import write_tree
 from .parse import ParsedUnit, parse_file
@@ -80,13 +81,7 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
                 warnings.append(f"{src}: allocations in a C source are not tracked; races on those "
                                 f"buffers are not checked")
             continue
-        unit, prog = _parse_and_query(src, incs, defines, parse_extra)
-        plan = EditPlan(unit)
-        for planner in planners:
-            planner(prog, plan)   # a tool's own refusal (with its reason) comes first
-        refuse_unsupported(prog, lower_cpu)
-        if lower_cpu:
-            lower_for_cpu(prog, plan)
+        unit, prog, plan = run_deep(lambda: _analyse(src, incs, defines, parse_extra, planners, lower_cpu), src)
         warnings += unit.warnings + plan.warnings
         programs.append(prog)
         touched = set(unit.user_files)
@@ -216,6 +211,18 @@ def shared_parses(limit: int = 16):
             _shared["depth"] -= 1
             if _shared["depth"] == 0:
                 _shared["cache"].clear()
+
+
+def _analyse(src: Path, incs, defines, extra, planners, lower_cpu: bool):
+    """Parse, query and plan one source: (unit, program, plan)."""
+    unit, prog = _parse_and_query(src, incs, defines, extra)
+    plan = EditPlan(unit)
+    for planner in planners:
+        planner(prog, plan)   # a tool's own refusal (with its reason) comes first
+    refuse_unsupported(prog, lower_cpu)
+    if lower_cpu:
+        lower_for_cpu(prog, plan)
+    return unit, prog, plan
 
 
 def _parse_and_query(src: Path, incs, defines, extra=()) -> tuple[ParsedUnit, Program]:

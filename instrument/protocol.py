@@ -151,9 +151,10 @@ def _record(tag: str, help: str, *fields: str) -> LogRecord:
 HIRACE_LOG = (
     _record("buffer", "a tracked allocation, and where the program made it (line 0: unknown)", "id:size",
             "name:str", "size:size", "file:str", "line:uint"),
-    _record("launch", "a checked launch; quiet 1: it ran its kernel's quiet version (hirace/quiet_version.py)",
+    _record("launch", "a checked launch; quiet 1: it ran its kernel's quiet version (hirace/quiet_version.py); "
+            "failed 1: the launch itself failed (a bad configuration): its kernel never ran",
             "id:size", "kernel:str", "grid:dim3", "block:dim3", "dropped:uint", "wrapped:uint", "memory_dropped:uint",
-            "quiet:uint"),
+            "quiet:uint", "failed:uint"),
     _record("race", "one race record of a launch", "launch:uint", "site:uint", "prior_site:int", "tid:uint",
             "bid:uint", "prior_tid:uint", "prior_bid:uint", "prior_state:uint", "access:uint", "space:uint",
             "buffer:uint", "offset:u64", "count:uint"),

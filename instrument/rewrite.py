@@ -9,6 +9,7 @@ point at the user's original file and line.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from .errors import RewriteConflict
@@ -136,12 +137,20 @@ def one_line(expr: str) -> str:
     return "".join(out)
 
 
+BOM = b"\xef\xbb\xbf"   # a UTF-8 byte order mark: kept first, before any prelude
+
+
 def apply(data: bytes, edits: list[Edit], path: str, prelude: list[str] | None = None,
           line_directives: bool = True, mark_origin: bool = False) -> bytes:
     """Return `data` with `edits` applied; refuse overlaps; keep line mapping.
 
     mark_origin=True starts the result with `#line 1 "path"` even without a
     prelude, for a copy that is compiled from another directory."""
+    bom = data.startswith(BOM)
+    if bom:   # (libclang's offsets count it; a compiler takes it only as a file's first bytes)
+        data = data[len(BOM):]
+        edits = [dataclasses.replace(e, start=max(0, e.start - len(BOM)), end=max(0, e.end - len(BOM)))
+                 for e in edits]
     # Insertions sort before a replacement starting at the same offset; an
     # insertion strictly inside a replaced range is a conflict.
     ordered = sorted(edits, key=lambda e: (e.start, 0 if e.is_insertion else 1, e.order, e.end))
@@ -157,7 +166,7 @@ def apply(data: bytes, edits: list[Edit], path: str, prelude: list[str] | None =
                                           f"within {r.origin}")
         if e.end > len(data) or e.start < 0:
             raise RewriteConflict(f"{path}: edit outside the file: {e.origin}")
-    out = bytearray()
+    out = bytearray(BOM if bom else b"")
     quoted = line_name(path)
     for p in prelude or ():
         out += p.encode()

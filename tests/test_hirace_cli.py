@@ -91,13 +91,20 @@ def test_sarif_fingerprints_do_not_move_with_lines_and_a_failed_run_still_writes
     assert "bad.cu:1" in inv["toolExecutionNotifications"][0]["message"]["text"]
 
 
-def test_parse_error_is_exit_2_and_writes_no_report(run_cli, tmp_path):
+def _failure_report(path) -> str:
+    """The error a JSON report of a failed run gives (it has no findings: a script never reads it as clean)."""
+    doc = json.loads(path.read_text())
+    assert doc["races"] == [] and doc["memory_errors"] == [] and doc["summary"]["exit_status"] == 2
+    return doc["summary"]["error"]
+
+
+def test_parse_error_is_exit_2_and_its_report_says_so(run_cli, tmp_path):
     out = tmp_path / "r.json"
     r = hirace(run_cli, "run", "--backend", "cpu", "--format", "json", "--output", out,
                CUDA / "engine" / "syntax_error.cu")
     assert r.returncode == 2
     assert "syntax_error.cu:2:22: error" in r.stderr
-    assert not out.exists() and not list(tmp_path.iterdir())
+    assert "syntax_error.cu:2:22: error" in _failure_report(out) and list(tmp_path.iterdir()) == [out]
 
 
 @pytest.mark.parametrize("source,message", [
@@ -115,7 +122,7 @@ def test_crash_timeout_build_failure_are_exit_2(run_cli, tmp_path, source, messa
     out = tmp_path / "r.json"
     r = hirace(run_cli, "run", "--backend", "cpu", "--timeout", "3", "--format", "json", "--output", out, src)
     assert r.returncode == 2 and message in r.stderr, r.stderr
-    assert not out.exists()
+    assert message in _failure_report(out)
 
 
 def test_config_unknown_key_and_kernel_selection(run_cli, tmp_path):

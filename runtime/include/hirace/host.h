@@ -13,6 +13,7 @@
 #include <initializer_list>
 #include <string>
 #include <mutex>
+#include <pthread.h>
 #include <type_traits>
 #include <vector>
 
@@ -79,6 +80,7 @@ struct LaunchInfo {
   unsigned wrapped;
   unsigned mem_dropped;
   unsigned quiet;   // 1: the launch ran the kernel's quiet version
+  unsigned failed = 0;   // 1: the launch itself failed (its configuration): the kernel never ran
 };
 
 struct State {
@@ -99,6 +101,9 @@ struct State {
   std::vector<LoggedRace> races;
   std::vector<LoggedMem> mem_errors;
   std::vector<LaunchInfo> launches;
+  // a forked child: what it holds of its parent's records is the parent's to write (fork_child)
+  long pid = 0;
+  size_t parents_launches = 0, parents_races = 0, parents_mems = 0;
   std::vector<std::pair<void *, size_t>> tool_memory;  // hirace's own device allocations
   // device-side scratch, reused across launches
   Range *d_ranges = nullptr;
@@ -159,10 +164,21 @@ constexpr unsigned kCounts = 2 + 3 * kPendingLaunches;
 inline void write_log();
 inline void drain();
 
+// In a child the program forks, after init: the child writes a log of its own (beside HIRACE_LOG,
+// or in HIRACE_LOG_DIR), of the launches it makes; its parent's records stay its parent's.
+inline void fork_child() {
+  State &s = state();
+  s.parents_launches = s.launches.size();
+  s.parents_races = s.races.size();
+  s.parents_mems = s.mem_errors.size();
+}
+
 inline void init() {
   State &s = state();
   if (s.init) return;
   s.init = true;
+  s.pid = long(getpid());
+  pthread_atfork(nullptr, nullptr, fork_child);
   using ::cctk::host::option;
   if (const char *p = option(::cctk::env::kHiraceLog)) s.log_path = p;
   else if (const char *p = option(::cctk::env::kHiraceLogDir)) s.log_dir = p;
@@ -1017,6 +1033,9 @@ inline void after_launch() {
     return;
   }
   cudaError_t launched = cudaPeekAtLastError();
+  if (launched == cudaErrorInvalidConfiguration || launched == cudaErrorInvalidValue ||
+      launched == cudaErrorInvalidDeviceFunction || launched == cudaErrorNoKernelImageForDevice)
+    s.launches.back().failed = 1;   // (not counted as checked: the report says how many failed)
   if (launched == cudaErrorLaunchOutOfResources) {
     std::fprintf(stderr, "hirace: kernel '%s' could not be launched under hirace: %s (the instrumented kernel "
                  "needs more resources than the device has for %u x %u x %u threads per block)\n",
@@ -1041,8 +1060,15 @@ inline void write_log() {
     report_by_itself(s.races, s.mem_errors, s.launches, s.buffers);
     return;
   }
-  // (the name in HIRACE_LOG_DIR is chosen now: a forked child writes a log of its own)
-  ::cctk::host::LogFile log(s.log_path.empty() && !s.log_dir.empty() ? log_in_dir(s.log_dir.c_str()) : s.log_path);
+  // (the name in HIRACE_LOG_DIR is chosen now: a forked child writes a log of its own, there or in
+  // HIRACE_LOG's directory; the tool reads them all)
+  std::string path = s.log_path;
+  if (path.empty() && !s.log_dir.empty()) path = log_in_dir(s.log_dir.c_str());
+  else if (long(getpid()) != s.pid) {
+    size_t slash = path.rfind('/');
+    path = log_in_dir(slash == std::string::npos ? "." : path.substr(0, slash).c_str());
+  }
+  ::cctk::host::LogFile log(path);
   if (!log) return;
   std::FILE *f = log.get();
   namespace rec = ::cctk::hirace_log;   // record writers generated from instrument/protocol.py
@@ -1050,16 +1076,19 @@ inline void write_log() {
     const Buffer &b = s.buffers[i];
     rec::write_buffer(f, i, b.name.c_str(), b.size, b.file.c_str(), b.line);
   }
-  for (size_t i = 0; i < s.launches.size(); ++i) {
+  for (size_t i = s.parents_launches; i < s.launches.size(); ++i) {
     const LaunchInfo &l = s.launches[i];
-    rec::write_launch(f, i, l.kernel.c_str(), l.grid, l.block, l.dropped, l.wrapped, l.mem_dropped, l.quiet);
+    rec::write_launch(f, i, l.kernel.c_str(), l.grid, l.block, l.dropped, l.wrapped, l.mem_dropped, l.quiet,
+                      l.failed);
   }
-  for (const LoggedRace &x : s.races) {
+  for (size_t i = s.parents_races; i < s.races.size(); ++i) {
+    const LoggedRace &x = s.races[i];
     const RaceRecord &r = x.r;
     rec::write_race(f, x.launch, r.site, r.prior_site == ~0u ? -1 : int(r.prior_site), r.tid, r.bid, r.prior_tid,
                     r.prior_bid, r.prior_state, r.access, r.space, r.buffer, r.offset, r.count);
   }
-  for (const LoggedMem &x : s.mem_errors) {
+  for (size_t i = s.parents_mems; i < s.mem_errors.size(); ++i) {
+    const LoggedMem &x = s.mem_errors[i];
     const MemRecord &r = x.r;
     rec::write_memory_error(f, x.launch, r.site, r.tid, r.bid, r.access, r.space,
                             r.buffer == kNoBuffer ? -1 : int(r.buffer), r.offset, r.limit, r.size, r.count);
