@@ -12,6 +12,8 @@ from pathlib import Path
 
 from instrument.errors import UserError
 
+from .inputs import require_regular
+
 RACE_TAGS = ("atomicBug", "guardBug", "syncBug", "raceBug")
 OTHER_BUG_TAGS = ("boundsBug",)
 
@@ -51,6 +53,7 @@ def discover(root: str | Path) -> tuple[list[Code], list[str]]:
         raise UserError(f"--codes {root}: not a directory")
     codes, warnings, seen = [], [], {}
     for path in sorted(root.rglob("*.cu")):
+        require_regular(path, "code")   # the parser and the compiler would wait on a FIFO forever
         rel = path.parent.relative_to(root)
         pattern = str(rel) if str(rel) != "." else "."
         tags, bugs = parse_name(path.stem, pattern)

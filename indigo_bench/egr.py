@@ -10,6 +10,8 @@ import numpy as np
 from instrument.errors import UserError
 from instrument.output import atomic_write_bytes
 
+from .inputs import read_regular
+
 INT32_MAX = 2**31 - 1
 
 
@@ -42,10 +44,7 @@ def from_edges(nodes: int, src: np.ndarray, dst: np.ndarray) -> Graph:
 
 def read(path: str | Path) -> Graph:
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as e:
-        raise UserError(f"{p}: cannot read the graph: {e.strerror}") from None
+    raw = read_regular(p, "graph")
     hint = "an .egr file holds int32 nodes, edges, nindex[nodes+1], nlist[edges]; make one with `indigo-bench graphs`"
     if len(raw) < 8:
         raise UserError(f"{p}: not an ECLgraph file: {len(raw)} bytes, too short for the header", hint=hint)

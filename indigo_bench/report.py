@@ -17,6 +17,7 @@ from pathlib import Path
 from instrument.errors import UserError
 from instrument.output import atomic_write_bytes, atomic_write_text
 
+from .inputs import read_regular
 from .results import frame, load
 from .sweep import META
 from .tools import Verdict
@@ -205,7 +206,7 @@ def write(out_dir: Path, plot: bool = True) -> str:
         raise UserError(f"{out_dir}: no sweep results here (results.csv or results.parquet)",
                         hint="run `indigo-bench sweep ... --out DIR` first")
     meta_path = out_dir / META
-    meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    meta = json.loads(read_regular(meta_path, "sweep's settings file")) if meta_path.exists() else {}
     df = frame(rows)
     df["outcome"] = [outcome(lbl, v) for lbl, v in zip(df["label"], df["verdict"])]
     t2 = table2(df)

@@ -16,6 +16,8 @@ from instrument.errors import UserError
 from instrument.execution.journal import CsvJournal, read_rows
 from instrument.output import atomic_write_text
 
+from .inputs import require_regular
+
 JOURNAL = "results.csv"
 PARQUET = "results.parquet"
 
@@ -53,8 +55,11 @@ def _row(d: dict) -> Row:
 def load(out_dir: Path) -> list[Row]:
     """The finished rows (the last one per key wins); [] when there is no journal yet."""
     path = Path(out_dir) / JOURNAL
+    pq = Path(out_dir) / PARQUET
+    for f in (path, pq):
+        if f.exists():
+            require_regular(f, "results file")
     if not path.is_file():
-        pq = Path(out_dir) / PARQUET
         if pq.is_file():
             return _load_parquet(pq)
         return []

@@ -82,8 +82,8 @@ def graph_files(args: list[Path]) -> list[Path]:
                 raise UserError(f"--graphs {a}: no .egr files in this directory",
                                 hint="make some with `indigo-bench graphs --small -o DIR`")
             found += inside
-        elif a.is_file():
-            found.append(a)
+        elif a.exists():
+            found.append(a)      # egr.read refuses what is not a regular file, by name
         else:
             raise UserError(f"--graphs {a}: no such file or directory")
     names: dict[str, Path] = {}

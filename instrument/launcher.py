@@ -27,6 +27,7 @@ from .backends.process import run_process
 from .compile_line import CompileLine, Input
 from .errors import UserError
 from .pipeline import instrument_sources, planned_defines
+from . import reaper
 from .reaper import temp_dir
 from .toolchain import host_cxx, library_options
 
@@ -74,7 +75,7 @@ def main(tool: Tool, argv: list[str]) -> int:
 
 def _run(cmd: list[str], capture: bool = False):
     """Run a compiler: its status (its output goes to ours), or the whole result with `capture`."""
-    res = run_process([str(c) for c in cmd], passthrough=not capture)
+    res = run_process([str(c) for c in cmd], passthrough=not capture, env=reaper.scratch_env())
     return res if capture else res.returncode
 
 
@@ -261,7 +262,7 @@ class _Build:
         if not out:
             raise UserError(f"{self.tool.name}: a device link (-dlink) without -o", hint="name its output with -o")
         res = subprocess.run([_host_compiler(self.line), "-x", "c++", "-c", "-", "-o", out],
-                             stdin=subprocess.DEVNULL, capture_output=True, text=True)
+                             stdin=subprocess.DEVNULL, capture_output=True, text=True, env=reaper.scratch_env())
         if res.returncode:
             sys.stderr.write(res.stderr)
         return res.returncode

@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
+from . import reaper
 from .errors import UserError
 from .ownership import private_dir
 
@@ -39,7 +40,8 @@ def compiled(name: str, source: Path, key: str, command: Callable[[Path], list[s
         try:
             fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=cache)
             os.close(fd)
-            res = subprocess.run(command(Path(tmp)), capture_output=True, text=True, timeout=300)
+            res = subprocess.run(command(Path(tmp)), capture_output=True, text=True, timeout=300,
+                                 env=reaper.scratch_env())
             if res.returncode == 0:
                 os.chmod(tmp, 0o755)
                 os.replace(tmp, exe)

@@ -8,6 +8,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from .reaper import scratch_env
+
 
 @functools.lru_cache(maxsize=None)
 def nvcc_path() -> Path | None:
@@ -44,7 +46,8 @@ def gcc_include_dir() -> Path | None:
     """gcc's own include directory (stddef.h, stdarg.h) for libclang, which ships none."""
     for cc in ("gcc", "cc"):
         if shutil.which(cc):
-            out = subprocess.run([cc, "-print-file-name=include"], capture_output=True, text=True)
+            out = subprocess.run([cc, "-print-file-name=include"], capture_output=True, text=True,
+                                 env=scratch_env())   # (a compiler's temporaries: in our scratch)
             p = Path(out.stdout.strip())
             if out.returncode == 0 and (p / "stddef.h").is_file():
                 return p
@@ -89,7 +92,7 @@ def nvcc_include_dirs() -> tuple[list[str], list[str]]:
         return [], []
     try:
         out = subprocess.run([str(nvcc), "--dryrun", "-x", "cu", "-c", os.devnull, "-o", os.devnull],
-                             capture_output=True, text=True, timeout=60)
+                             capture_output=True, text=True, timeout=60, env=scratch_env())
     except (OSError, subprocess.TimeoutExpired):
         return [], []
     found: dict[str, list[str]] = {"INCLUDES": [], "SYSTEM_INCLUDES": []}

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import reaper
 from ..errors import BuildError
 from .process import RunResult, is_library, row_name, run_process  # noqa: F401  (RunResult, run_process: the package's API)
 
@@ -74,7 +75,7 @@ class Backend:
 
     def _compile(self, cmd: list[str], req: BuildRequest, timeout: float = 600) -> Path:
         req.output.parent.mkdir(parents=True, exist_ok=True)
-        res = run_process(cmd, timeout=timeout)
+        res = run_process(cmd, timeout=timeout, env=reaper.scratch_env())   # (its temporaries: ours)
         if res.returncode != 0:
             lines = [ln for ln in (res.stderr + res.stdout).splitlines() if ln.strip()]
             first = next((ln for ln in lines if "error" in ln), lines[0] if lines else "")

@@ -12,6 +12,7 @@ import threading
 import traceback
 from pathlib import Path
 
+from .. import reaper
 from ..errors import UserError
 from ..ownership import private_dir
 from .task import BuildOutcome, HostBuild
@@ -34,12 +35,19 @@ def scratch_root(campaign: str) -> Path:
     return root
 
 
+def watch_scratch(campaign: str) -> None:
+    """The campaign's scratch directory on this host goes with the process running the campaign,
+    however it ends (reaper.watch_dir: SIGKILL included); called there, not in its workers."""
+    reaper.watch_dir(_scratch_base() / campaign)
+
+
 def remove_scratch(campaign: str) -> None:
     try:
         base = _scratch_base()
     except UserError:
         return
     shutil.rmtree(base / campaign, ignore_errors=True)
+    reaper.unwatch_dir(base / campaign)
     with _memo_lock:
         for k in [k for k in _memo if k[0] == campaign]:
             del _memo[k]

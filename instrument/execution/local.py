@@ -2,10 +2,12 @@
 that are Python work rather than waiting on a child process)."""
 from __future__ import annotations
 
+import os
 import time
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from typing import Iterator
 
+from .. import reaper
 from . import host_builds
 from .task import Done, Task
 from .worker import execute
@@ -19,6 +21,7 @@ class LocalExecutor:
         self.description = f"{self.workers} local {kind}{'es' if processes and self.workers > 1 else 's' if self.workers > 1 else ''}"
 
     def run(self, tasks: list[Task], campaign: str) -> Iterator[Done]:
+        host_builds.watch_scratch(campaign)
         if self.workers <= 1 or len(tasks) <= 1:
             for t in tasks:
                 t0 = time.perf_counter()
@@ -26,8 +29,7 @@ class LocalExecutor:
                 done.queue_s = max(0.0, time.perf_counter() - t0 - done.build_s - done.run_s)
                 yield done
             return
-        pool_cls = ProcessPoolExecutor if self.processes else ThreadPoolExecutor
-        with pool_cls(max_workers=self.workers) as pool:
+        with self._pool() as pool:
             submitted: dict[Future, tuple[Task, float]] = {}
             for t in tasks:
                 submitted[pool.submit(execute, t, campaign)] = (t, time.perf_counter())
@@ -43,6 +45,16 @@ class LocalExecutor:
             finally:
                 for f in submitted:
                     f.cancel()
+
+    def _pool(self):
+        """Threads, or worker processes that die with this one: a tool killed by SIGKILL or
+        SIGTERM runs no cleanup of its own, and a worker left behind would keep building and
+        running (reaper.die_with_parent). The pool is made and shut down by this thread, which
+        outlives it, as the parent-death signal needs."""
+        if not self.processes:
+            return ThreadPoolExecutor(max_workers=self.workers)
+        return ProcessPoolExecutor(max_workers=self.workers, initializer=reaper.die_with_parent,
+                                   initargs=(os.getpid(),))
 
     def cleanup(self, campaign: str) -> None:
         host_builds.remove_scratch(campaign)
