@@ -22,6 +22,7 @@ from typing import Callable
 from instrument.backends import NAMES
 from instrument.config_files import find_upward, read_toml
 from instrument.errors import UserError
+from instrument.files import not_regular
 
 from .gates import COVERAGE_MEASURES
 from .suite import OPTION_TABLES as COMMANDS
@@ -144,8 +145,11 @@ def defaults(command: str, path: Path | None) -> dict[str, object]:
     if path is None:
         return {}
     path = Path(path)
-    if not path.is_file():
+    why = not_regular(path)
+    if why == "no such":
         raise UserError(f"--config: {path}: no such file")
+    if why:   # refused before it is opened: opening a FIFO would block cltc forever
+        raise UserError(f"--config: {path}: is {why}", hint="name a regular file (a symlink to one is fine)")
     data = read_toml(path, "configuration file", "cltc reads its options from it; fix the file or pass --config")
     base = path.resolve().parent
     in_pyproject = path.name == "pyproject.toml"

@@ -6,8 +6,10 @@ import os
 from pathlib import Path
 
 from instrument.backends import Backend
+from instrument.errors import UserError
 from instrument.reaper import temp_dir
 
+from .captured import Captured, run_to_files
 from .observed import Observed
 
 
@@ -29,20 +31,35 @@ class ProgramKind:
         return b.exe, b.programs, b.warnings
 
     def run(self, backend: Backend, exe: Path, suite, test, env: dict | None, timeout: float) -> Observed:
-        """Run `exe` as `test` says, in a scratch directory that holds the test's input files."""
+        """Run `exe` as `test` says, in a scratch directory (run/) that holds the test's input files;
+        its stdout and stderr go to files beside run/ and are kept as digests and excerpts
+        (captured.py), so that memory does not grow with what the test prints."""
         with temp_dir(prefix="cltc-run-") as tmp:
-            cwd = Path(tmp)
+            cwd = Path(tmp) / "run"
+            cwd.mkdir()
             for rel in test.files:
                 dst = cwd / rel
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 os.symlink(suite.root / rel, dst)
-            res = backend.run(exe, test.args, env=env, timeout=timeout, stdin=test.stdin, cwd=cwd)
+            res, stdout = run_to_files(exe, test.args, Path(tmp), cwd, env, timeout, test.stdin)
             fault = backend.fault_detail(res)
-            files = {}
-            for name in test.output_files:
-                p = cwd / name
-                files[name] = p.read_bytes() if p.is_file() else None
-            return Observed(res.returncode, res.stdout, res.stderr, res.wall_s, res.timed_out, fault, files)
+            files = {name: self._written(suite, test, cwd, name) for name in test.output_files}
+            return Observed(res.returncode, stdout, res.stderr, res.wall_s, res.timed_out, fault, files)
+
+    def _written(self, suite, test, cwd: Path, name: str) -> Captured | None:
+        """The file the test wrote as `name` (None: not written, or not a regular file). suite.py
+        refuses names that lead out of the run directory; a symlink the program itself left there
+        that leads out is refused here, never followed: cltc would read and report a file it was not
+        meant to."""
+        path = cwd / name
+        if not path.is_file():
+            return None
+        real = path.resolve()
+        if not real.is_relative_to(cwd.resolve()):
+            raise UserError(f"{self.where(suite)}: test '{test.name}': output_files key '{name}': the program "
+                            f"left a symlink there that leads out of its run directory (to {real}); not read",
+                            hint="make the program write the file itself, inside its working directory")
+        return Captured.of_file(real, keep=True, binary=True)
 
 
 PROGRAM = ProgramKind()

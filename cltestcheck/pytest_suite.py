@@ -16,6 +16,7 @@ from pathlib import Path
 from instrument.backends import Backend, run_process
 from instrument.errors import UserError
 
+from .captured import Captured
 from .observed import Observed
 from .pytest_env import MANIFEST_ENV, RESULT_ENV
 from instrument.reaper import temp_dir
@@ -131,11 +132,12 @@ def run_node(backend: Backend, manifest: Path, root: Path, node: str, env: dict 
     raw = (res.stdout + res.stderr).strip()
     if data is None:
         text = "(pytest ended without a result)" if not res.timed_out else "(hang: timed out)"
-        return Observed(res.returncode, text, raw, res.wall_s, res.timed_out, fault)
+        return Observed(res.returncode, Captured.of_text(text), raw, res.wall_s, res.timed_out, fault)
     t = data["tests"].get(node) or next(iter(data["tests"].values()), None)
     if t is None:
         outcome = f"not run (pytest exit status {data['exitstatus']})"
     else:
         outcome = t["outcome"] + (f": {t['message']}" if t["message"] and t["outcome"] != "passed" else "")
     text = f"{outcome}\nkernel launches {data['launches']}, outputs {data['outputs'] or '-'}\n"
-    return Observed(res.returncode, text, raw, res.wall_s, res.timed_out, fault, launches=data["launches"])
+    return Observed(res.returncode, Captured.of_text(text), raw, res.wall_s, res.timed_out, fault,
+                    launches=data["launches"])

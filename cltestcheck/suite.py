@@ -24,15 +24,17 @@ paths, so tests never write into the suite. Each key is declared once here.
 """
 from __future__ import annotations
 
+import codecs
 import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from instrument.errors import UserError
-from instrument.files import note_inputs, read_text
+from instrument.files import not_regular, note_inputs, read_text
 
 from . import pytest_suite
+from .captured import Captured
 from .program_suite import PROGRAM, ProgramKind
 from .pytest_suite import PytestKind
 
@@ -68,7 +70,7 @@ class TestCase:
     files: list[str] = field(default_factory=list)
     timeout: float = 60.0
     exit_code: int = 0
-    stdout: str | None = None
+    stdout: str | Captured | None = None   # text from cltc.toml, or an expected-output file's (judge.py)
     tolerance: float | None = None
     output_files: dict[str, Path] = field(default_factory=dict)
     pytest: bool = False     # a pytest node id: it passes when pytest says it passed
@@ -134,12 +136,51 @@ def _number(path: Path, where: str, key: str, value, kind=float):
 
 def _existing(path: Path, root: Path, where: str, key: str, rel: str, is_dir: bool = False) -> Path:
     p = (root / rel).resolve()
-    ok = p.is_dir() if is_dir else p.is_file()
-    if not ok:
+    kind = "no such" if is_dir and not p.is_dir() else None if is_dir else not_regular(p)
+    if kind == "no such":
         raise _err(path, f"{where}: '{key}' names {'a directory' if is_dir else 'a file'} that does not exist: {rel}")
+    if kind is not None:   # checked before anything opens it: opening a FIFO blocks
+        raise _err(path, f"{where}: '{key}' names {rel}, which is {kind}",
+                   hint="name a regular file (a symlink to one is fine)")
     if not is_dir:
         note_inputs([p])   # (no report is written over it: instrument/output.py)
     return p
+
+
+def _written_name(path: Path, where: str, name: str, inputs: list[str]) -> str:
+    """An `output_files` key: a file the test writes, relative to its run directory, which it must
+    not leave (cltc reads that file back and compares or reports it)."""
+    p = Path(name)
+    if not p.parts or p.is_absolute() or ".." in p.parts:
+        raise _err(path, f"{where}: output_files key '{name}' must be a relative path inside the test's run "
+                         f"directory (not absolute, no '..')", hint='e.g. output_files = { "out/result.txt" = '
+                                                                  '"expected/result.txt" }')
+    for rel in inputs:   # the run directory holds these as symlinks into the suite directory
+        if p == Path(rel) or Path(rel) in p.parents:
+            raise _err(path, f"{where}: output_files key '{name}' is the input file '{rel}' of 'files', a symlink "
+                             f"into the suite directory, not a file the test writes",
+                       hint="give the file the test writes another name")
+    return p.as_posix()
+
+
+def _expected_output(p: Path) -> Captured:
+    """An expected-output file: checked to be UTF-8 text in chunks, kept as a Captured (its whole
+    text stays in the file: it can be as long as the output it is compared with)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    at = 0
+    try:
+        with open(p, "rb") as fh:
+            while chunk := fh.read(1 << 20):
+                if b"\0" in chunk:
+                    raise UserError(f"{p}: is a binary file, not an expected-output file")
+                decoder.decode(chunk)
+                at += len(chunk)
+            decoder.decode(b"", final=True)
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{p}: the expected-output file is not UTF-8 text (byte {at + exc.start})") from None
+    except OSError as exc:
+        raise UserError(f"{p}: cannot read the expected-output file: {exc.strerror}") from None
+    return Captured.of_file(p)
 
 
 def load(suite_dir: str | Path, kernels: list[Path] | None = None) -> Suite:
@@ -149,6 +190,9 @@ def load(suite_dir: str | Path, kernels: list[Path] | None = None) -> Suite:
     if not root.is_dir():
         raise UserError(f"{suite_dir}: no such suite directory")
     data = {}
+    why = not_regular(path)
+    if why and why != "no such":   # (opening a FIFO would block)
+        raise UserError(f"{path}: is {why}", hint="the suite file must be a regular file (a symlink to one is fine)")
     if path.is_file():
         try:
             data = tomllib.loads(read_text(path, "suite file"))
@@ -173,6 +217,10 @@ def load(suite_dir: str | Path, kernels: list[Path] | None = None) -> Suite:
         raise _err(path, "[build] needs 'sources'")
     sources = [_existing(path, root, "[build]", "sources", s)
                for s in _str_list(path, "[build]", "sources", build["sources"])]
+    twice = sorted({str(s.relative_to(root)) if s.is_relative_to(root) else str(s)
+                    for s in sources if sources.count(s) > 1})
+    if twice:   # (a second copy would define everything twice)
+        raise _err(path, f"[build]: 'sources' names {', '.join(twice)} more than once", hint="name each source once")
     if not sources:
         raise _err(path, "[build] 'sources' is empty")
     include = [_existing(path, root, "[build]", "include", d, is_dir=True)
@@ -208,11 +256,14 @@ def load(suite_dir: str | Path, kernels: list[Path] | None = None) -> Suite:
                 raise _err(path, f"{where}: 'stdin' must be a string")
             case.stdin = t["stdin"]
         if "stdin_file" in t:
-            case.stdin = read_text(_existing(path, root, where, "stdin_file", str(t["stdin_file"])), "stdin file")
+            case.stdin = read_text(_existing(path, root, where, "stdin_file", str(t["stdin_file"])),
+                                           "stdin file")
         for f in _str_list(path, where, "files", t.get("files", [])):
             _existing(path, root, where, "files", f)
             if Path(f).is_absolute() or ".." in Path(f).parts:
                 raise _err(path, f"{where}: 'files' entries must be inside the suite directory: {f}")
+            if any(Path(f) == Path(g) for g in case.files):
+                raise _err(path, f"{where}: 'files' names {f} more than once", hint="name each file once")
             case.files.append(f)
         if "stdout" in t and "stdout_file" in t:
             raise _err(path, f"{where}: give 'stdout' or 'stdout_file', not both")
@@ -221,8 +272,7 @@ def load(suite_dir: str | Path, kernels: list[Path] | None = None) -> Suite:
                 raise _err(path, f"{where}: 'stdout' must be a string")
             case.stdout = t["stdout"]
         if "stdout_file" in t:
-            case.stdout = read_text(_existing(path, root, where, "stdout_file", str(t["stdout_file"])),
-                                    "expected-output file")
+            case.stdout = _expected_output(_existing(path, root, where, "stdout_file", str(t["stdout_file"])))
         if "tolerance" in t:
             case.tolerance = _number(path, where, "tolerance", t["tolerance"])
             if case.tolerance < 0:
@@ -231,7 +281,8 @@ def load(suite_dir: str | Path, kernels: list[Path] | None = None) -> Suite:
         if not isinstance(outs, dict):
             raise _err(path, f"{where}: 'output_files' must be a table of written file = expected file")
         for produced, expected in outs.items():
-            case.output_files[str(produced)] = _existing(path, root, where, "output_files", str(expected))
+            name = _written_name(path, where, str(produced), case.files)
+            case.output_files[name] = _existing(path, root, where, "output_files", str(expected))
         suite.tests.append(case)
     return suite
 

@@ -62,7 +62,7 @@ class AmplifyResult:
 def _abridge(o: Observed) -> str:
     if o.timed_out:
         return "(hang: timed out)"
-    head = o.stdout if len(o.stdout) <= 200 else o.stdout[:200] + "..."
+    head = o.stdout.excerpt(200)
     if o.fault:
         return f"(stopped: {o.fault}) {head}"
     return head if o.exit_code == 0 else f"(exit {o.exit_code}) {head}"

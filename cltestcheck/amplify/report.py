@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
+
+from instrument.errors import UserError
 
 from ..coverage.report_text import rel
 from .engine import AmplifyResult
@@ -56,6 +59,7 @@ def write_plots(res: AmplifyResult, out_dir: Path) -> list[Path]:
     import matplotlib.pyplot as plt
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
+    names = plot_names([t.name for t in res.unstable])
     for t in res.unstable:
         firsts = [s for s in t.schedules if s.schedule.startswith("first:")]
         others = [s for s in t.schedules if not s.schedule.startswith("first:")]
@@ -71,8 +75,34 @@ def write_plots(res: AmplifyResult, out_dir: Path) -> list[Path]:
         ax.set_title(f"{t.name}: {t.verdict}")
         ax.legend(fontsize=7, loc="best")
         fig.tight_layout()
-        p = out_dir / f"{t.name}.png"
+        p = inside(out_dir, names[t.name])
         fig.savefig(p, dpi=100)
         plt.close(fig)
         written.append(p)
     return written
+
+
+def plot_names(tests: list[str]) -> dict[str, str]:
+    """Test name -> its plot's file name: letters, digits, '.', '-' and '_' only (a test name is the
+    suite's text, or a pytest node id, and may hold '/', '..' or a whole path), never starting with
+    '.', and distinct where two names sanitise alike."""
+    out, taken = {}, set()
+    for name in tests:
+        stem = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".")[:120] or "test"
+        candidate, n = stem, 1
+        while candidate.lower() in taken:
+            n += 1
+            candidate = f"{stem}-{n}"
+        taken.add(candidate.lower())
+        out[name] = f"{candidate}.png"
+    return out
+
+
+def inside(out_dir: Path, name: str) -> Path:
+    """out_dir/name, verified to stay in out_dir once symlinks are followed (a symlink left there
+    could otherwise lead the write elsewhere)."""
+    p = out_dir / name
+    if p.resolve().parent != out_dir.resolve():
+        raise UserError(f"{p}: leads out of the plot directory {out_dir} (to {p.resolve()}); not written",
+                        hint="remove it, or give --plots a new directory")
+    return p
