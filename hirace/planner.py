@@ -18,7 +18,6 @@ import re
 from pathlib import Path
 
 from instrument.errors import UnsupportedConstruct
-from instrument.files import source_language
 from instrument.intervals import Apart, KernelFacts, private_condition, shared_intervals
 from instrument.readonly_params import readonly_params
 from instrument.protocol import SITE_ID_BITS
@@ -211,7 +210,7 @@ class HiracePlanner:
                         param_bit[(a.span.file, a.span.start, a.span.end)] = (bit, own_var.get(name) if own else None)
         # allocations (cudaMalloc ...) are tracked by the macros of these headers (C sources never
         # get here: the pipeline builds them as they are)
-        host_only = source_language(unit.main) == "host"
+        host_only = unit.language == "host"
         # (a host-only source may include a header another source's instrumentation changed; Thrust
         # declares a function named cudaMallocManaged, which must come before the hooks' macros)
         first = "#include <thrust/system/cuda/memory_resource.h>\n" if any(

@@ -147,10 +147,6 @@ class _Build:
         line = self.line
         others = {i.index for i in line.inputs() if i.index != src.index}
         keep = lambda it: not (it.name == "-o" or (for_link and it.name in _DEPENDENCY_ITEMS))  # noqa: E731
-        if src.language == "cuda" and Path(src.path).suffix not in compile_line.CUDA_SUFFIXES:
-            raise UserError(f"{src.path}: compiled as CUDA (-x cu) under another suffix, which {self.tool.name} "
-                            f"cannot instrument yet", hint="build this file without the launcher, or give it "
-                            "the .cu suffix")
         if not self._needs_planning(src):
             return self._plain_compile(src, out, others, keep, for_link)
         planner = self.tool.planner(self.cpu, Path(src.path))
@@ -159,7 +155,8 @@ class _Build:
         toolkit = self.toolkit
         ins = instrument_sources([Path(src.path)], scratch / "src", [planner],
                                  [d for d in line.include_dirs() if d not in toolkit], line.defines(),
-                                 lower_cpu=self.cpu, parse_extra=line.parse_extra(skip_dirs=toolkit))
+                                 lower_cpu=self.cpu, parse_extra=line.parse_extra(skip_dirs=toolkit),
+                                 as_cuda=src.language == "cuda")
         for w in ins.warnings:
             print(f"{self.tool.name}: warning: {w}", file=sys.stderr)
         new = str(ins.sources[0])
@@ -228,7 +225,8 @@ class _Build:
             with temp_dir(prefix=f"{self.tool.name}-plain-") as tmp:
                 toolkit = self.toolkit
                 ins = instrument_sources([Path(src.path)], Path(tmp), [], [d for d in line.include_dirs() if d not in toolkit],
-                                         line.defines(), lower_cpu=True, parse_extra=line.parse_extra(skip_dirs=toolkit))
+                                         line.defines(), lower_cpu=True, parse_extra=line.parse_extra(skip_dirs=toolkit),
+                                         as_cuda=True)
                 replace[src.index] = ["-x", "c++", str(ins.sources[0]), "-x", "none"]
                 cmd = self._cpu_compile_head(src) + [f"-I{d}" for d in ins.include_dirs] + \
                     self._host_args(replace, keep) + self._c(for_link) + ["-o", out]

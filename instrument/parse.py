@@ -24,7 +24,7 @@ from runtime import include_dir
 
 from .c_includes import irregular_includes
 from .errors import ParseError
-from .files import note_inputs
+from .files import note_inputs, source_language
 from .toolchain import gcc_include_dir, library_include_dirs, library_options
 
 CK = cindex.CursorKind
@@ -120,6 +120,9 @@ class ParsedUnit:
     # function-like macros whose body makes text of an argument (#x) or pastes one (a##x): an edit of
     # an argument would change that text
     text_macros: set[str] = field(default_factory=set)
+    # "cuda", or "host" for C++ the host compiler builds (files.source_language; a .cpp compiled
+    # with -x cu is "cuda")
+    language: str = "cuda"
 
     def is_user_file(self, path: str | None) -> bool:
         """The main file and every header it includes that is not a system header
@@ -217,8 +220,9 @@ def _index() -> cindex.Index:
     return cindex.Index.create()
 
 
-def parse_file(path: str | Path, include_dirs=(), defines=(), extra=()) -> ParsedUnit:
-    """Parse one .cu file; raise ParseError naming file:line:col on any error."""
+def parse_file(path: str | Path, include_dirs=(), defines=(), extra=(), language: str | None = None) -> ParsedUnit:
+    """Parse one .cu file; raise ParseError naming file:line:col on any error. `language`: as the
+    file is compiled ("cuda" for a .cpp given with -x cu); default: by its suffix."""
     p = Path(path)
     if not p.is_file():
         raise ParseError(f"{path}: no such file")
@@ -266,7 +270,7 @@ def parse_file(path: str | Path, include_dirs=(), defines=(), extra=()) -> Parse
                 if d.severity == cindex.Diagnostic.Warning and d.location.file
                 and d.location.file.name in user]
     unit = ParsedUnit(main=main, tu=tu, files={}, user_files=frozenset(user), macro_expansions={},
-                      warnings=warnings, library_includes=libraries)
+                      warnings=warnings, library_includes=libraries, language=language or source_language(p))
     unit.files[main] = _load_file(tu, main)
     for c in tu.cursor.get_children():
         if c.spelling in RUNTIME_NAMESPACES and c.location.file is not None and c.location.file.name in user \

@@ -55,10 +55,12 @@ class BuiltProgram:
 
 
 def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planner] = (),
-                       include_dirs=(), defines=(), lower_cpu: bool = False, parse_extra=()) -> Instrumented:
+                       include_dirs=(), defines=(), lower_cpu: bool = False, parse_extra=(),
+                       as_cuda: bool = False) -> Instrumented:
     """Parse every source, apply the planners (and the cpu lowering), and write every
     user file the sources include to out_dir, mirroring their layout (`parse_extra`: more
-    arguments for the parser, parse.parse_args)."""
+    arguments for the parser, parse.parse_args; `as_cuda`: every source is compiled as CUDA,
+    whatever its suffix, as `nvcc -x cu` does)."""
     sources = [Path(s).resolve() for s in sources]
     incs = [Path(d).resolve() for d in include_dirs]
     roots = sorted({s.parent for s in sources} | set(incs))
@@ -81,7 +83,8 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
                 warnings.append(f"{src}: allocations in a C source are not tracked; races on those "
                                 f"buffers are not checked")
             continue
-        unit, prog, plan = run_deep(lambda: _analyse(src, incs, defines, parse_extra, planners, lower_cpu), src)
+        language = "cuda" if as_cuda else None
+        unit, prog, plan = run_deep(lambda: _analyse(src, incs, defines, parse_extra, planners, lower_cpu, language), src)
         warnings += unit.warnings + plan.warnings
         programs.append(prog)
         touched = set(unit.user_files)
@@ -213,9 +216,9 @@ def shared_parses(limit: int = 16):
                 _shared["cache"].clear()
 
 
-def _analyse(src: Path, incs, defines, extra, planners, lower_cpu: bool):
+def _analyse(src: Path, incs, defines, extra, planners, lower_cpu: bool, language: str | None):
     """Parse, query and plan one source: (unit, program, plan)."""
-    unit, prog = _parse_and_query(src, incs, defines, extra)
+    unit, prog = _parse_and_query(src, incs, defines, extra, language)
     plan = EditPlan(unit)
     for planner in planners:
         planner(prog, plan)   # a tool's own refusal (with its reason) comes first
@@ -225,18 +228,18 @@ def _analyse(src: Path, incs, defines, extra, planners, lower_cpu: bool):
     return unit, prog, plan
 
 
-def _parse_and_query(src: Path, incs, defines, extra=()) -> tuple[ParsedUnit, Program]:
+def _parse_and_query(src: Path, incs, defines, extra=(), language: str | None = None) -> tuple[ParsedUnit, Program]:
     if not _shared["depth"]:
-        unit = parse_file(src, include_dirs=incs, defines=defines, extra=extra)
+        unit = parse_file(src, include_dirs=incs, defines=defines, extra=extra, language=language)
         return unit, query(unit)
     key = (str(src), hashlib.sha256(Path(src).read_bytes()).hexdigest(), tuple(map(str, incs)), tuple(defines),
-           tuple(extra))
+           tuple(extra), language)
     with _shared_lock:
         hit = _shared["cache"].get(key)
         if hit is not None:
             _shared["cache"].move_to_end(key)
             return hit
-    unit = parse_file(src, include_dirs=incs, defines=defines, extra=extra)
+    unit = parse_file(src, include_dirs=incs, defines=defines, extra=extra, language=language)
     found = (unit, query(unit))
     with _shared_lock:
         _shared["cache"][key] = found

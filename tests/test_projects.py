@@ -205,3 +205,19 @@ def test_launcher_edges(tmp_path):
                                    "__global__ void k(const int *a, int *b) { b[threadIdx.x] = get(a, threadIdx.x); }\n")
     ce = _run([HIRACE_CC, "nvcc", "-c", "c.cu", "-o", "c.o"], tmp_path)
     assert ce.returncode == 0 and "constexpr function 'get' are not checked" in ce.stderr, ce.stderr
+
+
+@needs_tools
+def test_a_cpp_compiled_as_cuda_is_checked(tmp_path):
+    """`nvcc -x cu k.cpp` (CMake's LANGUAGE CUDA on a .cpp, Makefiles that keep .cpp names): the unit
+    is CUDA whatever its suffix, so its kernels are checked, its header found beside it."""
+    (tmp_path / "util.h").write_text("__device__ inline int twice(int v) { return 2 * v; }\n")
+    (tmp_path / "k.cpp").write_text("#include <cstdio>\n#include \"util.h\"\n"
+                                    "__global__ void k(int *a) { a[0] = twice(threadIdx.x); }\n"
+                                    "int main() { int *d; cudaMalloc(&d, 256); k<<<1, 64>>>(d); cudaDeviceSynchronize();\n"
+                                    "  printf(\"ok\\n\"); return 0; }\n")
+    built = _run([HIRACE_CC, "nvcc", "-x", "cu", "-c", "k.cpp", "-o", "k.o"], tmp_path)
+    assert built.returncode == 0, built.stderr
+    assert _run([HIRACE_CC, "nvcc", "k.o", "-o", "app"], tmp_path).returncode == 0
+    run = _run(["./app"], tmp_path)
+    assert run.returncode == 66 and run.stdout == "ok\n" and "k.cpp:3:29 `a[0]`" in run.stderr, run.stderr

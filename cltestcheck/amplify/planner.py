@@ -9,7 +9,6 @@ Kernels that synchronise the whole grid (cooperative groups) are refused.
 from __future__ import annotations
 
 from instrument.errors import UnsupportedConstruct
-from instrument.files import source_language
 from instrument.query import Program
 from instrument.rewrite import EditPlan
 
@@ -37,7 +36,7 @@ class SchedulePlanner:
                         "forcing a block order would deadlock it, so cltc amplify refuses it",
                         hint="amplify the kernels that do not use grid-wide synchronisation (use --test), "
                              "or check this one with hirace")
-        if source_language(unit.main) == "host":   # no launches there, and no room for the device runtime
+        if unit.language == "host":   # no launches there, and no room for the device runtime
             return
         plan.add_prelude(unit.main, '#include "cltc/schedule.h"')
         live = prog.device_reachable()

@@ -25,7 +25,6 @@ from instrument.parse import Span
 from instrument.query import Branch, Loop, Program
 from instrument.protocol import SEEN_BARRIER_FLAG, SEEN_BITS
 from instrument.errors import RewriteConflict
-from instrument.files import source_language
 from instrument.rewrite import EditPlan
 
 from .sites import LOOP_CASES, Arm, BarrierSite, BranchSite, FunctionSite, LoopSite, SiteTable
@@ -122,7 +121,7 @@ class CoveragePlanner:
     # -- the planner -----------------------------------------------------------
     def __call__(self, prog: Program, plan: EditPlan) -> None:
         unit = prog.unit
-        if source_language(unit.main) == "host":   # no kernels there, and no room for the device runtime
+        if unit.language == "host":   # no kernels there, and no room for the device runtime
             for call in prog.api_calls:
                 if call.name == "cudaDeviceReset":
                     self.skipped.append(f"{call.span.where()}: cudaDeviceReset in a host-only source: coverage "

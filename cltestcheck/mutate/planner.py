@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from instrument.files import source_language
 from instrument.parse import Span
 from instrument.query import ATOMIC_OPS, Operator, Program
 from instrument.rewrite import EditPlan
@@ -89,7 +88,7 @@ class MutationPlanner:
         unit = prog.unit
         live = prog.device_reachable() - {n for n, f in prog.functions.items() if f.is_constexpr}
         self.keys.add_host(prog)
-        if source_language(unit.main) == "host":   # no kernels there, and no room for the device runtime
+        if unit.language == "host":   # no kernels there, and no room for the device runtime
             return
         plan.add_prelude(unit.main, '#include "cltc/mutate.h"')
         ops = self.operators
