@@ -29,6 +29,9 @@ def _common(p: argparse.ArgumentParser, sources: str = "+") -> None:
                         "directory or the nearest one above)")
     p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
     p.add_argument("-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]")
+    p.add_argument("-p", dest="build_db", type=Path, metavar="BUILD",
+                   help="take each source's -I, -isystem and -D from BUILD/compile_commands.json (as clang tools "
+                        "do); without sources, every CUDA unit it lists")
     p.add_argument("sources", nargs=sources, type=Path, metavar="prog.cu")
 
 
@@ -135,8 +138,19 @@ def do_command(a: argparse.Namespace, command: list[str]) -> int:
     return status
 
 
+def _from_database(a: argparse.Namespace) -> None:
+    """-p BUILD: the sources (default: the database's CUDA units) with the flags it gives them,
+    before those of the command line."""
+    if a.build_db is None:
+        return
+    from instrument import compile_db
+    sources, dirs, defines = compile_db.flags_for(compile_db.read(a.build_db), a.sources, a.build_db)
+    a.sources, a.include, a.define = sources, [*dirs, *a.include], [*defines, *a.define]
+
+
 def do_run(a: argparse.Namespace, prog_args: list[str]) -> int:
     from . import runner
+    _from_database(a)
     if not a.sources:
         if not prog_args:
             raise UserError("nothing to run", hint="hirace run prog.cu [-- ARGS], or hirace run -- COMMAND ARGS")
@@ -177,13 +191,17 @@ def setup_instrument(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--out", type=Path, default=Path("hirace-out"),
                    help="directory for the instrumented sources (default hirace-out)")
     p.add_argument("--cpu", action="store_true", help="also lower for the cpu backend (g++)")
-    _common(p)
+    _common(p, sources="*")
 
 
 def do_instrument(a: argparse.Namespace, _extra) -> int:
     from runtime import include_dir
 
     from . import runner
+    _from_database(a)
+    if not a.sources:
+        raise UserError("no source to instrument", hint="hirace instrument prog.cu [-o DIR], or -p BUILD for the "
+                                                        "CUDA units of BUILD/compile_commands.json")
     check_sources(a.sources)
     config = a.config or config_mod.discover(Path.cwd())
     check_outputs([Output("-o", a.out, "dir")], inputs=[*a.sources, config, *a.include])

@@ -221,3 +221,47 @@ def test_a_cpp_compiled_as_cuda_is_checked(tmp_path):
     assert _run([HIRACE_CC, "nvcc", "k.o", "-o", "app"], tmp_path).returncode == 0
     run = _run(["./app"], tmp_path)
     assert run.returncode == 66 and run.stdout == "ok\n" and "k.cpp:3:29 `a[0]`" in run.stderr, run.stderr
+
+
+def _database(root: Path, entries) -> Path:
+    build = root / "build"
+    build.mkdir(parents=True, exist_ok=True)
+    (build / "compile_commands.json").write_text(json.dumps(entries))
+    return build
+
+
+def test_a_compilation_database_gives_each_source_its_flags(tmp_path):
+    """-p BUILD, as clang tools read it: the CUDA units of compile_commands.json, their -I and -D
+    relative to the entry's directory; a host .cpp entry is no source of hirace's."""
+    (tmp_path / "src" / "inc").mkdir(parents=True)
+    (tmp_path / "src" / "inc" / "cfg.h").write_text("#define N 64\n")
+    (tmp_path / "src" / "k.cu").write_text("#include <cstdio>\n#include \"cfg.h\"\n"
+                                           "__global__ void k(int *a) { a[SLOT] = threadIdx.x; }\n"
+                                           "int main() { int *d; cudaMalloc(&d, N * sizeof(int)); k<<<1, N>>>(d);\n"
+                                           "  cudaDeviceSynchronize(); printf(\"ok\\n\"); return 0; }\n")
+    build = _database(tmp_path, [
+        {"directory": str(tmp_path / "build"), "file": "../src/k.cu",
+         "command": "/usr/local/cuda/bin/nvcc -I../src/inc -DSLOT=0 -o k.o -c ../src/k.cu"},
+        {"directory": str(tmp_path / "build"), "file": "../src/main.cpp",
+         "arguments": ["g++", "-c", "../src/main.cpp", "-o", "m.o"]}])
+    run = _run([HIRACE, "run", "--backend", "cpu", "--format", "json", "--output", "r.json", "-p", build], tmp_path)
+    assert run.returncode == 1, run.stderr
+    assert run.stdout == "ok\n"
+    [race] = json.loads((tmp_path / "r.json").read_text())["races"]
+    assert race["site"]["line"] == 3 and race["site"]["file"].endswith("k.cu")
+    missing = _run([HIRACE, "instrument", "-p", build, "src/other.cu", "-o", "out"], tmp_path)
+    assert missing.returncode == 2 and "src/other.cu: no CUDA entry in" in missing.stderr
+
+
+def test_a_compilation_database_that_cannot_be_one_build_is_named(tmp_path):
+    d = str(tmp_path)
+    build = _database(tmp_path, [{"directory": d, "file": "a.cu", "arguments": ["nvcc", "-DW=1", "-c", "a.cu"]},
+                                 {"directory": d, "file": "b.cu", "arguments": ["nvcc", "-DW=2", "-c", "b.cu"]}])
+    for f in ("a.cu", "b.cu"):
+        (tmp_path / f).write_text("__global__ void k(int *a) { a[0] = W; }\n")
+    res = _run([HIRACE, "instrument", "-p", build, "-o", "out"], tmp_path)
+    assert res.returncode == 2 and "different -DW (W=2 and W=1)" in res.stderr, res.stderr
+    (build / "compile_commands.json").write_text("{not json")
+    bad = _run([HIRACE, "instrument", "-p", build, "-o", "out"], tmp_path)
+    assert bad.returncode == 2 and "compile_commands.json: not valid JSON" in bad.stderr
+    assert "Traceback" not in res.stderr + bad.stderr
