@@ -265,3 +265,18 @@ def test_a_compilation_database_that_cannot_be_one_build_is_named(tmp_path):
     bad = _run([HIRACE, "instrument", "-p", build, "-o", "out"], tmp_path)
     assert bad.returncode == 2 and "compile_commands.json: not valid JSON" in bad.stderr
     assert "Traceback" not in res.stderr + bad.stderr
+
+
+@needs_tools
+def test_a_forked_child_of_a_built_program_reports_only_its_own_races(tmp_path):
+    """A program built through the launcher whose launch is still being read back when it forks: the
+    parent's race is the parent's to report (the child reported it again, and exited 66)."""
+    (tmp_path / "f.cu").write_text("#include <cstdio>\n#include <sys/wait.h>\n#include <unistd.h>\n"
+                                   "__global__ void racy(int *a) { a[0] = threadIdx.x; }\n"
+                                   "int main() { int *d; cudaMalloc(&d, 256); racy<<<1, 64>>>(d); cudaDeviceSynchronize();\n"
+                                   "  pid_t c = fork(); if (c == 0) return 0;\n"
+                                   "  int st; waitpid(c, &st, 0); printf(\"child %d\\n\", WEXITSTATUS(st)); return 0; }\n")
+    assert _run([HIRACE_CC, "nvcc", "f.cu", "-o", "app"], tmp_path).returncode == 0
+    run = _run(["./app"], tmp_path)
+    assert run.returncode == 66 and run.stdout == "child 0\n", run.stdout + run.stderr
+    assert run.stderr.count("hirace: data race in kernel `racy`") == 1, run.stderr

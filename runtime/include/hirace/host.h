@@ -165,7 +165,14 @@ inline void write_log();
 inline void drain();
 
 // In a child the program forks, after init: the child writes a log of its own (beside HIRACE_LOG,
-// or in HIRACE_LOG_DIR), of the launches it makes; its parent's records stay its parent's.
+// or in HIRACE_LOG_DIR), of the launches it makes; its parent's records stay its parent's. The
+// parent's launches are read back before the fork (fork_prepare): a child that read them after
+// would report them as its own.
+inline std::recursive_mutex &launch_mutex();
+inline void fork_prepare() {
+  std::lock_guard<std::recursive_mutex> hold(launch_mutex());
+  drain();
+}
 inline void fork_child() {
   State &s = state();
   s.parents_launches = s.launches.size();
@@ -178,7 +185,7 @@ inline void init() {
   if (s.init) return;
   s.init = true;
   s.pid = long(getpid());
-  pthread_atfork(nullptr, nullptr, fork_child);
+  pthread_atfork(fork_prepare, nullptr, fork_child);
   using ::cctk::host::option;
   if (const char *p = option(::cctk::env::kHiraceLog)) s.log_path = p;
   else if (const char *p = option(::cctk::env::kHiraceLogDir)) s.log_dir = p;
@@ -1057,7 +1064,10 @@ inline void write_log() {
   State &s = state();
   if (s.log_path.empty() && s.log_dir.empty() && !units().list.empty()) {
     // a program built through hirace-cc that no tool runs: it reports by itself
-    report_by_itself(s.races, s.mem_errors, s.launches, s.buffers);
+    // (a forked child reports what it found itself: its parent reports the rest)
+    report_by_itself(std::vector<LoggedRace>(s.races.begin() + s.parents_races, s.races.end()),
+                     std::vector<LoggedMem>(s.mem_errors.begin() + s.parents_mems, s.mem_errors.end()),
+                     s.launches, s.buffers);
     return;
   }
   // (the name in HIRACE_LOG_DIR is chosen now: a forked child writes a log of its own, there or in
