@@ -205,8 +205,8 @@ def load(suite_dir: str | Path, kernels: list[Path] | None = None) -> Suite:
         raise UserError(f"{suite_dir}: --kernels is for pytest suites; cltc.toml lists its sources itself")
     if not path.is_file():
         raise UserError(f"{suite_dir}: no cltc.toml and no test_*.py files in the suite directory",
-                        hint="write a cltc.toml (README.md, section 'Test suites') or pytest tests that use "
-                             "the cuda_kernel fixture (README.md, section 'Kernel tests in Python')")
+                        hint="write a cltc.toml (docs/cltc.md, 'Test suites') or pytest tests that use "
+                             "the cuda_kernel fixture (docs/cltc.md, 'Kernel tests in Python')")
     _check_keys(path, "the file", data, {"build": "how to build the program", "test": "the tests",
                                          **{c: f"cltc {c} options" for c in OPTION_TABLES}})
     build = data.get("build")

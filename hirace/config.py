@@ -25,7 +25,7 @@ class Config:
     max_reports: int = 1024          # distinct race records kept per launch
     prior_sites: bool = True         # also keep each word's last accesses' sites and threads (16 bytes a word)
     granularity: int = 0             # bytes per shadow word; 0: the narrowest access in the program
-    quiet_reads: bool = True         # accesses that cannot race get a bounds check only (README)
+    quiet_reads: bool = True         # accesses that cannot race get a bounds check only (docs/hirace.md)
     sites_ran: bool = False          # the gpu backend records which sites ran too (the cpu backend always does)
     suppress: list[str] = field(default_factory=list)   # known benign races: kernel:K, variable:V, FILE:LINE
     source = None                    # the file it was read from (a plain attribute, not a key)

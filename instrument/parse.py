@@ -1,6 +1,6 @@
 """Parse CUDA translation units with libclang.
 
-Decision (see README "How parsing works"): we always parse against our own
+Decision (see docs/parsing.md): we always parse against our own
 declarations header (runtime/include/cudaparse), never the toolkit's headers.
 The libclang wheel ships no clang resource headers, so the toolkit's headers
 cannot be consumed as clang expects, and a parse that depends on which CUDA
