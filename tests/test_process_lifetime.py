@@ -269,4 +269,4 @@ def test_a_fifo_given_as_a_graph_or_code_is_refused_by_name(tmp_path):
         got = _returns(fn)
         err = got.get("error")
         assert isinstance(err, UserError), got
-        assert str(path) in err.message and "not a regular file (a FIFO)" in err.message, err.message
+        assert str(path) in err.message and "is a FIFO, not a regular file" in err.message, err.message
