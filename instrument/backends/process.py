@@ -2,6 +2,7 @@
 (RunResult); shared by both backends and the tools that start programs themselves."""
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -54,7 +55,7 @@ def run_process(cmd: list[str], timeout: float | None = None, env: dict | None =
     (a program run for the user reads what the user gives it; otherwise stdin is `stdin` or empty);
     measure_memory=True records the program's peak resident memory; argv0 is the name the
     program sees as argv[0] (default: the path run); output_dir: stdout and stderr go to the files
-    `stdout` and `stderr` there (and `stdin` is read from a file there), never held in memory (a
+    `stdout` and `stderr` there, never held in memory (a
     test that prints a gigabyte): the result's stdout and stderr are then empty."""
     peak_file = None
     executable = None
@@ -65,13 +66,16 @@ def run_process(cmd: list[str], timeout: float | None = None, env: dict | None =
         cmd, peak_file = wrap(cmd)
     t0 = time.monotonic()
     full_env = reaper.program_env(None if env is None else {**os.environ, **env})
-    if output_dir is not None:
-        return _run_to_files(cmd, executable, Path(output_dir), stdin, timeout, cwd, full_env, t0)
-    out_pipe = None if passthrough else subprocess.PIPE
-    proc = subprocess.Popen(cmd, executable=executable, stdout=out_pipe, stderr=out_pipe,
-                            stdin=subprocess.PIPE if stdin is not None else None if passthrough else subprocess.DEVNULL,
-                            cwd=cwd, env=full_env, start_new_session=True,
-                            text=True, errors="replace")
+    with contextlib.ExitStack() as files:
+        if output_dir is not None:   # (the program holds its own descriptors once started)
+            out_to = files.enter_context(open(Path(output_dir) / "stdout", "wb"))
+            err_to = files.enter_context(open(Path(output_dir) / "stderr", "wb"))
+        else:
+            out_to = err_to = None if passthrough else subprocess.PIPE
+        proc = subprocess.Popen(cmd, executable=executable, stdout=out_to, stderr=err_to,
+                                stdin=subprocess.PIPE if stdin is not None else None if passthrough else subprocess.DEVNULL,
+                                cwd=cwd, env=full_env, start_new_session=True,
+                                text=True, errors="replace")
     reaper.watch_group(proc.pid)   # killed with us, however we end
     try:
         out, err = proc.communicate(input=stdin, timeout=timeout)
@@ -89,27 +93,6 @@ def run_process(cmd: list[str], timeout: float | None = None, env: dict | None =
     finally:
         _kill_group(proc)   # children the program left behind in its group
         reaper.unwatch_group(proc.pid)
-
-
-def _run_to_files(cmd, executable, out_dir: Path, stdin, timeout, cwd, env, t0) -> RunResult:
-    """run_process with output_dir: the same process group, reaper and timeout, output in files."""
-    if stdin is not None:
-        (out_dir / "stdin").write_text(stdin)
-    with open(out_dir / "stdout", "wb") as out, open(out_dir / "stderr", "wb") as err, \
-            open(out_dir / "stdin" if stdin is not None else os.devnull, "rb") as inp:
-        proc = subprocess.Popen(cmd, executable=executable, stdin=inp, stdout=out, stderr=err, cwd=cwd, env=env,
-                                start_new_session=True)
-    reaper.watch_group(proc.pid)   # killed with us, however we end
-    timed_out = False
-    try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-    finally:
-        _kill_group(proc)   # on timeout, and children the program left behind in its group
-        proc.wait()
-        reaper.unwatch_group(proc.pid)
-    return RunResult(-signal.SIGKILL if timed_out else proc.returncode, "", "", time.monotonic() - t0, timed_out)
 
 
 def _peak(peak_file) -> int | None:
