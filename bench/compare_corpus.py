@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from instrument import pipeline  # noqa: E402
+from instrument.compile import pipeline  # noqa: E402
 from instrument.backends.cpu import CpuBackend  # noqa: E402
 
 CORPUS = ROOT / "tests" / "cuda" / "corpus"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from instrument.backends import Backend
-from instrument.pipeline import Planner
+from instrument.compile.pipeline import Planner
 
 from .suite import Suite
 

@@ -24,7 +24,7 @@ from instrument.config_files import find_upward, read_toml
 from instrument.errors import UserError
 from instrument.files import not_regular
 
-from .gates import COVERAGE_MEASURES
+from .gates import COVERAGE_MEASURES, HIGH, LOW
 from .suite import OPTION_TABLES as COMMANDS
 
 SUITE_TABLES = ("build", "test")     # a cltc.toml's suite tables (suite.py reads them)
@@ -86,6 +86,17 @@ def _names(_base, v):
     return ",".join(v)
 
 
+def _schedules(_base, v):
+    """A list of schedule families (or single schedules), read as `--schedules` is (amplify/schedules.py)."""
+    from .amplify.schedules import families
+    if not (isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v))):
+        raise TypeError("a list of schedule families")
+    try:
+        return ",".join(families(v))
+    except UserError as exc:
+        raise TypeError(f"a list of schedule families ({exc})") from None
+
+
 def _fail_under(_base, v):
     """A number (the total) or a table measure = percentage: the list --fail-under would build."""
     table = v if isinstance(v, dict) else {"total": v}
@@ -98,6 +109,16 @@ def _fail_under(_base, v):
         out.append(f"{measure}={pct}")
     return out
 
+
+# The defaults of the options that more than one place needs, declared once: each command's parser
+# (its `default=`, which docs/configuration.md's table shows: tests/test_protocol.py compares), the
+# engines' keyword defaults and the help texts read them here. (An option absent has its default where
+# its parser declares it, or none: a file to write, a gate, a list whose absence means all.)
+DEFAULTS: dict[str, dict[str, object]] = {
+    "shared": {"backend": "auto"},
+    "mutate": {"runs": 20, "high": HIGH, "low": LOW},
+    "amplify": {"runs": 20, "schedules": "all", "seed": 0},
+}
 
 Convert = Callable[[Path, object], object]
 # key in the file -> (argparse destination, conversion, help)
@@ -116,8 +137,8 @@ KEYS: dict[str, dict[str, tuple[str, Convert, str]]] = {
     },
     "mutate": {
         "break": ("break_at", _percent, "exit 1 under this mutation score"),
-        "high": ("high", _percent, "a score at or above it is good (Stryker's high, default 80)"),
-        "low": ("low", _percent, "a score under it is poor (Stryker's low, default 60)"),
+        "high": ("high", _percent, "a score at or above it is good (Stryker's high)"),
+        "low": ("low", _percent, "a score under it is poor (Stryker's low)"),
         "runs": ("runs", _positive_int, "runs per mutant and test"),
         "operators": ("operators", _names, "mutation operators"),
         "results": ("results", _path, "the campaign's results CSV"),
@@ -126,7 +147,7 @@ KEYS: dict[str, dict[str, tuple[str, Convert, str]]] = {
     },
     "amplify": {
         "runs": ("runs", _positive_int, "runs per schedule"),
-        "schedules": ("schedules", _names, "schedule families"),
+        "schedules": ("schedules", _schedules, "schedule families (or single schedules)"),
         "seed": ("seed", _int, "seed for drawn schedules"),
         "timeout": ("timeout", _number, "seconds before a run is a hang"),
         "json": ("json", _path, "JSON report file"), "plots": ("plots", _path, "plot directory"),
@@ -196,14 +217,48 @@ def add_suite_options(p) -> None:
                         "(default: the cltc.toml or [tool.cltc] suite found from here upward)")
     p.add_argument("--kernels", action="append", type=Path, metavar="FILE",
                    help="pytest suites: a kernel file outside the suite directory (repeatable)")
-    p.add_argument("--backend", choices=NAMES, default="auto")
+    p.add_argument("--backend", choices=NAMES, default=DEFAULTS["shared"]["backend"])
     p.add_argument("--config", type=Path, metavar="FILE",
                    help="read options from this cltc.toml or pyproject.toml ([tool.cltc]) instead of the one "
                         "found from the current directory upward")
+    p.add_argument("-p", dest="build_db", type=Path, metavar="BUILD",
+                   help="cltc.toml suites: each source also takes the -I, -isystem and -D its entry of "
+                        "BUILD/compile_commands.json gives it (as clang tools read it), before the suite's own")
 
 
 def suite_dir(a, command: str) -> Path:
     if a.suite is None:
+        also = ", or a project's test command: cltc coverage -- ctest --test-dir build" if command == "coverage" else ""
         raise UserError(f"cltc {command} needs a suite: --suite DIR, or run it where a cltc.toml (or a "
-                        f"pyproject.toml with [tool.cltc] suite = ...) is found from the current directory upward")
+                        f"pyproject.toml with [tool.cltc] suite = ...) is found from the current directory "
+                        f"upward{also}")
     return a.suite
+
+
+def load_suite(a, command: str):
+    """The suite the options name (`--suite`, or the one found), its tests chosen by `--test`, its
+    sources given the flags of a compilation database with `-p BUILD` (instrument/compile/compile_db.py)."""
+    from .program_suite import ProgramKind
+    from .suite import load
+    s = load(suite_dir(a, command), a.kernels)
+    if a.build_db is not None:
+        from instrument.compile import compile_db
+        if not isinstance(s.kind, ProgramKind):
+            raise UserError(f"-p {a.build_db}: a compilation database gives the flags of a cltc.toml suite's "
+                            f"sources; {s.root} is a pytest suite", hint="drop -p")
+        from instrument.files import source_language
+        cuda = [src for src in s.sources if source_language(src) == "cuda" and src.suffix.lower() != ".c"]
+        if not cuda:
+            raise UserError(f"-p {a.build_db}: {s.root / 'cltc.toml'} names no CUDA source to take flags for")
+        _, dirs, defines = compile_db.flags_for(compile_db.read(a.build_db), cuda, a.build_db)
+        s.include = [*dirs, *[d for d in s.include if d not in dirs]]
+        s.defines = [*defines, *s.defines]
+    return s.select(a.test)
+
+
+def database_files(a) -> list[Path]:
+    """The compilation database `-p` names (an input of the run: no report is written over it)."""
+    if getattr(a, "build_db", None) is None:
+        return []
+    from instrument.compile.compile_db import database_path
+    return [database_path(a.build_db)]

@@ -5,6 +5,9 @@ from __future__ import annotations
 from instrument.errors import UserError
 
 COVERAGE_MEASURES = ("total", "branches", "loops", "barriers")
+# Stryker's thresholds that grade a mutation score: good at or above HIGH, poor under LOW (the
+# defaults of --high and --low, and of cltc.toml's high and low)
+HIGH, LOW = 80.0, 60.0
 
 
 def percent(text: str, option: str) -> float:
@@ -50,10 +53,10 @@ def mutation_shortfall(score: float | None, break_at: float | None) -> str | Non
 
 
 def mutation_thresholds(high: str | None, low: str | None, break_at: float | None) -> dict[str, float]:
-    """Stryker's thresholds: high (default 80) and low (default 60) grade the score; break fails
+    """Stryker's thresholds: high (default HIGH) and low (default LOW) grade the score; break fails
     the run. low may not exceed high."""
-    out = {"high": 80.0 if high is None else percent(high, "--high"),
-           "low": 60.0 if low is None else percent(low, "--low")}
+    out = {"high": HIGH if high is None else percent(high, "--high"),
+           "low": LOW if low is None else percent(low, "--low")}
     if out["low"] > out["high"]:
         raise UserError(f"mutation thresholds: low {out['low']:g} is above high {out['high']:g}",
                         hint="low must be at most high (Stryker's rule)")

@@ -15,10 +15,10 @@ import struct
 
 from instrument import logs
 from instrument.kernel_lib.drivers import DriverError
-from instrument.protocol import COVERAGE_LOG, REACH_LOG, SCHEDULE_LOG, Env
+from instrument.protocol import (COVERAGE_LOG, REACH_LOG, SCHEDULE_LOG, Env, ScheduleMode, SerialOrder,
+                                 bit_row_words, parse_schedule)
 
 MASK64 = (1 << 64) - 1
-MODES = {"none": 0, "free": 1, "first": 2, "serial": 3}
 
 
 def mangled(*parts: str) -> str:
@@ -26,30 +26,16 @@ def mangled(*parts: str) -> str:
     return "_ZN" + "".join(f"{len(p)}{p}" for p in parts) + "E"
 
 
-def parse_schedule(spec: str | None) -> tuple[int, int, int]:
-    """$CLTC_SCHEDULE -> (mode, first, seed), as schedule.h's host::init reads it."""
-    v = spec or "none"
-    if v == "free":
-        return MODES["free"], 0, 0
-    if v in ("asc", "desc"):
-        return MODES["serial"], int(v == "desc"), 0
-    if v.startswith("first:"):
-        return MODES["first"], int(v[6:] or 0), 0
-    if v.startswith("random:"):
-        return MODES["serial"], 2, int(v[7:] or 0)
-    return MODES["none"], 0, 0
-
-
 def make_schedule(mode: int, first: int, seed: int, n: int, launch: int) -> list[int]:
     """ticket -> logical block, exactly as schedule.h's host::make_schedule (a test
     compares the two)."""
     order = list(range(n))
-    if mode == MODES["first"] and n:
+    if mode == ScheduleMode.FIRST and n:
         w = first % n
         order = [w] + [i for i in range(n) if i != w]
-    elif mode == MODES["serial"] and first == 1:
+    elif mode == ScheduleMode.SERIAL and first == SerialOrder.DESC:
         order.reverse()
-    elif mode == MODES["serial"] and first == 2:
+    elif mode == ScheduleMode.SERIAL and first == SerialOrder.RANDOM:
         x = (seed * 0x9E3779B97F4A7C15 + launch + 1) & MASK64
         for i in range(n, 1, -1):
             x ^= x >> 12
@@ -69,7 +55,8 @@ class ToolHost:
         self.mutant = int(env.get(Env.CLTC_MUTANT, "0") or 0)
         self.reach_log = env.get(Env.CLTC_MUT_REACH, "")
         self.sched_log = env.get(Env.CLTC_SCHED_LOG, "")
-        self.mode, self.first, self.seed = parse_schedule(env.get(Env.CLTC_SCHEDULE))
+        sched = parse_schedule(env.get(Env.CLTC_SCHEDULE))   # (as schedule.h's host::init reads it)
+        self.mode, self.first, self.seed = int(sched.mode), sched.first, sched.seed
         self.launch_blocks: list[int] = []
         self.launches = 0
         self._gate_allocs: list = []
@@ -91,7 +78,7 @@ class ToolHost:
         drv = lib.driver
         self._free_gate(lib)
         ptrs = [0, 0, 0]
-        if self.mode != MODES["none"]:
+        if self.mode != ScheduleMode.NONE:
             import numpy as np
             order = np.array(make_schedule(self.mode, self.first, self.seed, n, launch), dtype=np.uint32)
             tickets, exits, sched = drv.alloc(8), drv.alloc(4 * n), drv.alloc(4 * n)
@@ -152,7 +139,7 @@ class ToolHost:
             flags |= {i for i, b in enumerate(item_flags) if b}
             bflags |= {i for i, b in enumerate(barrier_flags) if b}
             # what kernels noted in registers: bits in rows, one per SM (coverage.h, g_bits)
-            row = (len(item_flags) + len(barrier_flags) + 1023) // 1024 * 16
+            row = bit_row_words(len(item_flags), len(barrier_flags))
             raw_bits = self._read(lib, mod, mangled("cltc", "cov", "g_bits"))
             seen = 0
             for r in range(0, len(raw_bits), 8 * row):

@@ -25,7 +25,7 @@ class ProgramKind:
               cpu_planners=()):
         """Instrument with `planners` (and `cpu_planners` where the backend lowers for the host
         compiler), then build. Returns (exe, programs, warnings)."""
-        from instrument.pipeline import build   # the parser (libclang) only when a build runs
+        from instrument.compile.pipeline import build   # the parser (libclang) only when a build runs
         b = build(suite.sources, backend, work, planners, suite.include, suite.defines, suite.flags, exe_name=name,
                   opt=opt, cpu_planners=cpu_planners, src_name=f"src-{name}")
         return b.exe, b.programs, b.warnings

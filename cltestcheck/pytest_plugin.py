@@ -91,7 +91,7 @@ class Kernels:
 
 def _gpu_ok() -> bool:
     from instrument.kernel_lib.drivers import binding_importable
-    from instrument.toolchain import gpu_usable
+    from instrument.compile.toolchain import gpu_usable
     return gpu_usable() and binding_importable()
 
 

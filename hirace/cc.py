@@ -1,4 +1,4 @@
-"""`hirace-cc`: hirace's compiler launcher (instrument/launcher.py) for CMake and Make projects.
+"""`hirace-cc`: hirace's compiler launcher (instrument/compile/launcher.py) for CMake and Make projects.
 
     cmake -DCMAKE_CUDA_COMPILER_LAUNCHER=hirace-cc -DCMAKE_CXX_COMPILER_LAUNCHER=hirace-cc ...
     make NVCC="hirace-cc nvcc"
@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from instrument import launcher
+from instrument.compile import launcher
 from instrument.cli_support import run_main
 
 BACKEND_VARIABLE = "HIRACE_BACKEND"
@@ -27,7 +27,10 @@ def _planner(lower_cpu: bool, source: Path):
     return HiracePlanner(cfg, lower_cpu=lower_cpu, unit_mode=True)
 
 
-TOOL = launcher.Tool("hirace-cc", BACKEND_VARIABLE, _planner)
+# host units that allocate device memory get the allocation hooks; the checks' registers are capped as
+# hirace/runner.py builds (every block size stays launchable)
+TOOL = launcher.Tool("hirace-cc", BACKEND_VARIABLE, _planner, host_units=launcher.ALLOCATES,
+                     gpu_flags=("-maxrregcount=64",))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,9 +10,14 @@ from pathlib import Path
 
 from instrument.errors import UserError
 from instrument.config_files import find_upward, read_toml
+from instrument.protocol import Env, option_default
 
 from .results import buffer_name
 from .suppress import check_entries
+
+
+# seconds before `hirace run` kills the program or command (--timeout; runner.py's default too)
+TIMEOUT = 300.0
 
 
 @dataclass
@@ -22,8 +27,10 @@ class Config:
     monitor: list[str] = field(default_factory=list)   # if given, only these variables are checked
     blocks: list[int] = field(default_factory=list)    # [first, last] linear block ids checked
     threads: list[int] = field(default_factory=list)   # [first, last] linear thread ids (in a block) checked
-    max_reports: int = 1024          # distinct race records kept per launch
-    prior_sites: bool = True         # also keep each word's last accesses' sites and threads (16 bytes a word)
+    # distinct race records kept per launch (the runtime's own default: instrument/protocol.py)
+    max_reports: int = option_default(Env.HIRACE_MAX_REPORTS)
+    # also keep each word's last accesses' sites and threads (16 bytes a word; the runtime's default)
+    prior_sites: bool = option_default(Env.HIRACE_PRIOR_SITES)
     granularity: int = 0             # bytes per shadow word; 0: the narrowest access in the program
     quiet_reads: bool = True         # accesses that cannot race get a bounds check only (docs/hirace.md)
     sites_ran: bool = False          # the gpu backend records which sites ran too (the cpu backend always does)
@@ -31,23 +38,35 @@ class Config:
     source = None                    # the file it was read from (a plain attribute, not a key)
 
 
+# What each key means (its default is Config's: `describe` adds it, as the docs' table shows it).
 HELP = {
-    "kernels": "list of kernel names to check (default: all)",
+    "kernels": "list of kernel names to check ([]: all)",
     "ignore": "list of variable names whose accesses are not checked",
-    "monitor": "list of variable names: only accesses to these are checked (default: all)",
-    "blocks": "[first, last]: only threads of these linear block ids are checked",
-    "threads": "[first, last]: only these linear thread ids within each block are checked",
-    "max_reports": "distinct races kept per launch; more are counted as dropped (default 1024)",
+    "monitor": "list of variable names: only accesses to these are checked ([]: all)",
+    "blocks": "[first, last]: only threads of these linear block ids are checked ([]: all)",
+    "threads": "[first, last]: only these linear thread ids within each block are checked ([]: all)",
+    "max_reports": "distinct races kept per launch; more are counted as dropped",
     "prior_sites": "record each word's last accesses (site and thread), so reports name both accesses "
-                   "(default true; false saves 16 bytes per shadow word)",
+                   "(false saves 16 bytes per shadow word)",
     "quiet_reads": "accesses that cannot race (shared reads in write-free __syncthreads intervals, each "
                    "thread's own shared word, reads through read-only kernel parameters) get a bounds check "
-                   "only (default true; false checks every access whole)",
-    "granularity": "bytes covered by one shadow word: 1, 2, 4 or 8 (default: narrowest access)",
+                   "only (false checks every access whole)",
+    "granularity": "bytes covered by one shadow word: 1, 2, 4 or 8 (0: the narrowest access)",
     "sites_ran": "record which instrumented sites ran, so that a report names those that never ran on the "
-                 "input (always on the cpu backend; on the gpu backend it costs a flag per access: default false)",
+                 "input (always on the cpu backend; on the gpu backend it costs a flag per access)",
     "suppress": "known benign races, reported as suppressed: kernel:NAME, variable:NAME or FILE:LINE",
 }
+
+
+def default_text(key: str) -> str:
+    """A key's default as hirace.toml spells it (`true`, `1024`, `[]`)."""
+    v = getattr(Config(), key)
+    return ("true" if v else "false") if isinstance(v, bool) else str(v)
+
+
+def describe(key: str) -> str:
+    """What a key means, with its default."""
+    return f"{HELP[key]} (default {default_text(key)})"
 
 
 def discover(start: Path) -> Path | None:
@@ -72,7 +91,7 @@ def load(path: str | Path | None) -> Config:
     for key, value in data.items():
         if key not in known:
             raise UserError(f"{p}: unknown key '{key}'",
-                            hint="known keys: " + "; ".join(f"{k} ({h})" for k, h in HELP.items()))
+                            hint="known keys: " + "; ".join(f"{k} ({describe(k)})" for k in HELP))
         default = getattr(cfg, key)
         elem = int if key in ("blocks", "threads") else str
         ok = (isinstance(value, list) and all(isinstance(v, elem) and not isinstance(v, bool) for v in value)) \
@@ -81,7 +100,7 @@ def load(path: str | Path | None) -> Config:
                                                            and not isinstance(default, bool))
         if not ok:
             kind = f"list of {elem.__name__}s" if isinstance(default, list) else type(default).__name__
-            raise UserError(f"{p}: '{key}' must be a {kind}: {HELP[key]}")
+            raise UserError(f"{p}: '{key}' must be a {kind}: {describe(key)}")
         setattr(cfg, key, value)
     if cfg.granularity not in (0, 1, 2, 4, 8):
         raise UserError(f"{p}: 'granularity' must be 1, 2, 4 or 8")

@@ -18,14 +18,15 @@ import re
 from pathlib import Path
 
 from instrument.errors import UnsupportedConstruct
-from instrument.intervals import Apart, KernelFacts, private_condition, shared_intervals
-from instrument.readonly_params import readonly_params
-from instrument.protocol import SITE_ID_BITS
-from instrument.query import GROUP_SYNC, Program
-from instrument.rewrite import EditPlan, one_line
+from instrument.protocol import SITE_ID_BITS, Macro, define
+from instrument.frontend.query import GROUP_SYNC, Program
+from instrument.frontend.rewrite import EditPlan, one_line
 
-from . import quiet_version
 from . import sites as site_table
+from .proofs import quiet_version, rules
+from .proofs.conditions import Condition, OwnIndex
+from .proofs.facts import FactTable
+from .proofs.proof import Proof, Rule, whole
 from .config import Config
 from .sites import Site
 
@@ -48,7 +49,7 @@ _DEVICE_PASS_ONLY = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|elif)\b[^\n]*__CUDA_
 
 def _in_order(stream: str) -> str:
     """The launch's `in_order` argument: whether it runs on the legacy default stream (see
-    hirace/host.h before_launch); `false` (the launch waits) where the stream is not plainly named."""
+    hirace/host_launch.h before_launch); `false` (the launch waits) where the stream is not plainly named."""
     stream = stream.strip()
     if stream in _DEFAULT_STREAMS:
         return "::hirace::host::kLegacyDefaultStream"
@@ -63,30 +64,37 @@ class HiracePlanner:
         # one unit built by itself (hirace-cc): its site table goes into its own text, and its checks
         # pass ids relative to the first id the runtime gives it (runtime/include/hirace/units.h)
         self.unit_mode = unit_mode
-        # the sources are lowered for the host compiler (the cpu backend: instrument/lower_cpu.py)
+        # the sources are lowered for the host compiler (the cpu backend: instrument/frontend/lower_cpu.py)
         self.lower_cpu = lower_cpu
         # launches may ask for hirace's area of shared memory (not on the cpu backend, whose
         # lowering rewrites the launch configuration and keeps that state per block slot)
         self.shared_area = not lower_cpu
         self.sites: list[Site] = []
+        self.facts: list[FactTable] = []   # each unit's, as planned (hirace explain reads them)
         self.min_size = 8
         self.skipped: list[str] = []
-        # accesses that cannot race, given a bounds check only (instrument/intervals.py: quiet shared
-        # reads, each thread's own shared word; instrument/readonly_params.py: read-only parameters)
+        # accesses that cannot race, given a bounds check only (hirace/proofs/intervals.py: quiet shared
+        # reads, each thread's own shared word; hirace/proofs/readonly_params.py: read-only parameters)
         self.bounds_only = 0
         self.own_vars: list[str] = []   # the kernels' own-index variables (unique names)
         # why instrumented code might run in a launch hirace does not bracket (then the state
-        # between launches must be "off": hirace/host.h after_launch); none: every launch is bracketed
+        # between launches must be "off": hirace/host_launch.h after_launch); none: every launch is bracketed
         self.unbracketed: list[str] = []
         self.planned = 0
 
-    def _site(self, span, kind, text, function, variable, space, bound="") -> int:
+    def _site(self, span, kind, text, function, variable, space, bound="", proof: Proof | None = None) -> int:
         sid = len(self.sites)
         if sid >= 1 << SITE_ID_BITS:
             raise UnsupportedConstruct(f"{span.file}:{span.line}: more than {1 << SITE_ID_BITS:,} instrumented "
                                        "accesses in one program (hirace numbers them in "
                                        f"{SITE_ID_BITS} bits)", hint="check the program's files in smaller groups")
-        self.sites.append(Site(sid, span.file, span.line, span.col, kind, text, function, variable, space, bound))
+        rule, cond, why = "", "", ""
+        if proof is not None:
+            rule = proof.rule.title if proof.rule is not None else ""
+            cond = proof.condition.device() if proof.condition is not None else ""
+            why = proof.why
+        self.sites.append(Site(sid, span.file, span.line, span.col, kind, text, function, variable, space, bound,
+                               rule, cond, why))
         return sid
 
     def granularity(self) -> int:
@@ -98,20 +106,20 @@ class HiracePlanner:
 
     def defines(self) -> list[str]:
         """What the runtime must be built with, known once the program is planned."""
-        out = [f"HIRACE_GRANULARITY_SHIFT={self.granularity().bit_length() - 1}"]
+        out = [define(Macro.HIRACE_GRANULARITY_SHIFT, self.granularity().bit_length() - 1)]
         if self.lower_cpu or self.config.sites_ran:
-            out.append("HIRACE_SITES_RAN=1")   # (each site notes that it ran: runtime.h `ran`)
+            out.append(define(Macro.HIRACE_SITES_RAN, 1))   # (each site notes that it ran: launch_state.h `ran`)
         if not self.unit_mode:
-            out.append(f"HIRACE_SITE_COUNT={len(self.sites)}")   # (units register theirs: units.h)
+            out.append(define(Macro.HIRACE_SITE_COUNT, len(self.sites)))   # (units register theirs: units.h)
         if self.unit_mode:
-            out.append("HIRACE_UNITS=1")   # (other units may launch anything: no HIRACE_BRACKETED_ONLY)
+            out.append(define(Macro.HIRACE_UNITS, 1))   # (other units may launch anything: no HIRACE_BRACKETED_ONLY)
         elif self.planned and not self.unbracketed:
-            out.append("HIRACE_BRACKETED_ONLY=1")
+            out.append(define(Macro.HIRACE_BRACKETED_ONLY, 1))
         return out
 
     def _sid(self, sid: int) -> str:
         """A site id as its check passes it, noting that the site ran in a build that records it
-        (runtime.h `ran`: the cpu backend, or sites_ran)."""
+        (launch_state.h `ran`: the cpu backend, or sites_ran)."""
         text = f"::hirace::unit_site({sid}u)" if self.unit_mode else f"{sid}u"
         return f"::hirace::ran({text})" if self.lower_cpu or self.config.sites_ran else text
 
@@ -126,6 +134,28 @@ class HiracePlanner:
                 f"{'hirace_unit_sites' if rows else 'nullptr'}, {len(rows)}u); }}")
         data = prog.unit.source(main).data
         plan.insert(_end_span(main, data), len(data), text + "\n", "hirace site table of the unit", allow_macro=True)
+
+    def _own_variables(self, facts: FactTable, plan: EditPlan, needs: dict) -> None:
+        """Each kernel's own-index tests, computed once at its entry (`const bool __hirace_own0 =
+        ::hirace::own_index(...)`), one variable per index form its own parameters share; an own
+        parameter whose variable cannot be inserted gets no proof."""
+        for kb, kp in facts.params.items():
+            body, by_form = kp.kernel.body, {}
+            for o in kp.own:
+                var, test = by_form.get(o.form.key(), (None, None))
+                if var is None:
+                    var = f"__hirace_own{len(self.own_vars)}"
+                    test = OwnIndex(tuple(o.form.values()))
+                    text = f" const bool {var} = {{}};"
+                    if not plan.insert(body, body.start + 1, text.format(test.device()),
+                                       f"hirace own index of {kp.kernel.params[o.position]}",
+                                       quiet=text.format(test.device(_Q))):
+                        continue
+                    by_form[o.form.key()] = (var, test)
+                    self.own_vars.append(var)
+                    if kp.kernel.name in needs:
+                        needs[kp.kernel.name].own.append(test)
+                facts.own_var[(kb, kp.kernel.params[o.position])] = (var, test)
 
     def unplanned(self, path: Path, data: bytes) -> None:
         """A source the pipeline builds as it is (C): it may still launch the program's kernels."""
@@ -161,53 +191,16 @@ class HiracePlanner:
         reach = prog.device_reachable()
         ignore = set(self.config.ignore)
         monitor = set(self.config.monitor)
-        # (an access through an address a load/store intrinsic is given, or through a reference a call
-        # returns, is a form the proofs do not follow: a unit that has one checks every access whole)
-        facts = KernelFacts(prog) if self.config.quiet_reads and not prog.ranges and not prog.lib_atomics \
-            and not any(a.form in ("address", "call") for a in prog.accesses) else None   # shared by the two analyses
-        quiet, alone = shared_intervals(prog, facts) if facts else (set(), {})
-        params = readonly_params(prog, facts) if facts else {}
+        # what the analyses found (hirace/proofs): every access below gets its check from the rules
+        facts = FactTable(prog, self.config.quiet_reads)
+        self.facts.append(facts)
         # a kernel whose every shared-memory site is quiet never checks a shared word whole where the
         # quiet sites' launch conditions hold: its entry then leaves the shared shadow as it is
-        shadow_free: dict[str, set[str] | None] = {k.name: set() for k in prog.kernels}
-        # each kernel's parameters that it never assigns (they point where the host said: never to
-        # shared memory)
-        changes = facts or KernelFacts(prog)
-        kept_params = {k.name: set(k.params) - changes.changed(k.body) for k in prog.kernels}
-        # reads through a kernel's read-only parameter, and accesses through its own parameters
-        # (whose index gives each thread its own element where `__hirace_own<n>`, computed at the
-        # kernel's entry, says so): by their span, the parameter's bit (and that variable)
-        param_bit: dict[tuple, tuple[int, str | None]] = {}
-        # what each kernel's sites need of a launch for its quiet version (hirace/quiet_version.py)
+        # (kernel -> the quiet sites' conditions by their text; None once a site may check one whole)
+        shadow_free: dict[str, dict[str, Condition] | None] = {k.name: {} for k in prog.kernels}
+        # what each kernel's sites need of a launch for its quiet version (hirace/proofs/quiet_version.py)
         needs = {k.name: quiet_version.KernelSites() for k in prog.kernels}
-        atomic_bit: dict[tuple[str, str], int] = {}   # (kernel, atomic parameter) -> its bit
-        for kp in params.values():
-            body = kp.kernel.body
-            for i in kp.atomic:
-                atomic_bit[(kp.kernel.name, kp.kernel.params[i])] = kp.bits.index(i)
-            own_var, by_form = {}, {}   # parameters with one index form share its variable
-            for o in kp.own:
-                var = by_form.get(o.form.key())
-                if var is None:
-                    var = f"__hirace_own{len(self.own_vars)}"
-                    cond = f"::hirace::own_index({', '.join(o.form.values())})"
-                    if not plan.insert(body, body.start + 1, f" const bool {var} = {cond};",
-                                       f"hirace own index of {kp.kernel.params[o.position]}"):
-                        continue
-                    by_form[o.form.key()] = var
-                    self.own_vars.append(var)
-                    if kp.kernel.name in needs:
-                        needs[kp.kernel.name].own.append(", ".join(o.form.values()))
-                own_var[kp.kernel.params[o.position]] = var
-            for bit, i in enumerate(kp.bits):
-                name = kp.kernel.params[i]
-                own = bool(kp.own_mask >> bit & 1)
-                if own and name not in own_var:
-                    continue
-                for a in prog.accesses:
-                    if a.base == name and a.bound == "pointer" and (own or a.kind == "read") and \
-                            a.span.file == body.file and body.start <= a.span.start and a.span.end <= body.end:
-                        param_bit[(a.span.file, a.span.start, a.span.end)] = (bit, own_var.get(name) if own else None)
+        self._own_variables(facts, plan, needs)
         # allocations (cudaMalloc ...) are tracked by the macros of these headers (C sources never
         # get here: the pipeline builds them as they are)
         host_only = unit.language == "host"
@@ -234,63 +227,39 @@ class HiracePlanner:
                 continue
             if monitor and a.base not in monitor:
                 continue
-            key = (a.span.file, a.span.start, a.span.end)
-            fn, bounds = {"read": "rd", "write": "wr", "rmw": "rmw"}[a.kind], _bounds(a, src)
-            site_cond = ""   # a quiet site's launch condition
-            if a.kind == "read" and a.bound in ("array", "dynamic") and key in quiet:
-                fn = "rd_bounds"   # no write to its array in its barrier interval (or none to its word)
-            elif key in alone and a.bound_base is not None:
-                # each thread's own word in an interval where no other thread writes it (nor reads it,
-                # for a write): checked only where the block does not fit the array (then two threads
-                # may share a word); or (_apart) a word no other thread's access in its interval names
-                # (instrument/apart.py): its bounds are checked, and the launch shape the proof needs
-                fn += "_apart" if isinstance(alone[key], Apart) else "_private"
-                site_cond = _own_condition(a.base, alone[key])
-                bounds = f"{bounds}, {site_cond}"
-            elif key in param_bit and param_bit[key][1]:
-                bit, var = param_bit[key]
-                fn, bounds = f"{fn}_own", f", {a.base}, {bit}u, {var}"
-            elif a.kind == "read" and key in param_bit:
-                fn, bounds = "rd_param", f", {a.base}, {param_bit[key][0]}u"
-            if getattr(prog.functions.get(a.function), "kind", "") == "host_device":
-                # a __host__ __device__ function: the whole check, where it runs in a kernel (runtime.h
-                # hd_rd); the host's calls of it stay as they are (no proof, no quiet version)
-                fn, bounds, site_cond = "hd_" + {"read": "rd", "write": "wr", "rmw": "rmw"}[a.kind], _bounds(a, src), ""
-            sid = self._site(a.span, a.kind, a.text, a.function, a.base, a.space, a.bound)
-            _note_shadow_use(shadow_free, a, fn, site_cond, kept_params)
+            proof = rules.decide(a, facts, getattr(prog.functions.get(a.function), "kind", "") == "host_device")
+            sid = self._site(a.span, a.kind, a.text, a.function, a.base, a.space, a.bound, proof)
+            _note_shadow_use(shadow_free, a, proof, facts.kept_params)
             if a.function in needs:
-                needs[a.function].site(fn, site_cond, param_bit[key][0] if fn.endswith(("_own", "_param")) else None,
-                                       a.span)
-            head, tail = ("::hirace::" + fn + "(", ")") if a.form == "address" else (f"(*::hirace::{fn}(&(", "))")
-            if plan.wrap(a.span, head, f"{')' if a.form != 'address' else ''}, {self._sid(sid)}{bounds}{tail}",
-                         f"hirace check of {a.text}", allow_macro=unit.editable_argument(a.span)):
+                needs[a.function].site(proof, a.span)
+            extra = _bounds(a, src)
+            if proof.rule in rules.PARAM_RULES:
+                extra = f", {a.base}, {proof.bit}u" + (f", {proof.own_var}" if proof.own_var else "")
+            texts = [_check_text(proof, self._sid(sid), extra, a.form == "address", ns) for ns in (_NS, _Q)]
+            if plan.wrap(a.span, *texts[0], f"hirace check of {a.text}", allow_macro=unit.editable_argument(a.span),
+                         quiet=None if proof.whole else texts[1]):
                 # the largest power of two that divides every access size: a 3-byte or 6-byte
                 # element must not share a shadow word with its neighbour; an access whose size
                 # depends on a template argument may be a byte, so it makes the granularity 1
                 self.min_size = min(self.min_size, a.size & -a.size if a.size > 0 else 1)
-                self.bounds_only += fn in ("rd_bounds", "rd_param") or fn.endswith(("_own", "_private", "_apart"))
-        text_of = lambda sp: src(sp.file).text(sp.start, sp.end).strip()   # noqa: E731
+                self.bounds_only += not proof.whole
         for at in prog.atomics:
             if at.function not in reach or at.address is None:
                 continue
             text = src(at.span.file).text(at.span.start, at.span.end)
             base = src(at.bound_base.file).text(at.bound_base.start, at.bound_base.end) if at.bound_base else ""
-            sid = self._site(at.span, "atomic", text, at.function, base, "pointer", at.bound)
-            fn = "atomic_block" if at.scope == "block" else "atomic_device"
-            named = base or text_of(at.address)   # (as KernelFacts.atomic_base names it)
-            bit = atomic_bit.get((at.function, named)) if at.scope != "block" else None
-            if (at.span.file, at.span.start, at.span.end) in quiet:   # every access to its array is atomic
-                fn += "_bounds"
-            elif bit is not None:   # an atomic parameter (instrument/readonly_params.py)
-                fn = "atomic_param"
-            elif at.function in shadow_free and (base or text_of(at.address)) not in kept_params[at.function]:
+            proof = rules.decide_atomic(at, facts)
+            sid = self._site(at.span, "atomic", text, at.function, base, "pointer", at.bound, proof)
+            named = facts.atomic_name(at)
+            if proof.whole and at.function in shadow_free and named not in facts.kept_params[at.function]:
                 shadow_free[at.function] = None   # an atomic that may be on shared memory, checked whole
             if at.function in needs:
-                needs[at.function].site(fn, bit=bit if fn == "atomic_param" else None, span=at.span)
-            extra = f", {named}, {bit}u" if fn == "atomic_param" else _bounds(at, src)
-            if plan.wrap(at.address, f"::hirace::{fn}(", f", {self._sid(sid)}{extra})", f"hirace check of {at.name}",
-                         allow_macro=unit.editable_argument(at.address)):
-                self.bounds_only += fn.endswith(("_bounds", "_param"))
+                needs[at.function].site(proof, at.span)
+            extra = f", {named}, {proof.bit}u" if proof.rule is Rule.ATOMIC_PARAM else _bounds(at, src)
+            texts = [_check_text(proof, self._sid(sid), extra, True, ns) for ns in (_NS, _Q)]
+            if plan.wrap(at.address, *texts[0], f"hirace check of {at.name}", allow_macro=unit.editable_argument(at.address),
+                         quiet=None if proof.whole else texts[1]):
+                self.bounds_only += not proof.whole
         self._plan_ranges(prog, plan, reach)
         self._plan_lib_atomics(prog, plan, reach, needs, shadow_free)
         self._plan_collectives(prog, plan, reach, needs, shadow_free)
@@ -306,15 +275,15 @@ class HiracePlanner:
             if b.function not in reach:
                 continue
             if b.scope == "warp":
-                plan.wrap(b.span, "(", ", ::hirace::after_warp_barrier())", f"hirace {b.name} clock")
+                hook = [("(", f", {ns}after_warp_barrier())") for ns in (_NS, _Q)]
             elif b.scope == "group":
                 group = src(b.group.file).text(b.group.start, b.group.end)
-                plan.wrap(b.span, "(", f", ::hirace::after_group_barrier(({group}).size()))",
-                          f"hirace {b.name} clock")
+                hook = [("(", f", {ns}after_group_barrier(({group}).size()))") for ns in (_NS, _Q)]
             elif b.name in ("__syncthreads", GROUP_SYNC["block"]):
-                plan.wrap(b.span, "(", ", ::hirace::after_block_barrier())", "hirace __syncthreads clock")
+                hook = [("(", f", {ns}after_block_barrier())") for ns in (_NS, _Q)]
             else:
-                plan.wrap(b.span, "::hirace::after_block_barrier_value(", ")", f"hirace {b.name} clock")
+                hook = [(f"{ns}after_block_barrier_value(", ")") for ns in (_NS, _Q)]
+            plan.wrap(b.span, *hook[0], f"hirace {b.name} clock", quiet=hook[1])
         # kernels whose every site is quiet get a quiet version
         versions = {}
         for k in prog.kernels:
@@ -329,7 +298,7 @@ class HiracePlanner:
             callee = s.text(ls.callee.start, ls.callee.end)
             kptr = "nullptr" if ls.deduced_template else f"(const void *)({callee})"
             area = self.shared_area and entered.get(ls.kernel, False) and self._extend_shared(ls, plan)
-            quiet_args = _quiet_args(ls, s, [kp for kp in params.values() if kp.kernel.name == ls.kernel], unit)
+            quiet_args = _quiet_args(ls, s, [kp for kp in facts.params.values() if kp.kernel.name == ls.kernel], unit)
             # (on the gpu backend only where the kernel is entered: a version asks for no area)
             version = (self._version_launch(prog, ls, versions.get(ls.kernel), cfg, self.lower_cpu)
                        if area or self.lower_cpu else None)
@@ -367,7 +336,7 @@ class HiracePlanner:
         """Operations of libcu++ atomics: an atomic access of the atomic's scope at its address, checked
         whole: `r.fetch_add(1)` -> `::hirace::lib_block_ref(r, 4u).fetch_add(1)` on an atomic_ref,
         `flag.load()` -> `(*::hirace::lib_device(&(flag), 5u)).load()` on an atomic, `p->load()` ->
-        `::hirace::lib_device(p, 6u)->load()` (runtime.h)."""
+        `::hirace::lib_device(p, 6u)->load()` (library_checks.h)."""
         src = prog.unit.source
         for la in prog.lib_atomics:
             if la.function not in reach:
@@ -375,7 +344,8 @@ class HiracePlanner:
             text = src(la.span.file).text(la.span.start, la.span.end)
             kind = {"read": "rd", "write": "wr", "rmw": "rmw"}[la.use] if la.scope == "thread" else la.scope
             sid = self._sid(self._site(la.span, la.use if la.scope == "thread" else "atomic", text, la.function,
-                                       "", "pointer"))
+                                       "", "pointer", proof=whole(f"lib_{kind}", "an operation of a libcu++ atomic "
+                                                                                "(no rule reads them)")))
             fn = f"::hirace::lib_{kind}"
             head, tail = {"ref": (f"{fn}_ref(", f", {sid})"), "pointer": (f"{fn}(", f", {sid})"),
                           "object": (f"(*{fn}(&(", f"), {sid}))")}[la.form]
@@ -383,7 +353,7 @@ class HiracePlanner:
                          allow_macro=prog.unit.editable_argument(la.span)):
                 shadow_free[la.function] = None   # (it may be on shared memory)
                 if la.function in needs:
-                    needs[la.function].site(fn, span=la.span)
+                    needs[la.function].loud(la.span)
 
     def _plan_api_launches(self, prog: Program, plan: EditPlan) -> None:
         """Launches through the runtime API, bracketed as `<<<...>>>` ones are (without hirace's shared
@@ -416,7 +386,7 @@ class HiracePlanner:
                           shadow_free: dict) -> None:
         """Calls of CUB's block primitives use their TempStorage as the library does: a write of it
         before the block synchronises inside the call, reads after; reusing it without the
-        __syncthreads CUB documents between two uses then races (runtime.h Collective):
+        __syncthreads CUB documents between two uses then races (library_checks.h Collective):
         `BR(tmp).Sum(v)` -> `(::hirace::Collective(&(tmp), sizeof(tmp), 7u), BR(tmp).Sum(v))`."""
         src = prog.unit.source
         text = lambda sp: src(sp.file).text(sp.start, sp.end).strip()   # noqa: E731
@@ -438,12 +408,13 @@ class HiracePlanner:
                                      f"checked ({why})")
                 continue
             storage = text(co.storage)
-            sid = self._sid(self._site(co.span, "write", f"cub::{co.cls} on {storage}", co.function, "", "pointer"))
+            sid = self._sid(self._site(co.span, "write", f"cub::{co.cls} on {storage}", co.function, "", "pointer",
+                                       proof=whole("Collective", "the TempStorage a CUB block primitive uses")))
             if plan.wrap(co.span, f"(::hirace::Collective(&({storage}), sizeof({storage}), {sid}), ", ")",
                          f"hirace check of cub::{co.cls}'s TempStorage"):
                 shadow_free[co.function] = None
                 if co.function in needs:
-                    needs[co.function].site("collective", span=co.span)
+                    needs[co.function].loud(co.span)
 
     def _plan_ranges(self, prog: Program, plan: EditPlan, reach: set[str]) -> None:
         """memcpy/memmove/memset in device code: the bytes they read and write are checked as accesses
@@ -460,12 +431,13 @@ class HiracePlanner:
                 plan.warnings.append(f"{r.span.where()}: the bytes this {r.name} touches are not checked (its "
                                      f"address arguments are expressions hirace cannot evaluate twice)")
                 continue
-            dsite = self._site(r.dst, "write", text(r.dst), r.function, r.dst_base, "pointer")
+            ranged = whole("copy_range", f"the bytes a device {r.name} touches")
+            dsite = self._site(r.dst, "write", text(r.dst), r.function, r.dst_base, "pointer", proof=ranged)
             if r.src is None:
                 call = f"::hirace::set_range({text(r.dst)}, "
                 tail = f", {self._sid(dsite)})"
             else:
-                ssite = self._site(r.src, "read", text(r.src), r.function, r.src_base, "pointer")
+                ssite = self._site(r.src, "read", text(r.src), r.function, r.src_base, "pointer", proof=ranged)
                 call = f"::hirace::copy_range({text(r.dst)}, {text(r.src)}, "
                 tail = f", {self._sid(dsite)}, {self._sid(ssite)})"
             if plan.wrap(r.size, call, tail, f"hirace check of {r.name}'s bytes"):
@@ -508,7 +480,8 @@ class HiracePlanner:
                                               f"hirace shared memory of {ls.kernel}", allow_macro=True)
         return False
 
-    def _enter(self, prog: Program, plan: EditPlan, k, conds: set[str] | None, touching: set[str]) -> bool:
+    def _enter(self, prog: Program, plan: EditPlan, k, conds: dict[str, Condition] | None,
+               touching: set[str]) -> bool:
         """Insert the kernel's `block_entry`: at its start, or, where no shared word of the kernel is
         checked whole (`conds`: the quiet sites' launch conditions; None: some site checks one), after
         its shared arrays' declarations, with those conditions (they may name the arrays)."""
@@ -521,10 +494,12 @@ class HiracePlanner:
             early = any(x.span.file == k.body.file and start <= x.span.start < at
                         for x in [*prog.accesses, *prog.atomics, *prog.barriers])
             if not nested and not early and len(decls) == len([d for d in prog.shared if d.function == k.name]):
-                cond = " && ".join(sorted(conds)) or "true"
-                if plan.insert(k.body, at, f" ::hirace::block_entry({cond});", f"hirace entry of {k.name}"):
+                text = [" && ".join(conds[c].device(ns) for c in sorted(conds)) or "true" for ns in (_NS, _Q)]
+                if plan.insert(k.body, at, f" ::hirace::block_entry({text[0]});", f"hirace entry of {k.name}",
+                               quiet=f" {_Q}block_entry({text[1]});"):
                     return True
-        return plan.insert(k.body, start, " ::hirace::block_entry();", f"hirace entry of {k.name}")
+        return plan.insert(k.body, start, " ::hirace::block_entry();", f"hirace entry of {k.name}",
+                           quiet=f" {_Q}block_entry();")
 
     def write_sites(self, path: Path) -> None:
         site_table.write(self.sites, path)
@@ -539,37 +514,32 @@ def _again(expr: str) -> bool:
         not re.search(r"[)\]]\s*\(", expr)
 
 
-def _own_condition(array: str, form) -> str:
-    """The launch condition under which an access of `form` (intervals.shared_intervals) is its
-    thread's own word: private_condition, or for lane + offset writes (lane, forms) that their
-    ranges lie apart within the array (runtime.h lanes_apart) and the block is one lane wide."""
-    if isinstance(form, str):
-        return private_condition(array, form)
-    if isinstance(form, Apart):
-        return form.condition()
-    lane, forms = form
-    rest = " && ".join(f"blockDim.{d} == 1" for d in "xyz" if d != lane)
-    args = ", ".join(f"(long long)({f.offset}), (long long)({f.cap})" for f in forms)
-    return (f"({rest} && ::hirace::lanes_apart((long long)blockDim.{lane}, "
-            f"(long long)(sizeof({array}) / sizeof({array}[0])), {args}))")
+_NS, _Q = "::hirace::", "::hirace::q::"   # the runtime's namespace, and its quiet versions' (quiet_version.h q)
 
 
-_QUIET_SHARED = ("rd_bounds", "rd_apart", "wr_apart", "rmw_apart", "rd_private", "wr_private", "rmw_private")
+def _check_text(proof: Proof, sid: str, extra: str, address: bool, ns: str) -> tuple[str, str]:
+    """The text around an access (or an atomic's address) for its check: `(*::hirace::rd(&(a[i]), 7u, a))`;
+    in namespace `ns` (a quiet version's calls take the thread's journal first)."""
+    call = f"{ns}{proof.entry}(" + ("__hirace_journal, " if ns == _Q else "")
+    if proof.condition_at_site is not None:
+        extra += f", {proof.condition_at_site.device(ns)}"
+    if address:
+        return call, f", {sid}{extra})"
+    return f"(*{call}&(", f"), {sid}{extra}))"
 
 
-def _note_shadow_use(shadow_free: dict, a, fn: str, cond: str, kept_params: dict) -> None:
+def _note_shadow_use(shadow_free: dict, a, proof: Proof, kept_params: dict) -> None:
     """Note in `shadow_free` (kernel -> the launch conditions of its quiet shared sites, None once
-    a site may check a shared word whole) what the kernel's access `a`, checked by `fn` (with the
-    launch condition `cond`, where it has one), needs; `kept_params`: each kernel's parameters it
-    never assigns."""
+    a site may check a shared word whole) what the kernel's access `a`, checked as `proof` says,
+    needs; `kept_params`: each kernel's parameters it never assigns."""
     conds = shadow_free.get(a.function)
     if conds is None:
         return
     if a.space == "shared":
-        if fn not in _QUIET_SHARED:
+        if proof.rule not in rules.SHARED_RULES:
             shadow_free[a.function] = None
-        elif cond:
-            conds.add(cond)
+        elif proof.condition_at_site is not None:
+            conds[proof.condition_at_site.device()] = proof.condition_at_site
     elif a.space == "pointer" and a.base not in kept_params[a.function]:
         shadow_free[a.function] = None   # (a pointer that is not a kernel parameter may be shared)
 
@@ -637,5 +607,5 @@ def _c_string(text: str) -> str:
 
 
 def _end_span(path: str, data: bytes):
-    from instrument.parse import Span
+    from instrument.frontend.parse import Span
     return Span(path, len(data), len(data), data.count(b"\n") + 1, 1)

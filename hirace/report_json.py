@@ -8,12 +8,19 @@ import json
 from .results import Race, RaceReport
 
 
+def _checked(s) -> str:
+    """How a race's access was checked: whole always, or whole where the launch broke its proof's
+    condition (a site whose proof held is never checked whole, so it reports no race)."""
+    return "whole" if not s.proof else f"whole (its proof, {s.proof}, needs a launch condition this launch broke)"
+
+
 def _race(r: Race) -> dict:
     d = dataclasses.asdict(r)
-    d["site"] = {"file": r.site.file, "line": r.site.line, "column": r.site.column, "text": r.site.text}
+    d["site"] = {"file": r.site.file, "line": r.site.line, "column": r.site.column, "text": r.site.text,
+                 "checked": _checked(r.site)}
     if r.prior_site is not None:
         d["prior_site"] = {"file": r.prior_site.file, "line": r.prior_site.line,
-                           "column": r.prior_site.column, "text": r.prior_site.text}
+                           "column": r.prior_site.column, "text": r.prior_site.text, "checked": _checked(r.prior_site)}
     for k in ("thread", "block", "prior_thread", "prior_block"):
         d[k] = list(d[k])
     if not r.suppressed:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from instrument import logs
 from instrument.errors import UserError
-from instrument.protocol import HIRACE_LOG, Env
+from instrument.protocol import HIRACE_LOG, Env, Space
 
 from . import fsm
 from .sites import Site
@@ -25,6 +25,8 @@ class SiteRef:
     text: str
     kind: str
     variable: str = ""       # the name the access uses (a kernel's parameter, a shared array)
+    proof: str = ""          # the rule that reduces its check to a bounds test where its launch condition
+                             # holds ('' none: it is always checked whole; hirace/proofs)
 
 
 @dataclass
@@ -156,7 +158,7 @@ def _inconsistent(r, launches: dict, nsites: int) -> str:
         return _launch_problem(r, launches)
     if r.site >= nsites or not -1 <= r.prior_site < nsites:
         return f"names site {r.site if r.site >= nsites else r.prior_site}; the program has {nsites}"
-    if r.prior_state >= len(fsm.STATES) or r.access >= len(ACCESS_NAMES) or r.space > 1:
+    if r.prior_state >= len(fsm.STATES) or r.access >= len(ACCESS_NAMES) or r.space not in list(Space):
         return "holds a state, access or memory space that does not exist"
     return ""
 
@@ -167,7 +169,7 @@ def _mem_inconsistent(r, launches: dict, nsites: int, buffers: dict) -> str:
         return _launch_problem(r, launches)
     if r.site >= nsites:
         return f"names site {r.site}; the program has {nsites}"
-    if r.access >= len(ACCESS_NAMES) or r.space > 1 or not (r.buffer == -1 or r.buffer in buffers):
+    if r.access >= len(ACCESS_NAMES) or r.space not in list(Space) or not (r.buffer == -1 or r.buffer in buffers):
         return "holds an access, memory space or buffer that does not exist"
     if r.count == 0:
         return "counts no access"
@@ -187,7 +189,7 @@ def _memory_errors(log, launches: dict, sites: list[Site], buffers: dict) -> lis
             continue
         L = launches[r.launch]
         site = sites[r.site]
-        memory = "shared" if r.space == 1 else "global"
+        memory = "shared" if r.space == Space.SHARED else "global"
         allocated = None
         if r.buffer >= 0:
             b = buffers[r.buffer]
@@ -273,7 +275,7 @@ def collect(log_path: Path, sites: list[Site] | None, warp_size: int = 32) -> Ra
         res.warnings.append(f"{mem_dropped} out-of-bounds records were dropped (more sites than max_reports)")
     for x in log["launch"]:
         res.dropped += x.dropped
-        if x.quiet and x.memory_dropped:   # (its threads note their first few sites: hirace/quiet_version.py)
+        if x.quiet and x.memory_dropped:   # (its threads note their first few sites: hirace/proofs/quiet_version.py)
             res.warnings.append(f"{x.memory_dropped} out-of-bounds records of kernel '{x.kernel}' (launch {x.id}) "
                                 f"were dropped: more sites than max_reports, or more than a thread of the kernel's "
                                 f"quiet version notes ({Env.HIRACE_QUIET_VERSIONS}=0 names every site)")
@@ -297,11 +299,11 @@ def collect(log_path: Path, sites: list[Site] | None, warp_size: int = 32) -> Ra
             continue
         L = launches[r.launch]
         site = sites[r.site]
-        ref = SiteRef(site.file, site.line, site.column, site.text, site.kind, site.variable)
+        ref = SiteRef(site.file, site.line, site.column, site.text, site.kind, site.variable, site.proof)
         prior = None
         if r.prior_site >= 0:
             p = sites[r.prior_site]
-            prior = SiteRef(p.file, p.line, p.column, p.text, p.kind, p.variable)
+            prior = SiteRef(p.file, p.line, p.column, p.text, p.kind, p.variable, p.proof)
         state = fsm.STATES[r.prior_state]
         self_conflict = (r.tid, r.bid) == (r.prior_tid, r.prior_bid)
         if self_conflict:
@@ -311,7 +313,7 @@ def collect(log_path: Path, sites: list[Site] | None, warp_size: int = 32) -> Ra
         same_block = r.bid == r.prior_bid
         same_warp = same_block and r.tid // warp_size == r.prior_tid // warp_size
         cls, scope = _clash_level(state, same_block, same_warp)
-        memory = "shared" if r.space == 1 else "global"
+        memory = "shared" if r.space == Space.SHARED else "global"
         variable = site.variable if (memory == "shared" or not buffers.get(r.buffer)) else buffers[r.buffer]
         merged[key] = Race(
             kind=_race_kind(r.access, cls, prior), memory=memory, kernel=L.kernel, launch=r.launch,

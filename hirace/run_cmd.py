@@ -39,19 +39,24 @@ def setup_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", choices=NAMES, default="auto")
     p.add_argument("--format", choices=FORMATS, default="text")
     p.add_argument("--output", metavar="FILE", help="write the report here instead of stderr")
-    p.add_argument("--timeout", type=positive_float, default=300.0, help="seconds before the run is killed")
+    p.add_argument("--timeout", type=positive_float, default=config_mod.TIMEOUT,
+                   help="seconds before the run is killed (default %(default)s)")
     p.add_argument("--error-exitcode", type=exit_code, default=EXIT_FINDINGS, metavar="N",
-                   help="exit status when races or out-of-bounds accesses are found (default 1)")
+                   help="exit status when races or out-of-bounds accesses are found (default %(default)s)")
+    # (no default of their own: hirace.toml's key, whose default is config.Config's, unless given)
     p.add_argument("--prior-sites", action=argparse.BooleanOptionalAction, default=None,
-                   help="name the earlier access of each race too (the default; --no-prior-sites saves 16 "
-                        "bytes per shadow word, and the report then names one access)")
+                   help="name the earlier access of each race too (--no-prior-sites saves 16 bytes per shadow "
+                        "word, and the report then names one access; default: hirace.toml's prior_sites, "
+                        f"{config_mod.default_text('prior_sites')} unless set)")
     p.add_argument("--quiet-reads", action=argparse.BooleanOptionalAction, default=None,
                    help="check only the bounds of accesses that cannot race: shared reads in write-free "
                         "__syncthreads intervals, each thread's own shared word, reads through read-only "
-                        "kernel parameters (the default; --no-quiet-reads checks every access whole)")
+                        "kernel parameters (--no-quiet-reads checks every access whole; default: hirace.toml's "
+                        f"quiet_reads, {config_mod.default_text('quiet_reads')} unless set)")
     p.add_argument("--sites-ran", action=argparse.BooleanOptionalAction, default=None,
                    help="on the gpu backend too, record which sites ran, so that the report names those that "
-                        "never ran on this input (the cpu backend always does; on the GPU it costs a flag per access)")
+                        "never ran on this input (the cpu backend always does; on the GPU it costs a flag per "
+                        f"access; default: hirace.toml's sites_ran, {config_mod.default_text('sites_ran')} unless set)")
     p.add_argument("--allow-unchecked", action="store_true",
                    help="with -- COMMAND: a command under which no instrumented kernel ran exits 0, not 2")
     _common(p, sources="*")
@@ -143,7 +148,7 @@ def _from_database(a: argparse.Namespace) -> None:
     before those of the command line."""
     if a.build_db is None:
         return
-    from instrument import compile_db
+    from instrument.compile import compile_db
     sources, dirs, defines = compile_db.flags_for(compile_db.read(a.build_db), a.sources, a.build_db)
     a.sources, a.include, a.define = sources, [*dirs, *a.include], [*defines, *a.define]
 

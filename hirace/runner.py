@@ -5,13 +5,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from instrument import pipeline
+from instrument.compile import pipeline
 from instrument.backends import get_backend
 from instrument.errors import UserError
-from instrument.pipeline import instrument_sources
+from instrument.compile.pipeline import instrument_sources
 
 from . import suppress
-from .config import Config, check_names
+from .config import TIMEOUT, Config, check_names
 from .planner import HiracePlanner
 from .sites import Site
 from .results import RaceReport, collect, merge
@@ -71,7 +71,7 @@ def _options_env(config: Config) -> dict:
             Env.HIRACE_THREADS: f"{config.threads[0]}:{config.threads[1]}" if config.threads else ""}
 
 
-def execute(built: Built, config: Config, args=(), timeout: float = 300.0, passthrough: bool = False,
+def execute(built: Built, config: Config, args=(), timeout: float = TIMEOUT, passthrough: bool = False,
             cwd: Path | None = None, measure_memory: bool = False):
     """Run a built program once. Returns (process result, races or None when the run left no
     log: it crashed, timed out or was stopped)."""
@@ -97,7 +97,7 @@ def execute(built: Built, config: Config, args=(), timeout: float = 300.0, passt
 
 
 def run(sources, backend_name: str, config: Config, args=(), include_dirs=(), defines=(),
-        timeout: float = 300.0, prior_sites: bool | None = None, quiet_reads: bool | None = None) -> RaceReport:
+        timeout: float = TIMEOUT, prior_sites: bool | None = None, quiet_reads: bool | None = None) -> RaceReport:
     backend = get_backend(backend_name)
     if prior_sites is not None:
         config.prior_sites = prior_sites
@@ -136,7 +136,7 @@ class CommandRun:
     exit_status: int
 
 
-def run_command(command: list[str], config: Config, timeout: float = 300.0) -> CommandRun:
+def run_command(command: list[str], config: Config, timeout: float = TIMEOUT) -> CommandRun:
     """Run any command (a program built by hirace-cc, ctest, make run, a script) with its output as
     it is; every instrumented process it starts writes a log of its own into a private directory,
     and their reports are merged."""

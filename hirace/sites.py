@@ -20,6 +20,9 @@ class Site:
     variable: str
     space: str       # shared, global, pointer (decided at run time)
     bound: str = ""  # what bounds the access at run time: array, dynamic, pointer ('' the buffer it lands in)
+    proof: str = ""       # the rule that reduced its check to a bounds test (hirace/proofs/proof.py Rule); '' whole
+    condition: str = ""   # the launch condition that rule needs (C++ on the launch's shape), where it needs one
+    why: str = ""         # checked whole: why no rule applied
 
 
 def write(sites: list[Site], path: Path) -> None:

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from instrument.errors import UserError
-from instrument.suppressions import HIRACE_BENIGN, Suppressed
+from instrument.frontend.suppressions import HIRACE_BENIGN, Suppressed
 
 from .results import Race, RaceReport
 

@@ -8,7 +8,7 @@ note says why), so a code hirace cannot instrument is visible in every table. Lo
 tasks run at once in worker processes (instrumentation is Python work: threads would share one core);
 on the gpu backend the runs take turns on the device, so that timings are not disturbed, while builds
 overlap, or `share_gpu` of them run on it at once when only verdicts count; with `share_context`
-each worker runs its rows in one row host (instrument/row_host.py: the code built as a library,
+each worker runs its rows in one row host (instrument/compile/row_host.py: the code built as a library,
 loaded afresh for each row in a process that keeps one CUDA context), since a process per row is
 bound by how fast the driver makes contexts; with `dask` they run on a Dask cluster, one task per
 GPU worker.
@@ -58,7 +58,7 @@ class Settings:
     quiet: bool = False      # no informational lines (warnings stay)
     dask: str | None = None
     share_gpu: int = 1       # runs on the device at once (1: each alone, for timings)
-    share_context: bool = False   # rows run in a row host (instrument/row_host.py), programs built as libraries
+    share_context: bool = False   # rows run in a row host (instrument/compile/row_host.py), programs built as libraries
 
 
 @dataclass

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from instrument.backends import Backend, RunResult, run_process
 from instrument.errors import UserError
-from instrument.toolchain import nvcc_path
+from instrument.compile.toolchain import nvcc_path
 
 MATCHES = "result matches serial code"
 DIFFERS = "result differs from serial code"
@@ -144,7 +144,7 @@ def unavailable(tool: str, backend: Backend) -> str:
 # The builds and hirace's run import the engine's parser (libclang) when they run, not with this
 # module: `indigo-bench --help` and the sweep's option checks work where libclang is missing.
 def build_plain_program(work: Path, source: Path, backend: Backend, include, library: bool = False) -> Path:
-    from instrument import pipeline
+    from instrument.compile import pipeline
     try:
         return pipeline.build([source], backend, work, include_dirs=list(include), library=library).exe
     except UserError as e:

@@ -28,6 +28,21 @@ def render() -> str:
         "",
         "#include <cstddef>",
         "#include <cstdio>",
+        "#include <cstdlib>",
+        "#include <cstring>",
+        "",
+        "// build macros: what the planners pass as -D (their defines()), and the default of each",
+    ]
+    for m, doc in protocol.MACROS.items():
+        by = f"set by {doc.set_by}" if doc.set_by else "a tuning a build may override"
+        lines += [f"#ifndef {m.value}", f"#define {m.value} {doc.default}   // {doc.help} ({doc.runtime}; {by})",
+                  "#endif"]
+    lines += [
+        "",
+        "// the quiet forms of a site (hirace/quiet.h) and the hooks a quiet version keeps as no-ops: each has",
+        "// a namesake in namespace hirace::q (hirace/quiet_version.h checks that it does)",
+        "#define CCTK_HIRACE_QUIET_FORMS(X) " + " ".join(f"X({f})" for f in protocol.QUIET_FORMS),
+        "#define CCTK_HIRACE_QUIET_HOOKS(X) " + " ".join(f"X({f})" for f in protocol.QUIET_HOOKS),
         "",
         "namespace cctk {",
         "",
@@ -35,10 +50,21 @@ def render() -> str:
         "namespace env {",
     ]
     for env, doc in protocol.OPTIONS.items():
+        default = "" if doc.default is None else f" (default {int(doc.default)})"
         lines.append(f"constexpr const char k{_camel(env.name)}[] = \"{env.value}\";   "
-                     f"// {doc.value}: {doc.help} ({doc.runtime})")
+                     f"// {doc.value}: {doc.help}{default} ({doc.runtime})")
     lines += [
         "}  // namespace env",
+        "",
+        "// the value of an option that is not set (the runtime's default)",
+        "namespace env_default {",
+    ]
+    for env, doc in protocol.OPTIONS.items():
+        if doc.default is not None:
+            ctype = "bool" if isinstance(doc.default, bool) else "int"
+            lines.append(f"constexpr {ctype} k{_camel(env.name)} = {_c_value(doc.default)};")
+    lines += [
+        "}  // namespace env_default",
         "",
         "// exit statuses a runtime ends the program with",
         "namespace exit_code {",
@@ -59,9 +85,20 @@ def render() -> str:
         f"constexpr unsigned kSeenBits = {protocol.SEEN_BITS};",
         f"constexpr unsigned kSeenBarrierFlag = {protocol.SEEN_BARRIER_FLAG}u;",
         "",
-        "// the bits of a hirace prior-site slot that hold the site id (hirace/runtime.h SiteSlots)",
+        "// the bits of a hirace prior-site slot that hold the site id (hirace/records.h SiteSlots)",
         f"constexpr unsigned kSiteIdBits = {protocol.SITE_ID_BITS};",
         "",
+        "// the memory space a hirace log record names (hirace/records.h)",
+        "enum Space : unsigned { " + ", ".join(f"k{_camel(x.name)} = {int(x)}" for x in protocol.Space) + " };",
+        "",
+        "// a kernel's quiet candidates at most (hirace/records.h LaunchState::quiet_params)",
+        f"constexpr unsigned kQuietParams = {protocol.QUIET_PARAMS};",
+        "",
+        "// a row of cltc coverage's g_bits is whole lines of kBitRowLineWords words, kBitRowLineBits flags each",
+        f"constexpr unsigned kBitRowLineBits = {protocol.BIT_ROW_LINE_BITS};",
+        f"constexpr unsigned kBitRowLineWords = {protocol.BIT_ROW_LINE_WORDS};",
+        "",
+        *_schedule(),
         "// mutation operator codes (the operator a mutant puts in place)",
         "namespace mutation_op {",
         "enum MutationOp : int {",
@@ -92,6 +129,43 @@ def render() -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _c_value(v) -> str:
+    return ("true" if v else "false") if isinstance(v, bool) else str(v)
+
+
+def _schedule() -> list[str]:
+    """cltc amplify's schedule specs: the gate's modes and the one parser of a spec."""
+    lines = ["// cltc amplify's block schedules ($CLTC_SCHEDULE): the gate's modes, a serial schedule's orders,",
+             "// and the parser of a spec (cltc/schedule.h; cltestcheck/gpu_host.py reads one the same way)",
+             "namespace schedule {",
+             "enum Mode : unsigned { " + ", ".join(f"k{_camel(m.name)} = {int(m)}" for m in protocol.ScheduleMode)
+             + " };",
+             "enum SerialOrder : unsigned { " + ", ".join(f"kSerial{_camel(o.name)} = {int(o)}"
+                                                         for o in protocol.SerialOrder) + " };",
+             "struct Spec {",
+             "  unsigned mode = kNone, first = 0;",
+             "  unsigned long long seed = 0;",
+             "};",
+             "// a spec, one of (an unknown one, or none, is none):",
+             *[f"//   {f.spelling}: {f.help}" for f in protocol.SCHEDULE_FORMS],
+             "inline Spec parse(const char *v) {",
+             "  Spec s;",
+             "  if (!v) return s;"]
+    for f in protocol.SCHEDULE_FORMS:
+        mode = f"k{_camel(f.mode.name)}"
+        if not f.arg:
+            lines.append(f"  if (std::strcmp(v, \"{f.name}\") == 0) {{ s.mode = {mode}; s.first = {int(f.order)}; "
+                         "return s; }")
+            continue
+        n = len(f.name) + 1
+        value = f"std::strtoull(v + {n}, nullptr, 10)"
+        sets = (f"s.first = unsigned({value});" if f.arg == "first"
+                else f"s.first = {int(f.order)}; s.seed = {value};")
+        lines.append(f"  if (std::strncmp(v, \"{f.name}:\", {n}) == 0) {{ s.mode = {mode}; {sets} return s; }}")
+    lines += ["  return s;", "}", "}  // namespace schedule", ""]
+    return lines
 
 
 _C_TYPE = {"uint": "unsigned", "int": "int", "size": "std::size_t", "u64": "unsigned long long",

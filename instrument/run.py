@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import pipeline
+from .compile import pipeline
 from .backends import NAMES, get_backend
 from .backends.base import Backend
 from .cli_support import positive_float, run_main, split_program_args

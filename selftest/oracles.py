@@ -20,8 +20,8 @@ from pathlib import Path
 
 from instrument.backends import Backend
 from instrument.errors import UserError
-from instrument import pipeline
-from instrument.pipeline import shared_parses
+from instrument.compile import pipeline
+from instrument.compile.pipeline import shared_parses
 
 from cltestcheck.amplify.planner import SchedulePlanner
 from cltestcheck.amplify.schedules import order_env

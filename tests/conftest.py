@@ -13,10 +13,10 @@ import pytest
 
 pytest_plugins = ["pytester"]   # tests of the cltc pytest plugin run pytest through pytester
 
-from instrument import pipeline
+from instrument.compile import pipeline
 from instrument.backends.cpu import CpuBackend
-from instrument.parse import parse_file
-from instrument.query import query
+from instrument.frontend.parse import parse_file
+from instrument.frontend.query import query
 
 TESTS = Path(__file__).resolve().parent
 CUDA = TESTS / "cuda"
@@ -61,7 +61,7 @@ def run_cli():
 @pytest.fixture
 def nvcc():
     """The path of nvcc; the test is skipped where no CUDA toolkit is installed."""
-    from instrument.toolchain import nvcc_path
+    from instrument.compile.toolchain import nvcc_path
     if nvcc_path() is None:
         pytest.skip("nvcc not found: the CUDA toolkit is needed to check that instrumented code compiles")
     return nvcc_path()

@@ -1,7 +1,7 @@
 """A stand-in instrumentation used by the engine tests: every device access goes
 through probe() and every barrier through probe_bar(), like a real tool's would."""
-from instrument.query import Program
-from instrument.rewrite import EditPlan
+from instrument.frontend.query import Program
+from instrument.frontend.rewrite import EditPlan
 
 PRELUDE = ("#ifndef PROBE_PLANNER_DEFS\n#define PROBE_PLANNER_DEFS\n"
            "template <class T> __host__ __device__ inline T *probe(T *p) { return p; }\n"

@@ -1,4 +1,4 @@
-"""instrument/affine.py and instrument/apart.py: accesses of a shared array whose indices keep every
+"""hirace/proofs/affine.py and hirace/proofs/apart.py: accesses of a shared array whose indices keep every
 other thread's access off their word in their barrier interval get a bounds check only; what they
 must not take (the races of the same programs) stays found."""
 from __future__ import annotations
@@ -7,10 +7,11 @@ import json
 
 import pytest
 
-from instrument.affine import Lin, feasible
-from instrument.intervals import Apart, shared_intervals
-from instrument.parse import parse_file
-from instrument.query import query
+from hirace.proofs.affine import Lin, feasible
+from hirace.proofs.intervals import shared_intervals
+from hirace.proofs.proof import Rule
+from instrument.frontend.parse import parse_file
+from instrument.frontend.query import query
 
 
 X, Y = Lin.var("x"), Lin.var("y")
@@ -47,12 +48,13 @@ def apart(tmp_path, body: str) -> dict[str, str]:
     src = tmp_path / "a.cu"
     src.write_text(HEAD + body)
     prog = query(parse_file(src))
-    quiet, alone = shared_intervals(prog)
+    found = shared_intervals(prog)
+    quiet, alone = found.quiet, found.alone
     out = {}
     for a in prog.accesses:
         key = (a.span.file, a.span.start, a.span.end)
-        if isinstance(alone.get(key), Apart):
-            out[f"{a.kind} {a.text}"] = alone[key].condition()
+        if key in alone and alone[key].rule is Rule.APART:
+            out[f"{a.kind} {a.text}"] = alone[key].condition().device()
         elif key in quiet and a.space == "shared":
             out[f"{a.kind} {a.text}"] = "quiet"
     return out

@@ -3,7 +3,7 @@ instrumented code runs in launches hirace brackets (hirace/planner.py _note_unbr
 import pytest
 
 from hirace.planner import HiracePlanner
-from instrument import pipeline
+from instrument.compile import pipeline
 from instrument.backends.cpu import CpuBackend
 
 KERNEL = ("__device__ int twice(int *a, int i) { return 2 * a[i]; }\n"

@@ -48,7 +48,7 @@ def test_crash_is_exit_2(run_cli, tmp_path):
 
 
 def test_gpu_backend_unavailable_is_a_clear_error(run_cli):
-    from instrument.toolchain import gpu_usable
+    from instrument.compile.toolchain import gpu_usable
     if gpu_usable():
         pytest.skip("this machine has a usable GPU, so the gpu backend is available")
     r = run_cli("instrument.run", "--backend", "gpu", CUDA / "corpus" / "vector_add.cu")

@@ -93,7 +93,7 @@ def test_gate_goes_into_every_kernel_of_a_name(tmp_path):
     """Regression (found by hirace selftest on an H100): kernels named alike in two namespaces got
     one gate between them; the other read an unset logical block id."""
     from cltestcheck.amplify.planner import SchedulePlanner
-    from instrument.pipeline import instrument_sources
+    from instrument.compile.pipeline import instrument_sources
     src = tmp_path / "two.cu"
     src.write_text("namespace a { __global__ void k(int *p) { p[blockIdx.x] = 1; } }\n"
                    "namespace b { __global__ void k(int *p) { p[blockIdx.x] = 2; } }\n"

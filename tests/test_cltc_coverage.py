@@ -207,7 +207,7 @@ def test_host_device_function_counts_kernel_calls_only(tmp_path, request):
     request.getfixturevalue("nvcc")   # the rest needs nvcc: skipped without a CUDA toolkit
     from instrument.backends import BuildRequest
     from instrument.backends.gpu import GpuBackend
-    from instrument.pipeline import instrument_sources
+    from instrument.compile.pipeline import instrument_sources
     from runtime import include_dir
     planner = CoveragePlanner()
     instrumented = instrument_sources([src], tmp_path / "inst", [planner])
@@ -315,7 +315,7 @@ def test_kernel_body_items_are_register_bits_written_when_threads_leave(tmp_path
     device function or a lambda (which cannot see the kernel's locals) keep the direct forms. The
     bits are written whichever way a thread leaves: the early return, a return inside the loop, the
     end; the barrier's flags too (a block some of whose threads left: the divergence record)."""
-    from instrument.pipeline import instrument_sources
+    from instrument.compile.pipeline import instrument_sources
     s = _seen_suite(tmp_path)
     planner = CoveragePlanner()
     inst = instrument_sources([tmp_path / "seen.cu"], tmp_path / "inst", [planner])
@@ -385,7 +385,7 @@ def test_barriers_reached_short_are_judged_per_instance(tmp_path, request):
     request.getfixturevalue("nvcc")
     from instrument.backends import BuildRequest
     from instrument.backends.gpu import GpuBackend
-    from instrument.pipeline import instrument_sources
+    from instrument.compile.pipeline import instrument_sources
     from runtime import include_dir
     syncs = "".join(f"  if (t == {i}) return;\n  s[t] += {i};\n  __syncthreads();\n" for i in range(10))
     (tmp_path / "many.cu").write_text("__global__ void k(int *out) {\n  __shared__ int s[64];\n"
@@ -407,7 +407,7 @@ def test_host_only_sources_are_built_as_they_are(tmp_path, request):
     launches before it is lost. The program's coverage is still exact, and nvcc builds both sources."""
     from cltestcheck.amplify.planner import SchedulePlanner
     from cltestcheck.mutate.planner import MutationPlanner
-    from instrument.pipeline import instrument_sources
+    from instrument.compile.pipeline import instrument_sources
     (tmp_path / "main.cu").write_text(
         "#include <cstdio>\nint reference(int n);\nvoid finish();\n"
         "__global__ void k(int *out, int n) {\n  int t = threadIdx.x;\n  if (t < n) out[t] = t;\n}\n"
@@ -444,7 +444,7 @@ def test_kernel_items_beyond_the_register_bits_and_counting_builds_use_flags(tmp
     """A kernel of more items than a Seen holds notes the first 64 bits in registers and sets the
     rest's flags directly; a counting build (--count-executions) uses no Seen at all. Either way the
     results are exact."""
-    from instrument.pipeline import instrument_sources
+    from instrument.compile.pipeline import instrument_sources
     from instrument.protocol import SEEN_BITS
     ifs = "".join(f"  if (t == {i}) acc += {i};\n" for i in range(40))
     program = ("#include <cstdio>\n__global__ void k(int *out) {\n  int t = threadIdx.x, acc = 0;\n" + ifs +

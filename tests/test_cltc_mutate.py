@@ -127,7 +127,7 @@ def test_every_operator_compiles_on_the_corpus_with_nvcc(tmp_path, nvcc):
     from cltestcheck.mutate.planner import MutationPlanner
     from instrument.backends import BuildRequest
     from instrument.backends.gpu import GpuBackend
-    from instrument.pipeline import instrument_sources
+    from instrument.compile.pipeline import instrument_sources
     from runtime import include_dir
     for name in ("reduce_shared.cu", "histogram_global_atomics.cu", "scan_blelloch.cu", "warp_vote.cu"):
         p = MutationPlanner(["arithmetic", "relational", "bitwise", "logical", "assignment", "unary", "barrier",

@@ -1,5 +1,5 @@
-"""Compiler command lines as a launcher receives them (instrument/compile_line.py)."""
-from instrument import compile_line
+"""Compiler command lines as a launcher receives them (instrument/compile/compile_line.py)."""
+from instrument.compile import compile_line
 
 CMAKE_NVCC = ("/usr/local/bin/nvcc -forward-unknown-to-host-compiler --generate-code=arch=compute_75,code=[compute_75,"
               "sm_75] -DSCALE=3 -I/p/include -isystem /usr/local/cuda/include -std=c++17 --extended-lambda -MD -MT "

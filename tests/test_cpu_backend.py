@@ -4,7 +4,7 @@ faults become reports, block order and seeded schedules are controllable."""
 import pytest
 
 from instrument.backends.cpu import CpuBackend
-from instrument.schedule_points import schedule_points
+from instrument.frontend.schedule_points import schedule_points
 
 from conftest import CUDA
 

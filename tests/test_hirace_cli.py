@@ -179,7 +179,7 @@ def test_launches_ask_for_the_shared_area_only_where_the_kernel_clears_it(run_cl
     assert len(launches) == 2 and "k<<<1, 32, ::hirace::host::launch_shared_bytes(0)>>>(d)" in launches[0]
     assert "k<<<1, 32, ::hirace::host::launch_shared_bytes(0)>>>(d)" in launches[1]
     assert text.count("launch_shared_bytes") == 2
-    # not waited for (in order); its quiet version (hirace/quiet_version.py) asks for no area
+    # not waited for (in order); its quiet version (hirace/proofs/quiet_version.py) asks for no area
     assert text.count(", true, ::hirace::host::kLegacyDefaultStream), (::hirace::host::quiet_chosen() ? "
                       "(void)(k__hirace_q<<<1, 32, 0, 0>>>(d))") == 2
     assert "LAUNCH(32);" in text
@@ -319,7 +319,7 @@ def test_a_program_with_more_sites_than_the_slots_can_number_is_a_clear_error(mo
     """The prior-site slots keep a site id in protocol.SITE_ID_BITS bits: past that many accesses the
     plan stops with the file and line of the first one it cannot number (here with 1 bit: 2 sites)."""
     from hirace import planner
-    from instrument import pipeline
+    from instrument.compile import pipeline
     from instrument.backends.cpu import CpuBackend
     from instrument.errors import UnsupportedConstruct
     monkeypatch.setattr(planner, "SITE_ID_BITS", 1)

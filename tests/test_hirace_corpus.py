@@ -8,9 +8,9 @@ import pytest
 from hirace import runner
 from hirace.config import Config
 from instrument.backends.cpu import CpuBackend
-from instrument.parse import parse_file
+from instrument.frontend.parse import parse_file
 from instrument.protocol import Env
-from instrument.query import query
+from instrument.frontend.query import query
 
 from conftest import CUDA
 
@@ -41,7 +41,7 @@ def test_the_corpus_has_races_in_every_memory_space_and_race_free_programs_of_ev
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_verdict_and_sites(path, tmp_path, monkeypatch):
-    """... and where a kernel has a quiet version (hirace/quiet_version.py), again without the
+    """... and where a kernel has a quiet version (hirace/proofs/quiet_version.py), again without the
     versions: the same verdict both ways."""
     expect = expected_lines(path)
     config = Config(prior_sites=True)

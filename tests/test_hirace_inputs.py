@@ -14,9 +14,9 @@ import pytest
 
 from conftest import ROOT
 from hirace import report_sarif
-from instrument.deep import run_deep
+from instrument.frontend.deep import run_deep
 from instrument.errors import UserError
-from instrument.rewrite import BOM, Edit, apply
+from instrument.frontend.rewrite import BOM, Edit, apply
 
 
 def _hirace(*args, cwd, stdin=None, timeout=600):

@@ -1,4 +1,4 @@
-"""hirace's race and out-of-bounds logs (runtime.h log_record): one record per key with every access
+"""hirace's race and out-of-bounds logs (device_log.h log_record): one record per key with every access
 it folds counted, at most max_reports records, the rest counted as dropped, never lost silently."""
 from __future__ import annotations
 

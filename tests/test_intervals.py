@@ -1,4 +1,4 @@
-"""instrument/intervals.py: which reads of a __shared__ array share no barrier interval with a write
+"""hirace/proofs/intervals.py: which reads of a __shared__ array share no barrier interval with a write
 to it (hirace checks only their bounds), and why dropping their checks cannot change a verdict."""
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import pytest
 from hirace.modelcheck import _Enumerator
 from hirace.oracle import BAR, Grid
 from hirace.shadow_model import ShadowSim
-from instrument.intervals import quiet_shared_reads
-from instrument.parse import parse_file
-from instrument.query import query
+from hirace.proofs.intervals import quiet_shared_reads
+from instrument.frontend.parse import parse_file
+from instrument.frontend.query import query
 
 HEAD = "#include <cuda_runtime.h>\n"
 
@@ -212,7 +212,7 @@ def _without_lone_atomics(trace):
 
 def _without_apart_accesses(trace):
     """The trace less, in each interval, a thread's reads of the word where no other thread writes it
-    there and its writes where no other thread accesses it there (instrument/apart.py)."""
+    there and its writes where no other thread accesses it there (hirace/proofs/apart.py)."""
     def drop(acc):
         out = set()
         for i in acc:
@@ -222,6 +222,31 @@ def _without_apart_accesses(trace):
                 out.add(i)
         return out
     return _kept(trace, drop)
+
+
+def _launch_wide(trace, dropped_in) -> list[int]:
+    """As _kept, for the parameter rules (hirace/proofs/readonly_params.py), which reason about the
+    whole launch: `dropped_in(accesses)` sees every access of the trace, barriers or not."""
+    acc = [i for i, (kind, _) in enumerate(trace) if kind in ("R", "W", "BA", "GA")]
+    drop = dropped_in(acc)
+    return [i for i in range(len(trace)) if i not in drop]
+
+
+def _without_readonly_reads(trace):
+    """The trace less its reads where nothing in the launch writes the word (a read-only parameter)."""
+    return _launch_wide(trace, lambda acc: set(acc) if all(trace[i][0] == "R" for i in acc) else set())
+
+
+def _without_own_accesses(trace):
+    """The trace less the accesses of a word that one thread alone accesses in the launch (an own
+    parameter: each thread's own element)."""
+    return _launch_wide(trace, lambda acc: set(acc) if len({trace[i][1] for i in acc}) == 1 else set())
+
+
+def _without_atomic_params(trace):
+    """The trace less its device-scope atomics where every access to the word in the launch is one
+    (an atomic parameter)."""
+    return _launch_wide(trace, lambda acc: set(acc) if all(trace[i][0] == "GA" for i in acc) else set())
 
 
 def _first_race(events, grid):
@@ -242,16 +267,21 @@ def one_block_traces():
 
 
 @pytest.mark.parametrize("drop", [_without_quiet_reads, _without_lone_writes, _without_lone_atomics,
-                                  _without_apart_accesses],
+                                  _without_apart_accesses, _without_readonly_reads, _without_own_accesses,
+                                  _without_atomic_params],
                          ids=["reads of write-free intervals", "a thread's lone writes", "atomic-only intervals",
-                              "accesses no other thread meets"])
+                              "accesses no other thread meets", "read-only parameters", "own parameters",
+                              "atomic parameters"])
 def test_dropping_accesses_that_race_with_nothing_changes_no_verdict_of_the_state_machine(one_block_traces, drop):
     """Through the Python model of the shadow update (hirace verify-fsm checks it against the header):
     the first race is the same event with and without the reads of intervals in which no thread writes
     the word, without the writes of a thread that alone accesses the word in its interval, without
     the atomics of intervals where every access to the word is an atomic, and without the accesses
     that no other thread's access meets in their interval (a read where no other thread writes the
-    word, a write where no other thread accesses it: instrument/apart.py)."""
+    word, a write where no other thread accesses it: hirace/proofs/apart.py); and, over the whole
+    launch, as the parameter rules argue (hirace/proofs/readonly_params.py): without the reads of a
+    word nothing writes, without the accesses of a word one thread alone accesses, and without the
+    device-scope atomics of a word only such atomics access."""
     grid, traces = one_block_traces
     dropped = differ = 0
     for trace, race_at in traces:
@@ -262,7 +292,7 @@ def test_dropping_accesses_that_race_with_nothing_changes_no_verdict_of_the_stat
         got = _first_race([trace[i] for i in kept], grid)
         if (kept[got] if got is not None else -1) != race_at:
             differ += 1
-    assert dropped > 1000 and differ == 0
+    assert dropped > 500 and differ == 0
 
 
 @pytest.mark.parametrize("flag", ["--quiet-reads", "--no-quiet-reads"])
@@ -288,13 +318,14 @@ def test_quiet_reads_still_report_their_memory_errors_and_races_nearby_stay_foun
 
 def lone(tmp_path, body: str) -> dict[str, str]:
     """The lone writes of a program (each thread's own shared word), as text -> form."""
-    from instrument.intervals import Apart, shared_intervals
+    from hirace.proofs.intervals import shared_intervals
+    from hirace.proofs.proof import Rule
     src = tmp_path / "w.cu"
     src.write_text(HEAD + body)
     prog = query(parse_file(src))
-    _, alone = shared_intervals(prog)
-    alone = {k: v for k, v in alone.items() if not isinstance(v, Apart)}   # (index proofs: test_apart.py)
-    form = lambda f: f if isinstance(f, str) else f"{f[0]}~"   # noqa: E731  (lane + offset writes: 'x~')
+    alone = shared_intervals(prog).alone
+    alone = {k: v for k, v in alone.items() if v.rule is not Rule.APART}   # (index proofs: test_apart.py)
+    form = lambda f: f.form if f.rule is Rule.OWN_SHARED_WORD else f"{f.lane}~"   # noqa: E731  (lane + offset: 'x~')
     return {a.text: form(alone[(a.span.file, a.span.start, a.span.end)]) for a in prog.accesses
             if (a.span.file, a.span.start, a.span.end) in alone}
 
@@ -359,17 +390,18 @@ __global__ void k(const int *in, int *out) {
 def tree(tmp_path, code: str, loop: str = "") -> tuple[list[str], dict[tuple[str, str], str]]:
     """(quiet reads, own words by (text, kind)) of the tree reduction with `code` in its loop's body
     (and `loop` for its loop's head)."""
-    from instrument.intervals import shared_intervals
+    from hirace.proofs.intervals import shared_intervals
     src = tmp_path / "t.cu"
     text = TREE % code
     if loop:
         text = text.replace("for (int d = blockDim.x / 2; d > 0; d >>= 1) {", loop)
     src.write_text(HEAD + text)
     prog = query(parse_file(src))
-    quiet_reads, own = shared_intervals(prog)
+    found = shared_intervals(prog)
+    quiet_reads, own = found.quiet, found.alone
     key = lambda a: (a.span.file, a.span.start, a.span.end)  # noqa: E731
     return (sorted(a.text for a in prog.accesses if key(a) in quiet_reads),
-            {(a.text, a.kind): own[key(a)] for a in prog.accesses if key(a) in own})
+            {(a.text, a.kind): own[key(a)].form for a in prog.accesses if key(a) in own})
 
 
 def test_a_tree_reductions_threads_never_meet_in_a_pass(tmp_path):
@@ -445,14 +477,13 @@ __global__ void k(const float *in, float *out) {
 
 def halo(tmp_path, code: str) -> dict[str, str]:
     """The halo load's writes that are each thread's own words, with their launch condition."""
-    from hirace.planner import _own_condition as private_condition
-    from instrument.intervals import Apart, shared_intervals
+    from hirace.proofs.intervals import shared_intervals
+    from hirace.proofs.proof import Rule
     src = tmp_path / "h.cu"
     src.write_text(HEAD + HALO % code)
     prog = query(parse_file(src))
-    _, own = shared_intervals(prog)
-    own = {k: v for k, v in own.items() if not isinstance(v, Apart)}   # (index proofs: test_apart.py)
-    return {a.text: private_condition(a.base, own[(a.span.file, a.span.start, a.span.end)])
+    own = {k: v for k, v in shared_intervals(prog).alone.items() if v.rule is not Rule.APART}   # (test_apart.py)
+    return {a.text: own[(a.span.file, a.span.start, a.span.end)].condition(a.base).device()
             for a in prog.accesses if (a.span.file, a.span.start, a.span.end) in own}
 
 
@@ -511,7 +542,7 @@ int main() {
     ("unsigned *p = bins; p[0] = 1;", False),      # through a pointer: any array
 ])
 def test_an_atomic_is_quiet_where_every_access_to_its_array_is_an_atomic(tmp_path, code, quiet_atomic):
-    from instrument.intervals import shared_intervals
+    from hirace.proofs.intervals import shared_intervals
     src = tmp_path / "a.cu"
     src.write_text(HEAD + """
 __global__ void k(const unsigned *in, unsigned *out) {
@@ -524,7 +555,7 @@ __global__ void k(const unsigned *in, unsigned *out) {
   out[threadIdx.x] = bins[threadIdx.x];
 }""" % code)
     prog = query(parse_file(src))
-    quiet_set, _ = shared_intervals(prog)
+    quiet_set = shared_intervals(prog).quiet
     first = next(at for at in prog.atomics if at.op == "atomicAdd")
     assert ((first.span.file, first.span.start, first.span.end) in quiet_set) == quiet_atomic
 

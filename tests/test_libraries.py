@@ -11,10 +11,10 @@ import pytest
 
 from hirace.config import Config
 from hirace.planner import HiracePlanner
-from instrument import pipeline
-from instrument.parse import parse_file
-from instrument.query import query
-from instrument.toolchain import library_include_dirs
+from instrument.compile import pipeline
+from instrument.frontend.parse import parse_file
+from instrument.frontend.query import query
+from instrument.compile.toolchain import library_include_dirs
 
 from conftest import CUDA, ROOT
 

@@ -1,5 +1,5 @@
 from instrument.errors import ParseError
-from instrument.parse import parse_file
+from instrument.frontend.parse import parse_file
 
 import pytest
 
@@ -24,7 +24,7 @@ def test_missing_file(tmp_path):
 
 
 def test_syntax_error_cli_is_one_line_exit_2(run_cli, cuda_dir):
-    r = run_cli("instrument.inspect", cuda_dir / "engine" / "syntax_error.cu")
+    r = run_cli("instrument.frontend.inspect", cuda_dir / "engine" / "syntax_error.cu")
     assert r.returncode == 2
     assert r.stdout == ""
     lines = r.stderr.strip().splitlines()

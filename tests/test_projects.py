@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from conftest import TESTS
-from instrument import pipeline
+from instrument.compile import pipeline
 from instrument.backends.cpu import CpuBackend
-from instrument.toolchain import nvcc_include_dirs
+from instrument.compile.toolchain import nvcc_include_dirs
 
 PROJECTS = TESTS / "projects"
 BIN = Path(sys.executable).parent

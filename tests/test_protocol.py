@@ -195,3 +195,175 @@ def test_race_records_logged_twice_at_once_are_one_report_with_the_counts_summed
              Site(1, "k.cu", 2, 1, "read", "a[j]", "k", "a", "shared")]
     res = collect(log, sites)
     assert len(res.races) == 1 and res.races[0].count == 5 and res.races[0].prior_thread == (1, 0, 0)
+
+
+# ---------------------------------------------------------------- build macros, constants, defaults
+
+def _headers() -> dict[str, str]:
+    return {p.relative_to(ROOT / "runtime" / "include").as_posix(): text
+            for p, text in _sources("runtime/include/**/*.h")}
+
+
+# Headers that may still hold a default of their own, beside the generated one (none: keep it so)
+_OWN_DEFAULTS_PENDING: set[str] = set()
+
+
+def test_every_build_macro_default_comes_from_the_protocol():
+    """A planner's -D macros and their defaults are declared once (protocol.py MACROS): the header
+    has each default, no runtime header spells one, and every macro is read where it says."""
+    header = (ROOT / "runtime/include/cudacommon/protocol.h").read_text()
+    headers = _headers()
+    for m, doc in protocol.MACROS.items():
+        assert f"#ifndef {m.value}\n#define {m.value} {doc.default} " in header, m
+        assert m.value in headers[doc.runtime], (m, doc.runtime)
+        if doc.set_by:
+            assert (ROOT / doc.set_by).is_file(), doc.set_by
+    by_hand = [(name, m) for name, text in headers.items() if name not in _OWN_DEFAULTS_PENDING
+               for m in re.findall(r"#ifndef ((?:HIRACE|CLTC)_\w+)\s*\n\s*#define \1\b", text)
+               if not m.startswith("HIRACE_BENCH_") and not m.endswith("_H")]
+    assert by_hand == [], "a runtime default by hand: declare the macro in instrument/protocol.py MACROS"
+
+
+def test_the_planners_pass_declared_macros_only():
+    from cltestcheck.coverage.planner import CoveragePlanner
+    from cltestcheck.mutate.planner import MutationPlanner
+    from hirace.config import Config
+    from hirace.planner import HiracePlanner
+    planners = [HiracePlanner(Config()), HiracePlanner(Config(), lower_cpu=True),
+                HiracePlanner(Config(), unit_mode=True), CoveragePlanner(), CoveragePlanner(count_executions=True),
+                MutationPlanner([])]
+    names = {d.split("=", 1)[0] for p in planners for d in p.defines()}
+    assert names and names <= {m.value for m in protocol.MACROS}, names - {m.value for m in protocol.MACROS}
+    assert protocol.define(protocol.Macro.HIRACE_UNITS, True) == "HIRACE_UNITS=1"
+
+
+def test_constants_both_sides_size_things_by_are_generated():
+    header = (ROOT / "runtime/include/cudacommon/protocol.h").read_text()
+    for name, value in (("kQuietParams", protocol.QUIET_PARAMS), ("kSiteIdBits", protocol.SITE_ID_BITS),
+                        ("kSeenBits", protocol.SEEN_BITS), ("kBitRowLineBits", protocol.BIT_ROW_LINE_BITS),
+                        ("kBitRowLineWords", protocol.BIT_ROW_LINE_WORDS)):
+        assert f"constexpr unsigned {name} = {value};" in header, name
+        found = [p for p, text in _headers().items() if re.search(rf"\b{name} = \d", text)]
+        assert found == [], (name, found)
+    assert "kQuietParams = ::cctk::kQuietParams" in _headers()["hirace/records.h"]
+    assert "enum Space : unsigned { kGlobal = 0, kShared = 1 };" in header
+    assert [p for p, text in _headers().items() if re.search(r"\bkShared = \d", text)] == []
+    assert protocol.bit_row_words(16, 16) == 16 and protocol.bit_row_words(1024, 16) == 32
+
+
+def test_every_quiet_form_and_hook_has_its_namesakes():
+    """The quiet forms and hooks the planner writes exist in namespace hirace and in the quiet
+    version's namespace q (quiet_version.h checks it at compile time through the generated list)."""
+    header = (ROOT / "runtime/include/cudacommon/protocol.h").read_text()
+    headers = _headers()
+    whole = headers["hirace/quiet.h"] + headers["hirace/clocks.h"]
+    version = headers["hirace/quiet_version.h"]
+    for name in (*protocol.QUIET_FORMS, *protocol.QUIET_HOOKS):
+        assert f"X({name})" in header, name
+        assert re.search(rf"\b{name}\(", whole), name
+        assert re.search(rf"\b{name}\(", version), name
+    assert "CCTK_HIRACE_QUIET_FORMS(HIRACE_NAMED)" in version
+
+
+@pytest.mark.parametrize("spec,mode,first,seed", [
+    ("free", "FREE", 0, 0), ("asc", "SERIAL", 0, 0), ("desc", "SERIAL", 1, 0), ("first:17", "FIRST", 17, 0),
+    ("random:99", "SERIAL", 2, 99), ("none", "NONE", 0, 0), (None, "NONE", 0, 0), ("sideways", "NONE", 0, 0),
+    ("first:", "FIRST", 0, 0), ("random:12x", "SERIAL", 2, 12),
+])
+def test_a_schedule_spec_is_read_as_the_runtime_reads_it(spec, mode, first, seed):
+    s = protocol.parse_schedule(spec)
+    assert (s.mode, s.first, s.seed) == (protocol.ScheduleMode[mode], first, seed)
+
+
+def test_strict_schedule_specs_and_their_spelling():
+    assert protocol.parse_schedule("first:3x", strict=True) is None
+    assert protocol.parse_schedule("sideways", strict=True) is None
+    for f in protocol.SCHEDULE_FORMS:
+        spec = protocol.schedule_spec(f.name, 5) if f.arg else protocol.schedule_spec(f.name)
+        s = protocol.parse_schedule(spec, strict=True)
+        assert s.mode == f.mode, spec
+    header = (ROOT / "runtime/include/cudacommon/protocol.h").read_text()
+    assert "inline Spec parse(const char *v)" in header
+    schedule_h = (ROOT / "runtime/include/cltc/schedule.h").read_text()
+    assert "::cctk::schedule::parse(" in schedule_h and "rfind(\"first:\"" not in schedule_h
+
+
+def test_the_schedule_families_are_read_once():
+    from cltestcheck import config
+    from cltestcheck.amplify import schedules
+    from instrument.errors import UserError
+    assert schedules.families("first, desc") == ["first", "desc"] == schedules.families(["first", "desc"])
+    assert schedules.make("first:17, desc", 40, 0) == ["first:17", "desc"]
+    with pytest.raises(UserError, match="unknown schedule family 'sideways'"):
+        schedules.families("first,sideways")
+    assert config._schedules(None, ["serial", "first:3"]) == "serial,first:3"
+    with pytest.raises(TypeError, match="schedule families"):
+        config._schedules(None, ["sideways"])
+
+
+# ---------------------------------------------------------------- docs/configuration.md
+
+def _doc_table(heading: str) -> dict[str, str]:
+    """The first table after `heading` in docs/configuration.md: its names (`key`, or `table key` where
+    its first column is the table) -> their default cells, as written (`1024`, or a dash: none)."""
+    text = (ROOT / "docs/configuration.md").read_text()
+    lines = text[text.index(heading):].splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("|"))
+    table = []
+    for line in lines[first:]:
+        if not line.startswith("|"):
+            break
+        table.append([c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]])
+    head, rows = table[0], table[2:]
+    if head[0] == "table":   # | table | key | default | ...
+        return {f"{r[0].strip('`')} {r[1].strip('`')}": r[2] for r in rows}
+    return {r[0].strip("`"): r[1] for r in rows}
+
+
+def _cell(v) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, bool):
+        return "`true`" if v else "`false`"
+    return f"`{v:g}`" if isinstance(v, float) else f"`{v}`"
+
+
+def test_the_doc_table_of_hirace_toml_matches_the_declared_defaults():
+    from hirace import config
+    got = _doc_table("## hirace: `hirace.toml`")
+    want = {k: f"`{config.default_text(k)}`" for k in config.HELP}
+    assert got == want, "update docs/configuration.md's hirace.toml table"
+    assert set(config.HELP) == {f.name for f in __import__("dataclasses").fields(config.Config)}
+
+
+def test_the_doc_table_of_cltc_keys_matches_the_declared_defaults():
+    from cltestcheck import cli, config
+    app = cli.build_app()
+    want = {}
+    for key, (dest, _, _) in config.SHARED.items():
+        defaults = {app.parsers[c].get_default(dest) for c in config.KEYS}
+        assert len(defaults) == 1, (key, defaults)   # (a shared key has one default in every command)
+        want[f"any {key}"] = _cell(defaults.pop())
+    for command, keys in config.KEYS.items():
+        for key, (dest, _, _) in keys.items():
+            want[f"[{command}] {key}"] = _cell(app.parsers[command].get_default(dest))
+    assert _doc_table("## cltc: options in a file") == want, "update docs/configuration.md's cltc table"
+
+
+def test_the_doc_tables_of_the_runtimes_match_the_protocol():
+    env = {e.value: "—" if d.default is None else f"`{int(d.default)}`" for e, d in protocol.OPTIONS.items()}
+    assert _doc_table("## The runtimes' environment") == env, "update docs/configuration.md's environment table"
+    macros = {m.value: f"`{d.default}`" for m, d in protocol.MACROS.items()}
+    assert _doc_table("## Build macros") == macros, "update docs/configuration.md's build macro table"
+
+
+def test_hirace_defaults_that_the_runtime_shares_are_the_runtimes():
+    from hirace.config import Config
+    header = (ROOT / "runtime/include/cudacommon/protocol.h").read_text()
+    assert Config().max_reports == protocol.option_default(protocol.Env.HIRACE_MAX_REPORTS)
+    assert Config().prior_sites == protocol.option_default(protocol.Env.HIRACE_PRIOR_SITES)
+    assert protocol.option_default(protocol.Env.HIRACE_EXITCODE) == protocol.Exit.FINDINGS
+    assert "constexpr int kHiraceMaxReports = 1024;" in header
+    state = _headers()["hirace/host_state.h"]
+    for name in ("kHiracePriorSites", "kHiraceBounds", "kHiraceQuietVersions", "kHiraceMaxReports"):
+        assert f"::cctk::env_default::{name}" in state, name

@@ -16,7 +16,7 @@ from instrument.kernel_lib.build import build_library
 from instrument.kernel_lib.load import KernelNotFound, LaunchFailed, open_library
 from instrument.kernel_lib.marshal import KernelArgumentError
 from instrument.kernel_lib.signatures import kernel_signatures
-from instrument.parse import parse_file
+from instrument.frontend.parse import parse_file
 
 from conftest import ROOT
 
@@ -153,25 +153,31 @@ def test_compile_errors_name_file_and_line(tmp_path):
 
 
 def test_python_schedule_matches_the_runtime_header(tmp_path):
-    """gpu_host.make_schedule is the Python twin of schedule.h's host::make_schedule."""
-    from cltestcheck.gpu_host import make_schedule, parse_schedule
+    """gpu_host.make_schedule is the Python twin of schedule.h's host::make_schedule, and a spec reads
+    the same through the parser generated into protocol.h and instrument/protocol.py's."""
+    from cltestcheck.gpu_host import make_schedule
     from instrument.backends import BuildRequest
+    from instrument.protocol import parse_schedule
     from runtime import include_dir
     cases = [("first:7", 10, 0), ("first:23", 10, 1), ("asc", 5, 0), ("desc", 6, 0),
-             ("random:12345", 17, 0), ("random:12345", 17, 3), ("random:99", 1, 0), ("random:4242", 40, 2)]
+             ("random:12345", 17, 0), ("random:12345", 17, 3), ("random:99", 1, 0), ("random:4242", 40, 2),
+             ("free", 4, 0), ("none", 4, 0), ("sideways", 4, 0), ("first:", 4, 0), ("first:12x", 20, 0)]
     src = tmp_path / "sched.cu"
     lines = ['#include "cltc/schedule.h"', "#include <cstdio>", "int main() {"]
     for spec, n, launch in cases:
-        mode, first, seed = parse_schedule(spec)
-        lines += ["  { ::cltc::sched::host::State s; "
-                  f"s.mode = {mode}; s.first = {first}; s.seed = {seed}ull;",
-                  f"    for (unsigned v : ::cltc::sched::host::make_schedule(s, {n}, {launch})) std::printf(\"%u \", v);",
+        lines += [f'  {{ ::cctk::schedule::Spec p = ::cctk::schedule::parse("{spec}"); ::cltc::sched::host::State s; '
+                  "s.mode = p.mode; s.first = p.first; s.seed = p.seed;",
+                  '    std::printf("%u %u %llu:", s.mode, s.first, s.seed);',
+                  f"    for (unsigned v : ::cltc::sched::host::make_schedule(s, {n}, {launch})) std::printf(\" %u\", v);",
                   '    std::printf("\\n"); }']
     src.write_text("\n".join(lines + ["}"]))
     exe = CpuBackend().build(BuildRequest([src], tmp_path / "sched", [include_dir()]))
     out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.splitlines()
     for (spec, n, launch), line in zip(cases, out):
-        assert [int(v) for v in line.split()] == make_schedule(*parse_schedule(spec), n, launch), spec
+        parsed, order = line.split(":")
+        s = parse_schedule(spec)
+        assert [int(v) for v in parsed.split()] == [s.mode, s.first, s.seed], spec
+        assert [int(v) for v in order.split()] == make_schedule(s.mode, s.first, s.seed, n, launch), spec
 
 
 # -- the pytest plugin on its own ---------------------------------------------

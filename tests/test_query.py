@@ -105,8 +105,8 @@ def test_an_argument_of_a_call_a_template_leaves_unresolved_is_read_where_it_is_
     """In a kernel template, `f<T>(a[i])` shows no conversion of its argument: the access is a read
     where every definition of f takes that parameter by value, and only the address where by
     reference (what the callee does with it is its own accesses')."""
-    from instrument.parse import parse_file
-    from instrument.query import query
+    from instrument.frontend.parse import parse_file
+    from instrument.frontend.query import query
     src = tmp_path / "t.cu"
     src.write_text("#include <cuda_runtime.h>\n"
                    "template <class T> __device__ T twice(T v) { return 2 * v; }\n"

@@ -1,4 +1,4 @@
-"""Quiet versions of kernels (hirace/quiet_version.py): which kernels get one, what the launch and
+"""Quiet versions of kernels (hirace/proofs/quiet_version.py): which kernels get one, what the launch and
 the host's test look like, that the gpu instrumentation compiles, and that on the cpu backend the
 launches whose test holds run the copy and report what the kernels themselves report."""
 import subprocess
@@ -6,7 +6,9 @@ import subprocess
 import pytest
 from conftest import CUDA
 
-from hirace import quiet_version, runner
+from hirace import runner
+from hirace.proofs import quiet_version
+from hirace.proofs.conditions import host_text
 from hirace.config import Config
 from hirace.results import collect
 from instrument import logs
@@ -109,11 +111,11 @@ def test_on_the_cpu_backend_the_launches_whose_test_holds_run_the_copy_and_repor
 
 def test_host_conditions_take_array_extents_and_refuse_other_names():
     cond = "(blockDim.z == 1 && blockDim.y <= sizeof(t) / sizeof(t[0]) && blockDim.x <= sizeof(t[0]) / sizeof(t[0][0]))"
-    assert quiet_version._host_condition(cond, {"t": [8, 32]}, set()) == \
+    assert host_text(cond, {"t": [8, 32]}, set()) == \
         "(__hirace_block.z == 1 && __hirace_block.y <= 8 && __hirace_block.x <= 32)"
-    assert quiet_version._host_condition("blockDim.x <= n", {}, {"n"}) == "__hirace_block.x <= n"
-    assert quiet_version._host_condition("blockDim.x <= k", {}, {"n"}) is None   # a local: not on the host
-    assert quiet_version._host_condition("blockDim.x <= sizeof(u) / sizeof(u[0])", {}, set()) is None
+    assert host_text("blockDim.x <= n", {}, {"n"}) == "__hirace_block.x <= n"
+    assert host_text("blockDim.x <= k", {}, {"n"}) is None   # a local: not on the host
+    assert host_text("blockDim.x <= sizeof(u) / sizeof(u[0])", {}, set()) is None
 
 
 def test_a_thread_of_a_version_notes_its_first_sites_and_the_report_says_what_it_dropped(tmp_path):

@@ -1,4 +1,4 @@
-"""instrument/readonly_params.py: the pointer parameters a kernel only reads through, and the
+"""hirace/proofs/readonly_params.py: the pointer parameters a kernel only reads through, and the
 launches where hirace may check only the bounds of those reads."""
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from conftest import CUDA
 from runtime import include_dir
 
 RUNTIME_INCLUDE = include_dir()
-from instrument.parse import parse_file
-from instrument.query import query
-from instrument.readonly_params import readonly_params
+from instrument.frontend.parse import parse_file
+from instrument.frontend.query import query
+from hirace.proofs.readonly_params import readonly_params
 
 HEAD = "#include <cuda_runtime.h>\n__device__ int flag;\n"
 
@@ -113,7 +113,7 @@ def test_a_read_only_parameter_is_checked_when_a_written_one_shares_its_buffer(r
     assert [(m["launch"], m["site"]["line"], m["offset"]) for m in doc["memory_errors"]] == [(0, 9, 256), (2, 9, 256)]
 
 
-# ---------------------------------------------------------------- own parameters (instrument/own_index.py)
+# ---------------------------------------------------------------- own parameters (hirace/proofs/own_index.py)
 
 def owned(tmp_path, body: str) -> dict[str, list[tuple[str, str]]]:
     src = tmp_path / "k.cu"

@@ -9,8 +9,8 @@ import re
 import pytest
 
 from conftest import CUDA
-from instrument.parse import parse_file
-from instrument.query import query
+from instrument.frontend.parse import parse_file
+from instrument.frontend.query import query
 
 RW = CUDA / "realworld"
 
@@ -244,5 +244,5 @@ def test_hirace_gpu_builds_keep_every_block_size_launchable(tmp_path, monkeypatc
     monkeypatch.setattr(GpuBackend, "build", lambda self, req: seen.append(req) or req.output)
     runner.build([RW / "cg_race.cu"], GpuBackend(), tmp_path, Config())
     assert "-maxrregcount=64" in seen[0].flags
-    host = (RW.parents[2] / "runtime" / "include" / "hirace" / "host.h").read_text()
+    host = (RW.parents[2] / "runtime" / "include" / "hirace" / "host_launch.h").read_text()   # (after_launch)
     assert "cudaErrorLaunchOutOfResources" in host and "could not be launched under hirace" in host

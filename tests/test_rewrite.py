@@ -3,10 +3,10 @@ import subprocess
 import pytest
 
 from instrument.errors import RewriteConflict, UserError
-from instrument.parse import Span, parse_file
-from instrument.pipeline import instrument_sources
-from instrument.query import query
-from instrument.rewrite import Edit, EditPlan, apply
+from instrument.frontend.parse import Span, parse_file
+from instrument.compile.pipeline import instrument_sources
+from instrument.frontend.query import query
+from instrument.frontend.rewrite import Edit, EditPlan, apply
 
 from conftest import CUDA
 from probe_planner import probe_planner

@@ -1,4 +1,4 @@
-"""The row host (instrument/row_host.py): programs built as libraries, run one after another in one
+"""The row host (instrument/compile/row_host.py): programs built as libraries, run one after another in one
 process, each starting as a new process would, on the cpu backend."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from instrument import pipeline, row_host
+from instrument.compile import pipeline, row_host
 from instrument.backends import get_backend
 
 from conftest import ROOT

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from instrument import native_cache
+from instrument.compile import native_cache
 from instrument.errors import UserError
 from instrument.execution import host_builds
 from instrument.ownership import private_dir, trusted_file

@@ -10,7 +10,7 @@ from importlib import resources
 import pytest
 
 from instrument.errors import UserError
-from instrument.suppressions import CLTC_IGNORE, HIRACE_BENIGN, marked_lines
+from instrument.frontend.suppressions import CLTC_IGNORE, HIRACE_BENIGN, marked_lines
 
 from conftest import CUDA, TESTS
 

@@ -17,7 +17,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from instrument import pipeline  # noqa: E402
+from instrument.compile import pipeline  # noqa: E402
 from instrument.backends.cpu import CpuBackend  # noqa: E402
 
 

@@ -75,7 +75,8 @@ def measure(roots: dict[str, Path], be, sanitizer: str | None, repeat: int, only
     from bench.realworld.run import load_spec
     from hirace import runner
     from hirace.config import Config
-    from instrument import logs, pipeline
+    from instrument import logs
+    from instrument.compile import pipeline
     from instrument.protocol import HIRACE_LOG, Env
 
     rows = []

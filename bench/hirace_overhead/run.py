@@ -33,7 +33,8 @@ sys.path.insert(0, str(HERE.parents[1]))
 from hirace import runner  # noqa: E402
 from hirace.config import Config  # noqa: E402
 from instrument.backends import get_backend  # noqa: E402
-from instrument import logs, pipeline  # noqa: E402
+from instrument import logs
+from instrument.compile import pipeline  # noqa: E402
 from instrument.protocol import HIRACE_LOG, Env  # noqa: E402
 
 PROGRAMS = {"reduce": 1 << 24, "histogram": 1 << 24, "matmul": 1024, "stencil": 1 << 24, "spmv": 1 << 20,

@@ -3,13 +3,14 @@ builds of hirace side by side in one run, to see what a change (or a part of the
 
     python bench/hirace_overhead/variants.py --out DIR [--repeat 3] [--only reduce matmul rodinia-srad_v2]
         [--root samples=DIR --root rodinia=DIR]
-        --variant base= --variant cut1=-DHIRACE_BENCH_CUT=1 --variant noprior=prior=0
+        --variant base= --variant stop1=-DHIRACE_BENCH_STOP_AFTER_ENABLED --variant noprior=prior=0
         [--profile reduce matmul]
 
 Programs are the synthetic ones (their own kernel_ms) and, with --root, the real programs of
 real_programs.py (all their kernels' GPU time, summed by the CUPTI timer).
 
-A variant is NAME=ITEM,ITEM,...: `-DNAME[=V]` a define, `prior=0` hirace without prior sites,
+A variant is NAME=ITEM,ITEM,...: `-DNAME[=V]` a define (the benchmark switches that cut a part of the
+check, HIRACE_BENCH_*: runtime/include/hirace/bench_switches.h, docs/performance.md), `prior=0` hirace without prior sites,
 `versions=0` without kernels' quiet versions (HIRACE_QUIET_VERSIONS=0), `quiet=0` with every shared read checked whole (hirace.toml's quiet_reads = false), any other item an nvcc flag (e.g. `-maxrregcount=128`, which overrides hirace's 64). Every build is
 made first, in parallel; then each repeat runs the plain program and every variant once, in turn.
 --profile runs Nsight Compute (ncu, where installed) on the plain program and on the first
@@ -34,7 +35,7 @@ from bench.hirace_overhead.real_programs import SIZES, build_timer, kernel_ns  #
 from bench.hirace_overhead.run import PROGRAMS, kernel_ms  # noqa: E402
 from hirace import runner  # noqa: E402
 from hirace.config import Config  # noqa: E402
-from instrument import pipeline  # noqa: E402
+from instrument.compile import pipeline  # noqa: E402
 from instrument.backends import get_backend  # noqa: E402
 from instrument.protocol import Env  # noqa: E402
 

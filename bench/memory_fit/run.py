@@ -18,7 +18,8 @@ sys.path.insert(0, str(ROOT))
 
 from hirace import runner                      # noqa: E402
 from hirace.config import Config               # noqa: E402
-from instrument import logs, pipeline          # noqa: E402
+from instrument import logs
+from instrument.compile import pipeline          # noqa: E402
 from instrument.backends import get_backend    # noqa: E402
 from instrument.protocol import HIRACE_LOG, Env  # noqa: E402
 

@@ -26,7 +26,7 @@ from cltestcheck.execute import run_test  # noqa: E402
 from cltestcheck.judge import judge  # noqa: E402
 from cltestcheck.mutate import engine  # noqa: E402
 from instrument.backends import get_backend  # noqa: E402
-from instrument.parse import Span  # noqa: E402
+from instrument.frontend.parse import Span  # noqa: E402
 
 OPS = ["arithmetic", "relational", "bitwise", "logical", "assignment", "unary", "barrier", "loop",
        "thread-index", "shared-index"]   # atomics have no plain-text form, so the comparison leaves them out

@@ -41,6 +41,7 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.realworld import inputs  # noqa: E402
+from instrument.protocol import Macro  # noqa: E402
 
 TIMING = re.compile(r"(time|elapsed|msec|\bms\b|sec\b|seconds?\b|gflop|throughput|bandwidth|performance|"
                     r"clock|speed|GB/s|MB/s|/s\b|rate|while waiting|took|execution|memcopy|\d s, |\d\s?s$)", re.I)
@@ -146,14 +147,15 @@ def check(p: Program, roots: dict[str, Path], backend: str, work: Path, py: str,
     if nvcc:
         inst_srcs = sorted(str(q) for q in (work / "inst").rglob("*") if q.suffix in (".cu", ".cpp", ".c", ".cc")
                            and q.name in {s.name for s in srcs})
-        shift = re.search(r"HIRACE_GRANULARITY_SHIFT=(\d)", r.stderr)
+        # the build macros `hirace instrument` names (the rest keep the runtime's defaults: protocol.h)
+        planned = [f"-D{d}" for d in re.findall(r"-D(\w+=\w+)", r.stderr) if d.split("=")[0] in set(Macro)]
         r1 = _run([nvcc, "-std=c++17", *incs, *defs, *srcs, "-o", work / "plain_nvcc"], run_dir, tmo)
         row.nvcc_plain = "ok" if r1.returncode == 0 else "error"
         if r1.returncode == 0:
             inst_incs = ["-I", work / "inst", "-I", ROOT / "runtime" / "include"] + \
                 [x for d in p.include for x in ("-I", work / "inst" / d, "-I", base / d)]
-            r2 = _run([nvcc, "-std=c++17", *inst_incs, *defs, f"-DHIRACE_GRANULARITY_SHIFT={shift.group(1) if shift else 2}",
-                       *inst_srcs, "-o", work / "hirace_nvcc"], run_dir, tmo)
+            r2 = _run([nvcc, "-std=c++17", *inst_incs, *defs, *planned, *inst_srcs, "-o", work / "hirace_nvcc"],
+                      run_dir, tmo)
             row.nvcc_hirace = "ok" if r2.returncode == 0 else "error"
             if r2.returncode:
                 return fail("nvcc", r2.stderr + r2.stdout)

@@ -11,7 +11,7 @@ from cltestcheck.amplify.planner import SchedulePlanner  # noqa: E402
 from selftest.generate import assemble, generate  # noqa: E402
 from instrument.backends import BuildRequest  # noqa: E402
 from instrument.backends.gpu import GpuBackend  # noqa: E402
-from instrument.pipeline import instrument_sources  # noqa: E402
+from instrument.compile.pipeline import instrument_sources  # noqa: E402
 from instrument.protocol import Env  # noqa: E402
 from runtime import include_dir  # noqa: E402
 

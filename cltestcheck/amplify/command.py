@@ -17,10 +17,15 @@ from .schedules import FAMILIES
 
 def setup(p: argparse.ArgumentParser) -> None:
     config.add_suite_options(p)
-    p.add_argument("--runs", type=positive_int, default=20, metavar="N", help="runs per schedule (default 20)")
-    p.add_argument("--schedules", default="all", metavar="FAMILY",
-                   help="comma-separated families: " + "; ".join(f"{k}: {v}" for k, v in FAMILIES.items()))
-    p.add_argument("--seed", type=int, default=0, help="seed for the drawn first blocks and permutations")
+    defaults = config.DEFAULTS["amplify"]
+    p.add_argument("--runs", type=positive_int, default=defaults["runs"], metavar="N",
+                   help="runs per schedule (default %(default)s)")
+    p.add_argument("--schedules", default=defaults["schedules"], metavar="FAMILY",
+                   help="comma-separated families (default %(default)s): "
+                        + "; ".join(f"{k}: {v}" for k, v in FAMILIES.items())
+                        + "; or single schedules: first:W, asc, desc, random:SEED")
+    p.add_argument("--seed", type=int, default=defaults["seed"],
+                   help="seed for the drawn first blocks and permutations (default %(default)s)")
     add_options(p, "runs at once on this machine (default 1)")
     p.add_argument("--test", action="append", metavar="NAME", help="use only this test (repeatable)")
     p.add_argument("--timeout", type=positive_float, metavar="S",
@@ -35,12 +40,11 @@ def run(a: argparse.Namespace, _extra) -> int:
         raise UserError("--runs must be at least 1")
     from instrument.output import atomic_write_text
 
-    from .. import suite as suite_mod
     from . import engine, report
 
-    s = suite_mod.load(config.suite_dir(a, "amplify"), a.kernels).select(a.test)
+    s = config.load_suite(a, "amplify")
     check_outputs([Output("--json", a.json), Output("--plots", a.plots, "into")],
-                  inputs=[*s.input_files(), s.root])
+                  inputs=[*s.input_files(), s.root, *config.database_files(a)])
     t0 = time.monotonic()
     res = engine.run(s, a.backend, a.runs, a.schedules, a.seed, a.jobs, progress=show_progress(a), timeout=a.timeout,
                      dask=a.dask, show_warnings=True)

@@ -12,6 +12,7 @@ from instrument.execution import BuildOutcome, Campaign, HostBuild, Task, open_e
 from instrument.progress import Progress, Warnings
 
 from ..build import build_instrumented
+from ..config import DEFAULTS
 from ..execute import run_test
 from ..observed import Observed
 from ..suite import Suite
@@ -68,7 +69,8 @@ def _abridge(o: Observed) -> str:
     return head if o.exit_code == 0 else f"(exit {o.exit_code}) {head}"
 
 
-def run(suite: Suite, backend_name: str = "auto", runs: int = 20, family: str = "all", seed: int = 0,
+def run(suite: Suite, backend_name: str = DEFAULTS["shared"]["backend"], runs: int = DEFAULTS["amplify"]["runs"],
+        family: str = DEFAULTS["amplify"]["schedules"], seed: int = DEFAULTS["amplify"]["seed"],
         jobs: int = 1, progress: bool = True, timeout: float | None = None,
         dask: str | None = None, show_warnings: bool = False) -> AmplifyResult:
     backend = get_backend(backend_name)

@@ -9,8 +9,8 @@ Kernels that synchronise the whole grid (cooperative groups) are refused.
 from __future__ import annotations
 
 from instrument.errors import UnsupportedConstruct
-from instrument.query import Program
-from instrument.rewrite import EditPlan
+from instrument.frontend.query import Program
+from instrument.frontend.rewrite import EditPlan
 
 GRID_SYNC = ("this_grid", "grid_group", "cudaLaunchCooperativeKernel", "this_multi_grid")
 

@@ -14,7 +14,7 @@ from ..suite import Suite
 from .planner import CoveragePlanner
 from .results import CoverageResult, TestCoverage
 from instrument.reaper import temp_dir
-from instrument.suppressions import CLTC_IGNORE, Suppressed
+from instrument.frontend.suppressions import CLTC_IGNORE, Suppressed
 from instrument import logs
 from instrument.protocol import COVERAGE_LOG, Env
 

@@ -16,16 +16,22 @@ kernel with inline assembly, whose `exit` would leave without running destructor
 note bits of a register mask instead (`br_in`, `sw_in`, `LoopIn`, `CLTC_COV_SYNC_IN` on the kernel's
 `Seen`, declared first in the body), and the flags are written when the thread leaves the kernel:
 no memory traffic inside the kernel. Counting builds (`count_executions`) keep the direct forms.
+
+In `unit_mode` (one unit built by itself, through the compiler launcher cltc-cc: cltestcheck/cc.py)
+the unit's items are numbered from 0, and its item table goes into its own text: a call at the end of
+its main file registers the table (JSON) when the program starts, and the runtime gives the unit its
+first ids among the program's (runtime/include/cltc/coverage.h, `register_this_unit`).
 """
 from __future__ import annotations
 
+import json
 import re
 
-from instrument.parse import Span
-from instrument.query import Branch, Loop, Program
-from instrument.protocol import SEEN_BARRIER_FLAG, SEEN_BITS
+from instrument.frontend.parse import Span
+from instrument.frontend.query import Branch, Loop, Program
+from instrument.protocol import SEEN_BARRIER_FLAG, SEEN_BITS, Macro, define
 from instrument.errors import RewriteConflict
-from instrument.rewrite import EditPlan
+from instrument.frontend.rewrite import EditPlan
 
 from .sites import LOOP_CASES, Arm, BarrierSite, BranchSite, FunctionSite, LoopSite, SiteTable
 
@@ -35,8 +41,9 @@ _CONSTANT_TRUE = {"true", "1", "1u", "(true)", "(1)"}
 class CoveragePlanner:
     tool = "coverage"     # what a kernel library built with it has compiled in
 
-    def __init__(self, count_executions: bool = False) -> None:
+    def __init__(self, count_executions: bool = False, unit_mode: bool = False) -> None:
         self.table = SiteTable()
+        self.unit_mode = unit_mode   # one unit built by cltc-cc: its table in its own text (above)
         self.skipped: list[str] = []
         self._seen: set[tuple] = set()
         self.count_executions = count_executions   # counters instead of flags (coverage.h, CLTC_COV_COUNTS)
@@ -115,8 +122,10 @@ class CoveragePlanner:
 
     def defines(self) -> list[str]:
         """What the runtime must be built with, known once the program is planned."""
-        return [f"CLTC_COV_FLAGS={max(1, self.table.flags)}", f"CLTC_COV_BARRIERS={len(self.table.barriers)}",
-                f"CLTC_COV_COUNTS={int(self.count_executions)}"]
+        out = [define(Macro.CLTC_COV_FLAGS, max(1, self.table.flags)),
+               define(Macro.CLTC_COV_BARRIERS, len(self.table.barriers)),
+               define(Macro.CLTC_COV_COUNTS, self.count_executions)]
+        return out + ([define(Macro.CLTC_COV_UNITS, True)] if self.unit_mode else [])
 
     # -- the planner -----------------------------------------------------------
     def __call__(self, prog: Program, plan: EditPlan) -> None:
@@ -213,6 +222,20 @@ class CoveragePlanner:
         for call in prog.api_calls:
             if call.name == "cudaDeviceReset":
                 plan.wrap(call.span, "(::cltc::cov::host::before_reset(), ", ")", "cltc collection before reset")
+        if self.unit_mode:
+            self._register_unit(prog, plan)
+
+    def _register_unit(self, prog: Program, plan: EditPlan) -> None:
+        """unit_mode: the unit's item table (JSON, as sites.py reads it) and its registration, at the end
+        of its main file; the launcher shows the unit's warnings (what is not measured) as the build runs."""
+        plan.warnings.extend(self.skipped)
+        main = prog.unit.main
+        data = prog.unit.source(main).data
+        table = json.dumps(self.table.to_json(), separators=(",", ":"))
+        text = (f"\nnamespace {{ [[maybe_unused]] const unsigned cltc_unit_first_ = ::cltc::cov::register_this_unit("
+                f"{_c_strings(table)}, {self.table.flags}u, {len(self.table.barriers)}u); }}\n")
+        end = Span(main, len(data), len(data), data.count(b"\n") + 1, 1)
+        plan.insert(end, len(data), text, "cltc item table of the unit", allow_macro=True)
 
     @staticmethod
     def _reaches(prog: Program, fn: str, targets: set[str]) -> bool:
@@ -390,6 +413,14 @@ def _balanced(text: str) -> bool:
         if depth < 0:
             return False
     return depth == 0
+
+
+def _c_strings(text: str, piece: int = 2000) -> str:
+    """ASCII text as adjacent C++ string literals of at most `piece` characters each (no compiler
+    limits one string's length then); quotes, backslashes and `?` (trigraphs) escaped."""
+    esc = {'"': '\\"', "\\": "\\\\", "?": "\\?"}
+    parts = [text[i:i + piece] for i in range(0, len(text), piece)] or [""]
+    return " ".join('"' + "".join(esc.get(c, c) for c in part) + '"' for part in parts)
 
 
 def _short(text: str, n: int = 60) -> str:

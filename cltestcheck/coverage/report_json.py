@@ -18,6 +18,7 @@ def _tally(t: Tally) -> dict:
 def render(res: CoverageResult) -> str:
     doc = {
         "tool": "cltc coverage", "suite": res.suite, "backend": res.backend,
+        **({"command": res.command} if res.command else {}),
         "total": _tally(res.total()),
         "functions": {n: _tally(t) for n, t in res.tally_by("function").items()},
         "files": {n: _tally(t) for n, t in res.tally_by("file").items()},

@@ -32,8 +32,12 @@ def _loops(t: Tally) -> str:
 def render(res: CoverageResult) -> str:
     root = res.suite
     passed = sum(t.verdict.passed for t in res.tests)
-    lines = [f"cltc coverage: {rel(root, os.getcwd())} ({res.backend} backend), {len(res.tests)} tests, "
-             f"{passed} passed", ""]
+    if res.command:
+        lines = [f"cltc coverage: {res.command} ({res.backend} backend), {len(res.tests)} instrumented "
+                 f"process{'es' if len(res.tests) != 1 else ''}", ""]
+    else:
+        lines = [f"cltc coverage: {rel(root, os.getcwd())} ({res.backend} backend), {len(res.tests)} tests, "
+                 f"{passed} passed", ""]
     funcs = {f.name: f for f in res.table.functions}
     rows = [("Function", "Where", "Branches", "Loops 0/1/>1/boundary", "Barriers")]
     for name, t in res.tally_by("function").items():
@@ -75,8 +79,11 @@ def render(res: CoverageResult) -> str:
                          f"{d['arrived'] % d['threads']} of {d['threads']} threads arrived{more}; "
                          f"tests: {', '.join(d['tests'])}")
     lines.append("")
-    lines.append("Tests:")
+    lines.append("Processes:" if res.command else "Tests:")
     for c in res.contributions():
+        if res.command:   # (a process's own status is the command's to judge)
+            lines.append(f"  {c['test']}: covered {c['covered']}, only this process {c['unique']}")
+            continue
         state = "passed" if c["passed"] else f"FAILED ({c['reason']})"
         extra = "" if c["collected"] else \
             "  [no coverage: the run left no coverage log (killed, or its flags unreadable)]"

@@ -73,6 +73,7 @@ class CoverageResult:
     warnings: list[str] = field(default_factory=list)
     suppressed: Callable[[str, int], bool] = lambda file, line: False   # (file, line) marked `cltc: ignore`
     executions: bool = False   # the run counted the threads passing each item (TestCoverage.counts)
+    command: str = ""          # `cltc coverage -- COMMAND`: the command; its tests are its processes
 
     def executed(self, flag: int) -> int:
         """Threads that passed flag's item, summed over the tests (counting runs)."""

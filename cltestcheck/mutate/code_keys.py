@@ -13,8 +13,8 @@ import bisect
 import hashlib
 import os
 
-from instrument.parse import Span
-from instrument.query import Function, Program
+from instrument.frontend.parse import Span
+from instrument.frontend.query import Function, Program
 
 
 def _digest(*parts) -> str:

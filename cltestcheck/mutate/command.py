@@ -19,8 +19,10 @@ from .operators import OPERATORS
 
 def setup(p: argparse.ArgumentParser) -> None:
     config.add_suite_options(p)
-    p.add_argument("--runs", type=positive_int, default=20, metavar="N",
-                   help="runs per mutant and test (default 20); on the cpu backend each run uses another schedule seed")
+    defaults = config.DEFAULTS["mutate"]
+    p.add_argument("--runs", type=positive_int, default=defaults["runs"], metavar="N",
+                   help="runs per mutant and test (default %(default)s); on the cpu backend each run uses another "
+                        "schedule seed")
     add_options(p, "mutants judged at once on this machine (default 1)")
     p.add_argument("--results", type=Path, metavar="FILE.csv",
                    help="append one row per judged mutant to this file as it finishes; rerunning with the "
@@ -33,8 +35,10 @@ def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--html", type=Path, metavar="DIR", help="also write annotated HTML pages")
     p.add_argument("--break", dest="break_at", metavar="PCT",
                    help="exit 1 when the mutation score is under PCT (Stryker's break threshold)")
-    p.add_argument("--high", metavar="PCT", help="a score at or above PCT is good (Stryker's high; default 80)")
-    p.add_argument("--low", metavar="PCT", help="a score under PCT is poor (Stryker's low; default 60)")
+    p.add_argument("--high", metavar="PCT", default=defaults["high"],
+                   help="a score at or above PCT is good (Stryker's high; default %(default)g)")
+    p.add_argument("--low", metavar="PCT", default=defaults["low"],
+                   help="a score under PCT is poor (Stryker's low; default %(default)g)")
     add_progress_options(p)
 
 
@@ -46,7 +50,6 @@ def run(a: argparse.Namespace, _extra) -> int:
         return EXIT_OK
     if a.runs < 1:
         raise UserError("--runs must be at least 1")
-    from .. import suite as suite_mod
     from ..report_files import write_reports
     from . import engine, report_html, report_json, report_stryker, report_text
     from .operators import parse_list
@@ -55,9 +58,9 @@ def run(a: argparse.Namespace, _extra) -> int:
     break_at = None if a.break_at is None else gates.percent(a.break_at, "--break")
     thresholds = gates.mutation_thresholds(a.high, a.low, break_at)
     ops = parse_list(a.operators)
-    s = suite_mod.load(config.suite_dir(a, "mutate"), a.kernels).select(a.test)
+    s = config.load_suite(a, "mutate")
     check_outputs([Output("--results", a.results), Output("--json", a.json), Output("--stryker", a.stryker),
-                   Output("--html", a.html, "dir")], inputs=[*s.input_files(), s.root])
+                   Output("--html", a.html, "dir")], inputs=[*s.input_files(), s.root, *config.database_files(a)])
     t0 = time.monotonic()
     with campaign_lock(a.results, "cltc mutate campaign") if a.results else contextlib.nullcontext():
         res = engine.run(s, a.backend, ops, a.runs, a.jobs, progress=show_progress(a), dask=a.dask,

@@ -12,6 +12,7 @@ from instrument.errors import UserError
 from instrument.execution import BuildOutcome, Campaign, HostBuild, Task, open_executor
 from instrument.progress import Progress, Warnings
 
+from ..config import DEFAULTS
 from ..execute import run_test
 from ..judge import judge
 from ..suite import Suite, TestCase
@@ -20,7 +21,7 @@ from .outcomes import MutantOutcome, MutationResult, Reference, Status
 from .planner import Mutant
 from .schemata import build_planned, plan_digest, plan_schemata
 from instrument.reaper import temp_dir
-from instrument.suppressions import CLTC_IGNORE, Suppressed
+from instrument.frontend.suppressions import CLTC_IGNORE, Suppressed
 from instrument import logs
 from instrument.protocol import REACH_LOG, Env
 
@@ -30,7 +31,8 @@ def _env(backend: Backend, run: int) -> dict:
     return backend.block_order_env("random", run) if run else {}
 
 
-def run(suite: Suite, backend_name: str = "auto", operators: list[str] | None = None, runs: int = 20,
+def run(suite: Suite, backend_name: str = DEFAULTS["shared"]["backend"], operators: list[str] | None = None,
+        runs: int = DEFAULTS["mutate"]["runs"],
         jobs: int = 1, progress: bool = True, dask: str | None = None,
         results: Path | None = None, show_warnings: bool = False) -> MutationResult:
     """Judge every mutant: locally (`jobs` at once) or on a Dask cluster (`dask`). With `results`,

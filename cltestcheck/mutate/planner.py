@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from instrument.parse import Span
-from instrument.query import ATOMIC_OPS, Operator, Program
-from instrument.rewrite import EditPlan
+from instrument.frontend.parse import Span
+from instrument.frontend.query import ATOMIC_OPS, Operator, Program
+from instrument.protocol import Macro, define
+from instrument.frontend.rewrite import EditPlan
 
 from .code_keys import CodeKeys
 from .operators import ARITH, ARITH_ASSIGN, BITS, BITS_ASSIGN, CODE, REL
@@ -81,7 +82,7 @@ class MutationPlanner:
 
     def defines(self) -> list[str]:
         """What the runtime must be built with, known once the program is planned."""
-        return [f"CLTC_MUT_SITES={max(1, self.sites)}"]
+        return [define(Macro.CLTC_MUT_SITES, max(1, self.sites))]
 
     # -- the planner -------------------------------------------------------------
     def __call__(self, prog: Program, plan: EditPlan) -> None:

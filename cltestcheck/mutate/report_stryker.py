@@ -7,6 +7,7 @@ import os
 from collections import OrderedDict
 
 from .. import __version__
+from ..gates import HIGH, LOW
 from .outcomes import MutationResult
 from .operators import STRYKER_NAME
 
@@ -15,7 +16,7 @@ STATUS = {"killed": "Killed", "timeout": "Timeout", "survived": "Survived", "und
 
 
 def render(res: MutationResult, thresholds: dict[str, float] | None = None) -> str:
-    thresholds = thresholds or {"high": 80.0, "low": 60.0}
+    thresholds = thresholds or {"high": HIGH, "low": LOW}
     files: OrderedDict[str, dict] = OrderedDict()
     root = res.suite
     for o in res.outcomes:

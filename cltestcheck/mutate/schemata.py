@@ -9,9 +9,9 @@ from pathlib import Path
 
 from instrument.backends import Backend
 from instrument.errors import UserError
-from instrument.parse import error_diagnostics
-from instrument.pipeline import instrument_sources
-from instrument.schedule_points import schedule_points
+from instrument.frontend.parse import error_diagnostics
+from instrument.compile.pipeline import instrument_sources
+from instrument.frontend.schedule_points import schedule_points
 from runtime import include_dir
 
 from ..build import build_instrumented

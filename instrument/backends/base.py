@@ -17,7 +17,7 @@ class BuildRequest:
     defines: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     opt: str = "-O2"
-    library: bool = False    # a shared library whose main a row host calls (instrument/row_host.py)
+    library: bool = False    # a shared library whose main a row host calls (instrument/compile/row_host.py)
 
 
 class Backend:
@@ -55,7 +55,7 @@ class Backend:
         raise NotImplementedError
 
     def row_host_command(self, source: Path, output: Path) -> list[str]:
-        """The command that builds the row host (instrument/native/row_host.cpp) for this backend's
+        """The command that builds the row host (instrument/compile/native/row_host.cpp) for this backend's
         libraries."""
         raise NotImplementedError
 
@@ -63,7 +63,7 @@ class Backend:
             stdin: str | None = None, cwd: str | Path | None = None,
             passthrough: bool = False, measure_memory: bool = False) -> RunResult:
         if is_library(exe):   # built with BuildRequest.library: a row of a host process
-            from .. import row_host
+            from ..compile import row_host
             if passthrough:
                 raise ValueError("a program built as a library runs in a row host, which keeps its output")
             return row_host.run(self, Path(exe), args, env=env, timeout=timeout, stdin=stdin, cwd=cwd)

@@ -8,7 +8,7 @@ from runtime import include_dir
 
 from ..errors import ToolchainMissing
 from ..protocol import EXIT_MEANING, Env, Exit
-from ..toolchain import c_compiler, host_cxx, library_options
+from ..compile.toolchain import c_compiler, host_cxx, library_options
 from .base import Backend, BuildRequest, RunResult
 
 # exit codes the emulation header uses for faults it detects

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import ToolchainMissing
-from ..toolchain import gpu_arch, gpu_usable, nvcc_path
+from ..compile.toolchain import gpu_arch, gpu_usable, nvcc_path
 from .base import Backend, BuildRequest
 
 

@@ -62,7 +62,7 @@ def run_process(cmd: list[str], timeout: float | None = None, env: dict | None =
     if argv0 is not None and not measure_memory:
         executable, cmd = cmd[0], [argv0, *cmd[1:]]
     if measure_memory:
-        from ..peak_rss import wrap
+        from ..compile.peak_rss import wrap
         cmd, peak_file = wrap(cmd)
     t0 = time.monotonic()
     full_env = reaper.program_env(None if env is None else {**os.environ, **env})
@@ -98,7 +98,7 @@ def run_process(cmd: list[str], timeout: float | None = None, env: dict | None =
 def _peak(peak_file) -> int | None:
     if peak_file is None:
         return None
-    from ..peak_rss import read
+    from ..compile.peak_rss import read
     return read(peak_file)
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from runtime import include_dir
 
 from ..backends import Backend, BuildRequest
-from ..parse import parse_file
-from ..pipeline import Planner, instrument_sources, planned_defines
+from ..frontend.parse import parse_file
+from ..compile.pipeline import Planner, instrument_sources, planned_defines
 from .harness import entry_name, harness_text
 from .manifest import Manifest, SourceEntry
 from .signatures import kernel_signatures

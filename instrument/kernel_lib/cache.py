@@ -16,7 +16,7 @@ from runtime import include_dir
 from ..backends import Backend
 from ..errors import UserError
 from ..ownership import others_may_write, private_dir
-from ..parse import parse_file
+from ..frontend.parse import parse_file
 from .build import build_library
 
 ENV = "CLTC_KERNEL_CACHE"

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 
 from clang import cindex
 
-from ..parse import ParsedUnit
+from ..frontend.parse import ParsedUnit
 
 CK = cindex.CursorKind
 TK = cindex.TypeKind

@@ -16,14 +16,10 @@
 
 #include "cudacommon/qualifiers.h"
 
-#ifndef CLTC_MUT_SITES
-#define CLTC_MUT_SITES 1
-#endif
-
 namespace cltc {
 namespace mut {
 
-constexpr unsigned kSites = CLTC_MUT_SITES;
+constexpr unsigned kSites = CLTC_MUT_SITES;   // (the planner's -D; its default: cudacommon/protocol.h)
 
 // operator codes: generated from instrument/protocol.py (MUTATION_OPS)
 using namespace ::cctk::mutation_op;

@@ -7,7 +7,9 @@
 // On the cpu backend the emulator orders blocks itself (CUDAEMU_BLOCK_ORDER);
 // this header then only records the launches.
 //
-// $CLTC_SCHEDULE: "free" | "first:W" | "asc" | "desc" | "random:SEED" | "none".
+// $CLTC_SCHEDULE: "free" | "first:W" | "asc" | "desc" | "random:SEED" | "none" (the forms, the
+// gate's modes and the one parser of a spec: cudacommon/protocol.h `schedule`, generated from
+// instrument/protocol.py, whose parse_schedule the Python side reads a spec with).
 #ifndef CLTC_SCHEDULE_H
 #define CLTC_SCHEDULE_H
 
@@ -28,7 +30,13 @@
 namespace cltc {
 namespace sched {
 
-enum Mode : unsigned { kNone = 0, kFree = 1, kFirst = 2, kSerial = 3 };
+using ::cctk::schedule::Mode;
+using ::cctk::schedule::kNone;
+using ::cctk::schedule::kFree;
+using ::cctk::schedule::kFirst;
+using ::cctk::schedule::kSerial;
+using ::cctk::schedule::kSerialDesc;
+using ::cctk::schedule::kSerialRandom;
 
 struct LaunchGate {
   unsigned mode;
@@ -122,12 +130,10 @@ inline void init() {
   if (s.init) return;
   s.init = true;
   if (const char *p = ::cctk::host::option(::cctk::env::kCltcSchedLog)) s.log_path = p;
-  const char *spec = ::cctk::host::option(::cctk::env::kCltcSchedule);
-  std::string v = spec ? spec : "none";
-  if (v == "free") s.mode = kFree;
-  else if (v == "asc" || v == "desc") { s.mode = kSerial; s.first = v == "desc"; }
-  else if (v.rfind("first:", 0) == 0) { s.mode = kFirst; s.first = unsigned(std::strtoul(v.c_str() + 6, nullptr, 10)); }
-  else if (v.rfind("random:", 0) == 0) { s.mode = kSerial; s.first = 2; s.seed = std::strtoull(v.c_str() + 7, nullptr, 10); }
+  const ::cctk::schedule::Spec spec = ::cctk::schedule::parse(::cctk::host::option(::cctk::env::kCltcSchedule));
+  s.mode = spec.mode;
+  s.first = spec.first;
+  s.seed = spec.seed;
   ::cctk::host::at_end(write_log);
 }
 
@@ -139,9 +145,9 @@ inline std::vector<unsigned> make_schedule(const State &s, unsigned n, unsigned 
     unsigned w = s.first % n;
     for (unsigned i = w; i > 0; --i) order[i] = order[i - 1];
     order[0] = w;
-  } else if (s.mode == kSerial && s.first == 1) {
+  } else if (s.mode == kSerial && s.first == kSerialDesc) {
     for (unsigned i = 0; i < n; ++i) order[i] = n - 1 - i;
-  } else if (s.mode == kSerial && s.first == 2) {
+  } else if (s.mode == kSerial && s.first == kSerialRandom) {
     unsigned long long x = s.seed * 0x9E3779B97F4A7C15ull + launch + 1;
     for (unsigned i = n; i > 1; --i) {
       x ^= x >> 12; x ^= x << 25; x ^= x >> 27;

@@ -5,22 +5,71 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+// build macros: what the planners pass as -D (their defines()), and the default of each
+#ifndef HIRACE_GRANULARITY_SHIFT
+#define HIRACE_GRANULARITY_SHIFT 2   // log2 of the bytes one shadow word covers (hirace/host_alloc.h; set by hirace/planner.py)
+#endif
+#ifndef HIRACE_SITES_RAN
+#define HIRACE_SITES_RAN 0   // 1: each site notes that it ran (`ran`; always on the cpu backend) (hirace/launch_state.h; set by hirace/planner.py)
+#endif
+#ifndef HIRACE_SITE_COUNT
+#define HIRACE_SITE_COUNT 0   // the program's sites (a program built unit by unit counts its units' instead: units.h) (hirace/host_launch.h; set by hirace/planner.py)
+#endif
+#ifndef HIRACE_UNITS
+#define HIRACE_UNITS 0   // 1: a unit built by itself through hirace-cc, with its own site table (units.h) (hirace/host_unit.h; set by hirace/planner.py)
+#endif
+#ifndef HIRACE_BRACKETED_ONLY
+#define HIRACE_BRACKETED_ONLY 0   // 1: the planner found no way for the program's instrumented code to run in a launch hirace does not bracket (hirace/planner.py _note_unbracketed), so no "off" state follows each launch (hirace/host_launch.h; set by hirace/planner.py)
+#endif
+#ifndef HIRACE_PENDING_LAUNCHES
+#define HIRACE_PENDING_LAUNCHES 64   // launches that log into one race log before the host reads it back (hirace/records.h; a tuning a build may override)
+#endif
+#ifndef CLTC_COV_FLAGS
+#define CLTC_COV_FLAGS 1   // coverage items (cltc/coverage_state.h; set by cltestcheck/coverage/planner.py)
+#endif
+#ifndef CLTC_COV_BARRIERS
+#define CLTC_COV_BARRIERS 0   // barriers (cltc/coverage_state.h; set by cltestcheck/coverage/planner.py)
+#endif
+#ifndef CLTC_COV_COUNTS
+#define CLTC_COV_COUNTS 0   // 1: count the threads that pass each item (count_executions) (cltc/coverage_state.h; set by cltestcheck/coverage/planner.py)
+#endif
+#ifndef CLTC_COV_UNITS
+#define CLTC_COV_UNITS 0   // 1: a unit built by itself through cltc-cc, with its own item table (cltc/coverage_state.h; set by cltestcheck/coverage/planner.py)
+#endif
+#ifndef CLTC_COV_BIT_SLOTS
+#define CLTC_COV_BIT_SLOTS 256   // rows of g_bits (one per SM the kernels' leaving warps write) (cltc/coverage_state.h; a tuning a build may override)
+#endif
+#ifndef CLTC_COV_LATE_BARRIERS
+#define CLTC_COV_LATE_BARRIERS 8   // barriers of a kernel's Seen judged when threads leave (cltc/coverage_seen.h; a tuning a build may override)
+#endif
+#ifndef CLTC_MUT_SITES
+#define CLTC_MUT_SITES 1   // mutation sites (cltc/mutate.h; set by cltestcheck/mutate/planner.py)
+#endif
+
+// the quiet forms of a site (hirace/quiet.h) and the hooks a quiet version keeps as no-ops: each has
+// a namesake in namespace hirace::q (hirace/quiet_version.h checks that it does)
+#define CCTK_HIRACE_QUIET_FORMS(X) X(rd_bounds) X(rd_private) X(wr_private) X(rmw_private) X(rd_apart) X(wr_apart) X(rmw_apart) X(rd_param) X(rd_own) X(wr_own) X(rmw_own) X(atomic_block_bounds) X(atomic_device_bounds) X(atomic_param)
+#define CCTK_HIRACE_QUIET_HOOKS(X) X(block_entry) X(after_block_barrier) X(after_warp_barrier) X(after_group_barrier) X(after_block_barrier_value) X(own_index) X(lanes_apart)
 
 namespace cctk {
 
 // environment variables the runtimes read
 namespace env {
-constexpr const char kHiraceLog[] = "HIRACE_LOG";   // path: where the race log is written at exit (hirace/host.h)
-constexpr const char kHiraceLogDir[] = "HIRACE_LOG_DIR";   // directory: where each process writes a log of its own at exit (hirace-PID-N.jsonl, never over another file), when HIRACE_LOG is unset; `hirace run -- COMMAND` sets it (hirace/host.h)
-constexpr const char kHiraceExitcode[] = "HIRACE_EXITCODE";   // status: the exit status of a program built by hirace-cc that found races or out-of-bounds accesses and reported them itself (default 66; 0: keep the program's own) (hirace/units.h)
-constexpr const char kHiraceKernels[] = "HIRACE_KERNELS";   // name,name: check only launches of these kernels (hirace/host.h)
-constexpr const char kHiraceMaxReports[] = "HIRACE_MAX_REPORTS";   // count: race records kept per launch (hirace/host.h)
-constexpr const char kHiracePriorSites[] = "HIRACE_PRIOR_SITES";   // 0|1: record each word's last accesses, so races name both (default 1; 0 saves 16 bytes per shadow word) (hirace/host.h)
-constexpr const char kHiraceBlocks[] = "HIRACE_BLOCKS";   // lo:hi: check only blocks lo..hi (linear ids) (hirace/host.h)
-constexpr const char kHiraceThreads[] = "HIRACE_THREADS";   // lo:hi: check only threads lo..hi of each block (hirace/host.h)
-constexpr const char kHiraceBounds[] = "HIRACE_BOUNDS";   // 0|1: redzones and out-of-bounds checks (default 1; 0 only to measure their cost) (hirace/host.h)
-constexpr const char kHiraceQuietVersions[] = "HIRACE_QUIET_VERSIONS";   // 0|1: launch a kernel's quiet version where its launch conditions hold (default 1; 0: every launch runs the kernel, to measure what the versions save, or to name every out-of-bounds site of a thread that meets more than a version's thread notes) (hirace/host.h)
-constexpr const char kCltcCovLog[] = "CLTC_COV_LOG";   // path: where the coverage flags are written at exit (cltc/coverage.h)
+constexpr const char kHiraceLog[] = "HIRACE_LOG";   // path: where the race log is written at exit (hirace/host_init.h)
+constexpr const char kHiraceLogDir[] = "HIRACE_LOG_DIR";   // directory: where each process writes a log of its own at exit (hirace-PID-N.jsonl, never over another file), when HIRACE_LOG is unset; `hirace run -- COMMAND` sets it (hirace/host_init.h)
+constexpr const char kHiraceExitcode[] = "HIRACE_EXITCODE";   // status: the exit status of a program built by hirace-cc that found races or out-of-bounds accesses and reported them itself (0: keep the program's own) (default 66) (hirace/units.h)
+constexpr const char kHiraceKernels[] = "HIRACE_KERNELS";   // name,name: check only launches of these kernels (hirace/host_init.h)
+constexpr const char kHiraceMaxReports[] = "HIRACE_MAX_REPORTS";   // count: race records kept per launch (default 1024) (hirace/host_init.h)
+constexpr const char kHiracePriorSites[] = "HIRACE_PRIOR_SITES";   // 0|1: record each word's last accesses, so races name both (0 saves 16 bytes per shadow word) (default 1) (hirace/host_init.h)
+constexpr const char kHiraceBlocks[] = "HIRACE_BLOCKS";   // lo:hi: check only blocks lo..hi (linear ids) (hirace/host_init.h)
+constexpr const char kHiraceThreads[] = "HIRACE_THREADS";   // lo:hi: check only threads lo..hi of each block (hirace/host_init.h)
+constexpr const char kHiraceBounds[] = "HIRACE_BOUNDS";   // 0|1: redzones and out-of-bounds checks (0 only to measure their cost) (default 1) (hirace/host_init.h)
+constexpr const char kHiraceQuietVersions[] = "HIRACE_QUIET_VERSIONS";   // 0|1: launch a kernel's quiet version where its launch conditions hold (0: every launch runs the kernel, to measure what the versions save, or to name every out-of-bounds site of a thread that meets more than a version's thread notes) (default 1) (hirace/host_init.h)
+constexpr const char kCltcCovLog[] = "CLTC_COV_LOG";   // path: where the coverage flags are written at exit (cltc/coverage_host_log.h)
+constexpr const char kCltcCovLogDir[] = "CLTC_COV_LOG_DIR";   // directory: where each process of a program built by cltc-cc writes a coverage log of its own at exit (cltc-cov-PID-N.jsonl, never over another file), when CLTC_COV_LOG is unset; `cltc coverage -- COMMAND` sets it (cltc/coverage_host_log.h)
 constexpr const char kCltcMutant[] = "CLTC_MUTANT";   // id: the active mutant (0: none) (cltc/mutate.h)
 constexpr const char kCltcMutReach[] = "CLTC_MUT_REACH";   // path: where the reached mutation sites are written (cltc/mutate.h)
 constexpr const char kCltcSchedule[] = "CLTC_SCHEDULE";   // spec: the block schedule to impose (amplify) (cltc/schedule.h)
@@ -32,6 +81,15 @@ constexpr const char kCudaemuBlockOrder[] = "CUDAEMU_BLOCK_ORDER";   // asc|desc
 constexpr const char kCudaemuExitedArrive[] = "CUDAEMU_EXITED_ARRIVE";   // 0|1: exited threads count as arrived at __syncthreads (cudaemu/state.h)
 constexpr const char kCudaemuDeviceMb[] = "CUDAEMU_DEVICE_MB";   // MiB: the emulated device's memory: device allocations past it fail (default: no cap) (cudaemu/cudaemu_api.h)
 }  // namespace env
+
+// the value of an option that is not set (the runtime's default)
+namespace env_default {
+constexpr int kHiraceExitcode = 66;
+constexpr int kHiraceMaxReports = 1024;
+constexpr bool kHiracePriorSites = true;
+constexpr bool kHiraceBounds = true;
+constexpr bool kHiraceQuietVersions = true;
+}  // namespace env_default
 
 // exit statuses a runtime ends the program with
 namespace exit_code {
@@ -52,8 +110,47 @@ enum LoopCase : unsigned { kLoopZero = 0, kLoopOne = 1, kLoopMany = 2, kLoopBoun
 constexpr unsigned kSeenBits = 64;
 constexpr unsigned kSeenBarrierFlag = 2147483648u;
 
-// the bits of a hirace prior-site slot that hold the site id (hirace/runtime.h SiteSlots)
+// the bits of a hirace prior-site slot that hold the site id (hirace/records.h SiteSlots)
 constexpr unsigned kSiteIdBits = 20;
+
+// the memory space a hirace log record names (hirace/records.h)
+enum Space : unsigned { kGlobal = 0, kShared = 1 };
+
+// a kernel's quiet candidates at most (hirace/records.h LaunchState::quiet_params)
+constexpr unsigned kQuietParams = 8;
+
+// a row of cltc coverage's g_bits is whole lines of kBitRowLineWords words, kBitRowLineBits flags each
+constexpr unsigned kBitRowLineBits = 1024;
+constexpr unsigned kBitRowLineWords = 16;
+
+// cltc amplify's block schedules ($CLTC_SCHEDULE): the gate's modes, a serial schedule's orders,
+// and the parser of a spec (cltc/schedule.h; cltestcheck/gpu_host.py reads one the same way)
+namespace schedule {
+enum Mode : unsigned { kNone = 0, kFree = 1, kFirst = 2, kSerial = 3 };
+enum SerialOrder : unsigned { kSerialAsc = 0, kSerialDesc = 1, kSerialRandom = 2 };
+struct Spec {
+  unsigned mode = kNone, first = 0;
+  unsigned long long seed = 0;
+};
+// a spec, one of (an unknown one, or none, is none):
+//   none: no schedule imposed (also any spec not below)
+//   free: blocks as the hardware dispatches them, renamed by dispatch order
+//   asc: blocks one at a time, ascending
+//   desc: blocks one at a time, descending
+//   first:W: block W runs first, then the others
+//   random:SEED: blocks one at a time, in a permutation drawn from SEED
+inline Spec parse(const char *v) {
+  Spec s;
+  if (!v) return s;
+  if (std::strcmp(v, "none") == 0) { s.mode = kNone; s.first = 0; return s; }
+  if (std::strcmp(v, "free") == 0) { s.mode = kFree; s.first = 0; return s; }
+  if (std::strcmp(v, "asc") == 0) { s.mode = kSerial; s.first = 0; return s; }
+  if (std::strcmp(v, "desc") == 0) { s.mode = kSerial; s.first = 1; return s; }
+  if (std::strncmp(v, "first:", 6) == 0) { s.mode = kFirst; s.first = unsigned(std::strtoull(v + 6, nullptr, 10)); return s; }
+  if (std::strncmp(v, "random:", 7) == 0) { s.mode = kSerial; s.first = 2; s.seed = std::strtoull(v + 7, nullptr, 10); return s; }
+  return s;
+}
+}  // namespace schedule
 
 // mutation operator codes (the operator a mutant puts in place)
 namespace mutation_op {
@@ -117,7 +214,7 @@ inline void write_race(std::FILE *f, unsigned launch, unsigned site, int prior_s
 inline void write_memory_error(std::FILE *f, unsigned launch, unsigned site, unsigned tid, unsigned bid, unsigned access, unsigned space, int buffer, long long offset, unsigned long long limit, unsigned size, unsigned count) {
   std::fprintf(f, "{\"record\": \"memory_error\", \"launch\": %u, \"site\": %u, \"tid\": %u, \"bid\": %u, \"access\": %u, \"space\": %u, \"buffer\": %d, \"offset\": %lld, \"limit\": %llu, \"size\": %u, \"count\": %u}\n", launch, site, tid, bid, access, space, buffer, offset, limit, size, count);
 }
-// an instrumented access of a unit built by hirace-cc (instrument/compile_line.py), by the id its check passes (the unit's first id, given when it registers, plus its own)
+// an instrumented access of a unit built by hirace-cc (instrument/compile/compile_line.py), by the id its check passes (the unit's first id, given when it registers, plus its own)
 inline void write_site(std::FILE *f, unsigned id, const char * file, unsigned line, unsigned column, const char * kind, const char * text, const char * function, const char * variable, const char * space, const char * bound) {
   std::fprintf(f, "{\"record\": \"site\", \"id\": %u, \"file\": ", id);
   log_detail::write_string(f, file);
@@ -176,6 +273,20 @@ inline void write_barrier_count(std::FILE *f, unsigned barrier, unsigned long lo
 // a barrier part of a block reached
 inline void write_divergence(std::FILE *f, unsigned barrier, const unsigned * block, unsigned arrived, unsigned threads) {
   std::fprintf(f, "{\"record\": \"divergence\", \"barrier\": %u, \"block\": [%u, %u, %u], \"arrived\": %u, \"threads\": %u}\n", barrier, block[0], block[1], block[2], arrived, threads);
+}
+// a unit built by cltc-cc: its items (cltestcheck/coverage/sites.py SiteTable, as JSON, its own ids) and where they sit among the program's (flag and barrier ids: the unit's first, given when it registers, plus its own)
+inline void write_unit(std::FILE *f, unsigned flag_base, unsigned barrier_base, unsigned flags, unsigned barriers, const char * table) {
+  std::fprintf(f, "{\"record\": \"unit\", \"flag_base\": %u, \"barrier_base\": %u, \"flags\": %u, \"barriers\": %u, \"table\": ", flag_base, barrier_base, flags, barriers);
+  log_detail::write_string(f, table);
+  std::fprintf(f, "}\n");
+}
+// the process that wrote the log (logs of cltc-cc builds), and the backend it ran on
+inline void write_process(std::FILE *f, unsigned pid, const char * command, const char * backend) {
+  std::fprintf(f, "{\"record\": \"process\", \"pid\": %u, \"command\": ", pid);
+  log_detail::write_string(f, command);
+  std::fprintf(f, ", \"backend\": ");
+  log_detail::write_string(f, backend);
+  std::fprintf(f, "}\n");
 }
 // the last record: the log is complete
 inline void write_end(std::FILE *f, unsigned launches, unsigned divergence_total) {

@@ -13,7 +13,7 @@ inline cudaError_t record(cudaError_t e) {
 // (unset: no cap beyond the host's), so that a run meets a small GPU's limit; host allocations
 // (cudaMallocHost, cudaHostAlloc) do not count. What the program leaves allocated goes back with
 // its static data (DeviceMemoryRelease below), as a process's memory goes at exit: a row host
-// (instrument/row_host.py) that unloads the program built as a library keeps none of it.
+// (instrument/compile/row_host.py) that unloads the program built as a library keeps none of it.
 struct DeviceMemory {
   size_t cap = ~size_t(0), used = 0;
   std::map<void *, size_t> sizes;   // the device allocations, by address

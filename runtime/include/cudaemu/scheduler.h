@@ -304,7 +304,7 @@ inline char *arena_for(unsigned slot) {
 }
 
 // The fiber stacks and shared-memory windows go back with the program's static data: at exit, or
-// when a row host (instrument/row_host.py) unloads the program built as a library, which would
+// when a row host (instrument/compile/row_host.py) unloads the program built as a library, which would
 // otherwise leave them mapped in the host for good. Defined after the lists it empties, so it
 // is destroyed before them; a launch after it (from an earlier atexit handler) maps new ones.
 struct MappingsRelease {

@@ -1,4 +1,4 @@
-// What an allocation call becomes under hirace (see host.h and host_hooks.h, which define
+// What an allocation call becomes under hirace (see host_alloc.h and host_hooks.h, which define
 // HIRACE_HOOKS, the namespace of the functions): `cudaMalloc(&d, n)` calls allocate() with the
 // pointer argument's text, which names the buffer in reports ("&d_a" -> "d_a", tidied by the
 // reader), and the place of the call. Each macro keeps every argument form of the runtime's

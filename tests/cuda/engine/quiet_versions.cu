@@ -1,4 +1,4 @@
-// Kernels for hirace's quiet versions (hirace/quiet_version.py): `tile` and `taps` have only quiet
+// Kernels for hirace's quiet versions (hirace/proofs/quiet_version.py): `tile` and `taps` have only quiet
 // sites (a shared tile written at each thread's own word, read-only and own parameters, a loop of a
 // fixed count) and get a version, as does `racy` (its index, 0, is an own form that the host test
 // refuses); `rows` loops a count the data decides: none. `taps` reads one word before its input (out of bounds in every

@@ -1,5 +1,5 @@
 // A program that prints what a new process starts with, then changes all of it: run as rows of
-// one row host (instrument/row_host.py), every row must print what the first printed.
+// one row host (instrument/compile/row_host.py), every row must print what the first printed.
 // argv[1]: "return" (main returns 3), "exit" (exit(5) from a helper), "abort", "hang".
 #include <csignal>
 #include <cstdio>

@@ -1,0 +1,229 @@
+"""`cltc coverage -- COMMAND`: coverage of a project built through cltc-cc, measured by its own test
+command (ctest, make test, a script). Every instrumented process the command starts writes a log of
+its own into a private CLTC_COV_LOG_DIR (runtime/include/cltc/coverage.h: its flags, by the process's
+own ids, and the item table of each of its units); the logs are merged as coverage.py's parallel
+mode combines its data files: an item is its file, line, column and kind, so two processes of one
+program, two programs sharing a unit (a static library) and two units including one header count
+one item. Each process is one "test" of the result (its reports say which processes reached what).
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shlex
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from instrument import logs
+from instrument.errors import UserError
+from instrument.protocol import COVERAGE_LOG, Env
+from instrument.reaper import temp_dir
+from instrument.frontend.suppressions import CLTC_IGNORE, Suppressed
+
+from ..judge import Verdict
+from .results import CoverageResult, TestCoverage
+from .sites import LOOP_CASES, Arm, BarrierSite, BranchSite, FunctionSite, LoopSite, SiteTable
+
+LOG_GLOB = "cltc-cov-*.jsonl"   # (the runtime's names: coverage.h log_in_dir)
+
+
+@dataclass
+class ProcessLog:
+    """One process's log: its units' items (by the process's own ids) and what it set."""
+    name: str
+    backend: str
+    table: SiteTable
+    units: int
+    data: TestCoverage
+    launches: int
+
+
+@dataclass
+class CommandRun:
+    """What `cltc coverage -- COMMAND` saw: the merged result, how many processes wrote a log, how
+    many began one and never finished it, those whose log has no item table, the command's status."""
+    result: CoverageResult | None
+    processes: int
+    lost: int
+    foreign: int
+    exit_status: int
+
+
+def _shifted(table: SiteTable, flag_base: int, barrier_base: int) -> SiteTable:
+    """A unit's table with its ids moved to where the process put them."""
+    return SiteTable(
+        table.flags,
+        [replace(f, flag=f.flag + flag_base) for f in table.functions],
+        [replace(b, arms=[replace(a, flag=a.flag + flag_base) for a in b.arms]) for b in table.branches],
+        [replace(lp, base=lp.base + flag_base) for lp in table.loops],
+        [replace(b, index=b.index + barrier_base) for b in table.barriers])
+
+
+@functools.lru_cache(maxsize=4096)
+def _unit_table(text: str) -> SiteTable:
+    """A unit's table as its object holds it (every process of a program carries the same text: read
+    once; callers copy, never change it)."""
+    return SiteTable.from_json(json.loads(text))
+
+
+def _program(command: str, cwd: Path) -> str:
+    """A process's command line with its program named relative to cwd where it lies under it."""
+    words = command.split(" ", 1)
+    try:
+        p = Path(words[0])
+        if p.is_absolute() and p.is_relative_to(cwd):
+            words[0] = str(p.relative_to(cwd))
+    except ValueError:
+        pass
+    return " ".join(words)
+
+
+def read_log(path: Path, cwd: Path) -> ProcessLog | None:
+    """A process's log; None when it holds no item table (a program cltc built whole, not cltc-cc)."""
+    data = logs.read_complete(path, COVERAGE_LOG, f"the coverage log {path.name}")
+    if not data["unit"]:
+        return None
+    table = SiteTable()
+    for u in data["unit"]:
+        try:
+            unit = _unit_table(u.table)
+        except (ValueError, KeyError, TypeError):
+            raise logs.LogError(f"the coverage log {path.name} is damaged: a unit's item table does not read",
+                                hint=logs.DAMAGE_HINT) from None
+        unit = _shifted(unit, u.flag_base, u.barrier_base)
+        table.functions += unit.functions
+        table.branches += unit.branches
+        table.loops += unit.loops
+        table.barriers += unit.barriers
+        table.flags = max(table.flags, u.flag_base + u.flags)
+    proc = data["process"][0] if data["process"] else None
+    name = f"{_program(proc.command, cwd)} (pid {proc.pid})" if proc else path.stem
+    tc = TestCoverage(name, Verdict(True), 0.0, True,
+                      flags={r.id for r in data["flag"]}, counts={r.id: r.n for r in data["count"]},
+                      barrier_counts={r.barrier: r.n for r in data["barrier_count"]},
+                      barrier_flags={r.id for r in data["barrier_flag"]},
+                      divergences=[{"barrier": d.barrier, "block": list(d.block), "arrived": d.arrived,
+                                    "threads": d.threads} for d in data["divergence"]],
+                      divergence_total=data["end"][0].divergence_total)
+    return ProcessLog(name, proc.backend if proc else "", table, len(data["unit"]), tc, data["end"][0].launches)
+
+
+@dataclass
+class _Merged:
+    table: SiteTable = field(default_factory=SiteTable)
+    keys: dict = field(default_factory=dict)      # item key -> its flag (barrier: its index) in the merge
+
+    def flags(self, n: int) -> int:
+        base = self.table.flags
+        self.table.flags += n
+        return base
+
+
+def _file(path: str) -> str:
+    return os.path.normpath(path)
+
+
+def merge(processes: list[ProcessLog]) -> tuple[SiteTable, list[TestCoverage]]:
+    """One table of every process's items, each item once (by file, line, column and kind), and each
+    process's coverage in the merged table's ids."""
+    m = _Merged()
+    tests = []
+    for p in processes:
+        flag_of: dict[int, int] = {}
+        barrier_of: dict[int, int] = {}
+        for f in p.table.functions:
+            key = ("function", _file(f.file), f.line, f.name, f.kind)
+            if key not in m.keys:
+                m.keys[key] = m.flags(1)
+                m.table.functions.append(replace(f, file=_file(f.file), flag=m.keys[key]))
+            flag_of[f.flag] = m.keys[key]
+        for b in p.table.branches:
+            key = ("branch", b.kind, _file(b.file), b.line, b.col, tuple(a.label for a in b.arms))
+            if key not in m.keys:
+                base = m.keys[key] = m.flags(len(b.arms))
+                m.table.branches.append(replace(b, file=_file(b.file), arms=[
+                    Arm(a.label, base + i, a.line, list(a.body)) for i, a in enumerate(b.arms)]))
+            for i, a in enumerate(b.arms):
+                flag_of[a.flag] = m.keys[key] + i
+        for lp in p.table.loops:
+            key = ("loop", lp.kind, _file(lp.file), lp.line, lp.col, tuple(lp.cases))
+            if key not in m.keys:
+                m.keys[key] = m.flags(len(LOOP_CASES))
+                m.table.loops.append(replace(lp, file=_file(lp.file), base=m.keys[key]))
+            for i in range(len(LOOP_CASES)):
+                flag_of[lp.base + i] = m.keys[key] + i
+        for bar in p.table.barriers:
+            key = ("barrier", bar.name, _file(bar.file), bar.line, bar.col)
+            if key not in m.keys:
+                m.keys[key] = len(m.table.barriers)
+                m.table.barriers.append(replace(bar, file=_file(bar.file), index=m.keys[key]))
+            barrier_of[bar.index] = m.keys[key]
+        d = p.data
+        counts: dict[int, int] = {}
+        for f, n in d.counts.items():
+            if f in flag_of:
+                counts[flag_of[f]] = counts.get(flag_of[f], 0) + n
+        bcounts: dict[int, int] = {}
+        for b, n in d.barrier_counts.items():
+            if b in barrier_of:
+                bcounts[barrier_of[b]] = bcounts.get(barrier_of[b], 0) + n
+        tests.append(replace(
+            d, flags={flag_of[f] for f in d.flags if f in flag_of}, counts=counts, barrier_counts=bcounts,
+            barrier_flags={2 * barrier_of[i // 2] + i % 2 for i in d.barrier_flags if i // 2 in barrier_of},
+            divergences=[{**x, "barrier": barrier_of[x["barrier"]]} for x in d.divergences
+                         if x["barrier"] in barrier_of]))
+    return m.table, tests
+
+
+def relative_to(table: SiteTable, root: Path) -> SiteTable:
+    """The table with the files under root named relative to it (lcov's SF:, Cobertura, the pages);
+    files elsewhere keep their absolute names."""
+    def rel(path: str) -> str:
+        p = Path(path)
+        return str(p.relative_to(root)) if p.is_absolute() and p.is_relative_to(root) else path
+    return SiteTable(table.flags, [replace(f, file=rel(f.file)) for f in table.functions],
+                     [replace(b, file=rel(b.file)) for b in table.branches],
+                     [replace(lp, file=rel(lp.file)) for lp in table.loops],
+                     [replace(b, file=rel(b.file)) for b in table.barriers])
+
+
+def run_command(command: list[str], timeout: float) -> CommandRun:
+    """Run any command (ctest, make test, a script, a program built through cltc-cc) with its output as
+    it is; every instrumented process it starts writes its counters into a private directory, and
+    they are merged."""
+    from instrument.backends.process import run_process
+    cwd = Path.cwd().resolve()
+    with temp_dir(prefix="cltc-cov-logs-") as tmp:
+        # (CLTC_COV_LOG empty: a value the user's environment holds would send every process to one
+        # file; exited threads count as arrived, as on a GPU: a barrier part of a block skips is
+        # measured as divergent instead of stopping the cpu backend's run)
+        env = {Env.CLTC_COV_LOG_DIR: tmp, Env.CLTC_COV_LOG: "", Env.CUDAEMU_EXITED_ARRIVE: "1"}
+        sys.stdout.flush()
+        try:
+            proc = run_process(command, timeout=timeout, env=env, passthrough=True)
+        except FileNotFoundError:
+            raise UserError(f"{command[0]}: no such command",
+                            hint="give the test command after --: cltc coverage -- ctest --test-dir build") from None
+        except PermissionError:
+            raise UserError(f"{command[0]}: not executable") from None
+        if proc.timed_out:
+            raise UserError(f"the command timed out after {timeout:g}s under cltc coverage",
+                            hint="raise --timeout, or check the command for a hang")
+        paths = sorted(Path(tmp).glob(LOG_GLOB))
+        lost = len(list(Path(tmp).glob(LOG_GLOB + ".part")))
+        read = [read_log(p, cwd) for p in paths]
+    processes = sorted((p for p in read if p is not None), key=lambda p: p.name)
+    foreign = len(read) - len(processes)
+    if not processes:
+        return CommandRun(None, 0, lost, foreign, proc.returncode)
+    table, tests = merge(processes)
+    table = relative_to(table, cwd)
+    suppressed = Suppressed(CLTC_IGNORE)
+    for f in {f.file for f in table.functions}:
+        suppressed.of(f)   # a region left open is an error now, before any report is written
+    backends = sorted({p.backend for p in processes if p.backend})
+    res = CoverageResult(str(cwd), "+".join(backends) or "unknown", table, tests, [], suppressed,
+                         command=shlex.join(command))
+    return CommandRun(res, len(processes), lost, foreign, proc.returncode)

@@ -1,0 +1,139 @@
+"""`hirace explain`: for every site, the check it gets and why; for every kernel, what the analyses
+made of it. Reads what the planner decided (hirace/proofs: the site table's proof, condition and
+why; each unit's fact table), nothing else: what it prints is what `hirace run` would build."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from instrument.errors import EXIT_OK, UserError
+from instrument.files import Output, check_outputs, check_sources
+from instrument.output import atomic_write_text
+
+from . import config as config_mod
+from .proofs.proof import Rule
+from .run_cmd import _common, _from_database
+
+_ARGUMENT = {r.title: r.argument for r in Rule}
+
+
+def setup(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or json")
+    p.add_argument("-o", "--output", type=Path, default=None, help="write the explanation to this file")
+    p.add_argument("--cpu", action="store_true", help="as the cpu backend builds it (lowered for g++)")
+    _common(p, sources="*")
+
+
+def run(a: argparse.Namespace, _extra) -> int:
+    from . import runner
+    _from_database(a)
+    if not a.sources:
+        raise UserError("no source to explain", hint="hirace explain prog.cu, or -p BUILD for the CUDA units of "
+                                                     "BUILD/compile_commands.json")
+    check_sources(a.sources)
+    config = a.config or config_mod.discover(Path.cwd())
+    if a.output is not None:
+        check_outputs([Output("-o", a.output, "file")], inputs=[*a.sources, config, *a.include])
+    cfg = config_mod.load(config)
+    with tempfile.TemporaryDirectory(prefix="hirace-explain-") as tmp:
+        ins = runner.instrument(a.sources, Path(tmp) / "src", cfg, a.include, a.define, lower_cpu=a.cpu)
+    data = explanation(ins.planner)
+    text = json.dumps(data, indent=1) + "\n" if a.format == "json" else render_text(data)
+    if a.output is not None:
+        atomic_write_text(a.output, text)
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def explanation(planner) -> dict:
+    """The explanation as data: sites (with their check and why), kernels, and a summary."""
+    sites = []
+    for s in planner.sites:
+        row = {"id": s.id, "file": s.file, "line": s.line, "column": s.column, "kind": s.kind, "text": s.text,
+               "function": s.function, "check": "bounds" if s.proof else "whole", "proof": s.proof or None,
+               "condition": s.condition or None, "why": _ARGUMENT.get(s.proof, "") if s.proof else s.why}
+        sites.append(row)
+    kernels, off = [], []
+    for facts in planner.facts:
+        if facts.off:
+            off.append(facts.off)
+        for k in facts.prog.kernels:
+            params = next((kp for kp in facts.params.values() if kp.kernel.name == k.name), None)
+            kernels.append({
+                "name": k.name, "file": k.span.file, "line": k.span.line,
+                "intervals": facts.off or facts.intervals_why.get(k.name) or "analysed",
+                "parameters": facts.off or facts.params_why.get(k.name) or _params(params),
+                "notes": facts.kernel_facts.notes.get(k.name, []),
+            })
+    by_rule = Counter(s["proof"] for s in sites if s["proof"])
+    return {"sites": sites, "kernels": _unique(kernels), "not_analysed": sorted(set(off)),
+            "summary": {"sites": len(sites), "bounds_only": sum(by_rule.values()),
+                        "whole": sum(1 for s in sites if s["check"] == "whole"), "by_proof": dict(sorted(by_rule.items()))}}
+
+
+def _params(kp) -> str:
+    if kp is None:
+        return "analysed"
+    names = lambda ps: ", ".join(kp.kernel.params[i] for i in ps)   # noqa: E731
+    parts = [f"{what} {names(ps)}" for what, ps in (("read-only", kp.candidates),
+                                                    ("own", tuple(o.position for o in kp.own)),
+                                                    ("atomic", kp.atomic)) if ps]
+    return "analysed: " + "; ".join(parts)
+
+
+def _unique(kernels: list[dict]) -> list[dict]:
+    """One entry per kernel definition (a header several units include is analysed in each)."""
+    seen, out = set(), []
+    for k in kernels:
+        if (k["file"], k["line"], k["name"]) not in seen:
+            seen.add((k["file"], k["line"], k["name"]))
+            out.append(k)
+    return out
+
+
+def _shown(path: str) -> str:
+    """A path as the user would write it: relative to the current directory where it lies below it."""
+    try:
+        return str(Path(path).relative_to(Path.cwd()))
+    except ValueError:
+        return path
+
+
+def render_text(data: dict) -> str:
+    """Per function (kernels with what the analyses made of them), each site on a line: where, what,
+    its check; each rule's argument once, at the end."""
+    out = [f"not analysed: {reason}" for reason in data["not_analysed"]]
+    kernels = {(k["file"], k["name"]): k for k in data["kernels"]}
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for s in data["sites"]:
+        groups.setdefault((s["file"], s["function"]), []).append(s)
+    for (file, k) in [(k["file"], k["name"]) for k in data["kernels"]]:
+        groups.setdefault((file, k), [])
+    for (file, function), sites in sorted(groups.items(), key=lambda g: (g[0][0], min(
+            [s["line"] for s in g[1]] + [kernels[g[0]]["line"] if g[0] in kernels else 0]))):
+        k = kernels.get((file, function))
+        if k is not None:
+            out.append(f"{_shown(file)}:{k['line']}: kernel {function}")
+            out.append(f"  barrier intervals: {k['intervals']}")
+            out.append(f"  parameters: {k['parameters']}")
+            out += [f"  note: {n}" for n in k["notes"]]
+        else:
+            out.append(f"{_shown(file)}: {function}")
+        for s in sorted(sites, key=lambda s: (s["line"], s["column"])):
+            if s["check"] == "bounds":
+                how = f"bounds only: {s['proof']}" + (f", where {s['condition']}" if s["condition"] else "")
+            else:
+                how = "checked whole" + (f": {s['why']}" if s["why"] else "")
+            out.append(f"  {s['line']}:{s['column']}: {s['kind']} {s['text']}: {how}")
+    sm = data["summary"]
+    rules = ", ".join(f"{n} {r}" for r, n in sm["by_proof"].items())
+    out.append(f"{sm['sites']} sites: {sm['bounds_only']} bounds only{' (' + rules + ')' if rules else ''}, "
+               f"{sm['whole']} checked whole")
+    for rule in sm["by_proof"]:
+        out.append(f"  {rule}: {_ARGUMENT[rule]}")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,720 @@
+"""Barrier intervals of kernels: the accesses to `__shared__` arrays that cannot race.
+
+A data race needs a write: two reads never race, and shared memory belongs to one block, whose
+barriers order everything before them against everything after. So a read of a shared array that
+no thread of the block can write in the read's barrier interval races with nothing (a tile of a
+matrix product read after the barrier that ends its loading, a stencil's neighbours), and so does
+a write of each thread's own word (`A[threadIdx.y][threadIdx.x] = v`) in an interval where no thread
+reads the array and every write to it has that form. `shared_intervals` finds both from the
+kernel's statements, conservatively:
+
+- the interval of an access is every statement a thread can execute between the same two barriers:
+  the code reachable without passing a barrier from any barrier (or the kernel's entry) that
+  reaches the access without passing one. Only `__syncthreads` (and its variants, and a
+  cooperative-groups block sync) ends an interval; a kernel where one of them is conditional
+  (inside `if`, `switch`, `?:`, `&&`, `||`) or in a loop's header is not analysed, nor one with
+  `goto`, inline assembly, a lambda or a local class, or a call to a device function that
+  synchronises;
+- a write is a store, read-modify-write or atomic to the array by name, and any one whose target
+  is not known (through a pointer that is not a kernel parameter), a call of a device function
+  that writes memory other than through its kernel's parameters, and a call of a function the
+  program does not define that takes a non-const pointer or reference, or a non-const method: any
+  of them counts as a write to every shared array; likewise for reads. `extern __shared__` arrays
+  all count as one.
+
+An atomic on a shared array in an interval where every access to that array is an atomic races with
+nothing either (atomics never race with each other): it is quiet too.
+
+`KernelFacts` (what calls and functions may do, what a kernel changes) is shared with
+readonly_params.py.
+"""
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass, field
+
+from clang import cindex
+
+from instrument.frontend.parse import Span
+from instrument.frontend.query import BARRIERS, Function, Program, atomic_parts, dependent_callee
+from .apart import apart_accesses
+from .own_index import Scope, address_taken
+from .tree_forms import OffsetForm, guards_of, offset_form, tree_form, tree_vars
+from .conditions import BlockBounds, Condition, LanesApart, OwnWord
+from .proof import Rule
+
+CK = cindex.CursorKind
+TK = cindex.TypeKind
+
+ANY = "*"           # a write whose target is unknown: every shared array
+DYNAMIC = "<extern>"  # the extern __shared__ arrays, which alias each other
+_LOOPS = (CK.FOR_STMT, CK.WHILE_STMT, CK.DO_STMT, CK.CXX_FOR_RANGE_STMT)
+# functions without a definition in the program that write nothing a kernel can see (their pointer
+# arguments are only read); dependent calls in templates are taken on trust only for these names
+_PURE = re.compile(r"(__)?(ldg|ldcg|ldca|ldcs|ldlu|ldcv)$|printf$|assert$|__assert_fail$|"
+                   r"(std::)?(min|max|abs|fabsf?|sqrtf?|rsqrtf?|expf?|exp2f?|logf?|log2f?|powf?|sinf?|cosf?|"
+                   r"tanhf?|floorf?|ceilf?|fminf?|fmaxf?|fmaf?|roundf?|truncf?)$|"
+                   r"__(shfl|ballot|any|all|activemask|popc|clz|ffs|brev|fmul|fadd|fdiv|fma|f?sqrt|exp|log|"
+                   r"sin|cos|saturate|float2|int2|uint2|double2|half2|mul24|umul|sad|byte_perm|funnelshift|"
+                   r"rcp|frcp|fsqrt|drcp|match|reduce)\w*$")
+
+
+# a cooperative group's methods that only exchange values or answer questions (`tile.shfl_down(v, 1)`),
+# called on a group a template leaves unresolved
+_GROUP_PURE = re.compile(r"shfl(_down|_up|_xor)?|thread_rank|size|num_threads|meta_group_rank|meta_group_size|"
+                         r"any|all|ballot|match_any|match_all|thread_index|group_index|dim_threads")
+
+
+# an object constructed with no arguments, as written: `SharedMemory<T>()`
+_CONSTRUCTION = re.compile(r"\s*(\w+)\s*(?:<[^;{}()]*>)?\s*\(\s*\)\s*")
+
+
+def _pointer_params(fn: cindex.Cursor, writable: bool = True) -> bool:
+    """Does the function take a pointer or reference (to something it may change, with `writable`)?"""
+    if fn.type.kind != TK.FUNCTIONPROTO:   # no prototype: it may take anything
+        return True
+    types = list(fn.type.argument_types())
+    for t in types:
+        t = t.get_canonical()
+        if t.kind in (TK.POINTER, TK.LVALUEREFERENCE, TK.RVALUEREFERENCE) and \
+                not (writable and t.get_pointee().is_const_qualified()):
+            return True
+    return False
+
+
+# -- what the analysis proves of an access that names its thread's own words (the rules' input) --
+@dataclass(frozen=True)
+class OwnForm:
+    """A write (or read) of each thread's own word, `A[threadIdx.y][threadIdx.x]` (form 'yx'), in an
+    interval where no other thread reads or writes that word: its own where the block fits A."""
+    form: str
+    rule = Rule.OWN_SHARED_WORD
+    entry_suffix = "_private"
+
+    def condition(self, array: str) -> Condition:
+        return OwnWord(array, self.form)
+
+
+@dataclass(frozen=True)
+class LaneRanges:
+    """A write `A[lane + offset]` among lane + offset writes (tree_forms.OffsetForm), no read of A in
+    the interval: each thread's words are its own where the writes' ranges lie apart."""
+    lane: str
+    forms: tuple[OffsetForm, ...]
+    rule = Rule.LANES_APART
+    entry_suffix = "_private"
+
+    def condition(self, array: str) -> Condition:
+        return LanesApart(array, self.lane, tuple((f.offset, f.cap) for f in self.forms))
+
+
+@dataclass(frozen=True)
+class Apart:
+    """An access no other thread's access meets in its interval in launches where each of
+    `needs` holds (C++ conditions on blockDim: apart.py)."""
+    needs: frozenset
+    rule = Rule.APART
+    entry_suffix = "_apart"
+
+    def condition(self, array: str = "") -> Condition:
+        return BlockBounds(self.needs)
+
+
+OwnWordForm = OwnForm | LaneRanges | Apart   # a lone access's form: each names its rule and condition
+
+
+class Reach(enum.Enum):
+    """Which words of its array an access may name, as far as the interval analysis knows."""
+    ANY_WORD = enum.auto()   # any word (its index is not one the analysis reads)
+    OWN = enum.auto()        # the thread's own word (`A[tid]`, `A[threadIdx.y][threadIdx.x]`)
+    BELOW = enum.auto()      # its own word, below a tree reduction's stride (`if (tid < s) A[tid] = ...`)
+    ABOVE = enum.auto()      # the word a stride above its own (`A[tid + s]`)
+    OFFSET = enum.auto()     # lane + offset (tree_forms.OffsetForm, by its index in the kernel's list)
+    ATOMIC = enum.auto()     # any word, by an atomic (atomics never race with each other)
+
+
+@dataclass(frozen=True)
+class Word:
+    """What an access (or a call) of an interval touches: an array (ANY: every shared array, DYNAMIC:
+    the extern ones) and, where known, which of its words (`lane`: the form 'yx', 'x' ...; `var`:
+    the stride; `index`: the offset form's)."""
+    array: str
+    reach: Reach = Reach.ANY_WORD
+    lane: str = ""
+    var: str = ""
+    index: int = -1
+
+    def __str__(self) -> str:   # (for messages and a stable order)
+        r = self.reach
+        if r is Reach.ANY_WORD:
+            return self.array
+        if r is Reach.ATOMIC:
+            return f"{self.array}@atomic"
+        tail = {Reach.OWN: "", Reach.BELOW: f"<{self.var}", Reach.ABOVE: f"+{self.var}",
+                Reach.OFFSET: f"~{self.index}"}[r]
+        return f"{self.array}@{self.lane}{tail}"
+
+
+EVERY = Word(ANY)   # a write or read whose target is unknown
+
+
+class NotAnalysed(Exception):
+    """A kernel this analysis does not take on (the message says why): none of its accesses gets a
+    proof from it, and the explanation names the reason."""
+
+
+@dataclass
+class _Node:
+    extents: list[tuple[int, int]]
+    cut: bool = False              # holds a barrier that ends an interval
+    succ: set[int] = field(default_factory=set)
+    pred: set[int] = field(default_factory=set)
+    writes: set[str] = field(default_factory=set)   # arrays written ("A@yx": by each thread at [y][x]), ANY
+    reads: set[str] = field(default_factory=set)
+
+
+def _inside(span: Span, outer: Span) -> bool:
+    return span.file == outer.file and outer.start <= span.start and span.end <= outer.end
+
+
+class KernelFacts:
+    """What the program's calls and functions may do, and what its kernels' barrier intervals hold."""
+
+    def __init__(self, prog: Program):
+        self.p = prog
+        self.cursors = prog.cursors
+        self.extern = {d.name for d in prog.shared if d.is_extern}
+        self.summaries: dict[str, tuple[bool, bool, bool] | None] = {}   # name -> (syncs, writes, reads)
+        self.pointers_in: dict[str, str] = {}   # the kernel being analysed: its shared_pointers
+        self.arrays = {d.name: (DYNAMIC if d.is_extern else d.name) for d in prog.shared}
+        self._classes: dict[str, bool] | None = None
+        self._pointers: dict[tuple, dict[str, str]] = {}   # shared_pointers by kernel body
+        self.effects: dict[tuple, tuple[bool, bool, bool]] = {}          # by call (hash, where, name)
+        self.notes: dict[str, list[str]] = {}   # kernel -> what an analysis gave up on in it (for explain)
+
+    def note(self, kernel: str, text: str) -> None:
+        self.notes.setdefault(kernel, []).append(text)
+
+    # -- what a piece of code writes --------------------------------------------------------------
+    def _callee_effects(self, call: cindex.Cursor) -> tuple[bool, bool, bool]:
+        """(synchronises, writes something, may read shared memory) for a call in device code."""
+        loc = call.location
+        key = (call.hash, loc.file.name if loc.file else "", loc.offset, call.spelling)
+        if key not in self.effects:
+            self.effects[key] = self._effects(call)
+        return self.effects[key]
+
+    def _effects(self, call: cindex.Cursor) -> tuple[bool, bool, bool]:
+        name, obj = call.spelling, None
+        if not name and call.referenced is None:   # a call a template leaves unresolved: its name as written
+            kids = list(call.get_children())
+            name, obj = dependent_callee(kids[0]) if kids else ("", None)
+            if obj is not None and _GROUP_PURE.fullmatch(name):
+                return False, False, False     # a cooperative group's shuffle, vote or rank
+        if name in BARRIERS or name == "sync" or atomic_parts(name):
+            return False, False, False     # barriers and atomics are seen on their own
+        ref = call.referenced
+        if ref is not None and ref.kind in (CK.CONSTRUCTOR, CK.DESTRUCTOR):
+            return False, False, _pointer_params(ref, writable=False)
+        fn = self.p.functions.get(name)
+        if fn is not None:
+            return self._summary(fn)
+        if ref is None and not name:   # a dependent construction: `SharedMemory<T>()` touches nothing
+            sp = self.p.unit.span_of(call)
+            if sp and self.shared_construction(self.p.unit.source(sp.file).text(sp.start, sp.end)):
+                return False, False, False
+        if ref is None:
+            return False, not _PURE.match(name or ""), not _PURE.match(name or "")
+        if ref.kind == CK.CXX_METHOD:
+            return False, not ref.is_const_method() and not ref.is_static_method(), True
+        pure = bool(_PURE.match(name))
+        return False, _pointer_params(ref) and not pure, _pointer_params(ref, writable=False) and not pure
+
+    def _summary(self, fn: Function) -> tuple[bool, bool, bool]:
+        if fn.name in self.summaries:
+            got = self.summaries[fn.name]
+            return got if got is not None else (True, True, True)   # recursion: assume the worst
+        self.summaries[fn.name] = None
+        syncs = any(_inside(b.span, fn.body) for b in self.p.barriers if b.scope != "warp")
+        writes = any(a.kind != "read" and a.space in ("shared", "pointer", "global") and _inside(a.span, fn.body)
+                     for a in self.p.accesses) or any(_inside(a.span, fn.body) for a in self.p.atomics)
+        reads = any(a.kind != "write" and a.space in ("shared", "pointer") and _inside(a.span, fn.body)
+                    for a in self.p.accesses)
+        cur = self.cursors.get((fn.body.file, fn.body.start))
+        if cur is None:
+            syncs = writes = reads = True
+        elif _pointer_params(cur):   # it may write what a reference or pointer argument names
+            writes = True
+        if cur is not None:
+            for c in cur.walk_preorder():
+                if c.kind == CK.CALL_EXPR and c is not cur:
+                    s, w, r = self._callee_effects(c)
+                    syncs, writes, reads = syncs or s, writes or w, reads or r
+                elif c.kind == CK.ASM_STMT:
+                    syncs = writes = reads = True
+        self.summaries[fn.name] = (syncs, writes, reads)
+        return syncs, writes, reads
+
+    def changed(self, body: Span) -> set[str]:
+        """What the code in `body` assigns, increments or decrements, as written (`p`, `tx`)."""
+        src = self.p.unit.source(body.file)
+        return {src.text(o.operands[0].start, o.operands[0].end).strip() for o in self.p.operators
+                if _inside(o.span, body) and o.assigns()} | \
+            {name for sp, name in self.p.aliased if _inside(sp, body)}   # (a reference may change them)
+
+    def atomic_base(self, at) -> str:
+        """The variable an atomic's address names: `a` in `atomicAdd(&a[i], v)` or `atomicAdd(a, v)`."""
+        src = self.p.unit.source(at.span.file)
+        if at.bound_base:
+            return src.text(at.bound_base.start, at.bound_base.end)
+        return src.text(at.address.start, at.address.end).strip() if at.address else ""
+
+    def shared_classes(self) -> dict[str, bool]:
+        """Class name -> whether every conversion operator the program defines for it returns an
+        extern __shared__ array (`SharedMemory<T>`: constructing one and converting it touches no
+        memory and yields a pointer into shared memory)."""
+        if self._classes is None:
+            self._classes = {}
+            for c in self.cursors.values():
+                if c.kind == CK.CONVERSION_FUNCTION and c.semantic_parent is not None:
+                    rets = [r for r in c.walk_preorder() if r.kind == CK.RETURN_STMT]
+                    ok = bool(rets) and all(self.arrays.get(_named(r)) == DYNAMIC for r in rets)
+                    name = c.semantic_parent.spelling
+                    self._classes[name] = self._classes.get(name, True) and ok
+        return self._classes
+
+    def shared_pointers(self, k: Function) -> dict[str, str]:
+        """The kernel's local pointers into shared memory, by name, with the array they point into
+        (DYNAMIC for the extern ones): declared once, never changed nor addressed, from a shared
+        array (`float *p = tile;`, maybe cast) or from an object of a class of the program whose every
+        conversion operator returns an extern __shared__ array (the samples' `T *sdata =
+        SharedMemory<T>();`)."""
+        key = (k.body.file, k.body.start)
+        if key not in self._pointers:
+            self._pointers[key] = self._shared_pointers(k)
+        return self._pointers[key]
+
+    def shared_construction(self, text: str) -> bool:
+        """Is `text` the construction of an object of a shared_classes class (`SharedMemory<T>()`)?"""
+        m = _CONSTRUCTION.fullmatch(text)
+        return bool(m and self.shared_classes().get(m.group(1)))
+
+    def _shared_pointers(self, k: Function) -> dict[str, str]:
+        cur = self.cursors.get((k.body.file, k.body.start))
+        if cur is None:
+            return {}
+        src = self.p.unit.source(k.body.file)
+        text = src.text(k.body.start, k.body.end)
+        changed = self.changed(k.body)
+        count: dict[str, int] = {}
+        found: dict[str, str] = {}
+        for c in cur.walk_preorder():
+            if c.kind != CK.VAR_DECL:
+                continue
+            count[c.spelling] = count.get(c.spelling, 0) + 1
+            init = [x for x in c.get_children() if x.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF, CK.TEMPLATE_REF)]
+            sp = self.p.unit.span_of(init[-1]) if init else None
+            if sp is None or c.type.get_canonical().kind != TK.POINTER:
+                continue
+            target = self.arrays.get(_named(init[-1]))
+            if target is None and self.shared_construction(src.text(sp.start, sp.end)):
+                target = DYNAMIC
+            if target is not None:
+                found[c.spelling] = target
+        return {n: t for n, t in found.items()
+                if count.get(n) == 1 and n not in changed and not address_taken(n, text)}
+
+    def _target(self, space: str, base: str, params: set[str]) -> str | None:
+        """The shared array a write goes to, ANY, or None (memory no shared read can see)."""
+        if space in ("global", "constant"):
+            return None
+        if space == "shared":
+            return DYNAMIC if base in self.extern else (base or ANY)
+        if base in self.pointers_in:
+            return self.pointers_in[base]
+        return None if base in params else ANY
+
+    # -- one kernel -------------------------------------------------------------------------------
+    def kernel(self, k: Function) -> tuple[set[Span], dict[Span, OwnWordForm]]:
+        p, body = self.p, k.body
+        cur = self.cursors.get((body.file, body.start))
+        if cur is None:
+            raise NotAnalysed("libclang gives no body for it")
+        cuts = [b for b in p.barriers if b.scope == "block" and _inside(b.span, body)]
+        for what, sp in p.special:
+            if _inside(sp, body):
+                raise NotAnalysed(f"it holds {what} (line {sp.line})")
+        for sp in p.nested_bodies:
+            if _inside(sp, body):
+                raise NotAnalysed(f"it holds a lambda or a local class (line {sp.line})")
+        for b in cuts:
+            if any(_inside(b.span, br.span) and br.span != b.span and _inside(br.span, body)
+                   for br in p.branches):
+                raise NotAnalysed(f"its barrier at line {b.span.line} is conditional (inside a branch)")
+        self.cut_spans = [b.span for b in cuts]
+        # parameters the kernel changes may point anywhere after: they count as unknown pointers
+        changed = self.changed(body)
+        params = set(k.params) - changed
+        self.pointers_in = self.shared_pointers(k)
+        self.nodes: list[_Node] = [_Node([]), _Node([])]   # entry, exit
+        self.loops: list[dict] = []
+        self.heads: dict[int, tuple] = {}   # a loop holding a barrier: its head node -> (loop, body nodes)
+        self.body_file = body.file
+        outs = self._stmt(cur_body(cur), {0})
+        for n in outs:
+            self._edge(n, 1)
+        self.nodes[0].cut = True
+        # each access, atomic and call to its node
+        def node_of(span: Span) -> int:
+            if span.file != body.file:
+                raise NotAnalysed(f"code at {span.where()} is written in another file (a macro's body)")
+            for i, n in enumerate(self.nodes):
+                if any(s <= span.start and span.end <= e for s, e in n.extents):
+                    return i
+            raise NotAnalysed(f"no statement of its body holds {span.where()}")
+        lanes = _thread_index_names(cur, body, changed, p)
+        scope = Scope(p.unit, cur, p.unit.source(body.file).text(body.start, body.end), changed)
+        trees = tree_vars(cur, p, scope, body, self.cut_spans)
+        subscripts, ifs = {}, []   # (for offset_form)
+        for c in cur.walk_preorder():
+            sp = p.unit.span_of(c) if c.kind in (CK.ARRAY_SUBSCRIPT_EXPR, CK.IF_STMT) else None
+            if sp is not None and c.kind == CK.ARRAY_SUBSCRIPT_EXPR:
+                subscripts[(sp.start, sp.end)] = c
+            elif sp is not None:
+                kids = list(c.get_children())
+                then = p.unit.span_of(kids[1]) if len(kids) >= 2 else None
+                if then is not None and kids[0].kind not in (CK.DECL_STMT, CK.VAR_DECL):
+                    ifs.append((then, kids[0]))
+        ifs.sort(key=lambda x: x[0].start, reverse=True)   # the innermost first
+        offsets: list[OffsetForm] = []   # the lane + offset writes, by the index in their token
+        # the word of its array an access names, where known, is in its Word: each thread's own word
+        # (OWN), its own word below s (BELOW), the word s above its own (ABOVE: tree_forms.py)
+        reads: list[tuple[int, str, Span, Word]] = []      # node, array, the read, its word
+        private: list[tuple[int, str, Word, str, Span, str]] = []   # node, array, word, form, the write, s
+        for a in p.accesses:
+            if a.span.file != body.file:
+                if a.function == k.name:
+                    raise NotAnalysed(f"its access at {a.span.where()} is written in another file (a macro's body)")
+                continue
+            if not _inside(a.span, body):
+                continue
+            i = node_of(a.span)
+            t = self._target(a.space, a.base, params)
+            known = t not in (None, ANY, DYNAMIC)
+            tf = tree_form(a, lanes, trees, guards_of(a, p, body)) if known else None
+            own = (_private_form(a, lanes) or (tf.lane if tf and tf.kind == "own" else None)) if known else None
+            rword = Word(t) if t is not None else None
+            if a.kind == "read" and tf and tf.kind == "offset":
+                rword = Word(t, Reach.ABOVE, tf.lane, tf.var)
+            elif a.kind == "read" and own:
+                rword = Word(t, Reach.OWN, own)
+            if a.kind == "read":
+                if a.space == "shared" and a.base:
+                    reads.append((i, t, a.span, rword))
+            elif known and (own or (tf and tf.kind == "guarded")):
+                form, var = (tf.lane, tf.var) if tf and tf.kind == "guarded" else (own, "")
+                wword = Word(t, Reach.BELOW, form, var) if var else Word(t, Reach.OWN, form)
+                private.append((i, t, wword, form, a.span, var))
+                self.nodes[i].writes.add(wword)
+                if a.kind == "rmw":
+                    rword = Word(t, Reach.OWN, form)
+            elif known and a.kind == "write" and \
+                    (of := offset_form(a, subscripts.get((a.span.start, a.span.end)), ifs, scope)) is not None:
+                offsets.append(of)
+                wword = Word(t, Reach.OFFSET, of.lane, index=len(offsets) - 1)
+                private.append((i, t, wword, of.lane, a.span, ""))
+                self.nodes[i].writes.add(wword)
+            elif t is not None:
+                self.nodes[i].writes.add(Word(t))
+            if a.kind != "write" and t is not None:
+                self.nodes[i].reads.add(rword)
+        atomics: list[tuple[int, str, Span]] = []   # node, shared array, the atomic
+        for at in p.atomics:
+            if not _inside(at.span, body):
+                continue
+            base = self.atomic_base(at)
+            decl = next((d for d in p.shared if d.name == base), None)
+            t = (DYNAMIC if decl.is_extern else base) if decl is not None else \
+                self.pointers_in.get(base, None if base in params else ANY)
+            if t is not None:
+                word = EVERY if t == ANY else Word(t, Reach.ATOMIC)   # (atomics never race with each other)
+                self.nodes[node_of(at.span)].writes.add(word)
+                self.nodes[node_of(at.span)].reads.add(word)
+                if t != ANY and at.bound in ("array", "dynamic") and at.bound_base is not None:
+                    atomics.append((node_of(at.span), t, at.span))
+        for c in cur.walk_preorder():
+            if c.kind == CK.CALL_EXPR:
+                syncs, writes, reads_any = self._callee_effects(c)
+                if syncs:
+                    raise NotAnalysed(f"it calls {c.spelling or 'a function'}, which synchronises the block")
+                if writes or reads_any:
+                    sp = p.unit.span_of(c)
+                    if sp is None:
+                        raise NotAnalysed(f"libclang gives no place for its call of {c.spelling or 'a function'}")
+                    if writes:
+                        self.nodes[node_of(sp)].writes.add(EVERY)
+                    if reads_any:
+                        self.nodes[node_of(sp)].reads.add(EVERY)
+            elif c.kind in (CK.ASM_STMT, CK.GOTO_STMT, CK.INDIRECT_GOTO_STMT, CK.LABEL_STMT):
+                raise NotAnalysed("it holds inline assembly, a goto or a label")
+        # what each interval start (a barrier, or the entry) reaches without passing another
+        # barrier, that barrier's own statement included: its writes and reads
+        starts: dict[int, tuple[set[Word], set[Word]]] = {}
+        for i, n in enumerate(self.nodes):
+            if n.cut:
+                seen, todo, w, r = {i}, list(n.succ), set(n.writes), set(n.reads)
+                while todo:
+                    j = todo.pop()
+                    if j in seen:
+                        continue
+                    seen.add(j)
+                    w |= self.nodes[j].writes
+                    r |= self.nodes[j].reads
+                    if not self.nodes[j].cut:
+                        todo.extend(self.nodes[j].succ)
+                starts[i] = (w, r)
+
+        def interval(i: int) -> tuple[set[Word], set[Word]]:
+            """The writes and reads of every interval node i can be in."""
+            seen, todo, w, r = {i}, list(self.nodes[i].pred), set(), set()
+            while todo:
+                j = todo.pop()
+                if j in seen:
+                    continue
+                seen.add(j)
+                if self.nodes[j].cut:
+                    w |= starts[j][0]
+                    r |= starts[j][1]
+                else:
+                    todo.extend(self.nodes[j].pred)
+            return w, r
+        quiet: set[Span] = set()
+        alone: dict[Span, OwnWordForm] = {}
+        for i, key, span, word in reads:
+            if self.nodes[i].cut:
+                continue
+            w, _ = interval(i)
+            writes = {x for x in w if x.array == key}
+            if EVERY in w:
+                continue
+            if not writes:   # nothing writes the array in the interval
+                quiet.add(span)
+            elif word.reach is Reach.ABOVE:   # the word s above a thread's own, where every write is below s
+                if writes == {Word(key, Reach.BELOW, word.lane, word.var)}:
+                    quiet.add(span)
+            elif word.reach is Reach.OWN:   # the thread's own word, where every write is to the writer's own
+                if all(x == word or (x.reach is Reach.BELOW and x.lane == word.lane) for x in writes):
+                    alone[span] = OwnForm(word.lane)
+        for i, key, span in atomics:   # where every access to the array is an atomic
+            if not self.nodes[i].cut:
+                w, r = interval(i)
+                if EVERY not in w and EVERY not in r and \
+                        all(x.array != key or x == Word(key, Reach.ATOMIC) for x in w | r):
+                    quiet.add(span)
+        for i, key, word, form, span, var in private:
+            if self.nodes[i].cut:
+                continue
+            w, r = interval(i)
+            # every write to the array has this form, and every read is a thread's own word (or,
+            # below s, the word s above it)
+            fine = {Word(key, Reach.OWN, form)} | ({Word(key, Reach.ABOVE, form, var)} if var else set())
+            if EVERY not in w and EVERY not in r and all(x.array != key or x == word for x in w) and \
+                    all(x.array != key or x in fine for x in r) and word.reach is not Reach.OFFSET:
+                alone[span] = OwnForm(form)
+                continue
+            # lane + offset writes (and a thread's own word of a one-dimensional array), no read: each
+            # thread's words are its own where their ranges lie apart (tested at the launch)
+            mine = sorted((x for x in w if x.array == key), key=str)
+            if var or EVERY in w or EVERY in r or any(x.array == key for x in r) or \
+                    not any(x.reach is Reach.OFFSET for x in mine):
+                continue
+            forms = []
+            for x in mine:
+                if x.reach is Reach.OFFSET and x.lane == form:
+                    forms.append(offsets[x.index])
+                elif x.reach is Reach.OWN and x.lane == form and len(form) == 1:
+                    forms.append(OffsetForm(form, "0ll", f"blockDim.{form}"))
+                else:
+                    break   # (a write of another form, or of any word: not apart)
+            else:
+                alone[span] = LaneRanges(form, tuple(forms))
+        # accesses whose index proves that no other thread's access meets them (apart.py)
+        for span, flat in apart_accesses(self, k, cur, params, changed, node_of, self.heads, EVERY,
+                                         subscripts).items():
+            if span in quiet or span in alone:
+                continue
+            if not flat and any(a.span == span and a.kind == "read" for a in p.accesses):
+                quiet.add(span)
+            else:
+                alone[span] = Apart(flat)
+        return quiet, alone
+
+    # -- the control flow of statements that hold barriers ----------------------------------------
+    def _edge(self, a: int, b: int) -> None:
+        self.nodes[a].succ.add(b)
+        self.nodes[b].pred.add(a)
+
+    def _new(self, extents, preds) -> int:
+        self.nodes.append(_Node(list(extents)))
+        i = len(self.nodes) - 1
+        for q in preds:
+            self._edge(q, i)
+        return i
+
+    def _has_cut(self, c: cindex.Cursor) -> bool:
+        sp = self.p.unit.span_of(c)
+        if sp is None:
+            raise NotAnalysed("libclang gives no place for one of its statements")
+        return any(_inside(b, sp) for b in self.cut_spans)
+
+    def _extent(self, c: cindex.Cursor) -> tuple[int, int]:
+        sp = self.p.unit.span_of(c)
+        if sp is None or sp.file != self.body_file:
+            raise NotAnalysed("one of its statements is written in another file (a macro's body)")
+        return sp.start, sp.end
+
+    def _jumps(self, c: cindex.Cursor, node: int, in_switch=False, in_loop=False) -> None:
+        """The break and continue statements in c that leave it for the loop being built."""
+        if not self.loops:
+            return
+        if c.kind == CK.BREAK_STMT and not in_switch and not in_loop:
+            self.loops[-1]["breaks"].add(node)
+        elif c.kind == CK.CONTINUE_STMT and not in_loop:
+            self.loops[-1]["continues"].add(node)
+        in_switch = in_switch or c.kind == CK.SWITCH_STMT
+        in_loop = in_loop or c.kind in _LOOPS
+        for k in c.get_children():
+            self._jumps(k, node, in_switch, in_loop)
+
+    def _stmt(self, c: cindex.Cursor, preds: set[int]) -> set[int]:
+        """Add statement c, entered from preds; return the nodes it leaves from."""
+        if not self._has_cut(c):
+            i = self._new([self._extent(c)], preds)
+            self._jumps(c, i)
+            return {i}
+        if c.kind == CK.COMPOUND_STMT:
+            for k in c.get_children():
+                preds = self._stmt(k, preds)
+            return preds
+        if c.kind in _LOOPS:
+            kids = list(c.get_children())
+            body, head = (kids[0], kids[1:]) if c.kind == CK.DO_STMT else (kids[-1], kids[:-1])
+            if any(self._has_cut(h) for h in head):
+                raise NotAnalysed("a barrier in a loop's header")
+            h = self._new([self._extent(x) for x in head], set() if c.kind == CK.DO_STMT else preds)
+            self.loops.append({"breaks": set(), "continues": set()})
+            outs = self._stmt(body, preds | {h} if c.kind == CK.DO_STMT else {h})
+            loop = self.loops.pop()
+            self.heads[h] = (c, h + 1, len(self.nodes))
+            for n in outs | loop["continues"]:
+                self._edge(n, h)
+            return {h} | loop["breaks"]
+        if c.kind in (CK.IF_STMT, CK.SWITCH_STMT, CK.CASE_STMT, CK.DEFAULT_STMT, CK.LABEL_STMT):
+            raise NotAnalysed("a barrier inside an if, a switch or a labelled statement")
+        # a statement that holds a barrier (and maybe more): it ends the intervals on both sides,
+        # its own accesses belong to both
+        i = self._new([self._extent(c)], preds)
+        self.nodes[i].cut = True
+        return {i}
+
+
+def _named(c: cindex.Cursor) -> str:
+    """The variable an expression names, through casts and parentheses (`(T *)__smem` -> `__smem`), or ''."""
+    while c.kind in (CK.UNEXPOSED_EXPR, CK.PAREN_EXPR, CK.CSTYLE_CAST_EXPR, CK.CXX_STATIC_CAST_EXPR,
+                     CK.CXX_REINTERPRET_CAST_EXPR, CK.RETURN_STMT):
+        kids = [k for k in c.get_children() if k.kind not in (CK.TYPE_REF, CK.TEMPLATE_REF, CK.NAMESPACE_REF)]
+        if len(kids) != 1:
+            return ""
+        c = kids[0]
+    if c.kind == CK.DECL_REF_EXPR and c.referenced is not None and c.referenced.kind == CK.VAR_DECL:
+        return c.spelling
+    return ""
+
+
+def cur_body(fn_cursor: cindex.Cursor) -> cindex.Cursor:
+    return next(k for k in fn_cursor.get_children() if k.kind == CK.COMPOUND_STMT)
+
+
+@dataclass
+class Intervals:
+    """What the barrier-interval analysis proved of a unit's kernels, by access (file, start, end):
+    `quiet`: reads of a shared array that share no barrier interval with a write to it (and atomics
+    on an array only atomics touch in their interval); `alone`: accesses that name their thread's
+    own words in their interval, with the form that says under which launch condition;
+    `not_analysed`: kernel name -> why the analysis did not take it on."""
+    quiet: set[tuple[str, int, int]] = field(default_factory=set)
+    alone: dict[tuple[str, int, int], OwnWordForm] = field(default_factory=dict)
+    not_analysed: dict[str, str] = field(default_factory=dict)
+
+
+def shared_intervals(prog: Program, an: KernelFacts | None = None) -> Intervals:
+    """Every read of a shared array, in a kernel's own body, that shares no barrier interval with a
+    write to that array (quiet); and every write `A[threadIdx.y][threadIdx.x] = v` (or `A[threadIdx.x]`,
+    the indices maybe through local copies) in an interval where no thread reads A and every write to
+    A has that form, with the form ('yx', 'x'): each thread writes its own word there when the block
+    fits the array (conditions.OwnWord), so the write races with nothing (alone); likewise lane +
+    offset writes and the accesses apart.py proves apart. A kernel the analysis does not take on, or
+    whose code it fails on, gets nothing, with the reason."""
+    an = an or KernelFacts(prog)
+    out = Intervals()
+    for k in prog.kernels:
+        try:
+            q, w = an.kernel(k)
+        except NotAnalysed as e:
+            out.not_analysed[k.name] = str(e)
+            continue
+        except (ValueError, AttributeError, KeyError, IndexError) as e:   # a construct libclang or we do
+            out.not_analysed[k.name] = (f"the analysis does not know one of its constructs "   # not know
+                                        f"({type(e).__name__}: {e})")
+            continue
+        out.quiet |= {(s.file, s.start, s.end) for s in q}
+        out.alone.update({(s.file, s.start, s.end): f for s, f in w.items()})
+    return out
+
+
+def quiet_shared_reads(prog: Program) -> set[tuple[str, int, int]]:
+    """The quiet reads of shared_intervals."""
+    return shared_intervals(prog).quiet
+
+
+_SUBSCRIPTS = re.compile(r"\s*(\w+)\s*\[\s*([\w.]+)\s*\](?:\s*\[\s*([\w.]+)\s*\])?\s*")
+
+
+def _private_form(a, lanes: dict[str, str]) -> str | None:
+    """'yx' for `A[threadIdx.y][threadIdx.x]`, 'x' for `A[threadIdx.x]` ... (lanes: local names of
+    threadIdx components); None for any other subscript."""
+    if a.bound != "array":
+        return None
+    m = _SUBSCRIPTS.fullmatch(a.text)
+    if not m or m.group(1) != a.base:
+        return None
+    comps = [lanes.get(g) for g in m.groups()[1:] if g is not None]
+    if not comps or None in comps or len(set(comps)) != len(comps):
+        return None
+    return "".join(comps)
+
+
+def _thread_index_names(cur: cindex.Cursor, body: Span, changed: set[str], prog: Program) -> dict[str, str]:
+    """`threadIdx.x` ... and the kernel's local variables that hold one of them unchanged:
+    `int tx = threadIdx.x;` with no assignment, increment or address taken after."""
+    names = {f"threadIdx.{d}": d for d in "xyz"}
+    src = prog.unit.source(body.file)
+    text = src.text(body.start, body.end)
+    seen: dict[str, int] = {}
+    for c in cur.walk_preorder():
+        if c.kind == CK.VAR_DECL:
+            seen[c.spelling] = seen.get(c.spelling, 0) + 1
+            init = [k for k in c.get_children() if k.kind != CK.TYPE_REF]
+            sp = prog.unit.span_of(init[-1]) if init else None
+            if sp is None or c.type.get_canonical().kind not in (TK.INT, TK.UINT, TK.LONG, TK.ULONG,
+                                                                  TK.LONGLONG, TK.ULONGLONG):
+                continue
+            value = re.sub(r"^\(\s*(?:unsigned\s+)?(?:int|long)\s*\)", "", src.text(sp.start, sp.end).strip()).strip()
+            if value in names and len(value) > 1:
+                names[c.spelling] = names[value]
+    for name in list(names):
+        if "." not in name and (seen.get(name, 0) != 1 or name in changed or address_taken(name, text)):
+            del names[name]
+    return names
+

@@ -1,0 +1,250 @@
+"""Index expressions that give each thread of a launch its own element.
+
+`out[blockIdx.x * blockDim.x + threadIdx.x]`, or srad's `J[cols * BS * by + BS * bx + cols * ty + tx]`,
+names one element per thread: the index is a sum of the six thread and block coordinates times
+coefficients that every thread computes alike (literals, the kernel's unchanged integer parameters,
+object-like macros, `blockDim`, `gridDim`), plus such an offset. Whether two threads can meet depends
+on the launch: it does not where the coefficients, sorted by size, each exceed the largest index the
+smaller ones reach (a mixed-radix number; hirace/quiet.h `own_index`, evaluated in the kernel).
+The program computes the index modulo 2^w (its arithmetic's width, one for the whole sum: a part
+computed narrower and then widened is not taken), so distinct sums within a range narrower than
+2^31 stay distinct, whatever the offset; a uniform part that is not a sum or product (`n / 2`) is
+written again as the program wrote it.
+
+`linear_form(expr, scope)` writes an index expression in that form (`LinearForm`), following local
+variables that hold such an expression unchanged, or says None; `LinearForm.values()` are the C++
+expressions of its coefficients and offset; two accesses with equal `key()`s reach the same element
+in every thread.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from clang import cindex
+
+from instrument.frontend.parse import ParsedUnit
+
+CK = cindex.CursorKind
+TK = cindex.TypeKind
+
+COORDS = ("threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y", "blockIdx.z")
+EXTENTS = tuple(f"{d}.{c}" for d in ("blockDim", "gridDim") for c in "xyz")
+_INTS = (TK.INT, TK.UINT, TK.LONG, TK.ULONG, TK.LONGLONG, TK.ULONGLONG)
+_WRAPPERS = (CK.UNEXPOSED_EXPR, CK.PAREN_EXPR)
+_CASTS = (CK.CSTYLE_CAST_EXPR, CK.CXX_FUNCTIONAL_CAST_EXPR, CK.CXX_STATIC_CAST_EXPR)
+_UNIFORM_OPS = {"/", "%", "<<", ">>", "&", "|", "^"}
+
+Term = tuple[int, tuple[str, ...]]   # sign, factors (source texts, multiplied)
+
+
+class _NotLinear(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class LinearForm:
+    coef: tuple[tuple[Term, ...], ...]   # per coordinate of COORDS: a sum of terms
+    offset: tuple[Term, ...]
+
+    def key(self) -> tuple:
+        norm = lambda ts: tuple(sorted((s, tuple(sorted(map(_norm, f)))) for s, f in ts))  # noqa: E731
+        return tuple(norm(t) for t in self.coef), norm(self.offset)
+
+    def values(self) -> list[str]:
+        """C++ expressions of the six coefficients (COORDS' order) and the offset, as `long long`,
+        to be computed at the kernel's entry (a tool's runtime decides from them and the launch
+        shape whether the index differs between any two threads)."""
+        return [_sum(t) for t in (*self.coef, self.offset)]
+
+
+def _sum(terms: tuple[Term, ...]) -> str:
+    if not terms:
+        return "0ll"
+    parts = []
+    for sign, factors in terms:
+        prod = " * ".join(f"(long long)({f})" for f in factors) if factors else "1ll"
+        parts.append(("- " if sign < 0 else "+ ") + prod)
+    text = " ".join(parts)
+    return "(" + (text[2:] if text.startswith("+ ") else text) + ")"
+
+
+def address_taken(name: str, text: str) -> bool:
+    """Does `text` take the address of `name` (`&name`, not `a && name`)? Then a pointer may change it."""
+    return re.search(r"(?<!&)&\s*" + re.escape(name) + r"\b", text) is not None
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+@dataclass
+class Scope:
+    """What an index expression may name: the kernel's cursor and source, the names it changes
+    (KernelFacts.changed), and the macros it defines inside its body."""
+    unit: ParsedUnit
+    kernel: cindex.Cursor
+    body_text: str
+    changed: set[str]
+
+    def __post_init__(self):
+        self.decls: dict[str, int] = {}
+        for c in self.kernel.walk_preorder():
+            if c.kind == CK.VAR_DECL:
+                self.decls[c.spelling] = self.decls.get(c.spelling, 0) + 1
+
+    def text(self, c: cindex.Cursor) -> str:
+        sp = self.unit.span_of(c)
+        if sp is None:
+            raise _NotLinear
+        return self.unit.source(sp.file).text(sp.start, sp.end)
+
+    def local_value(self, decl: cindex.Cursor) -> cindex.Cursor:
+        """The initializer of a local integer variable declared once, never changed nor addressed."""
+        name = decl.spelling
+        if (self.decls.get(name) != 1 or name in self.changed or decl.type.get_canonical().kind not in _INTS
+                or address_taken(name, self.body_text)):
+            raise _NotLinear
+        init = [k for k in decl.get_children() if k.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF)]
+        if len(init) != 1:
+            raise _NotLinear
+        return init[0]
+
+    def uniform(self, c: cindex.Cursor, var: cindex.Cursor | None = None) -> str:
+        """The source text of an expression of unchanged integer parameters, literals, macros,
+        `blockDim` and `gridDim` alone (no local variable but `var`, where given; no call), to be
+        computed again at the kernel's entry as the program computes it."""
+        def check(k: cindex.Cursor) -> None:
+            if k.kind == CK.MEMBER_REF_EXPR:   # blockDim.x ... (whose `blockDim` is a variable)
+                if _norm(self.text(k)) not in EXTENTS:
+                    raise _NotLinear
+                return
+            if k.kind == CK.DECL_REF_EXPR:
+                ref = k.referenced
+                if ref is None or (var is None or ref != var) and (
+                        ref.kind != CK.PARM_DECL or ref.spelling in self.changed or
+                        ref.type.get_canonical().kind not in _INTS):
+                    raise _NotLinear
+            elif k.kind not in (*_WRAPPERS, *_CASTS, CK.BINARY_OPERATOR, CK.UNARY_OPERATOR, CK.INTEGER_LITERAL,
+                                CK.TYPE_REF):
+                raise _NotLinear
+            for x in k.get_children():
+                check(x)
+        check(c)
+        text = self.text(c)
+        if re.search(r"\+\+|--|[^=!<>]=[^=]|^=", text):
+            raise _NotLinear
+        for name in set(re.findall(r"[A-Za-z_]\w*", text)):
+            if re.search(r"#\s*define\s+" + re.escape(name) + r"\b", self.body_text):
+                raise _NotLinear
+        return text
+
+    def leaf(self, c: cindex.Cursor) -> str:
+        """The source text of a uniform leaf, where it can be written again at the kernel's entry."""
+        text = self.text(c).strip()
+        if not re.fullmatch(r"[A-Za-z_]\w*|\d[\w.']*", text):
+            raise _NotLinear
+        if re.search(r"#\s*define\s+" + re.escape(text) + r"\b", self.body_text):
+            raise _NotLinear   # a macro defined inside the kernel: not known at its entry
+        return text
+
+
+def linear_form(expr: cindex.Cursor, scope: Scope) -> LinearForm | None:
+    widths: set[int] = set()
+    try:
+        coef, offset = _lin(expr, scope, 0, widths)
+    except (_NotLinear, ValueError, AttributeError):
+        return None
+    if len(widths) > 1:
+        return None   # part of the sum computed in a narrower type: it wrapped on its own
+    return LinearForm(tuple(tuple(coef.get(i, ())) for i in range(len(COORDS))), tuple(offset))
+
+
+Form = tuple[dict[int, list[Term]], list[Term]]
+
+
+def _const(text: str) -> Form:
+    return {}, [(1, (text,))]
+
+
+def _scale(f: Form, by: list[Term]) -> Form:
+    coef, off = f
+    mul = lambda ts: [(s1 * s2, f1 + f2) for s1, f1 in ts for s2, f2 in by]  # noqa: E731
+    return {k: mul(v) for k, v in coef.items()}, mul(off)
+
+
+def _add(a: Form, b: Form, sign: int = 1) -> Form:
+    coef = {k: list(v) for k, v in a[0].items()}
+    for k, v in b[0].items():
+        coef.setdefault(k, []).extend((s * sign, f) for s, f in v)
+    return coef, a[1] + [(s * sign, f) for s, f in b[1]]
+
+
+def _lin(c: cindex.Cursor, scope: Scope, depth: int, widths: set[int]) -> Form:
+    if depth > 40:
+        raise _NotLinear
+    kids = [k for k in c.get_children() if k.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF)]
+    if c.kind in _WRAPPERS and len(kids) == 1:
+        return _lin(kids[0], scope, depth + 1, widths)
+    if c.kind in _CASTS and len(kids) == 1:
+        t = c.type.get_canonical()
+        if t.kind not in _INTS or t.get_size() < kids[0].type.get_canonical().get_size():
+            raise _NotLinear   # a narrower type may wrap two indices onto one
+        return _lin(kids[0], scope, depth + 1, widths)
+    if c.kind == CK.INTEGER_LITERAL:
+        return _const(scope.leaf(c))
+    if c.kind == CK.DECL_REF_EXPR:
+        ref = c.referenced
+        if ref is None:
+            raise _NotLinear
+        if ref.kind == CK.PARM_DECL:
+            if ref.type.get_canonical().kind not in _INTS or ref.spelling in scope.changed or \
+                    scope.leaf(c) != ref.spelling:
+                raise _NotLinear
+            return _const(ref.spelling)
+        if ref.kind == CK.VAR_DECL and ref.semantic_parent is not None and \
+                ref.semantic_parent.kind in (CK.FUNCTION_DECL, CK.FUNCTION_TEMPLATE):
+            return _lin(scope.local_value(ref), scope, depth + 1, widths)
+        raise _NotLinear
+    if c.kind == CK.MEMBER_REF_EXPR:
+        text = _norm(scope.text(c))
+        if text in COORDS:
+            return {COORDS.index(text): [(1, ())]}, []
+        if text in EXTENTS:
+            return _const(text)
+        raise _NotLinear
+    if c.kind == CK.BINARY_OPERATOR and len(kids) == 2:
+        a, b = kids
+        sa, sb, sc = scope.unit.span_of(a), scope.unit.span_of(b), scope.unit.span_of(c)
+        if sa is None or sb is None or sc is None or not (sc.start <= sa.start and sa.end <= sb.start
+                                                          and sb.end <= sc.end):
+            raise _NotLinear
+        op = scope.unit.source(sc.file).text(sa.end, sb.start).strip()
+        if op in _UNIFORM_OPS:
+            return _const(scope.uniform(c))
+        fa, fb = _lin(a, scope, depth + 1, widths), _lin(b, scope, depth + 1, widths)
+        widths.add(c.type.get_canonical().get_size())
+        if op == "+":
+            return _add(fa, fb)
+        if op == "-":
+            return _add(fa, fb, -1)
+        if op == "*":
+            if not fa[0]:
+                return _scale(fb, fa[1])
+            if not fb[0]:
+                return _scale(fa, fb[1])
+            raise _NotLinear
+        raise _NotLinear
+    if c.kind == CK.UNARY_OPERATOR and len(kids) == 1:
+        sk, sc = scope.unit.span_of(kids[0]), scope.unit.span_of(c)
+        if sk is None or sc is None or not (sc.start <= sk.start):
+            raise _NotLinear
+        op = scope.unit.source(sc.file).text(sc.start, sk.start).strip()
+        f = _lin(kids[0], scope, depth + 1, widths)
+        if op == "+":
+            return f
+        if op == "-":
+            widths.add(c.type.get_canonical().get_size())
+            return _add(({}, []), f, -1)
+        raise _NotLinear
+    raise _NotLinear

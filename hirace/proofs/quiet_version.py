@@ -1,0 +1,236 @@
+"""Quiet versions of kernels: a second copy of a kernel whose every site is quiet, launched in its
+place where the host finds every site's launch condition holding.
+
+A quiet site (only its bounds tested inline: hirace/planner.py) falls back to the whole check, an
+out-of-line call, where its test fails; that call is rarely taken, yet its presence costs the kernel
+more than the tests (registers, and the program's loads and stores kept clear of it:
+bench/results/hirace_speed_h100/shared_path). Where each site's launch condition holds (the block
+fits the arrays, the own indices are own, the parameters are quiet), a failed test can only mean an
+access out of bounds, which the check would report and divert, nothing else. The quiet version
+(`K__hirace_q`) has no call at its sites: they divert such an access and note it in the thread's
+journal (quiet_version.h, namespace q), logged as the thread leaves the kernel. It keeps no clocks and asks
+for no shared area.
+
+The host's test (`K__hirace_quiet_ok`) is written beside the copy with the kernel's parameters: the
+launch conditions evaluated for the launch's shape and arguments (`sizeof` of a shared array as the
+extent its type gives). A launch of K that may use the version becomes
+
+    (quiet_version(K__hirace_quiet_ok(block, grid, args...), need), before_launch(...),
+     (quiet_chosen() ? (void)(K__hirace_q<<<...>>>(args...)) : (void)(K<<<...>>>(args...))), after_launch())
+
+and before_launch chooses (host_launch.h): the test holds, the parameters in `need` are quiet, the kernel is
+checked and no thread filter is set. The launch's log record says which ran (`quiet`). On the cpu
+backend the copy and its launch are written as the cpu lowering writes the kernel's
+(instrument/frontend/lower_cpu.py): the same choice runs there, so the suite runs the copies too.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from instrument.errors import RewriteConflict, UnsupportedConstruct
+from instrument.frontend.lower_cpu import launch_head, shared_lowering as lower_cpu_shared
+from instrument.frontend.rewrite import Edit, EditPlan, apply, line_name
+
+from .conditions import BLOCK as _BLOCK, GRID as _GRID, Condition, OwnIndex
+from .proof import Proof
+
+SUFFIX, TEST_SUFFIX = "__hirace_q", "__hirace_quiet_ok"
+_ORIGIN = "hirace quiet version of "   # (a version written where the next kernel starts is not that kernel's)
+
+
+@dataclass
+class KernelSites:
+    """What a kernel's sites need of a launch for its quiet version (planner: one per kernel)."""
+    quiet: bool = True                                    # every site of the kernel has a proof
+    conditions: dict[str, Condition] = field(default_factory=dict)   # the sites' launch conditions, by text
+    own: list[OwnIndex] = field(default_factory=list)     # the own-index tests, one per own variable
+    need: int = 0                                         # quiet candidates (bits) its sites need quiet
+    spans: list = field(default_factory=list)             # where its sites are
+
+    def site(self, proof: Proof, span) -> None:
+        self.spans.append(span)
+        if proof.whole:
+            self.quiet = False
+            return
+        if proof.condition_at_site is not None:   # (an own parameter's: its kernel's own-index test, in `own`)
+            self.conditions[proof.condition_at_site.device()] = proof.condition_at_site
+        if proof.bit is not None:
+            self.need |= 1 << proof.bit
+
+    def loud(self, span) -> None:
+        """A site checked whole that no rule looks at (a library's atomic or collective)."""
+        self.spans.append(span)
+        self.quiet = False
+
+
+_LOOPS = ("FOR_STMT", "WHILE_STMT", "DO_STMT", "CXX_FOR_RANGE_STMT")
+_CONSTANT_WORDS = {"int", "unsigned", "long", "short", "char", "size_t", "sizeof", "const", "true", "false"}
+
+
+def _in_open_loop(prog, cursor, spans) -> bool:
+    """Whether a site lies in a loop that runs a number of times the program decides as it runs (a
+    condition on anything but the loop's own variable, literals and macros): measured on the H100,
+    such loops (spmv's rows, matmul's tiles) ran slower in the quiet version, whose failure path
+    (the journal) stays in the loop's body, than with the call; loops of a fixed count (stencil's
+    taps) and straight code (srad) ran faster."""
+    unit = prog.unit
+    macros = {m.name for ms in unit.macro_expansions.values() for m in ms}
+    for c in cursor.walk_preorder():
+        if c.kind.name not in _LOOPS:
+            continue
+        sp = unit.span_of(c)
+        if sp is None or not any(s.file == sp.file and sp.start <= s.start and s.end <= sp.end for s in spans):
+            continue
+        if c.kind.name != "FOR_STMT":
+            return True
+        kids = list(c.get_children())
+        tokens = [t.spelling for t in c.get_tokens()]
+        try:   # for (init; cond; step): the condition's tokens lie between the first two `;`
+            first = tokens.index(";")
+            cond = tokens[first + 1: tokens.index(";", first + 1)]
+        except ValueError:
+            return True
+        own = {d.spelling for k in kids[:1] for d in k.walk_preorder() if d.kind.name == "VAR_DECL"}
+        words = {w for w in cond if re.fullmatch(r"[A-Za-z_]\w*", w)}
+        if words - own - macros - _CONSTANT_WORDS:
+            return True
+    return False
+
+
+def _param_list(header: str, name: str) -> tuple[int, int] | None:
+    """The offsets of the kernel's parameter list (inside its parentheses) in its header text."""
+    m = re.search(r"\b" + re.escape(name) + r"\s*\(", header)
+    if m is None:
+        return None
+    depth, i = 1, m.end()
+    while i < len(header) and depth:
+        depth += {"(": 1, ")": -1}.get(header[i], 0)
+        i += 1
+    return (m.end(), i - 1) if depth == 0 else None
+
+
+def plan_version(prog, plan: EditPlan, k, sites: KernelSites, lower_cpu: bool = False) -> Version | None:
+    """Plan the quiet version of kernel `k` and its host test just after its definition (its sites,
+    entry, barrier hooks and own variables already planned), or None where it cannot have one.
+    `lower_cpu`: the copy is for the host compiler (its `__shared__` declarations lowered as the
+    kernel's are, instrument/frontend/lower_cpu.py, which plans the kernel's own after every tool)."""
+    if not sites.quiet or k.is_template or k.kind != "global":
+        return None
+    cursor = prog.cursors.get((k.body.file, k.body.start))
+    if cursor is None or cursor.kind.name != "FUNCTION_DECL":
+        return None
+    if any(ls.span.file == k.body.file and k.body.start <= ls.span.start < k.body.end for ls in prog.launches):
+        return None   # (a launch inside it: that launch's bracket is planned afterwards)
+    if _in_open_loop(prog, cursor, sites.spans):
+        return None
+    extents = {d.name: [int(x) for x in re.findall(r"\[(\d+)\]", d.type)]
+               for d in prog.shared if d.function == k.name and not d.is_extern}
+    names = set(k.params) | {m.name for m in prog.unit.macro_expansions.get(k.span.file, ())}
+    tests = []
+    for text in sorted(sites.conditions):
+        host = sites.conditions[text].host(extents, names)
+        if host is None:
+            return None
+        if host not in tests:
+            tests.append(host)
+    tests += [test.host(extents, names) for test in sites.own]
+    src = prog.unit.source(k.span.file)
+    data = src.data
+    start, end = k.span.start, k.body.end
+    header = data[start:k.body.start].decode("utf-8", "replace")
+    params = _param_list(header, k.name)
+    if params is None or "__grid_constant__" in header:
+        return None
+    line_end = data.find(b"\n", end)
+    if line_end < 0:
+        return None
+    name_at = start + len(header[:params[0]].rstrip()[:-1].rstrip().encode())   # the name's end
+    # the kernel's edits as the copy writes them: each planned with its quiet form (Edit.quiet; an
+    # edit without one, such as a whole check or a library's, leaves the kernel without a copy)
+    mine = [e for e in plan.edits
+            if e.file == k.span.file and start <= e.start and e.end <= end and not e.origin.startswith(_ORIGIN)]
+    if any(e.quiet is None for e in mine):
+        return None
+    edits = [Edit(e.file, e.start - start, e.end - start, e.quiet, e.origin, e.order) for e in mine]
+    if any(e.start < len(header.encode()) and not e.is_insertion for e in edits):
+        return None
+    if lower_cpu:
+        try:
+            lowered = lower_cpu_shared(prog, k.name)
+        except UnsupportedConstruct:
+            return None   # (the lowering refuses the program itself, with its reason)
+        edits += [Edit(sp.file, sp.start - start, sp.end - start, text, origin) for sp, text, origin in lowered
+                  if sp.file == k.span.file and start <= sp.start and sp.end <= end]
+    edits.append(Edit(k.span.file, name_at - start, name_at - start, SUFFIX, "hirace quiet version's name"))
+    edits.append(Edit(k.span.file, k.body.start + 1 - start, k.body.start + 1 - start,
+                      " ::hirace::q::Journal __hirace_journal;", "hirace quiet version's journal", (-1,)))
+    try:
+        body = apply(data[start:end], edits, k.span.file, line_directives=False).decode("utf-8", "replace")
+    except RewriteConflict:
+        return None
+    test = " && ".join(tests) or "true"
+    # the test takes the parameters it names (the launch evaluates their arguments once more)
+    decls = _split_params(header[params[0]:params[1]])
+    words = set(re.findall(r"[A-Za-z_]\w*", test))
+    used = [i for i, name in enumerate(k.params) if name in words]
+    if len(decls) != len(k.params) or any(not re.search(r"\b" + re.escape(k.params[i]) + r"\b", decls[i])
+                                          for i in used):
+        return None
+    quoted = line_name(k.span.file)
+    text = (f'#line {k.span.line} "{quoted}"\n{body}\n'
+            f"static inline bool {k.name}{TEST_SUFFIX}(dim3 {_BLOCK}, dim3 {_GRID}"
+            f"{''.join(', ' + decls[i] for i in used)}) {{ (void){_BLOCK}; (void){_GRID}; return {test}; }}\n")
+    if not plan.insert(k.span, line_end + 1, text, f"{_ORIGIN}{k.name}", order=(-1,)):
+        return None
+    return Version(k, k.name + SUFFIX, tuple(used), sites.need)
+
+
+@dataclass(frozen=True)
+class Version:
+    """A kernel's quiet version: its name, and the parameters (positions) its host test takes."""
+    kernel: object
+    name: str
+    test_params: tuple[int, ...]
+    need: int
+
+
+def _split_params(text: str) -> list[str]:
+    """A parameter list's declarations (split at its top-level commas)."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "(<[{":
+            depth += 1
+        elif ch in ")>]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip() and cur.strip() != "void":
+        out.append(cur.strip())
+    return out
+
+
+def visible_at(prog, k, ls) -> bool:
+    """Whether the quiet version of `k` (written after its definition) is declared where launch
+    `ls` is: later in the same file, or in the launch's file after an `#include` of the kernel's."""
+    if ls.span.file == k.span.file:
+        return k.body.end < ls.span.start
+    name = k.span.file.replace("\\", "/").rsplit("/", 1)[-1]
+    head = prog.unit.source(ls.span.file).data[:ls.span.start]
+    return re.search(rb'#\s*include\s*["<](?:[^">]*/)?' + re.escape(name.encode()) + rb'[">]', head) is not None
+
+
+def launch_text(v: Version, callee: str, cfg: list[str], args: list[str],
+                lower_cpu: bool = False) -> tuple[str, str, str]:
+    """(before the launch's bracket, before its call, after its call): the test, then the choice;
+    `callee`: the launch's name of the kernel (a qualified name keeps its qualifier); `lower_cpu`:
+    the version's launch as the cpu lowering writes a launch."""
+    kernel = v.kernel.name
+    scope = callee[: len(callee) - len(kernel)]
+    test = f"{scope}{kernel}{TEST_SUFFIX}(dim3({cfg[1]}), dim3({cfg[0]}){''.join(', ' + args[i] for i in v.test_params)})"
+    head = launch_head(kernel, cfg, scope + v.name) if lower_cpu else f"{scope}{v.name}<<<{', '.join(cfg)}>>>"
+    choose = f"(::hirace::host::quiet_chosen() ? (void)({head}({', '.join(args)})) : (void)("
+    return f"::hirace::host::quiet_version({test}, {v.need}u), ", choose, "))"

@@ -1,0 +1,235 @@
+"""Kernel parameters whose accesses cannot race in a launch, given what the launch passes.
+
+A read of global memory races only with a write to the same buffer in the same launch. When a
+kernel writes nowhere but through some of its pointer parameters (no store through another
+pointer, no `__device__` variable, no device function that writes), a read `p[i]` through a
+parameter `p` it never writes through, nor changes, races with nothing in a launch whose written
+parameters point into other buffers than p's (a read-only parameter).
+
+A parameter whose every access is `p[E]` with one index E that gives each thread its own element
+(own_index.py: `out[blockIdx.x * blockDim.x + threadIdx.x]`) races with nothing either, in a
+launch where no other pointer argument points into p's buffer and E differs between threads: for
+that, the kernel must also read nowhere but through its pointer parameters, and name p nowhere else
+(an own parameter). A store through a pointer loaded from memory (`nodes[i].next[j] = v`) is not a
+store through a parameter.
+
+A parameter reached only by device-scope atomics (`atomicAdd(out, v)`, `atomicMax(&best[i], v)`),
+and named nowhere else, races with nothing either, in a launch where no other pointer argument
+points into its buffer (atomics never race with atomics; the kernel reads nowhere but through its
+pointer parameters, as for own parameters): an atomic parameter.
+
+Which buffers the arguments point into is known only at the launch: the planner passes the argument
+values there (hirace/host_quiet.h `quiet_params`), and the host tells the kernel which of these
+parameters are quiet in this launch (one bit each, read-only parameters first).
+
+`readonly_params(prog)` gives, per kernel, the read-only candidates, the own candidates with their
+index forms, the parameters the kernel writes through and all its pointer parameters, by position;
+a kernel that writes anywhere else has none.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from clang import cindex
+
+import re
+
+from .intervals import KernelFacts, _inside
+from .own_index import LinearForm, Scope, linear_form
+from instrument.protocol import QUIET_PARAMS
+from instrument.frontend.query import Function, Program
+
+CK = cindex.CursorKind
+TK = cindex.TypeKind
+
+MAX_CANDIDATES = QUIET_PARAMS   # (a bit each in the launch's quiet mask: records.h kQuietParams)
+
+
+@dataclass(frozen=True)
+class OwnParam:
+    position: int
+    form: LinearForm              # the index of every access through it
+
+
+@dataclass(frozen=True)
+class KernelParams:
+    kernel: Function
+    candidates: tuple[int, ...]   # parameter positions whose reads may be quiet, in bit order
+    written: tuple[int, ...]      # parameter positions the kernel writes through
+    own: tuple[OwnParam, ...] = ()    # own candidates; their bits follow the read-only ones'
+    pointers: tuple[int, ...] = ()    # every pointer parameter (given where there are own or atomic candidates)
+    atomic: tuple[int, ...] = ()      # atomic candidates; their bits follow the own ones'
+
+    @property
+    def bits(self) -> tuple[int, ...]:
+        """Parameter positions in bit order: read-only candidates, then own, then atomic candidates."""
+        return self.candidates + tuple(o.position for o in self.own) + self.atomic
+
+    @property
+    def own_mask(self) -> int:
+        """The bits of the own and atomic candidates (quiet where no other pointer argument points
+        into their buffer: hirace/host_quiet.h take_quiet_args)."""
+        return sum(1 << b for b in range(len(self.candidates), len(self.bits)))
+
+
+class NoParams(Exception):
+    """A kernel none of whose parameters can be quiet (the message says why)."""
+
+
+def direct(text: str, base: str) -> bool:
+    """Does an access expression reach memory through `base` itself (`p[i]`, `p[i].f`, `*p`,
+    `p->f`), not through a pointer loaded from there (`p[i].next[j]`, `p->q[0]`)?"""
+    t = re.sub(r"\s+", "", text)
+    b = re.escape(base)
+    if re.fullmatch(rf"(\*{b}|{b}->\w+|\(\*{b}\)\.\w+)(\.\w+)*", t):
+        return True
+    if not t.startswith(base + "["):
+        return False
+    depth, i = 0, len(base)
+    for i in range(len(base), len(t)):
+        depth += t[i] == "["
+        depth -= t[i] == "]"
+        if depth == 0:
+            break
+    return depth == 0 and re.fullmatch(r"(\.\w+)*", t[i + 1:]) is not None
+
+
+def _kernel(an: KernelFacts, k: Function) -> KernelParams:
+    """The kernel's quiet parameter candidates (NoParams: it has none, and why)."""
+    p = an.p
+    body = k.body
+    cur = an.cursors.get((body.file, body.start))
+    if cur is None:
+        raise NoParams("libclang gives no body for it")
+    parms = [c for c in cur.get_children() if c.kind == CK.PARM_DECL]
+    if [c.spelling for c in parms] != list(k.params):
+        raise NoParams("libclang gives its parameters otherwise than its declaration names them")
+    # a parameter the kernel changes (`p = ...`, `p += 4`, `++p`) no longer names the launch's buffer
+    changed = an.changed(body)
+    index = {name: i for i, name in enumerate(k.params)}
+    shared_ptrs = an.shared_pointers(k)   # local pointers into shared memory (SharedMemory<T>())
+    inside = [a for a in p.accesses if _inside(a.span, body)]
+    written: set[int] = set()
+    for a in inside:
+        if a.kind == "read":
+            continue
+        if a.space == "global":          # a __device__ variable: a parameter may point to it
+            raise NoParams(f"it writes a __device__ variable ({a.span.where()})")
+        if a.space == "shared" or (a.space == "pointer" and a.base in shared_ptrs):
+            continue
+        if a.space == "constant" or a.base not in index or a.base in changed or not direct(a.text, a.base):
+            raise NoParams(f"it writes through a pointer it made or loaded ({a.text} at {a.span.where()})")
+        written.add(index[a.base])
+    for at in p.atomics:
+        if not _inside(at.span, body):
+            continue
+        base = an.atomic_base(at)
+        if any(d.name == base for d in p.shared) or base in shared_ptrs:
+            continue
+        if base not in index or base in changed:
+            raise NoParams(f"an atomic on memory other than through its parameters ({at.span.where()})")
+        written.add(index[base])
+    reads_elsewhere = False              # a read that may reach a parameter's buffer by another way
+    for c in cur.walk_preorder():
+        if c.kind == CK.CALL_EXPR:
+            syncs, writes, reads = an._callee_effects(c)
+            if syncs or writes:          # a callee that writes (or synchronises): not followed
+                raise NoParams(f"it calls {c.spelling or 'a function'}, which may write memory or synchronise")
+            reads_elsewhere |= reads
+        if c.kind == CK.ASM_STMT:
+            raise NoParams("it holds inline assembly")
+    if any(_inside(sp, body) for sp in p.nested_bodies):
+        raise NoParams("it holds a lambda or a local class")
+    read_through = {a.base for a in inside if a.kind == "read" and a.bound == "pointer" and a.base in index}
+    candidates = [i for i, c in enumerate(parms) if c.spelling in read_through and i not in written
+                  and c.spelling not in changed and c.type.get_canonical().kind == TK.POINTER]
+    candidates = candidates[:MAX_CANDIDATES]
+    reads_elsewhere |= any(a.space == "global" or (a.space == "pointer" and a.base not in shared_ptrs and (
+        a.base not in index or a.base in changed or not direct(a.text, a.base))) for a in inside)
+    own = [] if reads_elsewhere else _own(an, k, cur, parms, sorted(written), inside, changed)
+    own = own[:MAX_CANDIDATES - len(candidates)]
+    atomic = [] if reads_elsewhere else _atomic(an, k, parms, sorted(written), inside, changed)
+    atomic = atomic[:MAX_CANDIDATES - len(candidates) - len(own)]
+    if not candidates and not own and not atomic:
+        raise NoParams("no parameter is only read, only its threads' own elements, or only atomics")
+    pointers = tuple(i for i, c in enumerate(parms) if c.type.get_canonical().kind == TK.POINTER)
+    return KernelParams(k, tuple(candidates), tuple(sorted(written)), tuple(own), pointers if own or atomic else (),
+                        tuple(atomic))
+
+
+def _atomic(an: KernelFacts, k: Function, parms, written: list[int], inside, changed) -> list[int]:
+    """The written parameters reached only by device-scope atomics on addresses they give (`p`,
+    `&p[E]`), and named nowhere else."""
+    unit = an.p.unit
+    text = unit.source(k.body.file).text(k.body.start, k.body.end)
+    found = []
+    for i in written:
+        name = parms[i].spelling
+        if name in changed or parms[i].type.get_canonical().kind != TK.POINTER or any(a.base == name for a in inside):
+            continue
+        mine = [at for at in an.p.atomics if _inside(at.span, k.body) and an.atomic_base(at) == name]
+        if not mine or len(re.findall(rf"(?<![\w.>]){re.escape(name)}\b", text)) != len(mine):
+            continue
+        ok = True
+        for at in mine:
+            addr = re.sub(r"\s+", "", unit.source(at.address.file).text(at.address.start, at.address.end)) \
+                if at.address else ""
+            ok = ok and at.scope in ("device", "system") and (
+                addr == name or (addr.startswith("&") and direct(addr[1:], name)))
+        if ok:
+            found.append(i)
+    return found
+
+
+def _own(an: KernelFacts, k: Function, cur, parms, written: list[int], inside, changed) -> list[OwnParam]:
+    """The written parameters whose every access is `p[E]` with one index E of each thread's own
+    element (and which the kernel names nowhere else)."""
+    unit = an.p.unit
+    text = unit.source(k.body.file).text(k.body.start, k.body.end)
+    subscripts = {}
+    for c in cur.walk_preorder():
+        if c.kind == CK.ARRAY_SUBSCRIPT_EXPR:
+            sp = unit.span_of(c)
+            if sp is not None:
+                subscripts[(sp.start, sp.end)] = c
+    scope = Scope(unit, cur, text, changed)
+    found = []
+    for i in written:
+        name = parms[i].spelling
+        if name in changed or parms[i].type.get_canonical().kind != TK.POINTER:
+            continue
+        mine = [a for a in inside if a.base == name]
+        if not mine or len(re.findall(rf"(?<![\w.>]){re.escape(name)}\b", text)) != len(mine):
+            continue                     # named elsewhere: passed on, offset, atomics, address taken
+        forms = []
+        for a in mine:
+            c = subscripts.get((a.span.start, a.span.end))
+            kids = list(c.get_children()) if c is not None else []
+            if a.bound != "pointer" or len(kids) != 2 or re.sub(r"\s+", "", a.text) != \
+                    re.sub(r"\s+", "", scope.text(kids[0])) + "[" + re.sub(r"\s+", "", scope.text(kids[1])) + "]":
+                break
+            forms.append(linear_form(kids[1], scope))
+        if len(forms) == len(mine) and None not in forms and len({f.key() for f in forms}) == 1:
+            found.append(OwnParam(i, forms[0]))
+    return found
+
+
+def readonly_params(prog: Program, an: KernelFacts | None = None,
+                    why: dict[str, str] | None = None) -> dict[tuple[str, int], KernelParams]:
+    """By kernel body (file, start): the kernels with read-only parameters whose reads may be quiet;
+    `why` (kernel name -> reason) is told why each other kernel has none."""
+    an = an or KernelFacts(prog)
+    out = {}
+    for k in prog.kernels:
+        try:
+            out[(k.body.file, k.body.start)] = _kernel(an, k)
+        except NoParams as e:
+            reason = str(e)
+        except (ValueError, AttributeError, KeyError, IndexError) as e:   # an unknown construct: none
+            reason = f"the analysis does not know one of its constructs ({type(e).__name__}: {e})"
+        else:
+            continue
+        if why is not None:
+            why[k.name] = reason
+    return out
+

@@ -1,0 +1,200 @@
+// The check every instrumented access makes before it happens (`check`): the thread filter, the
+// access located (locate.h) and bounded (an access out of bounds is logged and diverted to a sink,
+// not checked), then the shadow update of each word it covers (update.h) with its prior-site slots,
+// and a race logged (device_log.h); and the instrumented forms that call it: rd, wr, rmw, the atomics,
+// device memcpy/memset ranges.
+#ifndef HIRACE_CHECK_H
+#define HIRACE_CHECK_H
+
+#include "bench_switches.h"
+#include "device_log.h"
+#include "locate.h"
+
+namespace hirace {
+
+// Out of line on the device: see check()
+#if defined(__CUDA_ARCH__)
+#define HIRACE_OUT_OF_LINE __noinline__
+#else
+#define HIRACE_OUT_OF_LINE
+#endif
+
+// The shadow update and site slots of the words an access covers, [offset, offset + size) of its
+// buffer or shared window (`shadow`, `sites`: the window's or buffer's; `sites` null without slots),
+// by thread `tid` of block `bid` with clocks `clk`. Inlined where the check knows the memory space.
+CCTK_D inline void check_words(unsigned long long *shadow, unsigned *sites, long long offset, unsigned size,
+                               unsigned site, fsm::Access kind, bool then_write, unsigned tid, unsigned bid,
+                               const unsigned *clk, unsigned space, unsigned buffer) {
+  const LaunchState &L = g_launch;
+  ThreadCtx c{tid, L.block_base + bid, clk[0], clk[1], 32, L.block_base};
+  unsigned long long first = (unsigned long long)offset >> L.granularity_shift;
+  unsigned long long last = ((unsigned long long)offset + (size ? size : 1) - 1) >> L.granularity_shift;
+  unsigned me = ((L.site_base + bid) << kSiteTidBits) | c.tid;
+  const unsigned first_me = L.site_base << kSiteTidBits;   // a slot thread below it: an earlier launch's
+  for (unsigned pass = 0; pass < (then_write ? 2u : 1u); ++pass) {
+    if (pass) kind = fsm::kWrite;
+    const unsigned mine = site_word(site, kind, c);
+    for (unsigned long long w = first; w <= last; ++w) {
+      ShadowWord prior;
+      SiteSlots *e = (L.prior_sites && sites) ? reinterpret_cast<SiteSlots *>(sites) + w : nullptr;
+      SiteSlots slot = e ? *e : SiteSlots{~0u, ~0u, ~0u, ~0u};   // one 16-byte load
+      bool last_live = slot.last_thread != ~0u && slot.last_thread >= first_me;
+      if (!HIRACE_BENCH_NO_SHADOW_UPDATE && update(&shadow[w], c, kind, &prior)) {
+        RaceRecord r{site, ~0u, c.tid, bid, prior.tid(), prior.bid() - L.block_base,
+                     prior.state(), unsigned(kind), space, buffer, w << L.granularity_shift, 1u, L.slot};
+        if (e) {   // the slots' access by the thread the record names, else another that can race with this one
+          unsigned named = ((prior.bid() - L.block_base + L.site_base) << kSiteTidBits) | prior.tid();
+          bool last_ok = may_race(slot.last_thread, slot.last_site, me, mine, first_me, c.warp_size);
+          bool other_ok = may_race(slot.other_thread, slot.other_site, me, mine, first_me, c.warp_size);
+          bool use_last = last_ok && (slot.last_thread == named || !(other_ok && slot.other_thread == named));
+          if (use_last || other_ok) {
+            unsigned t = use_last ? slot.last_thread : slot.other_thread;
+            r.prior_site = site_id(use_last ? slot.last_site : slot.other_site);
+            r.prior_tid = t & ((1u << kSiteTidBits) - 1);
+            r.prior_bid = (t >> kSiteTidBits) - L.site_base;
+          }
+        }
+        log_race(r);
+      }
+      // The slots change only when what they say changes. A read at the site of the last access, by
+      // a third thread while the slots already name two others of this launch, keeps them (a gather
+      // that many threads read at one site would otherwise rewrite the word's slots at every access:
+      // spmv 48x against 18x): any later race still finds another thread's access of this launch there.
+      bool other_live = slot.other_thread != ~0u && slot.other_thread >= first_me && slot.other_thread != me;
+      if (e && !(kind == fsm::kRead && last_live && other_live && slot.last_site == mine && slot.last_thread != me)) {
+        if (slot.last_thread != me)
+          *e = last_live ? SiteSlots{mine, me, slot.last_site, slot.last_thread} : SiteSlots{mine, me, ~0u, ~0u};
+        else if (slot.last_site != mine)
+          e->last_site = mine;
+      }
+    }
+#if defined(CUDAEMU)
+    ::cudaemu::maybe_yield();
+#endif
+  }
+}
+
+// The check every instrumented access makes before it happens. Out of line on the device: an
+// unrolled loop of many accesses would otherwise carry a copy per access, more code than the
+// instruction cache holds (a 32x32 tiled matrix product ran 58 times slower inlined on an H100).
+// (Benchmarks stop it early, to measure what its parts cost: bench_switches.h.)
+// The check every instrumented access makes before it happens. `base` and `bytes` bound the
+// access when the site knows them: a declared array [base, base + bytes) (kDynamicShared: the
+// launch's dynamic shared memory), or (bytes 0) the buffer that the pointer `base` points into.
+// Returns false when the access lies outside its buffer: it is reported, not checked as a race,
+// and must not happen.
+// `then_write`: a read-modify-write, checked as its read and then its write in one call (one locating).
+HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsigned site, fsm::Access kind,
+                         const volatile void *base = nullptr, unsigned long long bytes = 0,
+                         bool then_write = false) {
+  const LaunchState &L = g_launch;
+  if (!L.enabled || HIRACE_BENCH_STOP_AFTER_ENABLED) return true;
+  unsigned tid = linear_tid(), bid = linear_bid();
+  if (bid < L.bid_lo || bid > L.bid_hi || tid < L.tid_lo || tid > L.tid_hi) return true;
+#if defined(__CUDA_ARCH__)
+  // A declared shared array, in a launch whose blocks keep their clocks, shadow and slots in shared
+  // memory (smem mode): the general path below, with nothing to locate and every address a shared
+  // one, so that the compiler reads and updates them with shared-memory instructions (most accesses
+  // of tiled kernels: nw, lud, matrixMul). An access outside the array takes the general path,
+  // which reports it.
+  if (base && bytes && L.bounds && L.smem && (L.smem_sites || !L.prior_sites) && __isShared((const void *)base)) {
+    unsigned long long n = bytes == kDynamicShared ? L.dynamic_shared : bytes;
+    long long delta = (long long)((const char *)p - (const char *)base);
+    Location loc = smem_window(__cvta_generic_to_shared(p));
+    if (delta >= 0 && (unsigned long long)delta + size <= n && inside(loc, size)) {
+      if (HIRACE_BENCH_STOP_AFTER_LOCATE) return true;
+      check_words(loc.shadow, loc.sites, loc.offset, size, site, kind, then_write, tid, bid, shared_area() + 2 * tid,
+                  loc.space, loc.buffer);
+      return true;
+    }
+  }
+#endif
+  Location loc;
+  bool where;
+  if (!L.bounds) base = nullptr;
+  long long delta = base ? (long long)((const char *)p - (const char *)base) : 0;
+  if (base && bytes) {  // a declared array: its bounds, whatever lies around it
+    if (bytes == kDynamicShared) bytes = L.dynamic_shared;
+    if (delta < 0 || (unsigned long long)delta + size > bytes) {
+      where = locate((const void *)base, &loc);
+      log_out_of_bounds(MemRecord{site, tid, bid, unsigned(kind), where ? loc.space : unsigned(kGlobal), kNoBuffer,
+                                  delta, bytes, size, 1u, L.slot});
+      return false;
+    }
+    where = locate(p, &loc);
+  } else if (base && locate((const void *)base, &loc) && inside(loc, 0) && loc.buffer != kNoBuffer) {
+    where = true;  // the buffer the pointer points into bounds the access
+    loc.offset += delta;
+  } else {
+    where = locate(p, &loc);
+  }
+  if (!where) return true;  // not monitored (host memory, constant, local)
+  if (!inside(loc, size)) {
+    if (!L.bounds) return true;
+    log_out_of_bounds(MemRecord{site, tid, bid, unsigned(kind), loc.space, loc.buffer,
+                                loc.shadow ? loc.offset : (long long)(unsigned long long)p, loc.limit, size, 1u, L.slot});
+    return false;
+  }
+  if (HIRACE_BENCH_STOP_AFTER_LOCATE) return true;
+  check_words(loc.shadow, loc.sites, loc.offset, size, site, kind, then_write, tid, bid, thread_clocks(), loc.space,
+              loc.buffer);
+  return true;
+}
+
+// Where an access that must not happen goes instead (accesses larger than a sink go ahead).
+template <class T> CCTK_D inline T *diverted(T *p, void *sink) {
+  return sizeof(T) <= kSinkBytes ? (T *)sink : p;
+}
+// Does the access lie inside the declared array [base, base + bytes) (kDynamicShared: the launch's
+// dynamic shared memory)? (The quiet forms test it inline: quiet.h.)
+template <class T> CCTK_D inline bool in_declared(T *p, const volatile void *base, unsigned long long bytes) {
+  if (bytes == kDynamicShared) bytes = g_launch.dynamic_shared;
+  long long delta = (long long)((const char *)p - (const char *)base);
+  return delta >= 0 && (unsigned long long)delta + sizeof(T) <= bytes;
+}
+
+// The access itself when the check lets it happen, else its diversion.
+template <class T> CCTK_D inline T *checked(T *p, unsigned site, fsm::Access kind, void *sink,
+                                            const volatile void *base, unsigned long long bytes) {
+  return check((const void *)p, sizeof(T), site, kind, base, bytes) ? p : diverted(p, sink);
+}
+
+// Instrumented expressions: `(*::hirace::rd(&(a[i]), 12u))`, with the access's bounds where the
+// site knows them: `(*::hirace::rd(&(a[i]), 12u, a))`, `(*::hirace::rd(&(s[i]), 3u, s, sizeof(s)))`.
+template <class T> CCTK_D inline T *rd(T *p, unsigned site, const volatile void *base = nullptr,
+                                       unsigned long long bytes = 0) {
+  return checked(p, site, fsm::kRead, g_launch.sink_read, base, bytes);
+}
+template <class T> CCTK_D inline T *wr(T *p, unsigned site, const volatile void *base = nullptr,
+                                       unsigned long long bytes = 0) {
+  return checked(p, site, fsm::kWrite, g_launch.sink_write, base, bytes);
+}
+// The bytes memcpy/memmove/memset in device code touch, checked as one access each of that many
+// bytes (hirace/planner.py _plan_ranges): the size to use, 0 when a range is out of bounds (then
+// nothing is copied or set, as an out-of-bounds access does not happen).
+CCTK_D inline size_t copy_range(const volatile void *d, const volatile void *s, size_t n, unsigned dsite,
+                                unsigned ssite) {
+  if (n == 0) return 0;
+  bool ok = check((const void *)s, unsigned(n), ssite, fsm::kRead);
+  ok = check((const void *)d, unsigned(n), dsite, fsm::kWrite) && ok;
+  return ok ? n : 0;
+}
+CCTK_D inline size_t set_range(const volatile void *d, size_t n, unsigned dsite) {
+  return n == 0 || check((const void *)d, unsigned(n), dsite, fsm::kWrite) ? n : 0;
+}
+template <class T> CCTK_D inline T *rmw(T *p, unsigned site, const volatile void *base = nullptr,
+                                        unsigned long long bytes = 0) {
+  return check((const void *)p, sizeof(T), site, fsm::kRead, base, bytes, true) ? p : diverted(p, g_launch.sink_write);
+}
+template <class T> CCTK_D inline T *atomic_block(T *p, unsigned site, const volatile void *base = nullptr,
+                                                 unsigned long long bytes = 0) {
+  return checked(p, site, fsm::kBlockAtomic, g_launch.sink_write, base, bytes);
+}
+template <class T> CCTK_D inline T *atomic_device(T *p, unsigned site, const volatile void *base = nullptr,
+                                                  unsigned long long bytes = 0) {
+  return checked(p, site, fsm::kDeviceAtomic, g_launch.sink_write, base, bytes);
+}
+
+}  // namespace hirace
+
+#endif  // HIRACE_CHECK_H

@@ -1,0 +1,185 @@
+// The quiet forms of a site: accesses a proof found unable to race (instrument/intervals.py,
+// apart.py, readonly_params.py, chosen by hirace/planner.py) test only their bounds inline, where the
+// launch meets the proof's condition (the block fits the array, the index is the thread's own, the
+// parameter is quiet in this launch), and take the whole check where it does not (`quiet_slow`);
+// and the launch-condition tests the kernels evaluate (own_index, lanes_apart).
+#ifndef HIRACE_QUIET_H
+#define HIRACE_QUIET_H
+
+#include "bench_hooks.h"
+#include "check.h"
+
+namespace hirace {
+
+// The whole check of an access whose quiet test failed, and what happens to it (the benchmarks put
+// stand-ins in its place: bench_switches.h).
+template <class T> CCTK_D inline T *quiet_slow(T *p, unsigned site, fsm::Access kind, void *sink,
+                                               const volatile void *base, unsigned long long bytes,
+                                               bool then_write = false) {
+#if HIRACE_BENCH_QUIET_SLOW_HOOK   // (benchmarks only: a stand-in, bench_hooks.h)
+  return bench::quiet_slow(p, site, kind, sink, base, bytes, then_write);
+#else
+  return check((const void *)p, sizeof(T), site, kind, base, bytes, then_write) ? p : diverted(p, sink);
+#endif
+}
+
+// A read of a shared array that no write to it shares a barrier interval with (instrument/intervals.py):
+// it cannot race, so only its bounds are checked, inline; one outside them takes the whole check,
+// which reports it and diverts it.
+#if HIRACE_BENCH_QUIET_READ_HOOK   // (benchmarks only: a quiet read gives its value, bench_hooks.h)
+using bench::rd_bounds;
+#else
+template <class T> CCTK_D inline T *rd_bounds(T *p, unsigned site, const volatile void *base, unsigned long long bytes) {
+  if (in_declared(p, base, bytes)) return p;
+  return quiet_slow(p, site, fsm::kRead, g_launch.sink_read, base, bytes);
+}
+#endif
+// An atomic on a shared array in a barrier interval where every access to that array is an atomic
+// (instrument/intervals.py): atomics never race with each other, so only its bounds are checked.
+template <class T> CCTK_D inline T *atomic_block_bounds(T *p, unsigned site, const volatile void *base,
+                                                        unsigned long long bytes) {
+  if (in_declared(p, base, bytes)) return p;
+  return quiet_slow(p, site, fsm::kBlockAtomic, g_launch.sink_write, base, bytes);
+}
+template <class T> CCTK_D inline T *atomic_device_bounds(T *p, unsigned site, const volatile void *base,
+                                                         unsigned long long bytes) {
+  if (in_declared(p, base, bytes)) return p;
+  return quiet_slow(p, site, fsm::kDeviceAtomic, g_launch.sink_write, base, bytes);
+}
+// A write of each thread's own word of a shared array, in a barrier interval where no thread reads
+// the array and every write to it has this form (instrument/intervals.py): `own` when the block
+// fits the array, so no two threads share the word; it then races with nothing and lies in bounds.
+template <class T> CCTK_D inline T *wr_private(T *p, unsigned site, const volatile void *base, unsigned long long bytes,
+                                               bool own) {
+  return own ? p : quiet_slow(p, site, fsm::kWrite, g_launch.sink_write, base, bytes);
+}
+// A read of each thread's own word (or a read-modify-write of it) in a barrier interval where only
+// its thread writes that word (instrument/intervals.py): `own` as for wr_private.
+template <class T> CCTK_D inline T *rd_private(T *p, unsigned site, const volatile void *base, unsigned long long bytes,
+                                               bool own) {
+  return own ? p : quiet_slow(p, site, fsm::kRead, g_launch.sink_read, base, bytes);
+}
+template <class T> CCTK_D inline T *rmw_private(T *p, unsigned site, const volatile void *base, unsigned long long bytes,
+                                                bool own) {
+  if (own) return p;
+  return quiet_slow(p, site, fsm::kRead, g_launch.sink_write, base, bytes, true);
+}
+// An access of a declared shared array whose index keeps every other thread's access in its
+// barrier interval off its word (instrument/apart.py), where the launch's block is `shaped` as the
+// proof needs: its bounds are checked; otherwise the whole check.
+template <class T> CCTK_D inline T *rd_apart(T *p, unsigned site, const volatile void *base, unsigned long long bytes,
+                                             bool shaped) {
+  if (shaped && in_declared(p, base, bytes)) return p;
+  return quiet_slow(p, site, fsm::kRead, g_launch.sink_read, base, bytes);
+}
+template <class T> CCTK_D inline T *wr_apart(T *p, unsigned site, const volatile void *base, unsigned long long bytes,
+                                             bool shaped) {
+  if (shaped && in_declared(p, base, bytes)) return p;
+  return quiet_slow(p, site, fsm::kWrite, g_launch.sink_write, base, bytes);
+}
+template <class T> CCTK_D inline T *rmw_apart(T *p, unsigned site, const volatile void *base, unsigned long long bytes,
+                                              bool shaped) {
+  if (shaped && in_declared(p, base, bytes)) return p;
+  return quiet_slow(p, site, fsm::kRead, g_launch.sink_write, base, bytes, true);
+}
+// A read through the kernel's read-only parameter `base` (the `bit`-th): in a launch where that
+// parameter is quiet, only the bounds of its buffer are checked, inline; otherwise the whole check.
+#if HIRACE_BENCH_QUIET_READ_HOOK   // (benchmarks only: bench_hooks.h)
+using bench::rd_param;
+#else
+template <class T> CCTK_D inline T *rd_param(T *p, unsigned site, const volatile void *base, unsigned bit) {
+  const LaunchState &L = g_launch;
+  unsigned long long a = (unsigned long long)p;
+  if ((L.quiet_params >> bit & 1u) && a >= L.quiet_lo[bit] && a + sizeof(T) <= L.quiet_hi[bit]) return p;
+  return quiet_slow(p, site, fsm::kRead, L.sink_read, base, 0);
+}
+#endif
+// Is c_tx * threadIdx.x + ... + c_bz * blockIdx.z a different number for each thread of this
+// launch, within a range narrower than 2^31 (so that the program's own arithmetic, modulo 2^32 or
+// 2^64, keeps the numbers apart whatever the offset)? Mixed radix: taking the coordinates that vary
+// (extent above 1) by |c|, each |c| exceeds the largest sum the smaller ones reach (ties ordered by
+// position). Computed once per thread at the kernel's entry, in registers (constant indices only:
+// a sort with computed indices put its arrays in local memory and cost srad_v2 ten times its own
+// instructions). The offset is the same for every thread; it is taken only to evaluate it as the
+// program writes it.
+// (own_index_of: the test for the launch shape `block`, `grid`; on the host too, for quiet versions)
+CCTK_HD inline bool own_index_of(dim3 block, dim3 grid, long long c_tx, long long c_ty, long long c_tz,
+                                 long long c_bx, long long c_by, long long c_bz) {
+  const long long c[6] = {c_tx, c_ty, c_tz, c_bx, c_by, c_bz};
+  const long long n[6] = {block.x, block.y, block.z, grid.x, grid.y, grid.z};
+  long long a[6], span[6];   // |c|, and the range a coordinate's term spans (0 where it does not vary)
+  bool ok = true;
+#pragma unroll
+  for (int i = 0; i < 6; ++i) {
+    a[i] = c[i] < 0 ? -c[i] : c[i];
+    bool varies = n[i] > 1;
+    ok = ok && (!varies || (a[i] != 0 && a[i] < (1ll << 31)));
+    span[i] = varies && a[i] < (1ll << 31) ? a[i] * (n[i] - 1) : 0;
+    ok = ok && span[i] < (1ll << 31);
+  }
+  long long total = 0;
+#pragma unroll
+  for (int i = 0; i < 6; ++i) {
+    long long below = 0;
+#pragma unroll
+    for (int j = 0; j < 6; ++j)
+      if (j != i && (a[j] < a[i] || (a[j] == a[i] && j < i))) below += span[j];
+    ok = ok && (n[i] <= 1 || a[i] > below);
+    total += span[i];
+  }
+  return ok && total < (1ll << 31);
+}
+CCTK_D inline bool own_index(long long c_tx, long long c_ty, long long c_tz, long long c_bx, long long c_by,
+                             long long c_bz, long long) {
+  if (HIRACE_BENCH_OWN_INDEX_FREE) return true;   // benchmarks only: what the test costs
+  return own_index_of(dim3(blockDim.x, blockDim.y, blockDim.z), dim3(gridDim.x, gridDim.y, gridDim.z), c_tx, c_ty,
+                      c_tz, c_bx, c_by, c_bz);
+}
+// Do the words of a shared array that lane + offset writes reach lie apart and inside the array?
+// Each (offset, cap) pair: the threads whose lane index is below cap (and the block's extent n)
+// write word offset + lane. Evaluated where such a write is (instrument/tree_forms.py offset_form).
+template <class... T> CCTK_HD inline bool lanes_apart(long long n, long long size, T... pairs) {
+  const long long v[] = {(long long)pairs...};
+  constexpr int k = int(sizeof...(T)) / 2;
+  bool ok = true;
+#pragma unroll
+  for (int i = 0; i < k; ++i) {
+    long long lo = v[2 * i], cnt = v[2 * i + 1] < n ? v[2 * i + 1] : n;
+    if (cnt <= 0) continue;
+    ok = ok && lo >= 0 && lo + cnt <= size;
+#pragma unroll
+    for (int j = 0; j < i; ++j) {
+      long long lo2 = v[2 * j], cnt2 = v[2 * j + 1] < n ? v[2 * j + 1] : n;
+      ok = ok && (cnt2 <= 0 || lo == lo2 || lo + cnt <= lo2 || lo2 + cnt2 <= lo);   // (one offset: one thread a word)
+    }
+  }
+  return ok;
+}
+// An access through an own parameter `base` (the `bit`-th quiet candidate: every access to it in
+// the kernel has one index, which gives each thread its own element when `own`): in a launch where
+// the parameter is quiet and the index is own, only the bounds of its buffer are checked, inline.
+template <class T> CCTK_D inline bool own_quiet(T *p, unsigned bit, bool own) {
+  const LaunchState &L = g_launch;
+  unsigned long long a = (unsigned long long)p;
+  return own && (L.quiet_params >> bit & 1u) && a >= L.quiet_lo[bit] && a + sizeof(T) <= L.quiet_hi[bit];
+}
+template <class T> CCTK_D inline T *rd_own(T *p, unsigned site, const volatile void *base, unsigned bit, bool own) {
+  return own_quiet(p, bit, own) ? p : quiet_slow(p, site, fsm::kRead, g_launch.sink_read, base, 0);
+}
+template <class T> CCTK_D inline T *wr_own(T *p, unsigned site, const volatile void *base, unsigned bit, bool own) {
+  return own_quiet(p, bit, own) ? p : quiet_slow(p, site, fsm::kWrite, g_launch.sink_write, base, 0);
+}
+template <class T> CCTK_D inline T *rmw_own(T *p, unsigned site, const volatile void *base, unsigned bit, bool own) {
+  if (own_quiet(p, bit, own)) return p;
+  return quiet_slow(p, site, fsm::kRead, g_launch.sink_write, base, 0, true);
+}
+// A device-scope atomic through the kernel's atomic parameter `base` (the `bit`-th quiet candidate:
+// only such atomics reach it): in a launch where the parameter is quiet, only its bounds are checked.
+template <class T> CCTK_D inline T *atomic_param(T *p, unsigned site, const volatile void *base, unsigned bit) {
+  if (own_quiet(p, bit, true)) return p;
+  return quiet_slow(p, site, fsm::kDeviceAtomic, g_launch.sink_write, base, 0);
+}
+
+}  // namespace hirace
+
+#endif  // HIRACE_QUIET_H

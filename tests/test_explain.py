@@ -1,0 +1,151 @@
+"""`hirace explain` and the proofs it reports (hirace/proofs): every site names the rule that reduced
+its check to a bounds test, with the launch condition it needs, or says why it is checked whole;
+every kernel says what the analyses made of it."""
+from __future__ import annotations
+
+import json
+import re
+
+from conftest import CUDA
+
+from hirace import runner
+from hirace.config import Config
+from hirace.explain_cmd import explanation
+
+HEAD = "#include <cuda_runtime.h>\n"
+
+
+def explain(tmp_path, *sources, lower_cpu=False) -> dict:
+    ins = runner.instrument(list(sources), tmp_path / "out", Config(), lower_cpu=lower_cpu)
+    return explanation(ins.planner)
+
+
+def by_text(data: dict) -> dict:
+    return {(s["kind"], s["text"]): (s["proof"] or "whole", s["condition"] or s["why"]) for s in data["sites"]}
+
+
+def test_each_site_of_a_program_gets_its_proof_and_condition(tmp_path):
+    data = explain(tmp_path, CUDA / "engine" / "quiet_versions.cu")
+    got = by_text(data)
+    assert got[("write", "t[threadIdx.y][threadIdx.x]")] == (
+        "own shared word",
+        "(blockDim.z == 1 && blockDim.y <= sizeof(t) / sizeof(t[0]) && blockDim.x <= sizeof(t[0]) / sizeof(t[0][0]))")
+    assert got[("read", "t[threadIdx.x][threadIdx.y]")][0] == "quiet shared read"
+    assert got[("read", "in[y * cols + x]")][0] == "read-only parameter"
+    # an own parameter's condition: the own-index test of its launch (here every thread names out[0]:
+    # the test fails in any launch of two threads, and the whole check runs)
+    assert got[("write", "out[0]")] == ("own parameter", "::hirace::own_index(0ll, 0ll, 0ll, 0ll, 0ll, 0ll, ((long long)(0)))")
+    kernels = {k["name"]: k for k in data["kernels"]}
+    assert kernels["tile"]["intervals"] == "analysed"
+    assert kernels["rows"]["parameters"] == "analysed: read-only start, v; own out"
+    assert data["summary"] == {"sites": 12, "bounds_only": 12, "whole": 0, "by_proof": {
+        "own parameter": 4, "own shared word": 1, "quiet shared read": 2, "read-only parameter": 5}}
+
+
+def test_a_kernel_not_analysed_says_why_and_its_sites_are_checked_whole(tmp_path):
+    src = tmp_path / "k.cu"
+    src.write_text(HEAD + """
+__device__ int peek(const int *p) { return p[1]; }
+__host__ __device__ int twice(int *p) { return p[0] * 2; }
+__global__ void k(int *out, int n) {
+  __shared__ int s[64];
+  s[threadIdx.x] = out[threadIdx.x];
+  if (n > 1) __syncthreads();
+  out[threadIdx.x] = s[threadIdx.x ^ 1] + peek(out) + twice(out);
+}
+__global__ void tree(float *out) {
+  __shared__ float s[64];
+  s[threadIdx.x] = 1.f;
+  __syncthreads();
+  for (unsigned d = blockDim.x / 2; d > 0; d >>= 1) {
+    if (threadIdx.x < d) s[threadIdx.x] += s[threadIdx.x + d];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+}
+""")
+    data = explain(tmp_path, src)
+    kernels = {k["name"]: k for k in data["kernels"]}
+    assert kernels["k"]["intervals"] == "its barrier at line 8 is conditional (inside a branch)"
+    assert kernels["tree"]["intervals"] == "analysed"
+    got = by_text(data)
+    proof, why = got[("read", "s[threadIdx.x ^ 1]")]
+    assert proof == "whole" and "barrier intervals of 'k' not analysed: its barrier at line 8 is conditional" in why
+    assert got[("read", "p[1]")] == ("whole", "in device function 'peek' (the proofs read kernels' own bodies)")
+    assert got[("read", "p[0]")][1].startswith("in a __host__ __device__ function")
+    assert got[("read", "s[threadIdx.x + d]")][0] == "quiet shared read"
+    assert got[("rmw", "s[threadIdx.x]")][0] == "own shared word"
+    assert all(s["proof"] or s["why"] for s in data["sites"])
+
+
+def test_a_unit_with_a_form_the_proofs_do_not_follow_checks_every_access_whole_and_says_so(tmp_path):
+    data = explain(tmp_path, CUDA / "races" / "memcpy_ok.cu")
+    assert len(data["not_analysed"]) == 1 and "device code (memcpy at" in data["not_analysed"][0]
+    assert data["sites"] and all(s["check"] == "whole" and s["why"] for s in data["sites"])
+    assert all(k["intervals"] == data["not_analysed"][0] for k in data["kernels"])
+
+
+def test_every_site_of_the_engine_programs_names_a_proof_or_why_it_is_checked_whole(tmp_path):
+    sources = sorted(p for p in (CUDA / "engine").glob("*.cu") if p.name != "syntax_error.cu")
+    assert len(sources) >= 10
+    for i, src in enumerate(sources):
+        data = explain(tmp_path / str(i), src)
+        assert data["sites"], src
+        for s in data["sites"]:
+            assert (s["check"] == "bounds") == bool(s["proof"]) and (s["proof"] or s["why"]), (src, s)
+
+
+def test_the_command_prints_text_and_json_and_writes_no_file_it_reads(run_cli, tmp_path):
+    src = CUDA / "engine" / "quiet_versions.cu"
+    r = run_cli("hirace.cli", "explain", src)
+    assert r.returncode == 0, r.stderr
+    assert "12:3: write t[threadIdx.y][threadIdx.x]: bounds only: own shared word, where (blockDim.z == 1" in r.stdout
+    assert r.stdout.rstrip().splitlines()[-3].startswith("  own shared word: in its barrier interval")
+    out = tmp_path / "e.json"
+    r = run_cli("hirace.cli", "explain", "--format", "json", "-o", out, src)
+    assert r.returncode == 0 and r.stdout == "", r.stderr
+    assert json.loads(out.read_text())["summary"]["bounds_only"] == 12
+    before = src.read_bytes()
+    r = run_cli("hirace.cli", "explain", "-o", src, src)   # never over an input
+    assert r.returncode == 2 and "it is an input of this run" in r.stderr and "Traceback" not in r.stderr
+    assert src.read_bytes() == before
+
+
+def test_every_check_a_rule_can_leave_is_a_quiet_form_of_the_runtime():
+    """A rule's entry must have a namesake in the quiet versions' namespace (protocol.QUIET_FORMS,
+    which quiet_version.h checks against the runtime at compile time): Proof refuses any other."""
+    import pytest
+    from hirace.proofs.intervals import Apart, LaneRanges, OwnForm
+    from hirace.proofs.proof import Proof, Rule
+    from hirace.proofs.rules import ENTRY
+    from instrument.protocol import QUIET_FORMS
+    entries = {"rd_bounds", "rd_param", "atomic_param", "atomic_block_bounds", "atomic_device_bounds"}
+    entries |= {e + "_own" for e in ENTRY.values()}
+    entries |= {e + f.entry_suffix for e in ENTRY.values() for f in (OwnForm, LaneRanges, Apart)}
+    assert entries <= set(QUIET_FORMS)
+    with pytest.raises(ValueError):
+        Proof(Rule.QUIET_SHARED_READ, "rd")
+
+
+def test_kernels_of_one_name_in_two_namespaces_keep_their_own_proofs(tmp_path):
+    """Each kernel's own-index variable and parameter bits are its own, found by its body, not its
+    name (the selftest batches programs in namespaces: `__hirace_own1` was once used where only
+    `__hirace_own0` was declared)."""
+    src = tmp_path / "ns.cu"
+    src.write_text(HEAD + """
+namespace a { __global__ void k(const int *in, int *out, int *sum) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x; out[i] = in[i]; atomicAdd(sum, in[i]); } }
+namespace b { __global__ void k(const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x; out[i] = in[i] * n; } }
+""")
+    data = explain(tmp_path, src)
+    own = [s for s in data["sites"] if s["proof"] == "own parameter"]
+    assert len(own) == 2 and own[0]["condition"] == own[1]["condition"]
+    assert [s["proof"] for s in data["sites"] if s["kind"] == "atomic"] == ["atomic parameter"]
+    text = (tmp_path / "out" / "ns.cu").read_text()
+    names = []
+    for part in text.split("namespace b {"):   # (each kernel, and its quiet copy written after it)
+        used = set(re.findall(r"__hirace_own\d+", part))
+        assert used == set(re.findall(r"const bool (__hirace_own\d+) = ::hirace::own_index\(", part)), part
+        names += sorted(used)
+    assert len(names) == 2 and len(set(names)) == 2
