@@ -10,13 +10,12 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from instrument.errors import EXIT_OK, UserError
-from instrument.files import Output, check_outputs, check_sources
+from instrument.errors import EXIT_OK
+from instrument.files import Output
 from instrument.output import atomic_write_text
 
-from . import config as config_mod
 from .proofs.proof import Rule
-from .run_cmd import _common, _from_database
+from .run_cmd import _common, sources_and_config
 
 _ARGUMENT = {r.title: r.argument for r in Rule}
 
@@ -30,15 +29,7 @@ def setup(p: argparse.ArgumentParser) -> None:
 
 def run(a: argparse.Namespace, _extra) -> int:
     from . import runner
-    _from_database(a)
-    if not a.sources:
-        raise UserError("no source to explain", hint="hirace explain prog.cu, or -p BUILD for the CUDA units of "
-                                                     "BUILD/compile_commands.json")
-    check_sources(a.sources)
-    config = a.config or config_mod.discover(Path.cwd())
-    if a.output is not None:
-        check_outputs([Output("-o", a.output, "file")], inputs=[*a.sources, config, *a.include])
-    cfg = config_mod.load(config)
+    cfg = sources_and_config(a, "explain", [Output("-o", a.output, "file")] if a.output is not None else [])
     with tempfile.TemporaryDirectory(prefix="hirace-explain-") as tmp:
         ins = runner.instrument(a.sources, Path(tmp) / "src", cfg, a.include, a.define, lower_cpu=a.cpu)
     data = explanation(ins.planner)

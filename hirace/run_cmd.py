@@ -199,18 +199,24 @@ def setup_instrument(p: argparse.ArgumentParser) -> None:
     _common(p, sources="*")
 
 
+def sources_and_config(a: argparse.Namespace, command: str, outputs: list[Output]):
+    """The sources of a command that reads them as `hirace instrument` does (given, or from -p BUILD),
+    checked, with the outputs checked against every input, and the configuration loaded."""
+    _from_database(a)
+    if not a.sources:
+        raise UserError(f"no source to {command}", hint=f"hirace {command} prog.cu, or -p BUILD for the CUDA units "
+                                                        f"of BUILD/compile_commands.json")
+    check_sources(a.sources)
+    config = a.config or config_mod.discover(Path.cwd())
+    check_outputs(outputs, inputs=[*a.sources, config, *a.include])
+    return config_mod.load(config)
+
+
 def do_instrument(a: argparse.Namespace, _extra) -> int:
     from runtime import include_dir
 
     from . import runner
-    _from_database(a)
-    if not a.sources:
-        raise UserError("no source to instrument", hint="hirace instrument prog.cu [-o DIR], or -p BUILD for the "
-                                                        "CUDA units of BUILD/compile_commands.json")
-    check_sources(a.sources)
-    config = a.config or config_mod.discover(Path.cwd())
-    check_outputs([Output("-o", a.out, "dir")], inputs=[*a.sources, config, *a.include])
-    cfg = config_mod.load(config)
+    cfg = sources_and_config(a, "instrument", [Output("-o", a.out, "dir")])
     ins = runner.instrument(a.sources, a.out, cfg, a.include, a.define, lower_cpu=a.cpu)
     planner = ins.planner
     for w in ins.warnings:

@@ -1,6 +1,7 @@
 """Fixtures: paths to our CUDA sources, building and running programs on the cpu backend."""
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import subprocess
@@ -65,6 +66,29 @@ def nvcc():
     if nvcc_path() is None:
         pytest.skip("nvcc not found: the CUDA toolkit is needed to check that instrumented code compiles")
     return nvcc_path()
+
+
+# -- projects built through a tool's compiler launcher (tests/projects/: test_projects.py, test_cltc_projects.py)
+PROJECTS = TESTS / "projects"
+BIN = Path(sys.executable).parent   # the tools' scripts (hirace-cc, cltc-cc ...) of this environment
+
+needs_project_tools = pytest.mark.skipif(
+    not all(shutil.which(t) for t in ("cmake", "ninja", "make", "nvcc")),
+    reason="cmake, ninja, make and nvcc (CMake's CUDA language asks nvcc who it is) are on every machine "
+           "the project builds on; this one lacks one of them")
+
+
+def project_env(clear: tuple[str, ...], **more) -> dict:
+    """The environment a project's build and tests run in: this environment's tools first on PATH,
+    no tool variable (`clear`: their prefixes) but `more`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(clear)}
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    env.update(more)
+    return env
+
+
+def run_in(cmd, cwd, env, timeout=300) -> subprocess.CompletedProcess:
+    return subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
 
 def have(tool: str) -> bool:

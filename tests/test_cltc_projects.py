@@ -4,39 +4,29 @@ commands run under `cltc coverage -- COMMAND`, every process's counters merged."
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import TESTS
+from conftest import BIN, PROJECTS, needs_project_tools, project_env, run_in
 
-PROJECTS = TESTS / "projects"
-BIN = Path(sys.executable).parent
 CLTC_CC = BIN / "cltc-cc"
 CLTC = BIN / "cltc"
 
-needs_tools = pytest.mark.skipif(
-    not (shutil.which("cmake") and shutil.which("ninja") and shutil.which("make") and shutil.which("nvcc")),
-    reason="cmake, ninja, make and nvcc (CMake's CUDA language asks nvcc who it is) are on every machine "
-           "the project builds on; this one lacks one of them")
+needs_tools = needs_project_tools
 
 
 def _env(**more) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HIRACE_", "CLTC_"))}
-    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
-    env.update(more)
-    return env
+    return project_env(("HIRACE_", "CLTC_"), **more)
 
 
 CPU = _env(CLTC_BACKEND="cpu")
 
 
 def _run(cmd, cwd, env=CPU, timeout=300) -> subprocess.CompletedProcess:
-    return subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    return run_in(cmd, cwd, env, timeout)
 
 
 @pytest.fixture(scope="module")

@@ -4,42 +4,32 @@ test commands under `hirace run -- COMMAND`, and run by hand (a program reports 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import TESTS
+from conftest import BIN, PROJECTS, needs_project_tools, project_env, run_in
 from instrument.compile import pipeline
 from instrument.backends.cpu import CpuBackend
 from instrument.compile.toolchain import nvcc_include_dirs
 
-PROJECTS = TESTS / "projects"
-BIN = Path(sys.executable).parent
 HIRACE_CC = BIN / "hirace-cc"
 HIRACE = BIN / "hirace"
 
-needs_tools = pytest.mark.skipif(
-    not (shutil.which("cmake") and shutil.which("ninja") and shutil.which("make") and shutil.which("nvcc")),
-    reason="cmake, ninja, make and nvcc (CMake's CUDA language asks nvcc who it is) are on every machine "
-           "the project builds on; this one lacks one of them")
+needs_tools = needs_project_tools
 
 
 def _env(**more) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HIRACE_")}
-    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
-    env.update(more)
-    return env
+    return project_env(("HIRACE_",), **more)
 
 
 CPU = _env(HIRACE_BACKEND="cpu")
 
 
 def _run(cmd, cwd, env=CPU, timeout=300) -> subprocess.CompletedProcess:
-    return subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    return run_in(cmd, cwd, env, timeout)
 
 
 @pytest.fixture(scope="module")

@@ -20,30 +20,9 @@ namespace cltc {
 namespace cov {
 namespace host {
 
-// The log's name in CLTC_COV_LOG_DIR: cltc-cov-PID-N.jsonl, the first N that names no file yet (a
-// process of an earlier run with the same pid left its own): never over another process's log.
-inline std::string log_in_dir(const std::string &dir) {
-  std::string base = dir + "/cltc-cov-" + std::to_string(long(getpid())) + "-";
-  for (unsigned n = 0;; ++n) {
-    std::string path = base + std::to_string(n) + ".jsonl";
-    struct stat st;
-    bool free_name = stat(path.c_str(), &st) != 0 && stat((path + ".part").c_str(), &st) != 0;
-    // (a directory that cannot be searched names no free file: the log's own open fails)
-    if (free_name || errno != ENOENT || n >= 100000) return path;
-  }
-}
-
-// The command line of this process, for the log's process record.
-inline std::string own_command() {
-  std::string out;
-  if (std::FILE *f = std::fopen("/proc/self/cmdline", "rb")) {
-    int c;
-    while ((c = std::fgetc(f)) != EOF) out += c ? char(c) : ' ';
-    std::fclose(f);
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
+// The log's name in CLTC_COV_LOG_DIR: cltc-cov-PID-N.jsonl, never over another process's log.
+inline std::string log_in_dir(const std::string &dir) { return ::cctk::host::log_in_dir(dir, "cltc-cov"); }
+using ::cctk::host::own_command;
 
 inline void write_log() {
   State &s = state();

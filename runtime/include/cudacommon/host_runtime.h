@@ -6,10 +6,13 @@
 #ifndef CCTK_HOST_RUNTIME_H
 #define CCTK_HOST_RUNTIME_H
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "protocol.h"
 
@@ -20,6 +23,32 @@ namespace host {
 inline const char *option(const char *name) {
   const char *v = std::getenv(name);
   return v && *v ? v : nullptr;
+}
+
+// A log of this process's own in `dir` (a tool's log directory, one log per process):
+// PREFIX-PID-N.jsonl, the first N that names no file yet (a process of an earlier run with the same
+// pid left its own): never over another process's log.
+inline std::string log_in_dir(const std::string &dir, const char *prefix) {
+  std::string base = dir + "/" + prefix + "-" + std::to_string(long(getpid())) + "-";
+  for (unsigned n = 0;; ++n) {
+    std::string path = base + std::to_string(n) + ".jsonl";
+    struct stat st;
+    bool free_name = stat(path.c_str(), &st) != 0 && stat((path + ".part").c_str(), &st) != 0;
+    // (a directory that cannot be searched names no free file: the log's own open fails and says so)
+    if (free_name || errno != ENOENT || n >= 100000) return path;
+  }
+}
+
+// The command line of this process, for a log's process record.
+inline std::string own_command() {
+  std::string out;
+  if (std::FILE *f = std::fopen("/proc/self/cmdline", "rb")) {
+    int c;
+    while ((c = std::fgetc(f)) != EOF) out += c ? char(c) : ' ';
+    std::fclose(f);
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
 }
 
 // A log that appears whole or not at all: records go to PATH.part, which becomes PATH when the

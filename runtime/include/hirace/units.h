@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cudacommon/host_runtime.h"
+
 namespace hirace {
 namespace host {
 
@@ -87,30 +89,9 @@ inline const SiteInfo *unit_site_info(unsigned id) {
   return nullptr;
 }
 
-// The log's name in HIRACE_LOG_DIR: hirace-PID-N.jsonl, the first N that names no file yet (a
-// process of an earlier run with the same pid left its own): never over another process's log.
-inline std::string log_in_dir(const char *dir) {
-  std::string base = std::string(dir) + "/hirace-" + std::to_string(long(getpid())) + "-";
-  for (unsigned n = 0;; ++n) {
-    std::string path = base + std::to_string(n) + ".jsonl";
-    struct stat st;
-    bool free_name = stat(path.c_str(), &st) != 0 && stat((path + ".part").c_str(), &st) != 0;
-    // (a directory that cannot be searched names no free file: the log's own open fails and says so)
-    if (free_name || errno != ENOENT || n >= 100000) return path;
-  }
-}
-
-// The command line of this process, for the log's process record.
-inline std::string own_command() {
-  std::string out;
-  if (std::FILE *f = std::fopen("/proc/self/cmdline", "rb")) {
-    int c;
-    while ((c = std::fgetc(f)) != EOF) out += c ? char(c) : ' ';
-    std::fclose(f);
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
+// The log's name in HIRACE_LOG_DIR: hirace-PID-N.jsonl, never over another process's log.
+inline std::string log_in_dir(const char *dir) { return ::cctk::host::log_in_dir(dir, "hirace"); }
+using ::cctk::host::own_command;
 
 inline void write_unit_records(std::FILE *f) {
   namespace rec = ::cctk::hirace_log;
