@@ -54,7 +54,7 @@ def explanation(planner) -> dict:
         if facts.off:
             off.append(facts.off)
         for k in facts.prog.kernels:
-            params = next((kp for kp in facts.params.values() if kp.kernel.name == k.name), None)
+            params = facts.params.get((k.body.file, k.body.start))   # (by its body: names repeat across namespaces)
             kernels.append({
                 "name": k.name, "file": k.span.file, "line": k.span.line,
                 "intervals": facts.off or facts.intervals_why.get(k.name) or "analysed",

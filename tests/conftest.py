@@ -91,6 +91,27 @@ def run_in(cmd, cwd, env, timeout=300) -> subprocess.CompletedProcess:
     return subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
 
+def build_cmake_app(build: Path, launcher: Path, env: dict, extra=()) -> Path:
+    """tests/projects/cmake_app configured with `launcher` as CMake's compiler and linker launcher and
+    built with ninja into `build`."""
+    src = PROJECTS / "cmake_app"
+    conf = run_in(["cmake", "-S", src, "-B", build, "-G", "Ninja", f"-DCMAKE_CUDA_COMPILER_LAUNCHER={launcher}",
+                   f"-DCMAKE_CXX_COMPILER_LAUNCHER={launcher}", f"-DCMAKE_CXX_LINKER_LAUNCHER={launcher}", *extra],
+                  src, env)
+    assert conf.returncode == 0, conf.stdout + conf.stderr
+    made = run_in(["ninja", "-C", build], build, env)
+    assert made.returncode == 0, made.stdout + made.stderr
+    return build
+
+
+def build_make_app(work: Path, launcher: str, env: dict) -> Path:
+    """tests/projects/make_app copied to `work` and built with make NVCC="LAUNCHER nvcc"."""
+    shutil.copytree(PROJECTS / "make_app", work)
+    made = run_in(["make", f"NVCC={launcher} nvcc"], work, env)
+    assert made.returncode == 0, made.stdout + made.stderr
+    return work
+
+
 def have(tool: str) -> bool:
     return shutil.which(tool) is not None
 

@@ -4,13 +4,12 @@ commands run under `cltc coverage -- COMMAND`, every process's counters merged."
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import BIN, PROJECTS, needs_project_tools, project_env, run_in
+from conftest import BIN, PROJECTS, build_cmake_app, build_make_app, needs_project_tools, project_env, run_in
 
 CLTC_CC = BIN / "cltc-cc"
 CLTC = BIN / "cltc"
@@ -32,25 +31,14 @@ def _run(cmd, cwd, env=CPU, timeout=300) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def cmake_build(tmp_path_factory) -> Path:
     """tests/projects/cmake_app configured with cltc's launchers and built on the cpu backend."""
-    build = tmp_path_factory.mktemp("cltc_cmake_app") / "build"
-    src = PROJECTS / "cmake_app"
-    conf = _run(["cmake", "-S", src, "-B", build, "-G", "Ninja", f"-DCMAKE_CUDA_COMPILER_LAUNCHER={CLTC_CC}",
-                 f"-DCMAKE_CXX_COMPILER_LAUNCHER={CLTC_CC}", f"-DCMAKE_CXX_LINKER_LAUNCHER={CLTC_CC}",
-                 "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"], src)
-    assert conf.returncode == 0, conf.stdout + conf.stderr
-    made = _run(["ninja", "-C", build], build)
-    assert made.returncode == 0, made.stdout + made.stderr
-    return build
+    return build_cmake_app(tmp_path_factory.mktemp("cltc_cmake_app") / "build", CLTC_CC, CPU,
+                           ["-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"])
 
 
 @pytest.fixture(scope="module")
 def make_build(tmp_path_factory) -> Path:
     """tests/projects/make_app copied and built with make NVCC="cltc-cc nvcc" on the cpu backend."""
-    work = tmp_path_factory.mktemp("cltc_make_app") / "make_app"
-    shutil.copytree(PROJECTS / "make_app", work)
-    made = _run(["make", "NVCC=cltc-cc nvcc"], work)
-    assert made.returncode == 0, made.stdout + made.stderr
-    return work
+    return build_make_app(tmp_path_factory.mktemp("cltc_make_app") / "make_app", "cltc-cc", CPU)
 
 
 def _items(report: dict, file: str) -> dict[tuple[int, str], bool]:
