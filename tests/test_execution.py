@@ -159,9 +159,9 @@ def test_mutation_campaign_on_two_dask_workers_matches_local_after_a_worker_is_k
     from cltestcheck.mutate import engine
     s = suite_mod.load(ROOT / "tests" / "suites" / "mut_racy")
     local = engine.run(s, "cpu", None, runs=8, jobs=2, progress=False, results=tmp_path / "local.csv")
-    # A kill can land just after the worker's task was reported (its child still exiting), or the
-    # campaign can end before the killer sees a worker inside a task (a loaded machine): nothing to
-    # retry then. Try again (at most four times) until a kill interrupts a task.
+    # A kill can land between a worker's tasks (its result sent, the next not yet given), or the
+    # campaign can end before the killer runs (a loaded machine): nothing to retry then. Try again
+    # (at most four times) until a kill interrupts a task.
     for attempt in range(4):
         rows = tmp_path / f"dask{attempt}.csv"
         res, killed = with_killer(rows, 2, lambda: engine.run(s, "cpu", None, runs=8, jobs=2, progress=False,
