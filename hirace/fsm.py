@@ -27,6 +27,24 @@ is a race, whichever thread X is; and a level touched by L alone clashes with X
 exactly when X is not L.  Once a level is shared, the levels below it no longer
 matter (a clash there is caught above), which keeps the machine small.
 
+Lane groups (syncs of part of a warp: `__syncwarp(mask)`, tiles narrower than a warp,
+coalesced groups).  Each warp-level sync sets the narrowing n of its lanes (`lane_narrowing`:
+0 for the whole warp, the tile's for an aligned tile, groups of one lane for any other set)
+and joins the warp clocks of its lanes, one past their latest (an aligned group's lanes then
+count the same epochs; lanes that are no tile are apart: each steps its own). Each thread keeps
+its clock after its last sync of the whole warp (`full`). The record keeps L's narrowing, and
+X relates to L (same block) as:
+- of one group of the finer of the two narrowings: W, synced when X's warp clock passed L's;
+- else W and warp-synced when X's last sync took L's lane after L's access, or a sync of the
+  whole warp came after it (L's clock below X's `full`); else B (only a block barrier orders);
+- when X's group is finer than L's and L's warp level holds several lanes (`warp_multi`: lanes
+  of L's coarser group, some maybe outside X's), B unless a sync of the whole warp came since.
+No race is ever missed (hirace.modelcheck with such syncs: `hirace verify-fsm --masks`), and a
+program whose warp-level syncs all take the whole warp is checked exactly as before. After a
+sync of part of a warp a race may be reported that is not there: when several lanes of X's
+group accessed the word before a sync that narrowed X's group, or when the block level holds
+an access a warp-level sync ordered before X (the three levels cannot tell them apart).
+
 Kinds: R read, W write, BA block-scope atomic (atomicAdd_block ...), GA device or
 system-scope atomic. A level's contents are summarised by which X would clash:
   R   reads only;        A  atomics only (block level and below);
@@ -51,7 +69,8 @@ RELATION_ENUM = ("kSameThread", "kSameWarp", "kSameBlock", "kOtherBlock")
 SHADOW_FIELDS = (            # (name, bits), least significant first
     ("state", 5),
     ("tid", 10),             # thread index within its block (blockDim <= 1024)
-    ("bid", 31),             # linear block index (grids of up to 2^31 - 1 blocks)
+    ("bid", 28),             # linear block index, numbered on across launches (see ThreadCtx::base)
+    ("lanes", 3),            # the accessor's lane groups: warp_size >> lanes lanes (see lane_narrowing)
     ("bclk", 10),            # block-barrier clock, modulo 2^10
     ("wclk", 8),             # warp-barrier clock, modulo 2^8
 )
@@ -130,6 +149,21 @@ def clash_other_block(cls: str, access: str) -> bool:
     return True                 # AB (block-scope atomics cover one block), X
 
 
+def lane_narrowing(mask: int, lane: int, warp_size: int) -> int:
+    """How much a warp-level sync of the lanes in `mask` (the caller's lane among them) narrows the
+    caller's lane groups: 0 for the whole warp; log2(warp_size / p) for an aligned group of p lanes
+    (a tile: `tiled_partition<p>`, `__syncwarp(0x0000ffff)`); log2(warp_size) (groups of one lane)
+    for any other set (a coalesced group, an arbitrary mask). A thread's groups only narrow."""
+    full = (1 << warp_size) - 1
+    mask &= full
+    p = bin(mask).count("1")
+    if mask == full:
+        return 0
+    if p and p & (p - 1) == 0 and mask == ((1 << p) - 1) << (lane & ~(p - 1)):
+        return (warp_size // p).bit_length() - 1
+    return warp_size.bit_length() - 1
+
+
 def effective_sync(sync: str, relation: str) -> str:
     """Trust a clock comparison only between threads whose clocks are comparable."""
     if relation in ("S", "W"):
@@ -201,6 +235,11 @@ def reachable_states() -> list[State]:
 
 STATES = reachable_states()
 STATE_INDEX = {s: i for i, s in enumerate(STATES)}
+
+def warp_multi_states() -> int:
+    """The states (a bit each) whose warp level holds accesses of several lanes."""
+    return sum(1 << STATE_INDEX[st] for st in STATES if st.kind == "SW" and st.warp_multi)
+
 
 # Table index = bit concatenation (access | sync | relation | state), as in the paper.
 ACCESS_BITS, SYNC_BITS, RELATION_BITS = 2, 2, 2

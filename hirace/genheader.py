@@ -62,6 +62,8 @@ def render() -> str:
         "// (several lanes of one warp took part; computed from the table): an access by a lane of that",
         "// warp with the same clocks that leaves such a state unchanged need not rewrite the record.",
         f"constexpr unsigned kLaneFreeStates = 0x{lane_free_states():x}u;",
+        "// states whose warp level holds accesses of several lanes (hirace/fsm.py: lane groups)",
+        f"constexpr unsigned kWarpMultiStates = 0x{fsm.warp_multi_states():x}u;",
         "",
         "// index = access | sync | relation | state, concatenated (most significant first)",
         "CCTK_HD constexpr unsigned index(unsigned access, unsigned sync, unsigned relation, unsigned state) {",

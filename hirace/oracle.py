@@ -3,7 +3,8 @@
 The CUDA model it checks, for one launch:
 - program order orders each thread's events;
 - `__syncthreads` (BAR) orders all threads of one block; `__syncwarp` (SYNCWARP)
-  orders the lanes of one warp; nothing orders different blocks;
+  orders the lanes of one warp, a sync of some of its lanes (`lanes_sync(mask)`: a tile,
+  `__syncwarp(mask)`, a coalesced group) orders those lanes; nothing orders different blocks;
 - two accesses race when they are unordered and conflict: not both reads, and
   not two atomics whose scopes each cover the other thread (a block-scope atomic
   covers its own block only, a device-scope atomic covers the grid).
@@ -16,6 +17,17 @@ from dataclasses import dataclass, field
 
 KINDS = ("R", "W", "BA", "GA")
 BAR, SYNCWARP = "BAR", "SYNCWARP"
+_LANES = "SYNC:"
+
+
+def lanes_sync(mask: int) -> str:
+    """The event kind of a sync of the lanes in `mask` of a warp (its thread: one of them)."""
+    return f"{_LANES}{mask:x}"
+
+
+def lanes_of(kind: str) -> int | None:
+    """The lane mask of a lanes_sync kind; None for any other event."""
+    return int(kind[len(_LANES):], 16) if kind.startswith(_LANES) else None
 
 
 @dataclass(frozen=True)
@@ -86,6 +98,10 @@ class Oracle:
             return False
         if kind == SYNCWARP:
             self._sync(self.grid.warp_threads(self.grid.warp_of(t)))
+            return False
+        mask = lanes_of(kind)
+        if mask is not None:
+            self._sync(u for u in self.grid.warp_threads(self.grid.warp_of(t)) if mask >> (u % self.grid.lanes) & 1)
             return False
         mine = self.vc[t]
         race = any(p != t and mine[p] < ts and conflict(k, p, kind, t, self.grid)

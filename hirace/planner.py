@@ -274,11 +274,23 @@ class HiracePlanner:
         for b in prog.barriers:
             if b.function not in reach:
                 continue
-            if b.scope == "warp":
-                hook = [("(", f", {ns}after_warp_barrier())") for ns in (_NS, _Q)]
-            elif b.scope == "group":
+            if b.mask is not None and plan.wrap(b.mask, f"{_NS}warp_mask(", ")", f"hirace {b.name} mask",
+                                                quiet=(f"{_Q}warp_mask(", ")")):
+                # __syncwarp(mask): the whole warp's or part of it, as the argument says at run time
+                hook = [("(", f", {ns}after_warp_mask())") for ns in (_NS, _Q)]
+            elif b.mask is not None:   # (a mask hirace cannot read: as a sync of lanes apart)
+                hook = [("(", f", {ns}after_group_barrier(1, false))") for ns in (_NS, _Q)]
+            elif b.scope in ("warp", "group") and b.group is not None:
                 group = src(b.group.file).text(b.group.start, b.group.end)
-                hook = [("(", f", {ns}after_group_barrier(({group}).size()))") for ns in (_NS, _Q)]
+                # a thread_group holds an aligned tile unless the unit makes coalesced groups
+                aligned = b.lanes == "tile" or (b.lanes == "dynamic" and not prog.coalesced_groups)
+                hook = [("(", f", {ns}after_group_barrier(({group}).size(), {str(aligned).lower()}))")
+                        for ns in (_NS, _Q)]
+            elif b.scope == "group" or (b.scope == "warp" and b.name != "__syncwarp"):
+                # a group hirace cannot name: as a sync of lanes apart (no race missed)
+                hook = [("(", f", {ns}after_group_barrier(1, false))") for ns in (_NS, _Q)]
+            elif b.scope == "warp":
+                hook = [("(", f", {ns}after_warp_barrier())") for ns in (_NS, _Q)]
             elif b.name in ("__syncthreads", GROUP_SYNC["block"]):
                 hook = [("(", f", {ns}after_block_barrier())") for ns in (_NS, _Q)]
             else:

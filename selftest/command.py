@@ -31,6 +31,7 @@ def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threads", type=positive_int, default=64, help="threads per block: a power of two >= 32 (64)")
     p.add_argument("--no-barrier", action="store_true", help="no shared-memory phases")
     p.add_argument("--no-warp", action="store_true", help="no warp phases")
+    p.add_argument("--no-tiles", action="store_true", help="no warp phases within tiles of a warp (__syncwarp(mask))")
     p.add_argument("--no-atomic", action="store_true", help="no atomic sections")
     p.add_argument("--timeout", type=positive_float, default=120.0, help="seconds per run (120)")
     p.add_argument("--save", type=Path, default=Path("hirace-selftest-failures"),
@@ -48,7 +49,8 @@ def run(a: argparse.Namespace, _extra) -> int:
     if a.threads < 32 or a.threads & (a.threads - 1) or a.threads > 1024:
         raise UserError("--threads must be a power of two from 32 to 1024")
     opts = Options(kernels=a.kernels, blocks=a.blocks, threads=a.threads, statements=a.statements,
-                   barrier=not a.no_barrier, warp=not a.no_warp, atomic=not a.no_atomic)
+                   barrier=not a.no_barrier, warp=not a.no_warp, atomic=not a.no_atomic,
+                   tiles=not a.no_tiles)
     check_outputs([Output("--json", a.json), Output("--save", a.save, "into")])
     backend = get_backend(a.backend)
     checker = Checker(backend, opts, timeout=a.timeout)

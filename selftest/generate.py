@@ -9,6 +9,8 @@ Race freedom by construction:
   stand only at the kernel's top level, so every thread reaches them;
 - shared, warp phases: the same within a warp's 32 slots, with `__syncwarp`; shuffles at the
   top level with every lane active;
+- shared, tile phases (`tiles`): the same within an aligned tile of 4, 8 or 16 lanes (one width
+  per kernel, so a slot stays its tile's), with `__syncwarp(mask)` of the tile's lanes;
 - atomics: commutative updates (add, xor, or, and, max, min), one operation per word, whose
   results are never read back in the kernel, so the final values do not depend on the order.
 Arithmetic goes through wrappers with no undefined behaviour (wrapping int math, division by
@@ -66,6 +68,7 @@ class Options:
     functions: int = 2          # __device__ helper functions
     barrier: bool = True        # shared-memory phases with __syncthreads
     warp: bool = True           # warp phases with __syncwarp and shuffles
+    tiles: bool = True          # some warp phases within tiles of a warp, __syncwarp(mask)
     atomic: bool = True         # atomic sections
     floats: bool = True
 
@@ -121,6 +124,8 @@ class _Gen:
     def __init__(self, seed: int, opts: Options, emi: bool):
         self.r = random.Random(seed)
         self.emi_r = random.Random(seed ^ 0x5EED)   # EMI decisions never disturb the main stream
+        self.tile_r = random.Random(seed ^ 0x711E)  # nor do tile phases (a seed's program is kept)
+        self.tile_w = 0                               # this kernel's tile width
         self.emi = emi
         self.o = opts
         self.lines: list[str] = []
@@ -291,10 +296,20 @@ class _Gen:
         a, b, c, d = 2 * r.randint(0, 15) + 1, r.randint(0, 31), 2 * r.randint(0, 15) + 1, r.randint(0, 31)
         vu = r.choice(self.vars["unsigned"])
         vi = r.choice(self.vars["int"])
-        self.emit(f"sh_u[(lt & ~31) + ((lane * {a} + {b}) & 31)] = {self.expr('unsigned')};", ind)
-        self.emit("__syncwarp();", ind)
-        self.emit(f"{vu} = {vu} ^ sh_u[(lt & ~31) + ((lane * {c} + {d}) & 31)];", ind)
-        self.emit("__syncwarp();", ind)
+        w = self.tile_w if self.tile_w and self.tile_r.random() < 0.5 else 0
+        if w:   # within the lane's tile of w lanes, ordered by the tile's own syncs
+            self.features.add("tile")
+            m = w - 1
+            sync = f"__syncwarp(0x{(1 << w) - 1:x}u << (lane & ~{m}));"
+            self.emit(f"sh_t[(lt & ~{m}) + ((lane * {a} + {b}) & {m})] = {self.expr('unsigned')};", ind)
+            self.emit(sync, ind)
+            self.emit(f"{vu} = {vu} ^ sh_t[(lt & ~{m}) + ((lane * {c} + {d}) & {m})];", ind)
+            self.emit(sync, ind)
+        else:
+            self.emit(f"sh_u[(lt & ~31) + ((lane * {a} + {b}) & 31)] = {self.expr('unsigned')};", ind)
+            self.emit("__syncwarp();", ind)
+            self.emit(f"{vu} = {vu} ^ sh_u[(lt & ~31) + ((lane * {c} + {d}) & 31)];", ind)
+            self.emit("__syncwarp();", ind)
         if r.random() < 0.5:
             self.emit(f"{vi} = sadd({vi}, __shfl_sync(0xffffffffu, {vi}, (lane * {a} + {d}) & 31));", ind)
         else:
@@ -325,6 +340,9 @@ class _Gen:
                   f"unsigned *out_u, float *out_f, unsigned *acc, const int *emi) {{", 0)
         self.emit("__shared__ int sh_i[NT];", 1)
         self.emit("__shared__ unsigned sh_u[NT];", 1)
+        self.tile_w = self.tile_r.choice([4, 8, 16]) if self.o.warp and self.o.tiles else 0
+        if self.tile_w:
+            self.emit("__shared__ unsigned sh_t[NT];", 1)
         self.emit("const int lt = threadIdx.x;", 1)
         self.emit("const int tid = blockIdx.x * blockDim.x + lt;", 1)
         self.emit("const int lane = lt & 31;", 1)
@@ -339,6 +357,8 @@ class _Gen:
                 self.emit(f"float vf{i} = in_f[(tid * {r.randint(1, 5)}) % N];", 1)
         self.emit("sh_i[lt] = 0;", 1)
         self.emit("sh_u[lt] = 0u;", 1)
+        if self.tile_w:
+            self.emit("sh_t[lt] = 0u;", 1)
         self.emit("__syncthreads();", 1)
         for _ in range(self.o.statements):
             k2 = r.random()

@@ -25,7 +25,7 @@ def test_feature_mix_over_many_seeds():
     feats = set()
     for s in range(60):
         feats |= set(gen.generate(s).features)
-    assert feats >= {"atomic", "barrier", "branch", "loop", "switch", "warp"}
+    assert feats >= {"atomic", "barrier", "branch", "loop", "switch", "warp", "tile"}
     off = gen.Options(barrier=False, warp=False, atomic=False)
     text = gen.generate(3, off).text
     assert "__syncwarp" not in text and "atomic" not in text.split("int run()")[0].split("namespace gp3")[1]

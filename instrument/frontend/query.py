@@ -78,6 +78,32 @@ _GROUP_MAKERS = {"this_thread_block": "block", "this_grid": "grid", "this_multi_
                  "labeled_partition": "warp"}
 
 
+_COALESCED_MAKERS = ("coalesced_threads", "binary_partition", "labeled_partition")
+
+
+def _group_lanes(obj: cindex.Cursor | None) -> str:
+    """Barrier.lanes of a cooperative group's sync: 'tile', 'coalesced' or 'dynamic'."""
+    while obj is not None and obj.kind == CK.UNEXPOSED_EXPR:
+        obj = next(iter(obj.get_children()), None)
+    if obj is None:
+        return "dynamic"
+    decl = obj.referenced if obj.kind == CK.DECL_REF_EXPR else None
+    types = [obj.type.get_canonical().spelling, obj.type.spelling]
+    if decl is not None and decl.kind in (CK.VAR_DECL, CK.PARM_DECL):
+        types.append(decl.type.spelling)
+        for init in decl.get_children():
+            if init.kind == CK.CALL_EXPR:
+                kids = list(init.get_children())
+                maker = init.spelling or (dependent_callee(kids[0])[0] if kids else "")
+                if maker in _COALESCED_MAKERS:
+                    return "coalesced"
+    if any("coalesced_group" in t for t in types):
+        return "coalesced"
+    if any(re.search(r"thread_block_tile<\s*\d+", t) for t in types):
+        return "tile"
+    return "dynamic"
+
+
 def dependent_callee(callee: cindex.Cursor) -> tuple[str, cindex.Cursor | None]:
     """The name a call leaves unresolved in a template (libclang gives it no spelling), and for a
     member call the object: ('sync', <cta>) for `cta.sync()`, ('atomicAdd', None) for a call of
@@ -293,7 +319,11 @@ class Barrier:
     scope: str            # 'block' | 'warp' | 'group' (a thread_group: the block or a tile, known at run time)
     span: Span
     function: str
-    group: Span | None = None   # scope 'group': the group expression, whose size() tells
+    group: Span | None = None   # a cooperative group's sync: the group expression, whose size() tells
+    # what the group's lanes are: 'tile' (aligned lanes: tiled_partition), 'coalesced' (any lanes:
+    # coalesced_threads, binary/labeled_partition), 'dynamic' (a thread_group: either); '' for the rest
+    lanes: str = ""
+    mask: Span | None = None    # `__syncwarp(mask)`: the mask argument
 
 
 @dataclass(frozen=True)
@@ -380,6 +410,9 @@ class Program:
     operators: list[Operator] = field(default_factory=list)
     index_refs: list[IndexRef] = field(default_factory=list)
     subscripts: list[Subscript] = field(default_factory=list)
+    # device code makes coalesced groups (coalesced_threads, binary/labeled_partition): a plain
+    # thread_group may then hold any lanes of a warp, not only an aligned tile
+    coalesced_groups: bool = False
     # constructs in device code that some backends or tools cannot handle: (what, where)
     special: list[tuple[str, Span]] = field(default_factory=list)
     # the first use, per function, of each name the toolkit's libraries declare: (library, name, where, function)
@@ -667,8 +700,12 @@ class _Walker:
             return
         if self.u.library_includes and (self._lib_atomic(c, name, kids) or self._collective(c, sp, kids)):
             return
+        if name in _COALESCED_MAKERS:
+            self.p.coalesced_groups = True
         if name in BARRIERS:
-            self.p.barriers.append(Barrier(name, BARRIERS[name], sp, self.fn))
+            args = list(c.get_arguments())
+            mask = self.u.span_of(args[0]) if name == "__syncwarp" and args else None
+            self.p.barriers.append(Barrier(name, BARRIERS[name], sp, self.fn, mask=mask))
             return
         if name == "sync":
             if c.referenced is not None:
@@ -685,10 +722,11 @@ class _Walker:
             if scope == "grid":
                 self.p.special.append(("grid synchronisation", sp))
                 return
-            gsp = self.u.span_of(obj) if scope == "group" and obj is not None else None
+            gsp = self.u.span_of(obj) if scope in ("group", "warp") and obj is not None else None
             if scope == "group" and gsp is None:
                 scope = "warp"
-            self.p.barriers.append(Barrier(GROUP_SYNC[scope], scope, sp, self.fn, gsp))
+            lanes = _group_lanes(obj) if scope in ("group", "warp") else ""
+            self.p.barriers.append(Barrier(GROUP_SYNC[scope], scope, sp, self.fn, gsp, lanes))
             return
         parts = atomic_parts(name)
         if parts:

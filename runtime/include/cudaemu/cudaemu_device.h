@@ -123,6 +123,20 @@ inline int cudaemu_all(const char *f, int ln, unsigned mask, int pred) {
     if ((mask & part & (1u << i)) && !s[i]) return 0;
   return 1;
 }
+// __reduce_{min,max,and,or,xor}_sync: the lanes of `mask` meet; each gets op over their values
+template <class T, class Op> inline T cudaemu_reduce(const char *f, int ln, unsigned mask, T v, Op op) {
+  unsigned part = 0;
+  const unsigned long long *s = ::cudaemu::detail::warp_meet(mask, ::cudaemu::detail::to_bits(v), f, ln, &part);
+  bool first = true;
+  T r = v;
+  for (unsigned i = 0; i < 32; ++i)
+    if (mask & part & (1u << i)) {
+      T x = ::cudaemu::detail::from_bits<T>(s[i]);
+      r = first ? x : op(r, x);
+      first = false;
+    }
+  return r;
+}
 template <class T> inline T cudaemu_reduce_add(const char *f, int ln, unsigned mask, T v) {
   unsigned part = 0;
   const unsigned long long *s = ::cudaemu::detail::warp_meet(mask, ::cudaemu::detail::to_bits(v), f, ln, &part);
@@ -139,6 +153,11 @@ template <class T> inline T cudaemu_reduce_add(const char *f, int ln, unsigned m
 #define __any_sync(m, p) (cudaemu_ballot(__FILE__, __LINE__, (m), (p)) != 0)
 #define __all_sync(...) cudaemu_all(__FILE__, __LINE__, __VA_ARGS__)
 #define __reduce_add_sync(...) cudaemu_reduce_add(__FILE__, __LINE__, __VA_ARGS__)
+#define __reduce_min_sync(m, v) cudaemu_reduce(__FILE__, __LINE__, (m), (v), [](auto a, auto b) { return b < a ? b : a; })
+#define __reduce_max_sync(m, v) cudaemu_reduce(__FILE__, __LINE__, (m), (v), [](auto a, auto b) { return a < b ? b : a; })
+#define __reduce_and_sync(m, v) cudaemu_reduce(__FILE__, __LINE__, (m), (v), [](auto a, auto b) { return a & b; })
+#define __reduce_or_sync(m, v) cudaemu_reduce(__FILE__, __LINE__, (m), (v), [](auto a, auto b) { return a | b; })
+#define __reduce_xor_sync(m, v) cudaemu_reduce(__FILE__, __LINE__, (m), (v), [](auto a, auto b) { return a ^ b; })
 #undef CUDAEMU_LANE
 
 // ------------------------------------------------------------------ intrinsics

@@ -106,6 +106,11 @@ __device__ int __any_sync(unsigned mask, int pred);
 __device__ int __all_sync(unsigned mask, int pred);
 template <class T> __device__ unsigned __match_any_sync(unsigned mask, T v);
 template <class T> __device__ T __reduce_add_sync(unsigned mask, T v);
+template <class T> __device__ T __reduce_min_sync(unsigned mask, T v);
+template <class T> __device__ T __reduce_max_sync(unsigned mask, T v);
+template <class T> __device__ T __reduce_and_sync(unsigned mask, T v);
+template <class T> __device__ T __reduce_or_sync(unsigned mask, T v);
+template <class T> __device__ T __reduce_xor_sync(unsigned mask, T v);
 
 // ---------------------------------------------------------------- atomics
 #define CUDAPARSE_ATOMIC_ALL_SCOPES(R, NAME, ...)                                   \

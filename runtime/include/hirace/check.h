@@ -26,7 +26,8 @@ CCTK_D inline void check_words(unsigned long long *shadow, unsigned *sites, long
                                unsigned site, fsm::Access kind, bool then_write, unsigned tid, unsigned bid,
                                const unsigned *clk, unsigned space, unsigned buffer) {
   const LaunchState &L = g_launch;
-  ThreadCtx c{tid, L.block_base + bid, clk[0], clk[1], 32, L.block_base};
+  ThreadCtx c{tid, L.block_base + bid, clk[0], WarpWord::count(clk[1]), 32, L.block_base,
+              WarpWord::narrow(clk[1]), WarpWord::full(clk[1])};
   unsigned long long first = (unsigned long long)offset >> L.granularity_shift;
   unsigned long long last = ((unsigned long long)offset + (size ? size : 1) - 1) >> L.granularity_shift;
   unsigned me = ((L.site_base + bid) << kSiteTidBits) | c.tid;

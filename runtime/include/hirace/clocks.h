@@ -70,14 +70,79 @@ CCTK_D inline void note_wrapped() {
 CCTK_D inline void after_block_barrier() {
   if (g_launch.enabled && ++thread_clocks()[0] == (1u << ShadowWord::kBclkBits)) note_wrapped();
 }
-CCTK_D inline void after_warp_barrier() {
-  if (g_launch.enabled && ++thread_clocks()[1] == (1u << ShadowWord::kWclkBits)) note_wrapped();
+
+// The largest of `v` over the lanes of `mask` in the calling thread's warp (all of them take part,
+// as in the sync that calls it; exited lanes do not)
+CCTK_D inline unsigned lanes_max(unsigned mask, unsigned v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return __reduce_max_sync(mask, v);
+#elif defined(__CUDA_ARCH__)
+  const unsigned live = __ballot_sync(mask, 1);   // (an exited lane's value is not read)
+  unsigned m = v;
+  for (int src = 0; src < 32; ++src) {
+    unsigned u = __shfl_sync(mask, v, src);
+    if (((live >> src) & 1u) && u > m) m = u;
+  }
+  return m;
+#elif defined(CUDAEMU)
+  return __reduce_max_sync(mask, v);
+#else
+  (void)mask;
+  return v;
+#endif
 }
-// a cooperative-groups thread_group: the whole block (a barrier) or a tile (a warp barrier)
-CCTK_D inline void after_group_barrier(unsigned long long group_threads) {
-  if (group_threads >= 1ull * blockDim.x * blockDim.y * blockDim.z) after_block_barrier();
-  else after_warp_barrier();
+
+// After a warp-level sync that narrows the thread's lane groups to `n` (lane_narrowing; 0: the
+// whole warp): the lanes of an aligned group join their warp clocks, one past the latest (lanes
+// that took part in different syncs count on from one clock again); lanes that are no tile are
+// groups of one lane, nothing to join (hirace/fsm.py, lane groups; the model checker's harness
+// replays these steps).
+CCTK_D inline void after_lanes_barrier(unsigned n) {
+  if (!g_launch.enabled) return;
+  unsigned *clk = thread_clocks();
+  unsigned w = clk[1], c = WarpWord::count(w);
+  if (n < 5) {
+    unsigned width = 32u >> n, lane = linear_tid() % 32;
+    c = lanes_max(width == 32 ? ~0u : ((1u << width) - 1) << (lane & ~(width - 1)), c);
+  }
+  if (c < WarpWord::kWrapped && ++c == WarpWord::kWrapped) note_wrapped();
+  clk[1] = WarpWord::make(c, n == 0 ? c : WarpWord::full(w), n);
 }
+CCTK_D inline void after_warp_barrier() { after_lanes_barrier(0); }
+
+// `__syncwarp(mask)`: the mask is read as the call's argument (`__syncwarp(warp_mask(m))`), the
+// clocks stepped after the sync (`after_warp_mask()`) as the mask narrows the lane groups
+CCTK_D inline unsigned warp_mask(unsigned mask) {
+  if (g_launch.enabled) {
+    unsigned *clk = thread_clocks();
+    unsigned w = clk[1];
+    clk[1] = WarpWord::make(WarpWord::count(w), WarpWord::full(w), WarpWord::narrow(w),
+                            lane_narrowing(mask, linear_tid() % 32, 32));
+  }
+  return mask;
+}
+CCTK_D inline void after_warp_mask() {
+  if (!g_launch.enabled) return;
+  unsigned pending = WarpWord::pending(thread_clocks()[1]);
+  if (pending != WarpWord::kNoPending) after_lanes_barrier(pending);
+}
+
+// A cooperative-groups group of `threads` threads synchronised: the whole block (a barrier), a
+// tile of whole warps (a sync of each whole warp), or part of a warp: an aligned tile (`aligned`:
+// tiled_partition) or any other set of lanes (coalesced groups: groups of one lane)
+CCTK_D inline void after_group_barrier(unsigned long long threads, bool aligned = true) {
+  if (threads >= 1ull * blockDim.x * blockDim.y * blockDim.z) {
+    after_block_barrier();
+  } else if (threads >= 32) {
+    after_warp_barrier();
+  } else if (aligned && threads && (threads & (threads - 1)) == 0) {
+    unsigned lane = linear_tid() % 32, p = unsigned(threads);
+    after_lanes_barrier(lane_narrowing(((1u << p) - 1) << (lane & ~(p - 1)), lane, 32));
+  } else {
+    after_lanes_barrier(5);   // (lane_narrowing of lanes that are no tile)
+  }
+}
+
 template <class T> CCTK_D inline T after_block_barrier_value(T v) {
   after_block_barrier();
   return v;

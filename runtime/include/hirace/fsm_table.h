@@ -27,6 +27,8 @@ constexpr unsigned kBlockOnlyStates = 0xf8u;
 // (several lanes of one warp took part; computed from the table): an access by a lane of that
 // warp with the same clocks that leaves such a state unchanged need not rewrite the record.
 constexpr unsigned kLaneFreeStates = 0x38f0feu;
+// states whose warp level holds accesses of several lanes (hirace/fsm.py: lane groups)
+constexpr unsigned kWarpMultiStates = 0x38f000u;
 
 // index = access | sync | relation | state, concatenated (most significant first)
 CCTK_HD constexpr unsigned index(unsigned access, unsigned sync, unsigned relation, unsigned state) {
@@ -128,7 +130,8 @@ class ShadowWord {
  public:
   static constexpr unsigned kStateShift = 0, kStateBits = 5;
   static constexpr unsigned kTidShift = 5, kTidBits = 10;
-  static constexpr unsigned kBidShift = 15, kBidBits = 31;
+  static constexpr unsigned kBidShift = 15, kBidBits = 28;
+  static constexpr unsigned kLanesShift = 43, kLanesBits = 3;
   static constexpr unsigned kBclkShift = 46, kBclkBits = 10;
   static constexpr unsigned kWclkShift = 56, kWclkBits = 8;
 
@@ -139,12 +142,14 @@ class ShadowWord {
   CCTK_HD constexpr unsigned state() const { return unsigned((bits >> kStateShift) & ((1ull << kStateBits) - 1)); }
   CCTK_HD constexpr unsigned tid() const { return unsigned((bits >> kTidShift) & ((1ull << kTidBits) - 1)); }
   CCTK_HD constexpr unsigned bid() const { return unsigned((bits >> kBidShift) & ((1ull << kBidBits) - 1)); }
+  CCTK_HD constexpr unsigned lanes() const { return unsigned((bits >> kLanesShift) & ((1ull << kLanesBits) - 1)); }
   CCTK_HD constexpr unsigned bclk() const { return unsigned((bits >> kBclkShift) & ((1ull << kBclkBits) - 1)); }
   CCTK_HD constexpr unsigned wclk() const { return unsigned((bits >> kWclkShift) & ((1ull << kWclkBits) - 1)); }
-  CCTK_HD static constexpr ShadowWord make(unsigned state, unsigned tid, unsigned bid, unsigned bclk, unsigned wclk) {
+  CCTK_HD static constexpr ShadowWord make(unsigned state, unsigned tid, unsigned bid, unsigned lanes, unsigned bclk, unsigned wclk) {
     return ShadowWord(((unsigned long long)(state) & ((1ull << kStateBits) - 1)) << kStateShift |
                       ((unsigned long long)(tid) & ((1ull << kTidBits) - 1)) << kTidShift |
                       ((unsigned long long)(bid) & ((1ull << kBidBits) - 1)) << kBidShift |
+                      ((unsigned long long)(lanes) & ((1ull << kLanesBits) - 1)) << kLanesShift |
                       ((unsigned long long)(bclk) & ((1ull << kBclkBits) - 1)) << kBclkShift |
                       ((unsigned long long)(wclk) & ((1ull << kWclkBits) - 1)) << kWclkShift);
   }

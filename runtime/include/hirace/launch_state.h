@@ -26,7 +26,7 @@ struct LaunchState {
   unsigned *dropped;    // this launch's
   unsigned log_cap;     // records each log makes at most
   unsigned log_mask;    // entries in each log, less one (a power of two, at least 2 * log_cap)
-  unsigned *wrapped;  // this launch's: set when a barrier clock wraps (see sync_status)
+  unsigned *wrapped;  // this launch's: set when a barrier clock wraps (see update.h inputs)
   unsigned *noted;    // host-mapped: set with anything above, so that launches without any are not read back
   unsigned bid_lo, bid_hi, tid_lo, tid_hi;  // only threads in these ranges are checked
   LogEntry<MemRecord> *mem_log;

@@ -159,7 +159,9 @@ template <class T> CCTK_D inline T *atomic_param(Journal &j, T *p, unsigned site
 CCTK_D inline void block_entry(bool = false) {}
 CCTK_D inline void after_block_barrier() {}
 CCTK_D inline void after_warp_barrier() {}
-CCTK_D inline void after_group_barrier(unsigned long long) {}
+CCTK_D inline void after_group_barrier(unsigned long long, bool = true) {}
+CCTK_D inline unsigned warp_mask(unsigned mask) { return mask; }
+CCTK_D inline void after_warp_mask() {}
 template <class T> CCTK_D inline T after_block_barrier_value(T v) { return v; }
 CCTK_D inline bool own_index(long long, long long, long long, long long, long long, long long, long long) {
   return true;   // (the host found it so)
