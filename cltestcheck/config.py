@@ -15,6 +15,7 @@ file. The command line wins over the file; an unknown key or a wrong type is an 
 file, as in hirace.toml."""
 from __future__ import annotations
 
+import argparse
 import math
 from pathlib import Path
 from typing import Callable
@@ -228,11 +229,32 @@ def add_suite_options(p) -> None:
 
 def suite_dir(a, command: str) -> Path:
     if a.suite is None:
-        also = ", or a project's test command: cltc coverage -- ctest --test-dir build" if command == "coverage" else ""
         raise UserError(f"cltc {command} needs a suite: --suite DIR, or run it where a cltc.toml (or a "
                         f"pyproject.toml with [tool.cltc] suite = ...) is found from the current directory "
-                        f"upward{also}")
+                        f"upward, or a project's test command: cltc {command} -- ctest --test-dir build")
     return a.suite
+
+
+class Given(argparse.Action):
+    """An option's value, and that the command line gave it (`DEST_given`; set its default False): a
+    file's value is a suite's default, and with a project's command `--runs` counts only when given."""
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        setattr(namespace, f"{self.dest}_given", True)
+
+
+def refuse_suite_options(a, command: str) -> None:
+    """`cltc COMMAND [options] -- TEST COMMAND`: the options that choose what cltc builds and runs of a
+    suite (its tests, a compilation database, Dask workers) have no meaning for a project's own command."""
+    if getattr(a, "test", None):
+        raise UserError(f"--test picks tests of a suite cltc runs; a command runs its own tests: drop --test, or "
+                        f"choose the tests in the command (cltc {command} -- ctest -R NAME)")
+    if a.build_db is not None:
+        raise UserError(f"-p {a.build_db}: a compilation database gives flags to the sources cltc builds; a "
+                        f"command's programs are built by their own build (through cltc-cc): drop -p")
+    if getattr(a, "dask", None):
+        raise UserError(f"--dask {a.dask}: a project's command runs where its build is, on this machine: drop "
+                        f"--dask (-j N runs N commands at once here)")
 
 
 def load_suite(a, command: str):

@@ -21,6 +21,7 @@ class Env(StrEnum):
     HIRACE_LOG_DIR = "HIRACE_LOG_DIR"
     HIRACE_EXITCODE = "HIRACE_EXITCODE"
     HIRACE_KERNELS = "HIRACE_KERNELS"
+    HIRACE_KERNELS_EXCLUDE = "HIRACE_KERNELS_EXCLUDE"
     HIRACE_MAX_REPORTS = "HIRACE_MAX_REPORTS"
     HIRACE_PRIOR_SITES = "HIRACE_PRIOR_SITES"
     HIRACE_BLOCKS = "HIRACE_BLOCKS"
@@ -31,8 +32,10 @@ class Env(StrEnum):
     CLTC_COV_LOG_DIR = "CLTC_COV_LOG_DIR"
     CLTC_MUTANT = "CLTC_MUTANT"
     CLTC_MUT_REACH = "CLTC_MUT_REACH"
+    CLTC_MUT_LOG_DIR = "CLTC_MUT_LOG_DIR"
     CLTC_SCHEDULE = "CLTC_SCHEDULE"
     CLTC_SCHED_LOG = "CLTC_SCHED_LOG"
+    CLTC_SCHED_LOG_DIR = "CLTC_SCHED_LOG_DIR"
     CUDAEMU_SEED = "CUDAEMU_SEED"
     CUDAEMU_SWITCH = "CUDAEMU_SWITCH"
     CUDAEMU_STACK_KB = "CUDAEMU_STACK_KB"
@@ -82,6 +85,8 @@ OPTIONS: dict[Env, OptionDoc] = {
                                    "found races or out-of-bounds accesses and reported them itself (0: keep the "
                                    "program's own)", default=int(Exit.FINDINGS)),
     Env.HIRACE_KERNELS: OptionDoc("hirace/host_init.h", "name,name", "check only launches of these kernels"),
+    Env.HIRACE_KERNELS_EXCLUDE: OptionDoc("hirace/host_init.h", "name,name", "never check launches of these kernels "
+                                          "(it wins over HIRACE_KERNELS)"),
     Env.HIRACE_MAX_REPORTS: OptionDoc("hirace/host_init.h", "count", "race records kept per launch", default=1024),
     Env.HIRACE_PRIOR_SITES: OptionDoc("hirace/host_init.h", "0|1", "record each word's last accesses, so races name "
                                       "both (0 saves 16 bytes per shadow word)", default=True),
@@ -97,10 +102,20 @@ OPTIONS: dict[Env, OptionDoc] = {
     Env.CLTC_COV_LOG_DIR: OptionDoc("cltc/coverage_host_log.h", "directory", "where each process of a program built by cltc-cc "
                                     "writes a coverage log of its own at exit (cltc-cov-PID-N.jsonl, never over "
                                     "another file), when CLTC_COV_LOG is unset; `cltc coverage -- COMMAND` sets it"),
-    Env.CLTC_MUTANT: OptionDoc("cltc/mutate.h", "id", "the active mutant (0: none)"),
+    Env.CLTC_MUTANT: OptionDoc("cltc/mutate.h", "id", "the active mutant (0: none); in a program built by cltc-cc, "
+                               "its stable id FILE:LINE:COLUMN:OPERATOR:REPLACEMENT (FILE may be the tail of "
+                               "its path)"),
     Env.CLTC_MUT_REACH: OptionDoc("cltc/mutate.h", "path", "where the reached mutation sites are written"),
+    Env.CLTC_MUT_LOG_DIR: OptionDoc("cltc/mutate.h", "directory", "where each process of a program built by "
+                                    "cltc-cc for mutation writes its units' mutants and the sites it reached at "
+                                    "exit (cltc-mut-PID-N.jsonl), when CLTC_MUT_REACH is unset; `cltc mutate -- "
+                                    "COMMAND` sets it"),
     Env.CLTC_SCHEDULE: OptionDoc("cltc/schedule.h", "spec", "the block schedule to impose (amplify)"),
     Env.CLTC_SCHED_LOG: OptionDoc("cltc/schedule.h", "path", "where the schedule actually run is written"),
+    Env.CLTC_SCHED_LOG_DIR: OptionDoc("cltc/schedule.h", "directory", "where each process of a program built by "
+                                      "cltc-cc for amplification writes its launches at exit "
+                                      "(cltc-sched-PID-N.jsonl), when CLTC_SCHED_LOG is unset; `cltc amplify -- "
+                                      "COMMAND` sets it"),
     Env.CUDAEMU_SEED: OptionDoc("cudaemu/state.h", "integer", "seed of the cpu backend's thread schedule"),
     Env.CUDAEMU_SWITCH: OptionDoc("cudaemu/state.h", "probability", "chance to switch threads at an access"),
     Env.CUDAEMU_STACK_KB: OptionDoc("cudaemu/state.h", "KiB", "stack of each emulated thread"),
@@ -257,6 +272,8 @@ class Macro(StrEnum):
     HIRACE_SITE_COUNT = "HIRACE_SITE_COUNT"
     HIRACE_UNITS = "HIRACE_UNITS"
     HIRACE_BRACKETED_ONLY = "HIRACE_BRACKETED_ONLY"
+    HIRACE_LANE_GROUPS = "HIRACE_LANE_GROUPS"
+    HIRACE_GRID_SYNCS = "HIRACE_GRID_SYNCS"
     HIRACE_PENDING_LAUNCHES = "HIRACE_PENDING_LAUNCHES"
     CLTC_COV_FLAGS = "CLTC_COV_FLAGS"
     CLTC_COV_BARRIERS = "CLTC_COV_BARRIERS"
@@ -265,6 +282,7 @@ class Macro(StrEnum):
     CLTC_COV_BIT_SLOTS = "CLTC_COV_BIT_SLOTS"
     CLTC_COV_LATE_BARRIERS = "CLTC_COV_LATE_BARRIERS"
     CLTC_MUT_SITES = "CLTC_MUT_SITES"
+    CLTC_MUT_UNITS = "CLTC_MUT_UNITS"
 
 
 @dataclass(frozen=True)
@@ -285,6 +303,12 @@ MACROS: dict[Macro, MacroDoc] = {
                                       "instead: units.h)"),
     Macro.HIRACE_UNITS: MacroDoc("hirace/host_unit.h", 0, "hirace/planner.py",
                                  "1: a unit built by itself through hirace-cc, with its own site table (units.h)"),
+    Macro.HIRACE_GRID_SYNCS: MacroDoc("hirace/check.h", 1, "hirace/planner.py",
+                                      "0: no grid.sync() in the units: a check leaves the blocks' numbering past "
+                                      "grid syncs out, and so uses fewer registers"),
+    Macro.HIRACE_LANE_GROUPS: MacroDoc("hirace/update.h", 1, "hirace/planner.py",
+                                       "0: no sync of part of a warp in the units (no lane groups): a check "
+                                       "leaves their inputs out, and so uses fewer registers"),
     Macro.HIRACE_BRACKETED_ONLY: MacroDoc("hirace/host_launch.h", 0, "hirace/planner.py",
                                           "1: the planner found no way for the program's instrumented code to run "
                                           "in a launch hirace does not bracket (hirace/planner.py "
@@ -302,6 +326,8 @@ MACROS: dict[Macro, MacroDoc] = {
     Macro.CLTC_COV_LATE_BARRIERS: MacroDoc("cltc/coverage_seen.h", 8, "",
                                            "barriers of a kernel's Seen judged when threads leave"),
     Macro.CLTC_MUT_SITES: MacroDoc("cltc/mutate.h", 1, "cltestcheck/mutate/planner.py", "mutation sites"),
+    Macro.CLTC_MUT_UNITS: MacroDoc("cltc/mutate.h", 0, "cltestcheck/mutate/planner.py",
+                                   "1: a unit built by itself through cltc-cc, with its own mutant table"),
 }
 
 
@@ -382,20 +408,29 @@ COVERAGE_LOG = (   # cltc coverage (CLTC_COV_LOG)
             "threads:uint"),
     _record("unit", "a unit built by cltc-cc: its items (cltestcheck/coverage/sites.py SiteTable, as JSON, its own "
             "ids) and where they sit among the program's (flag and barrier ids: the unit's first, given when it "
-            "registers, plus its own)", "flag_base:uint", "barrier_base:uint", "flags:uint", "barriers:uint",
-            "table:str"),
+            "registers, plus its own); counts 1: built to count executions (CLTC_COV_COUNTS=1)",
+            "flag_base:uint", "barrier_base:uint", "flags:uint", "barriers:uint", "counts:uint", "table:str"),
     _record("process", "the process that wrote the log (logs of cltc-cc builds), and the backend it ran on",
             "pid:uint", "command:str", "backend:str"),
     _record("end", "the last record: the log is complete", "launches:uint", "divergence_total:uint"),
 )
 
-REACH_LOG = (   # cltc mutate: the mutation sites the original program reaches (CLTC_MUT_REACH)
-    _record("reached", "a mutation site the run reached", "site:uint"),
+REACH_LOG = (   # cltc mutate: the mutation sites the original program reaches (CLTC_MUT_REACH, CLTC_MUT_LOG_DIR)
+    _record("reached", "a mutation site the run reached (a cltc-cc build: the unit's first site plus its own)",
+            "site:uint"),
+    _record("unit", "a unit built by cltc-cc for mutation: its mutants (cltestcheck/mutate/units.py, as JSON, its "
+            "own ids and sites), its first site among the program's (given when it registers), and its own id of "
+            "the mutant CLTC_MUTANT selects (0: none of its own)", "site_base:uint", "sites:uint", "mutants:uint",
+            "active:uint", "table:str"),
+    _record("process", "the process that wrote the log (logs of cltc-cc builds), and the backend it ran on",
+            "pid:uint", "command:str", "backend:str"),
     _record("end", "the last record: the log is complete"),
 )
 
-SCHEDULE_LOG = (   # cltc amplify: the launches a run made (CLTC_SCHED_LOG)
+SCHEDULE_LOG = (   # cltc amplify: the launches a run made (CLTC_SCHED_LOG, CLTC_SCHED_LOG_DIR)
     _record("launch", "a launch, in program order", "blocks:uint"),
+    _record("process", "the process that wrote the log (logs written to CLTC_SCHED_LOG_DIR), and the backend it "
+            "ran on", "pid:uint", "command:str", "backend:str"),
     _record("end", "the last record: the log is complete"),
 )
 

@@ -384,7 +384,8 @@ class _Leftovers:
             victims = []
             for c in _children(me):
                 st = _stat(c)
-                if c == guardian or c in others or st is None or st[3] == own_session:
+                # (the program itself is its Popen's to reap: reaped here, its Popen would read status 0)
+                if c == guardian or c == prog.pid or c in others or st is None or st[3] == own_session:
                     continue
                 if prog.owns(c, st, lineage):
                     victims.append(c)

@@ -1,6 +1,8 @@
-"""cltc coverage of projects as they are built: the CMake project and the Makefile project of our own
-(tests/projects/) built through the compiler launcher cltc-cc on the cpu backend, their own test
-commands run under `cltc coverage -- COMMAND`, every process's counters merged."""
+"""cltc of projects as they are built: the CMake project and the Makefile project of our own
+(tests/projects/) built through the compiler launcher cltc-cc on the cpu backend, in each build mode
+(CLTC_MODE: coverage, mutate, amplify), their own test commands run under `cltc coverage|mutate|amplify
+-- COMMAND`: every process's counters merged, each mutant judged by the command's exit status, the
+command run under every block schedule."""
 from __future__ import annotations
 
 import json
@@ -39,6 +41,24 @@ def cmake_build(tmp_path_factory) -> Path:
 def make_build(tmp_path_factory) -> Path:
     """tests/projects/make_app copied and built with make NVCC="cltc-cc nvcc" on the cpu backend."""
     return build_make_app(tmp_path_factory.mktemp("cltc_make_app") / "make_app", "cltc-cc", CPU)
+
+
+@pytest.fixture(scope="module")
+def mutant_make_build(tmp_path_factory) -> Path:
+    """tests/projects/make_app built with make NVCC="cltc-cc nvcc" and CLTC_MODE=mutate (mutant schemata)."""
+    return build_make_app(tmp_path_factory.mktemp("cltc_make_mut") / "make_app", "cltc-cc", dict(CPU, CLTC_MODE="mutate"))
+
+
+@pytest.fixture(scope="module")
+def mutant_cmake_build(tmp_path_factory) -> Path:
+    """tests/projects/cmake_app configured with cltc's launchers and built with CLTC_MODE=mutate."""
+    return build_cmake_app(tmp_path_factory.mktemp("cltc_cmake_mut") / "build", CLTC_CC, dict(CPU, CLTC_MODE="mutate"))
+
+
+@pytest.fixture(scope="module")
+def gated_make_build(tmp_path_factory) -> Path:
+    """tests/projects/make_app built with make NVCC="cltc-cc nvcc" and CLTC_MODE=amplify (the schedule gate)."""
+    return build_make_app(tmp_path_factory.mktemp("cltc_make_amp") / "make_app", "cltc-cc", dict(CPU, CLTC_MODE="amplify"))
 
 
 def _items(report: dict, file: str) -> dict[tuple[int, str], bool]:
@@ -249,3 +269,179 @@ def test_merge_identifies_items_by_place_not_by_id():
     h_then, h_else = (a.flag for a in table.branches[1].arms)
     assert t1.flags == {0, a_then, h_then, h_else} and t2.flags == {h_else, a_else}
     assert t1.barrier_flags == {3} and t2.barrier_flags == {0, 1}   # (barriers: a.cu's 0, h.cuh's 1)
+
+
+# ---------------------------------------------------------------- cltc mutate -- COMMAND
+
+def _verdicts(report: dict, file: str) -> dict[str, str]:
+    """A mutation report's mutants of one file: 'line:column operator replacement' -> status."""
+    return {f"{m['line']}:{m['col']} {m['operator']} {m['replacement']}": m["status"] for m in report["mutants"]
+            if m["file"].endswith("/" + file)}
+
+
+@needs_tools
+def test_make_check_under_cltc_mutate_judges_each_mutant_by_the_commands_status(mutant_make_build, tmp_path):
+    """`make check` checks stencil's sum (stencil and the boundary library's units) and compact's order.
+    Each relational mutant the two processes reached runs the command once, two commands at a time; the
+    command's status (make's 2: a check failed) kills it, the reference's (0) lets it survive."""
+    res = _run([CLTC, "mutate", "--operators", "relational", "-j", "2", "--json", tmp_path / "m.json",
+                "--stryker", tmp_path / "s.json", "--results", tmp_path / "r.csv", "--", "make", "check"],
+               mutant_make_build)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "2 instrumented process(es) reached 10 mutation sites, 50 of 50 mutants; judging 50" in res.stderr
+    report = json.loads((tmp_path / "m.json").read_text())
+    assert report["command"] == "make check" and report["backend"] == "cpu"
+    # boundary's threads 0 and 1 fix one end each: a mutant changes the output only where no thread fixes
+    # an end (`<` for thread 0's, `>` for thread 1's); which threads fix it, or how many, does not matter
+    assert _verdicts(report, "boundary.cu") == {
+        "5:19 relational <": "killed", "5:19 relational <=": "survived", "5:19 relational >": "survived",
+        "5:19 relational >=": "survived", "5:19 relational !=": "survived",
+        "6:19 relational <": "survived", "6:19 relational <=": "survived", "6:19 relational >": "killed",
+        "6:19 relational >=": "survived", "6:19 relational !=": "survived"}
+    # compact's grid covers the array exactly (i <= n, i != n change nothing) and its data are not negative
+    assert _verdicts(report, "compact.cu") == {
+        "12:9 relational <=": "survived", "12:9 relational >": "killed", "12:9 relational >=": "killed",
+        "12:9 relational ==": "killed", "12:9 relational !=": "survived",
+        "12:22 relational <": "killed", "12:22 relational <=": "killed", "12:22 relational >": "survived",
+        "12:22 relational >=": "killed", "12:22 relational ==": "killed"}
+    assert {m["status"] for m in report["mutants"]} == {"killed", "survived"}   # stencil's too: none failed
+    killed = next(m for m in report["mutants"] if m["selector"].endswith("compact.cu:12:9:relational:>"))
+    assert killed["reason"] == "the command exited with status 2, the reference with 0 (a test failed)"
+    assert killed["covered_by"] == ["./compact 1024"] and killed["killed_by"] == ["make check"]
+    assert "CLTC_MUTANT='compact.cu:12:9:relational:<='" in res.stdout   # (a survivor: how to run it by hand)
+    stryker = json.loads((tmp_path / "s.json").read_text())
+    assert {m["status"] for f in stryker["files"].values() for m in f["mutants"]} == {"Killed", "Survived"}
+    # the journal: the same campaign again judges nothing, and gives the same verdicts
+    again = _run([CLTC, "mutate", "--operators", "relational", "--json", tmp_path / "m2.json", "--results",
+                  tmp_path / "r.csv", "--", "make", "check"], mutant_make_build)
+    assert again.returncode == 0 and "50 of them already judged" in again.stderr and "judging 0" in again.stderr
+    assert json.loads((tmp_path / "m2.json").read_text())["summary"] == report["summary"]
+    # by hand: the stable id picks the mutant in whichever program holds its unit
+    by_hand = _run(["./compact", "1024"], mutant_make_build, env=dict(CPU, CLTC_MUTANT="compact.cu:12:9:relational:>"))
+    assert (by_hand.returncode, by_hand.stdout) == (1, "compact: 0 kept, not the nonzero elements in index order\n")
+    assert _run(["./compact", "1024"], mutant_make_build, env=dict(CPU, CLTC_MUTANT="7")).returncode == 0   # no number
+
+
+@needs_tools
+def test_ctest_under_cltc_mutate_reports_what_no_process_reached(mutant_cmake_build, tmp_path):
+    """`ctest -R scale` runs the program that holds both library units, and only scale's kernel: the
+    histogram's barrier deletion and plain atomics are not reached. The whole ctest reaches them; its
+    histogram test checks no output, so they survive."""
+    root = PROJECTS / "cmake_app"
+    scale = _run([CLTC, "mutate", "--operators", "barrier,atomic", "--json", tmp_path / "s.json", "--",
+                  "ctest", "--test-dir", mutant_cmake_build, "-R", "scale"], root)
+    assert scale.returncode == 0, scale.stdout + scale.stderr
+    assert _verdicts(json.loads((tmp_path / "s.json").read_text()), "histogram.cu") == {
+        "9:14 atomic plain_atomicAdd": "no-coverage", "10:3 barrier ": "no-coverage",
+        "11:27 atomic plain_atomicAdd": "no-coverage"}
+    assert "Not reached by any process: 3" in scale.stdout
+    both = _run([CLTC, "mutate", "--operators", "barrier,atomic", "--json", tmp_path / "b.json", "--",
+                 "ctest", "--test-dir", mutant_cmake_build], root)
+    assert both.returncode == 0, both.stdout + both.stderr
+    report = json.loads((tmp_path / "b.json").read_text())
+    assert set(_verdicts(report, "histogram.cu").values()) == {"survived"} and len(report["mutants"]) == 3
+    assert report["mutants"][0]["covered_by"] == [f"{mutant_cmake_build}/app histogram 300"]
+
+
+@needs_tools
+def test_a_command_over_another_build_or_none_is_refused_with_what_to_do(cmake_build, tmp_path):
+    """A command whose processes ran no unit built for the mode, a build made in another mode, options
+    that belong to suites and bad build modes: exit 2, one line that says what to do."""
+    def refused(args, cwd=tmp_path, env=CPU) -> str:
+        res = _run(args, cwd, env=env)
+        assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1, res.stdout + res.stderr
+        return res.stderr
+    for tool in ("mutate", "amplify"):
+        none = refused([CLTC, tool, "--", "true"])
+        assert "no instrumented unit ran under the command" in none and f"CLTC_MODE={tool}" in none
+        other = refused([CLTC, tool, "--", "ctest", "--test-dir", cmake_build])
+        assert "built by cltc-cc for another mode: coverage (2 processes)" in other, other
+        assert f"rebuild the project with CLTC_MODE={tool}" in other
+        assert "drop --dask" in refused([CLTC, tool, "--dask", "local", "--", "true"])
+        assert "drop --test" in refused([CLTC, tool, "--test", "t", "--", "true"])
+        assert "drop -p" in refused([CLTC, tool, "-p", "build", "--", "true"])
+        assert "no such command" in refused([CLTC, tool, "--", "./no-such-program"])
+    assert "must be at least 1" in _run([CLTC, "mutate", "--runs", "0", "--", "true"], tmp_path).stderr
+    assert "unknown mutation operator(s): nope" in _run([CLTC, "mutate", "--operators", "nope", "--", "true"],
+                                                       tmp_path).stderr
+    (tmp_path / "k.cu").write_text("__global__ void k(int *a) { a[threadIdx.x] += 1; }\n")
+    bad_mode = refused([CLTC_CC, "nvcc", "-c", "k.cu", "-o", "k.o"], env=dict(CPU, CLTC_MODE="mutant"))
+    assert "CLTC_MODE=mutant: cltc-cc builds for CLTC_MODE=coverage" in bad_mode
+    counted = refused([CLTC_CC, "nvcc", "-c", "k.cu", "-o", "k.o"], env=dict(CPU, CLTC_MODE="mutate",
+                                                                              CLTC_COUNT_EXECUTIONS="1"))
+    assert "counts of executions are coverage's" in counted
+    # coverage: a build that records flags cannot give counts
+    flags = refused([CLTC, "coverage", "--count-executions", "--", "ctest", "--test-dir", cmake_build])
+    assert "recorded flags, not counts" in flags and "CLTC_COUNT_EXECUTIONS=1" in flags
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.cu"]   # nothing half-written
+
+
+@needs_tools
+def test_a_unit_whose_mutants_do_not_all_compile_drops_those_lines(tmp_path):
+    """A mutant of a shared array's size cannot compile (the size must be a constant): the unit is
+    planned again without that line's mutants, which its table lists as dropped, and builds; the
+    process's log gives its mutants by stable id, at the lines of the user's file."""
+    (tmp_path / "k.cu").write_text(
+        "#define N 32\n"
+        "__global__ void k(int *a) {\n"
+        "  __shared__ int s[N + 1];\n"
+        "  s[threadIdx.x] = a[threadIdx.x] * 2;\n"
+        "  __syncthreads();\n"
+        "  a[threadIdx.x] = s[N - 1 - threadIdx.x];\n"
+        "}\n"
+        "int main() { int *d; cudaMalloc(&d, N * sizeof(int)); k<<<1, N>>>(d); cudaDeviceSynchronize(); return 0; }\n")
+    built = _run([CLTC_CC, "nvcc", "k.cu", "-o", "k"], tmp_path, env=dict(CPU, CLTC_MODE="mutate"))
+    assert built.returncode == 0, built.stderr
+    (tmp_path / "logs").mkdir()
+    assert _run(["./k"], tmp_path, env=dict(CPU, CLTC_MUT_LOG_DIR=str(tmp_path / "logs"))).returncode == 0
+    from cltestcheck.mutate import units
+    from cltestcheck.mutate.planner import selector
+    (log,) = (tmp_path / "logs").iterdir()
+    process = units.read_log(log)
+    (table, base, active), = process.units
+    assert (base, active) == (0, 0) and process.name == "./k" and process.backend == "cpu"
+    assert {(m.line, m.operator, m.replacement) for m in table.dropped} >= {(3, "arithmetic", "-")}
+    assert all(m.line != 3 for m in table.mutants)
+    program = units.merge([process])
+    assert [m.id for m in program.mutants] == list(range(1, len(program.mutants) + 1))
+    assert f"{tmp_path}/k.cu:4:35:arithmetic:+" in program.by_selector   # (`* 2` -> `+ 2`)
+    assert selector(program.by_selector[f"{tmp_path}/k.cu:4:35:arithmetic:+"], str(tmp_path)) == "k.cu:4:35:arithmetic:+"
+
+
+# ---------------------------------------------------------------- cltc amplify -- COMMAND
+
+@needs_tools
+def test_make_check_under_cltc_amplify_names_the_schedules_that_change_its_status(gated_make_build, tmp_path):
+    """compact appends in the order its 4 blocks run and checks index order: `make check` passes when
+    blocks run in ascending order (and when a block past its grid is named first), fails otherwise."""
+    res = _run([CLTC, "amplify", "-j", "2", "--json", tmp_path / "a.json", "--", "make", "check"], gated_make_build)
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert "make check: SCHEDULE-DEPENDENT (10 schedules, 10 runs, 32 blocks)" in res.stdout
+    report = json.loads((tmp_path / "a.json").read_text())
+    test = report["tests"][0]
+    assert report["command"] == "make check" and test["outputs"] == ["exit status 0", "exit status 2"]
+    changed = {s["schedule"].split(":")[0] for s in test["schedules"] if s["outputs"] != {"0": 1}}
+    kept = {s["schedule"].split(":")[0] for s in test["schedules"] if s["outputs"] == {"0": 1}}
+    assert changed == {"desc", "random"} and kept == {"first", "asc", "free"}
+    assert sum(s["schedule"].startswith("random:") for s in test["schedules"]) == 3
+
+
+# ---------------------------------------------------------------- cltc coverage --count-executions
+
+@needs_tools
+def test_counts_of_executions_through_cltc_cc(tmp_path):
+    """CLTC_COUNT_EXECUTIONS=1 at build time: each unit counts the threads that pass each item, and
+    `cltc coverage --count-executions` sums them over the processes."""
+    (tmp_path / "c.cu").write_text(
+        "__global__ void k(int *a, int n) { for (int j = 0; j < n; ++j) if (threadIdx.x % 2) a[threadIdx.x] += j; }\n"
+        "int main() { int *d; cudaMalloc(&d, 256); k<<<1, 8>>>(d, 3); cudaDeviceSynchronize(); return 0; }\n")
+    counting = dict(CPU, CLTC_COUNT_EXECUTIONS="1")
+    assert _run([CLTC_CC, "nvcc", "c.cu", "-o", "c"], tmp_path, env=counting).returncode == 0
+    res = _run([CLTC, "coverage", "--count-executions", "--json", "c.json", "--lcov", "c.info", "--",
+                "sh", "-c", "./c && ./c"], tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+    items = {i["label"]: i["executions"] for i in json.loads((tmp_path / "c.json").read_text())["items"]}
+    # two processes of 8 threads: 16 entries; 3 rounds each: 48 tests of the if, 24 odd threads' thens
+    assert items["global function k entered"] == 16
+    assert items["if (threadIdx.x % 2): then"] == 24 and items["if (threadIdx.x % 2): else (absent)"] == 24
+    assert "FNDA:16,k" in (tmp_path / "c.info").read_text()

@@ -18,8 +18,9 @@ from .schedules import FAMILIES
 def setup(p: argparse.ArgumentParser) -> None:
     config.add_suite_options(p)
     defaults = config.DEFAULTS["amplify"]
-    p.add_argument("--runs", type=positive_int, default=defaults["runs"], metavar="N",
-                   help="runs per schedule (default %(default)s)")
+    p.add_argument("--runs", type=positive_int, default=defaults["runs"], metavar="N", action=config.Given,
+                   help="runs per schedule (default %(default)s; with a command, 1 unless given here; the cpu "
+                        "backend runs each schedule once)")
     p.add_argument("--schedules", default=defaults["schedules"], metavar="FAMILY",
                    help="comma-separated families (default %(default)s): "
                         + "; ".join(f"{k}: {v}" for k, v in FAMILIES.items())
@@ -33,21 +34,35 @@ def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the JSON report")
     p.add_argument("--plots", type=Path, metavar="DIR", help="write a PNG per schedule-dependent test here")
     add_progress_options(p)
+    p.set_defaults(runs_given=False)
+    p.epilog = ("cltc amplify [options] -- COMMAND ARGS...: a project built through cltc-cc with CLTC_MODE=amplify, "
+                "its own test command (ctest, make check, a script) run under every block schedule; the schedules "
+                "under which its exit status differs from the ascending order's are reported (--timeout: the "
+                "reference run's limit, 300 s by default, and each run's)")
 
 
-def run(a: argparse.Namespace, _extra) -> int:
+def run(a: argparse.Namespace, extra) -> int:
     if a.runs < 1:
         raise UserError("--runs must be at least 1")
     from instrument.output import atomic_write_text
 
     from . import engine, report
 
-    s = config.load_suite(a, "amplify")
-    check_outputs([Output("--json", a.json), Output("--plots", a.plots, "into")],
-                  inputs=[*s.input_files(), s.root, *config.database_files(a)])
-    t0 = time.monotonic()
-    res = engine.run(s, a.backend, a.runs, a.schedules, a.seed, a.jobs, progress=show_progress(a), timeout=a.timeout,
-                     dask=a.dask, show_warnings=True)
+    if extra:   # a project's own test command over its build through cltc-cc (amplify/project.py)
+        from . import project
+        config.refuse_suite_options(a, "amplify")
+        cfg = a.config or config.discover(Path.cwd())
+        check_outputs([Output("--json", a.json), Output("--plots", a.plots, "into")], inputs=[cfg] if cfg else [])
+        t0 = time.monotonic()
+        res = project.run(extra, a.timeout, a.schedules, a.seed, a.runs if a.runs_given else 1, a.jobs,
+                          progress=show_progress(a), show_warnings=True)
+    else:
+        s = config.load_suite(a, "amplify")
+        check_outputs([Output("--json", a.json), Output("--plots", a.plots, "into")],
+                      inputs=[*s.input_files(), s.root, *config.database_files(a)])
+        t0 = time.monotonic()
+        res = engine.run(s, a.backend, a.runs, a.schedules, a.seed, a.jobs, progress=show_progress(a),
+                         timeout=a.timeout, dask=a.dask, show_warnings=True)
     if (a.dask or a.jobs > 1) and not a.quiet:
         print(f"cltc: {res.execution.summary(time.monotonic() - t0, 'runs')}", file=sys.stderr)
     text = report.render_text(res)

@@ -54,6 +54,7 @@ class AmplifyResult:
     tests: list[TestAmplification]
     warnings: list[str] = field(default_factory=list)
     execution: object = None         # instrument.execution.Stats of the campaign
+    command: str = ""                # `cltc amplify -- COMMAND`: the command, its outcome its exit status
 
     @property
     def unstable(self) -> list[TestAmplification]:
@@ -111,29 +112,35 @@ def run(suite: Suite, backend_name: str = DEFAULTS["shared"]["backend"], runs: i
             stats = campaign.stats
     finally:
         executor.close()
-    tests = []
-    for test, (ref_obs, blocks) in zip(suite.tests, refs):
-        sigs: OrderedDict = OrderedDict([(ref_obs.signature(), 0)])
-        texts = [_abridge(ref_obs)]
-        by_spec: OrderedDict[str, ScheduleRuns] = OrderedDict()
-        for (t, spec), obs in zip(runs_of, observed):
-            if t is not test:
-                continue
-            sr = by_spec.setdefault(spec, ScheduleRuns(spec))
-            sr.runs += 1
-            if obs.timed_out:
-                sr.hangs += 1
-                continue
-            sig = obs.signature()
-            if sig not in sigs:
-                sigs[sig] = len(sigs)
-                texts.append(_abridge(obs))
-            sr.outputs[sigs[sig]] += 1
-        hang = any(s.hangs for s in by_spec.values())
-        dep = len(sigs) > 1
-        verdict = "hangs" if hang else "schedule-dependent" if dep else "stable"
-        tests.append(TestAmplification(test.name, verdict, texts[0], texts, list(by_spec.values()), blocks))
+    tests = [summarise(test.name, ref_obs, blocks, [(spec, obs) for (t, spec), obs in zip(runs_of, observed)
+                                                    if t is test])
+             for test, (ref_obs, blocks) in zip(suite.tests, refs)]
     return AmplifyResult(str(suite.root), backend.name, family, seed, per_schedule, tests, list(warnings), stats)
+
+
+def summarise(name: str, ref_obs: Observed, blocks: int, runs: list[tuple[str, Observed]],
+              describe=None) -> TestAmplification:
+    """One test's verdict from its reference run and its runs under each schedule: the outcomes
+    (Observed.signature) each schedule gave, and whether one hung. `describe` abridges an outcome
+    for the report (default: its output)."""
+    describe = describe or _abridge
+    sigs: OrderedDict = OrderedDict([(ref_obs.signature(), 0)])
+    texts = [describe(ref_obs)]
+    by_spec: OrderedDict[str, ScheduleRuns] = OrderedDict()
+    for spec, obs in runs:
+        sr = by_spec.setdefault(spec, ScheduleRuns(spec))
+        sr.runs += 1
+        if obs.timed_out:
+            sr.hangs += 1
+            continue
+        sig = obs.signature()
+        if sig not in sigs:
+            sigs[sig] = len(sigs)
+            texts.append(describe(obs))
+        sr.outputs[sigs[sig]] += 1
+    hang = any(s.hangs for s in by_spec.values())
+    verdict = "hangs" if hang else "schedule-dependent" if len(sigs) > 1 else "stable"
+    return TestAmplification(name, verdict, texts[0], texts, list(by_spec.values()), blocks)
 
 
 def _build_gated(work: Path, suite: Suite, backend):

@@ -13,7 +13,8 @@ from .engine import AmplifyResult
 
 
 def render_text(res: AmplifyResult) -> str:
-    lines = [f"cltc amplify: {rel(res.suite, os.getcwd())} ({res.backend} backend), schedules '{res.family}' "
+    what = res.command or rel(res.suite, os.getcwd())
+    lines = [f"cltc amplify: {what} ({res.backend} backend), schedules '{res.family}' "
              f"(seed {res.seed}), {res.runs_per_schedule} run(s) per schedule", ""]
     for t in res.tests:
         n = sum(s.runs for s in t.schedules)
@@ -41,7 +42,8 @@ def render_text(res: AmplifyResult) -> str:
 
 
 def render_json(res: AmplifyResult) -> str:
-    doc = {"tool": "cltc amplify", "suite": res.suite, "backend": res.backend, "family": res.family,
+    doc = {"tool": "cltc amplify", "suite": res.suite, **({"command": res.command} if res.command else {}),
+           "backend": res.backend, "family": res.family,
            "seed": res.seed, "runs_per_schedule": res.runs_per_schedule, "warnings": res.warnings,
            "tests": [{"name": t.name, "verdict": t.verdict, "blocks": t.blocks, "outputs": t.outputs,
                       "schedules": [{"schedule": s.schedule, "runs": s.runs, "hangs": s.hangs,

@@ -23,7 +23,8 @@ def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--html", type=Path, metavar="DIR", help="also write annotated HTML pages")
     p.add_argument("--count-executions", action="store_true",
                    help="count how many threads pass each item (hit counts of executions in lcov/Cobertura "
-                        "and JSON) instead of setting a flag; costs an atomic add per pass")
+                        "and JSON) instead of setting a flag; costs an atomic add per pass (with a command: a "
+                        "project built with CLTC_COUNT_EXECUTIONS=1)")
     p.add_argument("--fail-under", action="append", metavar="[MEASURE=]PCT",
                    help="exit 1 when coverage is under PCT: the total, or one measure (branches, loops, "
                         "barriers); repeatable")
@@ -62,31 +63,16 @@ def _gates(res, thresholds) -> list[str]:
 def run_command(a: argparse.Namespace, command: list[str]) -> int:
     """cltc coverage -- COMMAND: the command as it is, the coverage of every instrumented process it
     starts merged (coverage/processes.py)."""
+    from .. import project_run
     from . import processes
-    if a.test:
-        raise UserError("--test picks tests of a suite cltc runs; a command runs its own tests",
-                        hint="drop --test, or choose the tests in the command (ctest -R NAME)")
-    if a.build_db is not None:
-        raise UserError(f"-p {a.build_db}: a compilation database gives flags to the sources cltc builds; a "
-                        f"command's programs are built by their own build (through cltc-cc)", hint="drop -p")
-    if a.count_executions:
-        raise UserError("--count-executions applies to the suites cltc builds; a project built through cltc-cc "
-                        "records flags", hint="drop --count-executions (or count_executions in the configuration)")
+    config.refuse_suite_options(a, "coverage")
     thresholds = gates.coverage_thresholds(a.fail_under)
     cfg = a.config or config.discover(Path.cwd())
     check_outputs(_outputs(a), inputs=[cfg] if cfg else [])
-    run = processes.run_command(command, a.timeout)
+    run = processes.run_command(command, a.timeout, a.count_executions)
     res = run.result
     if res is None:
-        what = "no process it started was built through cltc-cc, or none launched a kernel"
-        if run.foreign:
-            what = f"{run.foreign} process(es) wrote coverage without its item table (built by cltc itself, not cltc-cc)"
-        if run.lost:
-            what += f"; {run.lost} process(es) began a coverage log and never finished it (killed or crashed)"
-        status = f" (and it exited with status {run.exit_status})" if run.exit_status else ""
-        print(f"cltc coverage: error: no instrumented unit ran under the command{status}, so nothing was measured: "
-              f"{what}. Build the project through cltc-cc (CMake: -DCMAKE_CUDA_COMPILER_LAUNCHER=cltc-cc; Make: "
-              f"NVCC=\"cltc-cc nvcc\")", file=sys.stderr)
+        print(f"cltc coverage: error: {project_run.nothing_ran('coverage', run.run, run.foreign)}", file=sys.stderr)
         return EXIT_ERROR
     if run.lost:
         res.warnings.append(f"{run.lost} process(es) began a coverage log and never finished it (killed or crashed "

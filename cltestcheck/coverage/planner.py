@@ -33,6 +33,7 @@ from instrument.protocol import SEEN_BARRIER_FLAG, SEEN_BITS, Macro, define
 from instrument.errors import RewriteConflict
 from instrument.frontend.rewrite import EditPlan
 
+from ..unit_tables import c_strings, register_at_end
 from .sites import LOOP_CASES, Arm, BarrierSite, BranchSite, FunctionSite, LoopSite, SiteTable
 
 _CONSTANT_TRUE = {"true", "1", "1u", "(true)", "(1)"}
@@ -229,13 +230,9 @@ class CoveragePlanner:
         """unit_mode: the unit's item table (JSON, as sites.py reads it) and its registration, at the end
         of its main file; the launcher shows the unit's warnings (what is not measured) as the build runs."""
         plan.warnings.extend(self.skipped)
-        main = prog.unit.main
-        data = prog.unit.source(main).data
         table = json.dumps(self.table.to_json(), separators=(",", ":"))
-        text = (f"\nnamespace {{ [[maybe_unused]] const unsigned cltc_unit_first_ = ::cltc::cov::register_this_unit("
-                f"{_c_strings(table)}, {self.table.flags}u, {len(self.table.barriers)}u); }}\n")
-        end = Span(main, len(data), len(data), data.count(b"\n") + 1, 1)
-        plan.insert(end, len(data), text, "cltc item table of the unit", allow_macro=True)
+        register_at_end(prog, plan, f"cltc_unit_first_ = ::cltc::cov::register_this_unit({c_strings(table)}, "
+                        f"{self.table.flags}u, {len(self.table.barriers)}u)", "cltc item table of the unit")
 
     @staticmethod
     def _reaches(prog: Program, fn: str, targets: set[str]) -> bool:
@@ -413,14 +410,6 @@ def _balanced(text: str) -> bool:
         if depth < 0:
             return False
     return depth == 0
-
-
-def _c_strings(text: str, piece: int = 2000) -> str:
-    """ASCII text as adjacent C++ string literals of at most `piece` characters each (no compiler
-    limits one string's length then); quotes, backslashes and `?` (trigraphs) escaped."""
-    esc = {'"': '\\"', "\\": "\\\\", "?": "\\?"}
-    parts = [text[i:i + piece] for i in range(0, len(text), piece)] or [""]
-    return " ".join('"' + "".join(esc.get(c, c) for c in part) + '"' for part in parts)
 
 
 def _short(text: str, n: int = 60) -> str:

@@ -12,7 +12,6 @@ import functools
 import json
 import os
 import shlex
-import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -22,33 +21,36 @@ from instrument.protocol import COVERAGE_LOG, Env
 from instrument.reaper import temp_dir
 from instrument.frontend.suppressions import CLTC_IGNORE, Suppressed
 
+from .. import project_run
 from ..judge import Verdict
 from .results import CoverageResult, TestCoverage
 from .sites import LOOP_CASES, Arm, BarrierSite, BranchSite, FunctionSite, LoopSite, SiteTable
 
-LOG_GLOB = "cltc-cov-*.jsonl"   # (the runtime's names: coverage.h log_in_dir)
-
 
 @dataclass
 class ProcessLog:
-    """One process's log: its units' items (by the process's own ids) and what it set."""
+    """One process's log: its units' items (by the process's own ids) and what it set; `counts`: every
+    unit was built to count executions (CLTC_COUNT_EXECUTIONS=1)."""
     name: str
     backend: str
     table: SiteTable
     units: int
     data: TestCoverage
     launches: int
+    counts: bool = False
 
 
 @dataclass
 class CommandRun:
     """What `cltc coverage -- COMMAND` saw: the merged result, how many processes wrote a log, how
-    many began one and never finished it, those whose log has no item table, the command's status."""
+    many began one and never finished it, those whose log has no item table, the command's status,
+    and the run itself (project_run.py)."""
     result: CoverageResult | None
     processes: int
     lost: int
     foreign: int
     exit_status: int
+    run: project_run.CommandRun | None = None
 
 
 def _shifted(table: SiteTable, flag_base: int, barrier_base: int) -> SiteTable:
@@ -107,7 +109,8 @@ def read_log(path: Path, cwd: Path) -> ProcessLog | None:
                       divergences=[{"barrier": d.barrier, "block": list(d.block), "arrived": d.arrived,
                                     "threads": d.threads} for d in data["divergence"]],
                       divergence_total=data["end"][0].divergence_total)
-    return ProcessLog(name, proc.backend if proc else "", table, len(data["unit"]), tc, data["end"][0].launches)
+    return ProcessLog(name, proc.backend if proc else "", table, len(data["unit"]), tc, data["end"][0].launches,
+                      all(u.counts for u in data["unit"]))
 
 
 @dataclass
@@ -189,35 +192,32 @@ def relative_to(table: SiteTable, root: Path) -> SiteTable:
                      [replace(b, file=rel(b.file)) for b in table.barriers])
 
 
-def run_command(command: list[str], timeout: float) -> CommandRun:
+def run_command(command: list[str], timeout: float, count_executions: bool = False) -> CommandRun:
     """Run any command (ctest, make test, a script, a program built through cltc-cc) with its output as
     it is; every instrumented process it starts writes its counters into a private directory, and
-    they are merged."""
-    from instrument.backends.process import run_process
+    they are merged. count_executions: every process must have counted executions (a build with
+    CLTC_COUNT_EXECUTIONS=1), and the result reports the counts."""
     cwd = Path.cwd().resolve()
     with temp_dir(prefix="cltc-cov-logs-") as tmp:
-        # (CLTC_COV_LOG empty: a value the user's environment holds would send every process to one
-        # file; exited threads count as arrived, as on a GPU: a barrier part of a block skips is
-        # measured as divergent instead of stopping the cpu backend's run)
-        env = {Env.CLTC_COV_LOG_DIR: tmp, Env.CLTC_COV_LOG: "", Env.CUDAEMU_EXITED_ARRIVE: "1"}
-        sys.stdout.flush()
-        try:
-            proc = run_process(command, timeout=timeout, env=env, passthrough=True)
-        except FileNotFoundError:
-            raise UserError(f"{command[0]}: no such command",
-                            hint="give the test command after --: cltc coverage -- ctest --test-dir build") from None
-        except PermissionError:
-            raise UserError(f"{command[0]}: not executable") from None
+        # (exited threads count as arrived, as on a GPU: a barrier part of a block skips is measured as
+        # divergent instead of stopping the cpu backend's run)
+        run = project_run.run(command, "coverage", Path(tmp), timeout, env={Env.CUDAEMU_EXITED_ARRIVE: "1"},
+                              passthrough=True, probe=True)
+        proc = run.result
         if proc.timed_out:
             raise UserError(f"the command timed out after {timeout:g}s under cltc coverage",
                             hint="raise --timeout, or check the command for a hang")
-        paths = sorted(Path(tmp).glob(LOG_GLOB))
-        lost = len(list(Path(tmp).glob(LOG_GLOB + ".part")))
-        read = [read_log(p, cwd) for p in paths]
+        read = [read_log(p, cwd) for p in run.logs]
     processes = sorted((p for p in read if p is not None), key=lambda p: p.name)
     foreign = len(read) - len(processes)
     if not processes:
-        return CommandRun(None, 0, lost, foreign, proc.returncode)
+        return CommandRun(None, 0, run.lost, foreign, proc.returncode, run)
+    flags_only = [p.name for p in processes if not p.counts]
+    if count_executions and flags_only:
+        raise UserError(f"--count-executions: {len(flags_only)} of the command's {len(processes)} instrumented "
+                        f"processes recorded flags, not counts ({flags_only[0]}): rebuild the project with "
+                        f"CLTC_COUNT_EXECUTIONS=1 in the build's environment, from clean or in a build directory of "
+                        f"its own (cltc-cc counts executions then), or drop --count-executions")
     table, tests = merge(processes)
     table = relative_to(table, cwd)
     suppressed = Suppressed(CLTC_IGNORE)
@@ -225,5 +225,5 @@ def run_command(command: list[str], timeout: float) -> CommandRun:
         suppressed.of(f)   # a region left open is an error now, before any report is written
     backends = sorted({p.backend for p in processes if p.backend})
     res = CoverageResult(str(cwd), "+".join(backends) or "unknown", table, tests, [], suppressed,
-                         command=shlex.join(command))
-    return CommandRun(res, len(processes), lost, foreign, proc.returncode)
+                         executions=count_executions, command=shlex.join(command))
+    return CommandRun(res, len(processes), run.lost, foreign, proc.returncode, run)

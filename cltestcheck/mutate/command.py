@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from instrument.cli_support import positive_int, add_progress_options, show_progress
+from instrument.cli_support import positive_float, positive_int, add_progress_options, show_progress
 from instrument.errors import EXIT_FINDINGS, EXIT_OK, UserError
 from instrument.files import Output, check_outputs
 from instrument.execution import add_options
@@ -20,9 +20,9 @@ from .operators import OPERATORS
 def setup(p: argparse.ArgumentParser) -> None:
     config.add_suite_options(p)
     defaults = config.DEFAULTS["mutate"]
-    p.add_argument("--runs", type=positive_int, default=defaults["runs"], metavar="N",
-                   help="runs per mutant and test (default %(default)s); on the cpu backend each run uses another "
-                        "schedule seed")
+    p.add_argument("--runs", type=positive_int, default=defaults["runs"], metavar="N", action=config.Given,
+                   help="runs per mutant and test (default %(default)s; with a command, 1 unless given here); on "
+                        "the cpu backend each run after the first uses another schedule seed")
     add_options(p, "mutants judged at once on this machine (default 1)")
     p.add_argument("--results", type=Path, metavar="FILE.csv",
                    help="append one row per judged mutant to this file as it finishes; rerunning with the "
@@ -39,10 +39,23 @@ def setup(p: argparse.ArgumentParser) -> None:
                    help="a score at or above PCT is good (Stryker's high; default %(default)g)")
     p.add_argument("--low", metavar="PCT", default=defaults["low"],
                    help="a score under PCT is poor (Stryker's low; default %(default)g)")
+    p.add_argument("--timeout", type=positive_float, default=300.0, metavar="S",
+                   help="with -- COMMAND: seconds before the reference run of the command is killed (default "
+                        "%(default)g); a mutant's run is killed at 10 times the reference's time (at least 5 s)")
     add_progress_options(p)
+    p.set_defaults(runs_given=False)
+    p.epilog = ("cltc mutate [options] -- COMMAND ARGS...: mutation testing of a project built through cltc-cc with "
+                "CLTC_MODE=mutate, judged by its own test command (ctest, make check, a script): the command runs "
+                "once with no mutant active, then once per mutant its processes reached, with that mutant active; "
+                "a mutant is killed when the command's exit status differs")
 
 
-def run(a: argparse.Namespace, _extra) -> int:
+def _outputs(a: argparse.Namespace) -> list[Output]:
+    return [Output("--results", a.results), Output("--json", a.json), Output("--stryker", a.stryker),
+            Output("--html", a.html, "dir")]
+
+
+def run(a: argparse.Namespace, extra) -> int:
     if a.list_operators:
         w = max(map(len, OPERATORS))
         for name, desc in OPERATORS.items():
@@ -51,22 +64,32 @@ def run(a: argparse.Namespace, _extra) -> int:
     if a.runs < 1:
         raise UserError("--runs must be at least 1")
     from ..report_files import write_reports
-    from . import engine, report_html, report_json, report_stryker, report_text
+    from . import engine, project, report_html, report_json, report_stryker, report_text
     from .operators import parse_list
     from .results import counts
 
     break_at = None if a.break_at is None else gates.percent(a.break_at, "--break")
     thresholds = gates.mutation_thresholds(a.high, a.low, break_at)
     ops = parse_list(a.operators)
-    s = config.load_suite(a, "mutate")
-    check_outputs([Output("--results", a.results), Output("--json", a.json), Output("--stryker", a.stryker),
-                   Output("--html", a.html, "dir")], inputs=[*s.input_files(), s.root, *config.database_files(a)])
+    if extra:   # a project's own test command over its build through cltc-cc (mutate/project.py)
+        config.refuse_suite_options(a, "mutate")
+        cfg = a.config or config.discover(Path.cwd())
+        check_outputs(_outputs(a), inputs=[cfg] if cfg else [])
+    else:
+        s = config.load_suite(a, "mutate")
+        check_outputs(_outputs(a), inputs=[*s.input_files(), s.root, *config.database_files(a)])
     t0 = time.monotonic()
     with campaign_lock(a.results, "cltc mutate campaign") if a.results else contextlib.nullcontext():
-        res = engine.run(s, a.backend, ops, a.runs, a.jobs, progress=show_progress(a), dask=a.dask,
-                         results=a.results, show_warnings=True)
+        if extra:
+            res = project.run(extra, a.timeout, ops, a.runs if a.runs_given else 1, a.jobs, a.results,
+                              progress=show_progress(a), show_warnings=True)
+        else:
+            res = engine.run(s, a.backend, ops, a.runs, a.jobs, progress=show_progress(a), dask=a.dask,
+                             results=a.results, show_warnings=True)
     if (a.dask or a.jobs > 1) and not a.quiet:
         print(f"cltc: {res.execution.summary(time.monotonic() - t0)}", file=sys.stderr)
+    if extra:   # the reports never overwrite a source they judged
+        check_outputs(_outputs(a)[1:], inputs=sorted({o.mutant.file for o in res.outcomes}))
     write_reports([(a.json, lambda: report_json.render(res)), (a.stryker, lambda: report_stryker.render(res, thresholds))],
                   a.html, lambda: report_html.render(res))
     sys.stdout.write(report_text.render(res, thresholds))

@@ -17,7 +17,7 @@ from ..execute import run_test
 from ..judge import judge
 from ..suite import Suite, TestCase
 from .journal import MutantJournal, fingerprint
-from .outcomes import MutantOutcome, MutationResult, Reference, Status
+from .outcomes import MutantOutcome, MutationResult, Reference, Status, repeat
 from .planner import Mutant
 from .schemata import build_planned, plan_digest, plan_schemata
 from instrument.reaper import temp_dir
@@ -25,7 +25,7 @@ from instrument.frontend.suppressions import CLTC_IGNORE, Suppressed
 from instrument import logs
 from instrument.protocol import REACH_LOG, Env
 
-def _env(backend: Backend, run: int) -> dict:
+def run_env(backend: Backend, run: int) -> dict:
     """Run 0 as the program runs plainly; later runs in another (seeded) order where the backend
     orders blocks itself (on a GPU the repeated runs vary on their own)."""
     return backend.block_order_env("random", run) if run else {}
@@ -133,28 +133,24 @@ def _judge_mutant(built: BuildOutcome, backend: Backend, suite: Suite, refs: lis
     partial = False
     for ref in covering:
         limit = min(ref.test.timeout, max(5.0, 10 * ref.obs.wall_s))
-        killed, reason, timeouts = 0, "", 0
-        for r in range(runs):
-            env = {Env.CLTC_MUTANT: str(m.id), **_env(backend, r)}
-            obs = run_test(backend, exe, suite, ref.test, env=env, timeout=limit)
+
+        def once(r: int, ref=ref, limit=limit) -> tuple[bool, bool, str]:
+            obs = run_test(backend, exe, suite, ref.test, env={Env.CLTC_MUTANT: str(m.id), **run_env(backend, r)},
+                           timeout=limit)
             v = judge(ref.test, obs)
-            if not v.passed:
-                killed += 1
-                timeouts += obs.timed_out
-                reason = reason or v.reason
-            if killed and killed <= r:      # killed in some runs, not in others: undecided here
-                break
-        out.kills[ref.test.name] = [killed, r + 1]
-        if killed == r + 1 and r + 1 == runs:
-            out.status = Status.TIMEOUT if timeouts == runs else Status.KILLED
+            return not v.passed, obs.timed_out, v.reason
+        tally = repeat(once, runs)
+        out.kills[ref.test.name] = [tally.killed, tally.runs]
+        status = tally.status(runs)
+        if status is not None:
+            out.status = status
             out.killed_by = [ref.test.name]
-            out.reason = f"{ref.test.name}: {reason}"
+            out.reason = f"{ref.test.name}: {tally.reason}"
             return out
-        if killed:
+        if tally.killed:
             partial = True
-            out.reason = out.reason or f"{ref.test.name}: killed in {killed} of {r + 1} runs ({reason})"
+            out.reason = out.reason or f"{ref.test.name}: killed in {tally.killed} of {tally.runs} runs ({tally.reason})"
     out.status = Status.UNDECIDED if partial else Status.SURVIVED
     if not partial:
         out.reason = f"survived {runs} runs of {len(covering)} test(s)"
     return out
-

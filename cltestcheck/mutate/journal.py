@@ -44,6 +44,14 @@ def fingerprint(suite, backend: str, runs: int, host_key: str) -> str:
     return h.hexdigest()[:16]
 
 
+def command_fingerprint(command: list[str], cwd: Path, backend: str, runs: int, host_key: str) -> str:
+    """`cltc mutate -- COMMAND`'s campaign: the command and where it runs, the backend, runs, and the
+    host code of the units built for mutation (code the build compiled without cltc, host sources and
+    the tests, is not seen: delete the file after editing it)."""
+    doc = {"command": command, "cwd": str(cwd), "backend": backend, "runs": runs, "host": host_key}
+    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:16]
+
+
 class MutantJournal:
     def __init__(self, path: Path, campaign: str):
         self.path = Path(path)
@@ -52,7 +60,7 @@ class MutantJournal:
         other = [r for r in numbered if r[1]["campaign"] != campaign]
         if other:
             raise UserError(f"{self.path} holds results of another mutation campaign (other tests or expected "
-                            "outputs, host code, defines, flags, --runs or backend)",
+                            "outputs, another command, host code, defines, flags, --runs or backend)",
                             hint="give --results a new file, or delete this one to start over")
         _refuse_conflicts(self.path, numbered)
         self.rows = [row for _, row in numbered]

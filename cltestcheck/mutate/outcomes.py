@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Callable
 
 from ..observed import Observed
 from ..suite import TestCase
@@ -34,6 +35,37 @@ class MutantOutcome:
 
 
 @dataclass
+class Tally:
+    """A mutant's runs against one test (or one command): how many killed it, of how many run."""
+    killed: int
+    runs: int
+    timeouts: int        # of the runs that killed it, those that timed out
+    reason: str          # why the first run that killed it did
+
+    def status(self, runs: int) -> Status | None:
+        """Killed (every one of `runs` runs killed it; timeout when each timed out), or None: undecided
+        when some killed it (`killed`), survived when none did."""
+        if self.killed == self.runs == runs:
+            return Status.TIMEOUT if self.timeouts == runs else Status.KILLED
+        return None
+
+
+def repeat(run_once: Callable[[int], tuple[bool, bool, str]], runs: int) -> Tally:
+    """Run a mutant `runs` times (run_once(k) -> killed, timed out, why), stopping as soon as some runs
+    killed it and others did not (undecided: schedule-dependent behaviour)."""
+    killed, timeouts, reason = 0, 0, ""
+    for r in range(runs):
+        k, timed_out, why = run_once(r)
+        if k:
+            killed += 1
+            timeouts += timed_out
+            reason = reason or why
+        if killed and killed <= r:      # killed in some runs, not in others: undecided here
+            break
+    return Tally(killed, r + 1, timeouts, reason)
+
+
+@dataclass
 class Reference:
     test: TestCase                 # as judged (expectations dropped when the original fails them)
     obs: Observed
@@ -55,3 +87,4 @@ class MutationResult:
     judge_s: float = 0.0
     warnings: list[str] = field(default_factory=list)
     execution: object = None       # instrument.execution.Stats of the campaign
+    command: str = ""              # `cltc mutate -- COMMAND`: the command, judged by its exit status

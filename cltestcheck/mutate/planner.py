@@ -7,16 +7,26 @@ runtime/include/cltc/mutate.h that does the original or the active mutant:
 (never copied), so they are evaluated exactly as often as in the original.
 Order matters for edits of the same span: the edit that replaces an operator
 token inside the span must be the innermost, so operators are planned last.
+
+In `unit_mode` (one unit built by itself, through the compiler launcher cltc-cc in mutate mode:
+cltestcheck/cc.py) the unit's sites and mutants are numbered from 0 and 1, and its mutant table
+(JSON: cltestcheck/mutate/units.py reads it) and each mutant's stable id (`selector`) go into its own
+text: a call at the end of its main file registers them when the program starts, and the runtime
+gives the unit its first site among the program's (runtime/include/cltc/mutate.h,
+`register_this_unit`). $CLTC_MUTANT then names a mutant by its stable id.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+import os
+from dataclasses import asdict, dataclass
 
 from instrument.frontend.parse import Span
 from instrument.frontend.query import ATOMIC_OPS, Operator, Program
 from instrument.protocol import Macro, define
 from instrument.frontend.rewrite import EditPlan
 
+from ..unit_tables import c_strings, register_at_end
 from .code_keys import CodeKeys
 from .operators import ARITH, ARITH_ASSIGN, BITS, BITS_ASSIGN, CODE, REL
 
@@ -42,12 +52,25 @@ class Mutant:
     key: str = ""         # identity across edits elsewhere (code_keys.py): '' never reused
 
 
+def selector(m: Mutant, root: str | None = None) -> str:
+    """A mutant's stable id in a program built by cltc-cc, what $CLTC_MUTANT names it by:
+    FILE:LINE:COLUMN:OPERATOR:REPLACEMENT (the replacement's white space as single spaces). With
+    `root`, a file under it is named relative to it (the runtime takes a tail of the path too)."""
+    file = os.path.normpath(m.file)
+    if root is not None and not os.path.relpath(file, root).startswith(".."):
+        file = os.path.relpath(file, root)
+    return f"{file}:{m.line}:{m.col}:{m.operator}:{' '.join(m.replacement.split())}"
+
+
 class MutationPlanner:
     tool = "mutate"       # what a kernel library built with it has compiled in
 
-    def __init__(self, operators: list[str], exclude_lines: set[tuple[str, int]] = frozenset()):
+    def __init__(self, operators: list[str], exclude_lines: set[tuple[str, int]] = frozenset(),
+                 unit_mode: bool = False, dropped: list[Mutant] = ()):
         self.operators = set(operators)
         self.exclude = set(exclude_lines)
+        self.unit_mode = unit_mode   # one unit built by cltc-cc: its table in its own text (above)
+        self.dropped = list(dropped)   # (unit_mode) mutants dropped because their lines did not parse
         self.mutants: list[Mutant] = []
         self.sites = 0
         self._seen: set[tuple] = set()
@@ -82,7 +105,8 @@ class MutationPlanner:
 
     def defines(self) -> list[str]:
         """What the runtime must be built with, known once the program is planned."""
-        return [define(Macro.CLTC_MUT_SITES, max(1, self.sites))]
+        return [define(Macro.CLTC_MUT_SITES, max(1, self.sites))] + \
+            ([define(Macro.CLTC_MUT_UNITS, True)] if self.unit_mode else [])
 
     # -- the planner -------------------------------------------------------------
     def __call__(self, prog: Program, plan: EditPlan) -> None:
@@ -142,6 +166,18 @@ class MutationPlanner:
         for call in prog.api_calls:
             if call.name == "cudaDeviceReset":
                 plan.wrap(call.span, "(::cltc::mut::host::before_reset(), ", ")", "cltc reach flags before reset")
+        if self.unit_mode:
+            self._register_unit(prog, plan)
+
+    def _register_unit(self, prog: Program, plan: EditPlan) -> None:
+        """unit_mode: the unit's mutant table (JSON, as units.py reads it) and its mutants' stable ids
+        (one a line, in the order of their ids), registered at the end of its main file."""
+        table = json.dumps({"sites": self.sites, "mutants": [asdict(m) for m in self.mutants],
+                            "dropped": [asdict(m) for m in self.dropped], "host": self.keys.host},
+                           separators=(",", ":"))
+        selectors = "\n".join(selector(m) for m in self.mutants)
+        register_at_end(prog, plan, f"cltc_mut_first_site_ = ::cltc::mut::register_this_unit({c_strings(table)}, "
+                        f"{c_strings(selectors)}, {len(self.mutants)}u)", "cltc mutant table of the unit")
 
     # -- sites ---------------------------------------------------------------------
     def _loop(self, prog: Program, plan: EditPlan, lp) -> None:

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import os
+import shlex
 
 from ..coverage.report_text import rel
 from .outcomes import MutationResult
+from .planner import selector
 from .results import by, counts, diff_line
 
 
@@ -32,21 +34,30 @@ def render(res: MutationResult, thresholds: dict[str, float] | None = None) -> s
     root = res.suite
     c = counts(res.outcomes)
     score = "-" if c["score"] is None else f"{c['score']:.1f}%{grade(c['score'], thresholds)}"
-    lines = [f"cltc mutate: {rel(root, os.getcwd())} ({res.backend} backend), {c['total']} mutants, "
-             f"{res.runs} runs per mutant and test",
+    if res.command:   # `cltc mutate -- COMMAND`: the project's build, judged by the command's exit status
+        head = f"cltc mutate: {res.command} ({res.backend} backend), {c['total']} mutants, {res.runs} run(s) per mutant"
+        build = (f"schemata: the project's build through cltc-cc ({len(res.not_compilable)} mutants dropped because "
+                 f"they would not compile); the reference run took {res.build_s:.1f}s, judging {res.judge_s:.1f}s")
+        who = "process"
+    else:
+        head = f"cltc mutate: {rel(root, os.getcwd())} ({res.backend} backend), {c['total']} mutants, " \
+               f"{res.runs} runs per mutant and test"
+        build = (f"schemata: 1 build for all mutants ({res.build_s:.1f}s), {res.separate_builds} needed separate "
+                 f"builds; {len(res.not_compilable)} dropped because they would not compile; judging took "
+                 f"{res.judge_s:.1f}s")
+        who = "test"
+    lines = [head,
              f"mutation score {score}: {c['killed']} killed, {c['timeout']} killed by timeout, "
-             f"{c['undecided']} undecided, {c['survived']} survived, {c['no-coverage']} not reached by any test"
+             f"{c['undecided']} undecided, {c['survived']} survived, {c['no-coverage']} not reached by any {who}"
              + (f", {c['failed']} failed (not counted)" if c["failed"] else "")
              + (f", {c['ignored']} suppressed (not counted)" if c["ignored"] else ""),
-             f"schemata: 1 build for all mutants ({res.build_s:.1f}s), {res.separate_builds} needed separate builds; "
-             f"{len(res.not_compilable)} dropped because they would not compile; judging took {res.judge_s:.1f}s",
-             ""]
+             build, ""]
     lines += _table("kernel/function", [_row(k, v) for k, v in by(res, "function").items()])
     lines.append("")
     lines += _table("operator", [_row(k, v) for k, v in by(res, "operator").items()])
     for status, title in (("undecided", "Undecided (killed in some runs only: schedule-dependent behaviour)"),
                           ("survived", "Survived (no test noticed)"),
-                          ("no-coverage", "Not reached by any test"),
+                          ("no-coverage", f"Not reached by any {who}"),
                           ("failed", "Failed (could not be judged: the reason follows; a rerun with --results judges them again)"),
                           ("ignored", "Suppressed (marked `cltc: ignore`: not judged, not counted)")):
         group = [o for o in res.outcomes if o.status == status]
@@ -61,6 +72,8 @@ def render(res: MutationResult, thresholds: dict[str, float] | None = None) -> s
                 extra = "  [" + "; ".join(f"{t}: killed {k}/{n}" for t, (k, n) in o.kills.items()) + "]"
             elif status == "failed":
                 extra = f"  [{o.reason}]"
+            if res.command and status in ("survived", "undecided"):   # how to run it by hand
+                extra += f"  [CLTC_MUTANT={shlex.quote(selector(m, root))}]"
             lines.append(f"  #{m.id} {rel(m.file, root)}:{m.line}:{m.col} [{m.operator}] {m.description}{extra}")
             lines.append(f"      - {before}")
             lines.append(f"      + {after}")

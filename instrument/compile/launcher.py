@@ -8,7 +8,7 @@ as it is.
 
 A tool's launcher is a few lines (hirace/cc.py, cltestcheck/cc.py): its `Tool` names it, the variable
 that picks its backend and its planner for one unit, and what else it wants (host units it plans,
-flags for nvcc).
+flags for nvcc, a check of its plan: cltc's mutant schemata drop the lines whose mutants do not parse).
 
 With HIRACE_BACKEND=cpu (the variable a tool names) the cpu backend builds the project: units are
 lowered and compiled by the host compiler against the emulation (cudaemu), links drop the CUDA
@@ -31,6 +31,7 @@ from . import compile_line
 from ..backends.process import run_process
 from .compile_line import CompileLine, Input
 from ..errors import UserError
+from ..frontend.parse import error_diagnostics
 from .pipeline import instrument_sources, planned_defines
 from .. import reaper
 from ..reaper import temp_dir
@@ -59,6 +60,14 @@ class Tool:
     planner: Callable[[bool, Path], object]
     host_units: re.Pattern | None = None
     gpu_flags: tuple[str, ...] = ()
+    # A tool whose edits may not parse (cltc's mutant schemata) plans a unit through `checked`: it gets
+    # the unit's planner and `errors(planner)`, which plans the unit with a planner (without the cpu
+    # lowering) and returns libclang's errors in the result as (file, line, message), and it returns the
+    # planner to build with (a fresh one: a planner plans one unit once).
+    checked: Callable[[object, Callable[[object], list]], object] | None = None
+    # planners a unit gets before the tool's own where the cpu backend builds it (cltc's mutate mode:
+    # schedule points, so that seeded runs switch threads at every device memory access)
+    cpu_planners: tuple = ()
 
 
 def main(tool: Tool, argv: list[str]) -> int:
@@ -160,17 +169,20 @@ class _Build:
         if not self._needs_planning(src):
             return self._plain_compile(src, out, others, keep, for_link)
         planner = self.tool.planner(self.cpu, Path(src.path))
+        if self.tool.checked is not None:
+            planner = self.tool.checked(planner, lambda p: self._parse_errors(src, scratch / "check", p))
         # (the parser reads our declarations of the CUDA runtime, never the toolkit's headers:
         # instrument/frontend/parse.py; the compiler still gets the line's own directories)
         toolkit = self.toolkit
-        ins = instrument_sources([Path(src.path)], scratch / "src", [planner],
+        planners = (list(self.tool.cpu_planners) if self.cpu else []) + [planner]
+        ins = instrument_sources([Path(src.path)], scratch / "src", planners,
                                  [d for d in line.include_dirs() if d not in toolkit], line.defines(),
                                  lower_cpu=self.cpu, parse_extra=line.parse_extra(skip_dirs=toolkit),
                                  as_cuda=src.language == "cuda")
         for w in ins.warnings:
             print(f"{self.tool.name}: warning: {w}", file=sys.stderr)
         new = str(ins.sources[0])
-        defines = [f"-D{d}" for d in planned_defines([planner])]
+        defines = [f"-D{d}" for d in planned_defines(planners)]
         incs = [f"-I{d}" for d in ins.include_dirs] + ["-isystem", str(include_dir())]   # (its warnings are not the user's)
         replace = {i: [] for i in others}
         if self.cpu:
@@ -197,6 +209,18 @@ class _Build:
         if ins.root is not None:
             _fix_dependencies(line, out, scratch / "src", ins.root)
         return 0
+
+    def _parse_errors(self, src: Input, out: Path, planner) -> list[tuple[str, int, str]]:
+        """The unit planned by `planner` as the GPU compiler would see it, and libclang's errors in it
+        (file, line, message; `#line` directives name the user's lines) with the line's flags."""
+        line, toolkit = self.line, self.toolkit
+        ins = instrument_sources([Path(src.path)], out, [planner], [d for d in line.include_dirs() if d not in toolkit],
+                                 line.defines(), parse_extra=line.parse_extra(skip_dirs=toolkit),
+                                 as_cuda=src.language == "cuda")
+        dirs = list(ins.include_dirs) + [include_dir()] + \
+            [i.value for i in line.items if i.name in ("-isystem", "-idirafter") and i.value not in toolkit]
+        defines = list(line.defines()) + planned_defines([planner])
+        return [e for s in ins.sources for e in error_diagnostics(s, dirs, defines)]
 
     def _cpu_compile_head(self, src: Input) -> list[str]:
         emu = include_dir() / "cudaemu"

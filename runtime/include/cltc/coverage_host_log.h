@@ -52,7 +52,7 @@ inline void write_log() {
   for (const Tu &tu : s.tus)
     if (tu.table) {
       units = true;
-      rec::write_unit(f, tu.flag_base, tu.barrier_base, tu.flags, tu.barriers, tu.table);
+      rec::write_unit(f, tu.flag_base, tu.barrier_base, tu.flags, tu.barriers, tu.counts ? 1u : 0u, tu.table);
     }
   if (units) {
 #if defined(CUDAEMU)

@@ -33,6 +33,7 @@ struct Tu {
   unsigned flag_base, barrier_base;                  // its first ids among the program's
   const char *table;                                 // a unit built by cltc-cc: its items (JSON); else nullptr
   int arrivals;                                      // its per-block barrier counters (State::arrivals), -1: none
+  bool counts;                                       // built to count executions (CLTC_COV_COUNTS=1)
 };
 
 // cpu backend: the per-block barrier arrivals of the units that share one numbering of barriers

@@ -62,12 +62,12 @@ inline void cltc_set_barriers_this_tu(const BarrierState &b) {
 // A unit built by cltc-cc registers its item table (cltestcheck/coverage/planner.py, unit_mode: a
 // call at the end of its main file) and is given its first flag id among the program's.
 inline unsigned register_this_unit(const char *table, unsigned flags, unsigned barriers) {
-  return host::register_tu(host::Tu{&cltc_pull_this_tu, &cltc_set_barriers_this_tu, flags, barriers, 0, 0, table, -1},
+  return host::register_tu(host::Tu{&cltc_pull_this_tu, &cltc_set_barriers_this_tu, flags, barriers, 0, 0, table, -1, kCounts},
                            true);
 }
 #else
 static host::TuRegistrar cltc_tu_registrar(host::Tu{&cltc_pull_this_tu, &cltc_set_barriers_this_tu, kFlags, kBarriers,
-                                                    0, 0, nullptr, -1});
+                                                    0, 0, nullptr, -1, kCounts});
 #endif
 }  // namespace
 

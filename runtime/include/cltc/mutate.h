@@ -3,6 +3,17 @@
 // base..base+k-1 and a "reached" flag, written to $CLTC_MUT_REACH at exit so
 // that a mutant is only run against the tests that reach it.
 // Same code for nvcc and for the cpu backend (cudaemu).
+//
+// A program built whole (cltc's own builds) numbers its sites and mutants once for all its files.
+// A unit built by itself through the compiler launcher (cltc-cc in mutate mode: CLTC_MUT_UNITS=1)
+// numbers its own from 0 and 1: what touches its flags and its active mutant has internal linkage
+// (CLTC_MUT_UNIT_BEGIN), its mutant table and each mutant's stable id (FILE:LINE:COLUMN:OPERATOR:
+// REPLACEMENT, one a line) are text of its own object, registered when the program starts
+// (register_this_unit, called from the end of its file). $CLTC_MUTANT then holds a stable id, never a
+// number of some build's order: every unit that holds that mutant (a header two units include) runs
+// it. At exit each process writes its units' tables and the sites they reached, by the program's
+// site ids (a unit's first, given when it registers, plus its own), to $CLTC_MUT_REACH or to a file of
+// its own in $CLTC_MUT_LOG_DIR (cltc-mut-PID-N.jsonl).
 #ifndef CLTC_MUTATE_H
 #define CLTC_MUTATE_H
 
@@ -11,10 +22,22 @@
 #include "cltc/linkage.h"
 #include "cudacommon/host_runtime.h"
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
+#include <pthread.h>
 
 #include "cudacommon/qualifiers.h"
+
+// A unit built by cltc-cc: what touches the unit's own flags and active mutant has internal linkage
+// (a host-compiled helper of one unit, as the cpu backend builds them, must never be taken for another's).
+#if CLTC_MUT_UNITS
+#define CLTC_MUT_UNIT_BEGIN namespace {
+#define CLTC_MUT_UNIT_END }
+#else
+#define CLTC_MUT_UNIT_BEGIN
+#define CLTC_MUT_UNIT_END
+#endif
 
 namespace cltc {
 namespace mut {
@@ -28,6 +51,8 @@ CLTC_TU_LOCAL CCTK_D unsigned g_active_dev;
 CLTC_TU_LOCAL CCTK_D unsigned char g_reached_dev[kSites];
 static unsigned g_active_host;
 static unsigned char g_reached_host[kSites];
+
+CLTC_MUT_UNIT_BEGIN
 
 // The active mutant's index among site s's mutants (base..base+k-1), or -1.
 CCTK_HD inline int sel(unsigned s, unsigned base, unsigned k) {
@@ -186,18 +211,29 @@ template <class T, class C, class V> CCTK_HD inline T atomicCAS_m(unsigned s, un
   return old;
 }
 
+CLTC_MUT_UNIT_END
+
 namespace host {
 
+// A translation unit of the program. Nothing here depends on a unit's own macros: every unit shares
+// this code, whatever it was built with.
 struct Tu {
-  void (*set_active)(unsigned);
-  void (*pull)(std::vector<unsigned char> &);
+  void (*set_active)(unsigned);           // the unit's own id of the active mutant (0: none)
+  void (*pull)(unsigned char *reached);   // ORs the unit's reached flags into reached[0..sites)
+  unsigned sites, mutants;
+  const char *table;                      // a unit built by cltc-cc: its mutants (JSON); else nullptr
+  const char *selectors;                  // ... and their stable ids, one a line, in the order of its ids
+  unsigned site_base;                     // its first site among the program's (0 in a program built whole)
+  unsigned active;                        // its own id of the active mutant
 };
 
 struct State {
   bool init = false;
-  unsigned active = 0;
-  std::string reach_path;
+  std::string active;                     // $CLTC_MUTANT as given
+  std::string reach_path, log_dir;
   std::vector<Tu> tus;
+  std::vector<unsigned char> reached;     // by the program's site ids: what a cudaDeviceReset would free
+  unsigned next_site = 0;                 // the first site of the next unit built by cltc-cc
 };
 
 inline State &state() {
@@ -205,22 +241,78 @@ inline State &state() {
   return s;
 }
 
+// Does the stable id `sel` (FILE:LINE:COLUMN:OPERATOR:REPLACEMENT, FILE as the unit was built) name
+// what `want` names? `want` may give the tail of FILE's path after a '/' (lib/scale.cu:...).
+inline bool same_mutant(const char *sel, size_t n, const std::string &want) {
+  if (want.size() > n || std::strncmp(sel + n - want.size(), want.c_str(), want.size()) != 0) return false;
+  return want.size() == n || sel[n - want.size() - 1] == '/';
+}
+
+// A unit's own id of the mutant `want` names (its selectors, one a line, are its ids 1, 2, ...), or 0.
+inline unsigned unit_id_of(const char *selectors, const std::string &want) {
+  unsigned id = 1;
+  for (const char *p = selectors; *p; ++id) {
+    const char *e = std::strchr(p, '\n');
+    size_t n = e ? size_t(e - p) : std::strlen(p);
+    if (same_mutant(p, n, want)) return id;
+    p += e ? n + 1 : n;
+  }
+  return 0;
+}
+
+// How many sites the program has (its units' sites by their first ids).
+inline size_t program_sites(const State &s) {
+  size_t n = 0;
+  for (const Tu &tu : s.tus) n = tu.site_base + tu.sites > n ? tu.site_base + tu.sites : n;
+  return n;
+}
+
+// Every unit's reached flags, ORed into s.reached (by the program's site ids).
+inline void pull_all(State &s) {
+  if (s.reached.size() < program_sites(s)) s.reached.resize(program_sites(s), 0);
+  for (const Tu &tu : s.tus) tu.pull(s.reached.data() + tu.site_base);
+}
+
+inline void write_log(State &s) {
+  std::string path = !s.reach_path.empty() ? s.reach_path
+                     : !s.log_dir.empty() ? ::cctk::host::log_in_dir(s.log_dir, "cltc-mut") : std::string();
+  if (path.empty()) return;
+  pull_all(s);
+  ::cctk::host::LogFile log(path);
+  if (!log) {
+    std::fprintf(stderr, "cltc mutate: cannot write the reached-sites log %s: %s\n", path.c_str(), std::strerror(errno));
+    return;
+  }
+  std::FILE *f = log.get();
+  namespace rec = ::cctk::reach_log;   // record writers generated from instrument/protocol.py
+  for (size_t i = 0; i < s.reached.size(); ++i)
+    if (s.reached[i]) rec::write_reached(f, unsigned(i));
+  bool units = false;
+  for (const Tu &tu : s.tus)
+    if (tu.table) {
+      units = true;
+      rec::write_unit(f, tu.site_base, tu.sites, tu.mutants, tu.active, tu.table);
+    }
+  if (units) {
+#if defined(CUDAEMU)
+    rec::write_process(f, unsigned(getpid()), ::cctk::host::own_command().c_str(), "cpu");
+#else
+    rec::write_process(f, unsigned(getpid()), ::cctk::host::own_command().c_str(), "gpu");
+#endif
+  }
+  rec::write_end(f);
+}
+
 inline void finish() {
   State &s = state();
-  if (s.reach_path.empty()) return;
-  std::vector<unsigned char> r(kSites, 0);
-  for (unsigned i = 0; i < kSites; ++i) r[i] = g_reached_host[i];
-  for (const Tu &tu : s.tus) tu.pull(r);
-  {
-    ::cctk::host::LogFile log(s.reach_path);
-    if (!log) return;
-    namespace rec = ::cctk::reach_log;   // record writers generated from instrument/protocol.py
-    for (unsigned i = 0; i < kSites; ++i)
-      if (r[i]) rec::write_reached(log.get(), i);
-    rec::write_end(log.get());
-  }
-  s.reach_path.clear();
+  if (!s.init) return;
+  write_log(s);
+  s.init = false;
 }
+
+// A forked child has its parent's flags, which are the parent's to write: it writes a log only
+// when it launches kernels itself.
+inline void forked_child() { state().init = false; }
 
 // Before every launch: the first one tells every translation unit which mutant is active.
 inline void before_launch() {
@@ -228,28 +320,44 @@ inline void before_launch() {
   if (s.init) return;
   s.init = true;
   using ::cctk::host::option;
-  if (const char *p = option(::cctk::env::kCltcMutant)) s.active = unsigned(std::strtoul(p, nullptr, 10));
+  const char *a = option(::cctk::env::kCltcMutant);
+  s.active = a ? a : "";
+  s.reach_path = s.log_dir = "";
   if (const char *p = option(::cctk::env::kCltcMutReach)) s.reach_path = p;
-  for (const Tu &tu : s.tus) tu.set_active(s.active);
+  if (const char *d = option(::cctk::env::kCltcMutLogDir)) s.log_dir = d;
+  for (Tu &tu : s.tus) {   // a program built whole: a number; a unit built by cltc-cc: a stable id
+    tu.active = tu.table ? (s.active.empty() ? 0u : unit_id_of(tu.selectors, s.active))
+                         : unsigned(std::strtoul(s.active.c_str(), nullptr, 10));
+    tu.set_active(tu.active);
+  }
   static bool registered = false;   // a cudaDeviceReset starts another init: one hook is enough
   if (!registered) {
     registered = true;
     ::cctk::host::at_end(finish);
+    pthread_atfork(nullptr, nullptr, forked_child);
   }
 }
 
 // `cudaDeviceReset()` frees the reached flags: read them first.
 inline void before_reset() {
   State &s = state();
-  if (!s.init || s.reach_path.empty()) return;
-  std::vector<unsigned char> r(kSites, 0);
-  for (const Tu &tu : s.tus) tu.pull(r);
-  for (unsigned i = 0; i < kSites; ++i) g_reached_host[i] |= r[i];
+  if (!s.init) return;
+  pull_all(s);
   s.init = false;  // the next launch sets the active mutant again
 }
 
+// A translation unit at program start: a unit of a program built whole numbers its sites as the
+// whole program does (from 0); a unit built by cltc-cc is given its first site.
+inline unsigned register_tu(Tu tu) {
+  State &s = state();
+  tu.site_base = tu.table ? s.next_site : 0;
+  if (tu.table) s.next_site += tu.sites;
+  s.tus.push_back(tu);
+  return tu.site_base;
+}
+
 struct TuRegistrar {
-  explicit TuRegistrar(Tu tu) { state().tus.push_back(tu); }
+  explicit TuRegistrar(Tu tu) { register_tu(tu); }
 };
 
 }  // namespace host
@@ -261,7 +369,7 @@ inline void cltc_mut_set_active(unsigned a) {
   cudaMemcpyToSymbol(g_active_dev, &a, sizeof a);
 #endif
 }
-inline void cltc_mut_pull(std::vector<unsigned char> &r) {
+inline void cltc_mut_pull(unsigned char *r) {
 #if !defined(CUDAEMU)
   std::vector<unsigned char> mine(kSites);
   if (cudaMemcpyFromSymbol(mine.data(), g_reached_dev, kSites) == cudaSuccess)
@@ -269,7 +377,16 @@ inline void cltc_mut_pull(std::vector<unsigned char> &r) {
 #endif
   for (unsigned i = 0; i < kSites; ++i) r[i] |= g_reached_host[i];
 }
-static host::TuRegistrar cltc_mut_registrar(host::Tu{&cltc_mut_set_active, &cltc_mut_pull});
+#if CLTC_MUT_UNITS
+// A unit built by cltc-cc registers its mutant table and its mutants' stable ids
+// (cltestcheck/mutate/planner.py, unit_mode: a call at the end of its main file).
+inline unsigned register_this_unit(const char *table, const char *selectors, unsigned mutants) {
+  return host::register_tu(host::Tu{&cltc_mut_set_active, &cltc_mut_pull, kSites, mutants, table, selectors, 0, 0});
+}
+#else
+static host::TuRegistrar cltc_mut_registrar(host::Tu{&cltc_mut_set_active, &cltc_mut_pull, kSites, 0, nullptr,
+                                                     nullptr, 0, 0});
+#endif
 }  // namespace
 
 }  // namespace mut

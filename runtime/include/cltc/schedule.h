@@ -10,6 +10,10 @@
 // $CLTC_SCHEDULE: "free" | "first:W" | "asc" | "desc" | "random:SEED" | "none" (the forms, the
 // gate's modes and the one parser of a spec: cudacommon/protocol.h `schedule`, generated from
 // instrument/protocol.py, whose parse_schedule the Python side reads a spec with).
+// At exit the launches are written to $CLTC_SCHED_LOG, or with the process's record to a file of
+// its own in $CLTC_SCHED_LOG_DIR (cltc-sched-PID-N.jsonl: a program built by cltc-cc for
+// amplification, unit by unit, run by `cltc amplify -- COMMAND`; each unit has its own gate and
+// registers it, the host state below is shared).
 #ifndef CLTC_SCHEDULE_H
 #define CLTC_SCHEDULE_H
 
@@ -22,6 +26,7 @@
 #include <cstring>
 #include <string>
 #include <vector>
+#include <pthread.h>
 
 #if defined(__CUDACC__) && !defined(CUDAEMU)
 #define CLTC_SCHED_GPU 1
@@ -104,7 +109,7 @@ struct State {
   bool init = false;
   unsigned mode = kNone, first = 0;
   unsigned long long seed = 0;
-  std::string log_path;
+  std::string log_path, log_dir;
   std::vector<unsigned> blocks;  // per launch
   std::vector<void (*)(const LaunchGate &)> tus;
   unsigned *d_tickets = nullptr, *d_exits = nullptr, *d_schedule = nullptr;
@@ -118,11 +123,27 @@ inline State &state() {
 
 inline void write_log() {
   State &s = state();
-  ::cctk::host::LogFile log(s.log_path);
+  if (!s.init) return;
+  s.init = false;   // (written once; a forked child that launches nothing writes none)
+  bool own = s.log_path.empty() && !s.log_dir.empty();
+  ::cctk::host::LogFile log(own ? ::cctk::host::log_in_dir(s.log_dir, "cltc-sched") : s.log_path);
   if (!log) return;
   namespace rec = ::cctk::schedule_log;   // record writers generated from instrument/protocol.py
   for (unsigned n : s.blocks) rec::write_launch(log.get(), n);
+  if (own) {
+#if defined(CUDAEMU)
+    rec::write_process(log.get(), unsigned(getpid()), ::cctk::host::own_command().c_str(), "cpu");
+#else
+    rec::write_process(log.get(), unsigned(getpid()), ::cctk::host::own_command().c_str(), "gpu");
+#endif
+  }
   rec::write_end(log.get());
+}
+
+// A forked child's launches so far are its parent's: it writes a log only when it launches itself.
+inline void forked_child() {
+  state().init = false;
+  state().blocks.clear();
 }
 
 inline void init() {
@@ -130,11 +151,17 @@ inline void init() {
   if (s.init) return;
   s.init = true;
   if (const char *p = ::cctk::host::option(::cctk::env::kCltcSchedLog)) s.log_path = p;
+  if (const char *d = ::cctk::host::option(::cctk::env::kCltcSchedLogDir)) s.log_dir = d;
   const ::cctk::schedule::Spec spec = ::cctk::schedule::parse(::cctk::host::option(::cctk::env::kCltcSchedule));
   s.mode = spec.mode;
   s.first = spec.first;
   s.seed = spec.seed;
-  ::cctk::host::at_end(write_log);
+  static bool registered = false;
+  if (!registered) {
+    registered = true;
+    ::cctk::host::at_end(write_log);
+    pthread_atfork(nullptr, nullptr, forked_child);
+  }
 }
 
 // ticket -> logical block for one launch of n blocks

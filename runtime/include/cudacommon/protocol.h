@@ -21,6 +21,12 @@
 #ifndef HIRACE_UNITS
 #define HIRACE_UNITS 0   // 1: a unit built by itself through hirace-cc, with its own site table (units.h) (hirace/host_unit.h; set by hirace/planner.py)
 #endif
+#ifndef HIRACE_GRID_SYNCS
+#define HIRACE_GRID_SYNCS 1   // 0: no grid.sync() in the units: a check leaves the blocks' numbering past grid syncs out, and so uses fewer registers (hirace/check.h; set by hirace/planner.py)
+#endif
+#ifndef HIRACE_LANE_GROUPS
+#define HIRACE_LANE_GROUPS 1   // 0: no sync of part of a warp in the units (no lane groups): a check leaves their inputs out, and so uses fewer registers (hirace/update.h; set by hirace/planner.py)
+#endif
 #ifndef HIRACE_BRACKETED_ONLY
 #define HIRACE_BRACKETED_ONLY 0   // 1: the planner found no way for the program's instrumented code to run in a launch hirace does not bracket (hirace/planner.py _note_unbracketed), so no "off" state follows each launch (hirace/host_launch.h; set by hirace/planner.py)
 #endif
@@ -48,6 +54,9 @@
 #ifndef CLTC_MUT_SITES
 #define CLTC_MUT_SITES 1   // mutation sites (cltc/mutate.h; set by cltestcheck/mutate/planner.py)
 #endif
+#ifndef CLTC_MUT_UNITS
+#define CLTC_MUT_UNITS 0   // 1: a unit built by itself through cltc-cc, with its own mutant table (cltc/mutate.h; set by cltestcheck/mutate/planner.py)
+#endif
 
 // the quiet forms of a site (hirace/quiet.h) and the hooks a quiet version keeps as no-ops: each has
 // a namesake in namespace hirace::q (hirace/quiet_version.h checks that it does)
@@ -62,6 +71,7 @@ constexpr const char kHiraceLog[] = "HIRACE_LOG";   // path: where the race log 
 constexpr const char kHiraceLogDir[] = "HIRACE_LOG_DIR";   // directory: where each process writes a log of its own at exit (hirace-PID-N.jsonl, never over another file), when HIRACE_LOG is unset; `hirace run -- COMMAND` sets it (hirace/host_init.h)
 constexpr const char kHiraceExitcode[] = "HIRACE_EXITCODE";   // status: the exit status of a program built by hirace-cc that found races or out-of-bounds accesses and reported them itself (0: keep the program's own) (default 66) (hirace/units.h)
 constexpr const char kHiraceKernels[] = "HIRACE_KERNELS";   // name,name: check only launches of these kernels (hirace/host_init.h)
+constexpr const char kHiraceKernelsExclude[] = "HIRACE_KERNELS_EXCLUDE";   // name,name: never check launches of these kernels (it wins over HIRACE_KERNELS) (hirace/host_init.h)
 constexpr const char kHiraceMaxReports[] = "HIRACE_MAX_REPORTS";   // count: race records kept per launch (default 1024) (hirace/host_init.h)
 constexpr const char kHiracePriorSites[] = "HIRACE_PRIOR_SITES";   // 0|1: record each word's last accesses, so races name both (0 saves 16 bytes per shadow word) (default 1) (hirace/host_init.h)
 constexpr const char kHiraceBlocks[] = "HIRACE_BLOCKS";   // lo:hi: check only blocks lo..hi (linear ids) (hirace/host_init.h)
@@ -70,10 +80,12 @@ constexpr const char kHiraceBounds[] = "HIRACE_BOUNDS";   // 0|1: redzones and o
 constexpr const char kHiraceQuietVersions[] = "HIRACE_QUIET_VERSIONS";   // 0|1: launch a kernel's quiet version where its launch conditions hold (0: every launch runs the kernel, to measure what the versions save, or to name every out-of-bounds site of a thread that meets more than a version's thread notes) (default 1) (hirace/host_init.h)
 constexpr const char kCltcCovLog[] = "CLTC_COV_LOG";   // path: where the coverage flags are written at exit (cltc/coverage_host_log.h)
 constexpr const char kCltcCovLogDir[] = "CLTC_COV_LOG_DIR";   // directory: where each process of a program built by cltc-cc writes a coverage log of its own at exit (cltc-cov-PID-N.jsonl, never over another file), when CLTC_COV_LOG is unset; `cltc coverage -- COMMAND` sets it (cltc/coverage_host_log.h)
-constexpr const char kCltcMutant[] = "CLTC_MUTANT";   // id: the active mutant (0: none) (cltc/mutate.h)
+constexpr const char kCltcMutant[] = "CLTC_MUTANT";   // id: the active mutant (0: none); in a program built by cltc-cc, its stable id FILE:LINE:COLUMN:OPERATOR:REPLACEMENT (FILE may be the tail of its path) (cltc/mutate.h)
 constexpr const char kCltcMutReach[] = "CLTC_MUT_REACH";   // path: where the reached mutation sites are written (cltc/mutate.h)
+constexpr const char kCltcMutLogDir[] = "CLTC_MUT_LOG_DIR";   // directory: where each process of a program built by cltc-cc for mutation writes its units' mutants and the sites it reached at exit (cltc-mut-PID-N.jsonl), when CLTC_MUT_REACH is unset; `cltc mutate -- COMMAND` sets it (cltc/mutate.h)
 constexpr const char kCltcSchedule[] = "CLTC_SCHEDULE";   // spec: the block schedule to impose (amplify) (cltc/schedule.h)
 constexpr const char kCltcSchedLog[] = "CLTC_SCHED_LOG";   // path: where the schedule actually run is written (cltc/schedule.h)
+constexpr const char kCltcSchedLogDir[] = "CLTC_SCHED_LOG_DIR";   // directory: where each process of a program built by cltc-cc for amplification writes its launches at exit (cltc-sched-PID-N.jsonl), when CLTC_SCHED_LOG is unset; `cltc amplify -- COMMAND` sets it (cltc/schedule.h)
 constexpr const char kCudaemuSeed[] = "CUDAEMU_SEED";   // integer: seed of the cpu backend's thread schedule (cudaemu/state.h)
 constexpr const char kCudaemuSwitch[] = "CUDAEMU_SWITCH";   // probability: chance to switch threads at an access (cudaemu/state.h)
 constexpr const char kCudaemuStackKb[] = "CUDAEMU_STACK_KB";   // KiB: stack of each emulated thread (cudaemu/state.h)
@@ -274,9 +286,9 @@ inline void write_barrier_count(std::FILE *f, unsigned barrier, unsigned long lo
 inline void write_divergence(std::FILE *f, unsigned barrier, const unsigned * block, unsigned arrived, unsigned threads) {
   std::fprintf(f, "{\"record\": \"divergence\", \"barrier\": %u, \"block\": [%u, %u, %u], \"arrived\": %u, \"threads\": %u}\n", barrier, block[0], block[1], block[2], arrived, threads);
 }
-// a unit built by cltc-cc: its items (cltestcheck/coverage/sites.py SiteTable, as JSON, its own ids) and where they sit among the program's (flag and barrier ids: the unit's first, given when it registers, plus its own)
-inline void write_unit(std::FILE *f, unsigned flag_base, unsigned barrier_base, unsigned flags, unsigned barriers, const char * table) {
-  std::fprintf(f, "{\"record\": \"unit\", \"flag_base\": %u, \"barrier_base\": %u, \"flags\": %u, \"barriers\": %u, \"table\": ", flag_base, barrier_base, flags, barriers);
+// a unit built by cltc-cc: its items (cltestcheck/coverage/sites.py SiteTable, as JSON, its own ids) and where they sit among the program's (flag and barrier ids: the unit's first, given when it registers, plus its own); counts 1: built to count executions (CLTC_COV_COUNTS=1)
+inline void write_unit(std::FILE *f, unsigned flag_base, unsigned barrier_base, unsigned flags, unsigned barriers, unsigned counts, const char * table) {
+  std::fprintf(f, "{\"record\": \"unit\", \"flag_base\": %u, \"barrier_base\": %u, \"flags\": %u, \"barriers\": %u, \"counts\": %u, \"table\": ", flag_base, barrier_base, flags, barriers, counts);
   log_detail::write_string(f, table);
   std::fprintf(f, "}\n");
 }
@@ -296,9 +308,23 @@ inline void write_end(std::FILE *f, unsigned launches, unsigned divergence_total
 
 // writers of the records of one runtime log (instrument/protocol.py: REACH_LOG)
 namespace reach_log {
-// a mutation site the run reached
+// a mutation site the run reached (a cltc-cc build: the unit's first site plus its own)
 inline void write_reached(std::FILE *f, unsigned site) {
   std::fprintf(f, "{\"record\": \"reached\", \"site\": %u}\n", site);
+}
+// a unit built by cltc-cc for mutation: its mutants (cltestcheck/mutate/units.py, as JSON, its own ids and sites), its first site among the program's (given when it registers), and its own id of the mutant CLTC_MUTANT selects (0: none of its own)
+inline void write_unit(std::FILE *f, unsigned site_base, unsigned sites, unsigned mutants, unsigned active, const char * table) {
+  std::fprintf(f, "{\"record\": \"unit\", \"site_base\": %u, \"sites\": %u, \"mutants\": %u, \"active\": %u, \"table\": ", site_base, sites, mutants, active);
+  log_detail::write_string(f, table);
+  std::fprintf(f, "}\n");
+}
+// the process that wrote the log (logs of cltc-cc builds), and the backend it ran on
+inline void write_process(std::FILE *f, unsigned pid, const char * command, const char * backend) {
+  std::fprintf(f, "{\"record\": \"process\", \"pid\": %u, \"command\": ", pid);
+  log_detail::write_string(f, command);
+  std::fprintf(f, ", \"backend\": ");
+  log_detail::write_string(f, backend);
+  std::fprintf(f, "}\n");
 }
 // the last record: the log is complete
 inline void write_end(std::FILE *f) {
@@ -311,6 +337,14 @@ namespace schedule_log {
 // a launch, in program order
 inline void write_launch(std::FILE *f, unsigned blocks) {
   std::fprintf(f, "{\"record\": \"launch\", \"blocks\": %u}\n", blocks);
+}
+// the process that wrote the log (logs written to CLTC_SCHED_LOG_DIR), and the backend it ran on
+inline void write_process(std::FILE *f, unsigned pid, const char * command, const char * backend) {
+  std::fprintf(f, "{\"record\": \"process\", \"pid\": %u, \"command\": ", pid);
+  log_detail::write_string(f, command);
+  std::fprintf(f, ", \"backend\": ");
+  log_detail::write_string(f, backend);
+  std::fprintf(f, "}\n");
 }
 // the last record: the log is complete
 inline void write_end(std::FILE *f) {
