@@ -23,6 +23,7 @@ TIMEOUT = 300.0
 @dataclass
 class Config:
     kernels: list[str] = field(default_factory=list)   # kernels to check; empty: all
+    kernels_exclude: list[str] = field(default_factory=list)   # kernels never checked (wins over `kernels`)
     ignore: list[str] = field(default_factory=list)    # variables never checked
     monitor: list[str] = field(default_factory=list)   # if given, only these variables are checked
     blocks: list[int] = field(default_factory=list)    # [first, last] linear block ids checked
@@ -35,12 +36,18 @@ class Config:
     quiet_reads: bool = True         # accesses that cannot race get a bounds check only (docs/hirace.md)
     sites_ran: bool = False          # the gpu backend records which sites ran too (the cpu backend always does)
     suppress: list[str] = field(default_factory=list)   # known benign races: kernel:K, variable:V, FILE:LINE
+    print_limit: int = 0             # findings printed in the text report; 0: all (JSON, SARIF, JUnit keep all)
+    github: bool = True              # under GitHub Actions: annotations and a step summary (report_github.py)
     source = None                    # the file it was read from (a plain attribute, not a key)
+
+    def __post_init__(self):
+        self.given: dict[str, str] = {}   # keys the command line set: key -> its option (not a key)
 
 
 # What each key means (its default is Config's: `describe` adds it, as the docs' table shows it).
 HELP = {
     "kernels": "list of kernel names to check ([]: all)",
+    "kernels_exclude": "list of kernel names never to check, even when `kernels` names them",
     "ignore": "list of variable names whose accesses are not checked",
     "monitor": "list of variable names: only accesses to these are checked ([]: all)",
     "blocks": "[first, last]: only threads of these linear block ids are checked ([]: all)",
@@ -55,6 +62,9 @@ HELP = {
     "sites_ran": "record which instrumented sites ran, so that a report names those that never ran on the "
                  "input (always on the cpu backend; on the gpu backend it costs a flag per access)",
     "suppress": "known benign races, reported as suppressed: kernel:NAME, variable:NAME or FILE:LINE",
+    "print_limit": "findings printed in the text report, the rest counted (0: all; JSON, SARIF and JUnit keep all)",
+    "github": "under GitHub Actions (GITHUB_ACTIONS=true): an ::error annotation for each finding and a summary "
+              "appended to $GITHUB_STEP_SUMMARY (false: neither)",
 }
 
 
@@ -111,7 +121,16 @@ def load(path: str | Path | None) -> Config:
     check_entries(cfg.suppress, str(p))
     if not 1 <= cfg.max_reports <= 2**31 - 1:   # (the runtime reads it as an int)
         raise UserError(f"{p}: 'max_reports' must be between 1 and {2**31 - 1}")
+    if cfg.print_limit < 0:
+        raise UserError(f"{p}: 'print_limit' must be 0 (print every finding) or more")
     return cfg
+
+
+def override(cfg: Config, key: str, value, option: str) -> None:
+    """The command line's value of a key (None: not given, the file's or the default stays)."""
+    if value is not None:
+        setattr(cfg, key, value)
+        cfg.given[key] = option
 
 
 def check_names(cfg: Config, programs, where: str | None) -> None:
@@ -123,13 +142,14 @@ def check_names(cfg: Config, programs, where: str | None) -> None:
     # reports name a global buffer as the program allocated it
     buffers = {buffer_name(p.unit.source(c.args[0].file).text(c.args[0].start, c.args[0].end))
                for p in programs for c in p.api_calls if c.name.startswith(("cudaMalloc", "cudaHostAlloc")) and c.args}
-    named = {"kernels": cfg.kernels, "monitor": cfg.monitor, "ignore": cfg.ignore,
+    named = {"kernels": cfg.kernels, "kernels_exclude": cfg.kernels_exclude, "monitor": cfg.monitor,
+             "ignore": cfg.ignore,
              "suppress": [e.split(":", 1)[1] for e in cfg.suppress if e.startswith(("kernel:", "variable:"))]}
-    for key, known in (("kernels", kernels), ("monitor", variables), ("ignore", variables),
+    for key, known in (("kernels", kernels), ("kernels_exclude", kernels), ("monitor", variables), ("ignore", variables),
                        ("suppress", kernels | variables | buffers)):
         missing = [n for n in named[key] if n not in known]
         if missing:
             listing = ", ".join(sorted(known)) or "none"
-            raise UserError(f"{where or 'hirace.toml'}: '{key}' names {', '.join(repr(m) for m in missing)}, "
-                            f"which the program does not have",
-                            hint=f"{'kernels' if key == 'kernels' else 'kernels and variables' if key == 'suppress' else 'variables accessed in kernels'}: {listing}")
+            said = cfg.given[key] if key in cfg.given else f"{where or 'hirace.toml'}: '{key}'"
+            raise UserError(f"{said} names {', '.join(repr(m) for m in missing)}, which the program does not have",
+                            hint=f"{'kernels' if key.startswith('kernels') else 'kernels and variables' if key == 'suppress' else 'variables accessed in kernels'}: {listing}")

@@ -43,7 +43,8 @@ def to_dict(res: RaceReport) -> dict:
     return {"races": races, "memory_errors": mem, "suppressed": [_race(r) for r in res.suppressed],
             "summary": {"races": len(res.races), "memory_errors": len(res.memory_errors),
                         "suppressed": len(res.suppressed),
-                        "launches": res.launches, "failed_launches": res.failed_launches, "dropped": res.dropped,
+                        "launches": res.launches, "failed_launches": res.failed_launches,
+                        "unselected_launches": res.unselected, "dropped": res.dropped,
                         "sites": None if res.sites_total is None else {
                             "total": res.sites_total, "ran": res.sites_ran,
                             "never_ran": [{"file": r.file, "line": r.line, "column": r.column, "text": r.text}

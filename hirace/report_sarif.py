@@ -2,10 +2,11 @@
 
 Paths are relative to `%SRCROOT%` (the directory hirace ran in, given in originalUriBaseIds) when
 they lie below it, so a report made in CI matches the repository's files; results carry partial
-fingerprints that do not depend on line numbers (an edit above a finding keeps its identity), the
-earlier access of a race as a related location, and the invocation with the exit status. Known
-benign races are results with `suppressions`. A run that failed still writes a SARIF file: no
-results, the failure as a tool notification."""
+fingerprints that do not depend on line numbers (an edit above a finding keeps its identity) and
+keep distinct findings distinct (`_fingerprints`), the earlier access of a race as a related
+location, and the invocation with the exit status. Rules carry their help (text and Markdown) and
+a link to their section of the docs. Known benign races are results with `suppressions`. A run
+that failed still writes a SARIF file: no results, the failure as a tool notification."""
 from __future__ import annotations
 
 import hashlib
@@ -20,17 +21,41 @@ RULE = "hirace/data-race"
 OOB_RULE = "hirace/out-of-bounds"
 SRCROOT = "%SRCROOT%"
 
+# hirace's documentation, relative to the project's repository root: the one place that says where it
+# is (rules' helpUri, the driver's informationUri); a published copy's URL would replace it here
+DOCS_PAGE = "docs/hirace.md"
+
+_RACE_HELP = (
+    "Two threads of one launch accessed the same memory word, at least one of them writing, and nothing "
+    "ordered the two accesses: no __syncthreads (same block), no __syncwarp (same warp), no atomic of a "
+    "wide enough scope; threads of different blocks are never ordered within a launch. The result depends "
+    "on the schedule. Fix: put a barrier between the accesses, give each thread its own word, or make both "
+    "accesses atomics of the scope that covers both threads. A race known to be benign is marked with "
+    "`// hirace: benign-race` on the line of either access, or a `suppress` entry in hirace.toml.")
+_OOB_HELP = (
+    "An access outside the buffer or array it indexes: before its start, past its end, or outside every "
+    "buffer of the program. Under hirace the access does not happen (a read gives zeros, a write is "
+    "dropped), so the run goes on; without hirace it corrupts memory or faults. Fix: bound the index by "
+    "the buffer's size, or allocate what the kernel indexes.")
+
+
+def _rule(rule_id: str, name: str, short: str, full: str, help_text: str, section: str) -> dict:
+    uri = f"{DOCS_PAGE}#{section}"
+    return {"id": rule_id, "name": name,
+            "shortDescription": {"text": short}, "fullDescription": {"text": full},
+            "help": {"text": f"{help_text} More: {uri}",
+                     "markdown": f"**{short}**\n\n{help_text}\n\n[hirace documentation]({uri})"},
+            "helpUri": uri,
+            "defaultConfiguration": {"level": "error"}}
+
+
 _RULES = [
-    {"id": RULE, "name": "DataRace",
-     "shortDescription": {"text": "Data race in a CUDA kernel"},
-     "fullDescription": {"text": "Two accesses to one memory word by different GPU threads, at least one a "
-                                 "write, with no barrier or atomic scope ordering them."},
-     "defaultConfiguration": {"level": "error"}},
-    {"id": OOB_RULE, "name": "OutOfBounds",
-     "shortDescription": {"text": "Out-of-bounds memory access in a CUDA kernel"},
-     "fullDescription": {"text": "An access outside the buffer or array it indexes (past its end or before "
-                                 "its start), or outside every buffer of the program."},
-     "defaultConfiguration": {"level": "error"}},
+    _rule(RULE, "DataRace", "Data race in a CUDA kernel",
+          "Two accesses to one memory word by different GPU threads, at least one a write, with no barrier or "
+          "atomic scope ordering them.", _RACE_HELP, "what-hirace-checks-and-reports"),
+    _rule(OOB_RULE, "OutOfBounds", "Out-of-bounds memory access in a CUDA kernel",
+          "An access outside the buffer or array it indexes (past its end or before its start), or outside every "
+          "buffer of the program.", _OOB_HELP, "out-of-bounds-accesses"),
 ]
 
 
@@ -56,10 +81,46 @@ def _location(site, root: Path, message: str | None = None, with_snippet: bool =
     return loc
 
 
-def _fingerprint(*parts) -> dict:
-    """A line-independent identity of a finding: rule, file, kernel, the source text of its sites."""
-    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).hexdigest()[:32]
-    return {"hirace/v1": digest}
+def _text(site) -> str:
+    """A site's source text with its spacing normalised (a reindented line is the same site)."""
+    return " ".join(site.text.split()) if site is not None else ""
+
+
+def _ordering(scope: str) -> str:
+    """What a race's scope says was missing, as a word: a same-warp race at a site is not its cross-warp one."""
+    return "warp" if scope.startswith("same warp") else "block" if scope.startswith("same block") else "grid"
+
+
+def _race_key(r, root: Path) -> tuple:
+    """A race's identity without line numbers: rule, file, kernel, kind, memory, the missing ordering, the
+    site's text and the other access's site (its file and text, or that it is another thread's)."""
+    other = ("another thread",) if r.prior_is_other else \
+        (_artifact(r.prior_site.file, root)["uri"], _text(r.prior_site)) if r.prior_site else ("unknown",)
+    return (RULE, _artifact(r.site.file, root)["uri"], r.kernel, r.kind, r.memory, _ordering(r.scope), _text(r.site),
+            *other)
+
+
+def _mem_key(m, root: Path) -> tuple:
+    """An out-of-bounds site's identity: rule, file, kernel, access, memory, the site's text, the buffer and
+    which side of it the access fell (not the offset: it moves with the input's sizes)."""
+    side = ("outside" if not m.buffer else "before" if m.offset < 0 else "past" if m.offset >= m.buffer_size
+            else "across")
+    return (OOB_RULE, _artifact(m.site.file, root)["uri"], m.kernel, m.access, m.memory, _text(m.site), m.buffer, side)
+
+
+def _fingerprints(keyed: list[tuple[tuple, tuple]]) -> list[dict]:
+    """Each finding's partial fingerprint, from (its key, its place): findings of equal keys (one text on
+    two lines, a race met in two launches) are numbered in the order of their places, so each keeps its
+    own identity, and an edit elsewhere in the file changes none of them."""
+    order = sorted(range(len(keyed)), key=lambda i: (keyed[i][0], keyed[i][1]))
+    seen: dict[tuple, int] = {}
+    prints: list[dict] = [{}] * len(keyed)
+    for i in order:
+        key = keyed[i][0]
+        n = seen[key] = seen.get(key, -1) + 1
+        digest = hashlib.sha256("\x1f".join(map(str, (*key, n))).encode()).hexdigest()[:32]
+        prints[i] = {"hirace/v1": digest}
+    return prints
 
 
 class _At:   # an allocation site as a location
@@ -69,14 +130,16 @@ class _At:   # an allocation site as a location
 
 def _results(res: RaceReport, root: Path) -> list[dict]:
     results = []
-    for r in [*res.races, *res.suppressed]:
+    races = [*res.races, *res.suppressed]
+    prints = _fingerprints([(_race_key(r, root), (r.site.line, r.site.column, r.launch)) for r in races] +
+                           [(_mem_key(m, root), (m.site.line, m.site.column, m.launch)) for m in res.memory_errors])
+    for r, fingerprint in zip(races, prints):
         msg = (f"Data race ({r.kind}) in {r.memory} memory on {r.variable}, kernel '{r.kernel}': "
                f"{r.access} by thread {r.thread} of block {r.block} conflicts with an access by thread "
                f"{r.prior_thread} of block {r.prior_block}; {r.scope}.")
         item = {"ruleId": RULE, "level": "error", "message": {"text": msg},
                 "locations": [_location(r.site, root)],
-                "partialFingerprints": _fingerprint(RULE, _artifact(r.site.file, root)["uri"], r.kernel, r.kind,
-                                                    r.site.text, r.prior_site.text if r.prior_site else ""),
+                "partialFingerprints": fingerprint,
                 "properties": {"kind": r.kind, "memory": r.memory, "kernel": r.kernel, "count": r.count}}
         if r.prior_site is not None:
             item["relatedLocations"] = [dict(_location(r.prior_site, root, "conflicting access"), id=1)]
@@ -84,15 +147,14 @@ def _results(res: RaceReport, root: Path) -> list[dict]:
             item["suppressions"] = [{"kind": "external" if r.suppressed.startswith("hirace.toml") else "inSource",
                                      "justification": r.suppressed}]
         results.append(item)
-    for m in res.memory_errors:
+    for m, fingerprint in zip(res.memory_errors, prints[len(races):]):
         what = f"{m.where()} {m.buffer}".rstrip()
         msg = (f"Out-of-bounds {m.access} of {m.size} bytes in {m.memory} memory, kernel '{m.kernel}': {what} "
                f"(offset {m.offset}, buffer of {m.buffer_size} bytes) by thread {m.thread} of block {m.block}; "
                f"{m.count} such access{'es' if m.count != 1 else ''} at this site.")
         item = {"ruleId": OOB_RULE, "level": "error", "message": {"text": msg},
                 "locations": [_location(m.site, root)],
-                "partialFingerprints": _fingerprint(OOB_RULE, _artifact(m.site.file, root)["uri"], m.kernel,
-                                                    m.access, m.site.text, m.buffer),
+                "partialFingerprints": fingerprint,
                 "properties": {"kind": m.kind, "memory": m.memory, "kernel": m.kernel, "count": m.count}}
         if m.allocated_at:
             item["relatedLocations"] = [dict(_location(_At(*m.allocated_at), root, f"allocation of {m.buffer}",
@@ -106,7 +168,8 @@ def _document(results: list[dict], invocation: dict, root: Path) -> str:
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {"name": "hirace", "version": __version__, "rules": _RULES}},
+            "tool": {"driver": {"name": "hirace", "version": __version__, "informationUri": DOCS_PAGE,
+                                "rules": _RULES}},
             "originalUriBaseIds": {SRCROOT: {"uri": root.as_uri() + "/"}},
             "results": results,
             "invocations": [invocation],
@@ -132,4 +195,4 @@ def render_failure(message: str, exit_code: int = 2, root: Path | None = None) -
     return _document([], invocation, root)
 
 
-__all__ = ["render", "render_failure", "RULE", "OOB_RULE"]
+__all__ = ["render", "render_failure", "RULE", "OOB_RULE", "DOCS_PAGE"]

@@ -77,12 +77,29 @@ def _what_ran(res: RaceReport, shown: int = 10) -> str:
     return f"{line}; never ran on this input (not checked): {where}{more}"
 
 
-def render(res: RaceReport) -> str:
+def _findings(res: RaceReport, print_limit: int) -> list[str]:
+    """The findings' reports, races first, at most print_limit of them (0: all), and how many more there are."""
     out = [render_race(r, res.prior_sites) for r in res.races] + [render_memory_error(m) for m in res.memory_errors]
+    if print_limit and len(out) > print_limit:
+        more = len(out) - print_limit
+        out = out[:print_limit] + [f"hirace: {_plural(more, 'further finding')} not printed (print limit "
+                                   f"{print_limit}: --print-limit, print_limit; JSON, SARIF and JUnit hold every finding)"]
+    return out
+
+
+def render(res: RaceReport, print_limit: int = 0, quiet: bool = False) -> str:
+    """The report; `quiet`: only the findings and the verdict line (what else there was, counted on it)."""
+    out = _findings(res, print_limit)
     kernels = sorted({r.kernel for r in res.races} | {m.kernel for m in res.memory_errors})
     checked = f"{_plural(res.launches, 'launch', 'es')} checked" + (f" on the {res.backend} backend" if res.backend else "")
     if res.failed_launches:
         checked += f"; {_plural(res.failed_launches, 'launch', 'es')} failed and ran nothing"
+    if res.unselected:
+        checked += f"; {_plural(res.unselected, 'launch', 'es')} of kernels not selected ran unchecked"
+    warnings = ([f"hirace: {res.dropped} further race records were dropped (raise max_reports)"] if res.dropped
+                else []) + [f"hirace: warning: {w}" for w in res.warnings]
+    if quiet and warnings:
+        checked += f"; {_plural(len(warnings), 'warning')} not shown (-q)"
     if res.races or res.memory_errors:
         found = [x for x in (_plural(len(res.races), "data race") if res.races else "",
                              _plural(len(res.memory_errors), "out-of-bounds access site")
@@ -92,6 +109,8 @@ def render(res: RaceReport) -> str:
                    f"({', '.join(kernels)}); {checked}")
     else:
         out.append(f"hirace: no data races found ({checked})")
+    if quiet:
+        return "\n".join(out) + "\n"
     if res.suppressed:
         out.append(f"hirace: {_plural(len(res.suppressed), 'known benign race')} suppressed (not findings):")
         for r in res.suppressed:
@@ -102,12 +121,22 @@ def render(res: RaceReport) -> str:
         out.append("hirace: note: which sites ran was not recorded (--sites-ran, or sites_ran = true, records it "
                    "on the GPU; the cpu backend always does)")
     if res.launches == 0:
-        out.append(f"hirace: note: every launch of the program failed ({res.failed_launches}), so nothing was checked"
+        out.append("hirace: note: every launch was of a kernel not selected (kernels, kernels_exclude, --kernel-name, "
+                   "--kernel-name-exclude), so nothing was checked" if res.unselected else
+                   f"hirace: note: every launch of the program failed ({res.failed_launches}), so nothing was checked"
                    if res.failed_launches else "hirace: note: the program launched no kernel, so nothing was checked")
     if res.program_exit != 0:
         out.append(f"hirace: the program exited with status {res.program_exit}")
-    if res.dropped:
-        out.append(f"hirace: {res.dropped} further race records were dropped (raise max_reports)")
-    for w in res.warnings:
-        out.append(f"hirace: warning: {w}")
+    out += warnings
     return "\n".join(out) + "\n"
+
+
+def render_launches(res: RaceReport) -> str:
+    """Each launch and what was reported against it (hirace run -v)."""
+    out = []
+    for x in res.kernel_launches:
+        what = ("failed: not run" if x.failed else "not selected: run unchecked" if not x.selected else
+                f"{_plural(x.races, 'race')}, {_plural(x.memory_errors, 'out-of-bounds site')}"
+                + (" (its quiet version)" if x.quiet else ""))
+        out.append(f"hirace: launch {x.id}: kernel '{x.kernel}', grid {_xyz(x.grid)}, block {_xyz(x.block)}: {what}")
+    return "".join(line + "\n" for line in out)

@@ -80,6 +80,20 @@ class MemError:
 
 
 @dataclass
+class Launch:
+    """One launch the log records, and what was reported against it (`tally`)."""
+    id: int
+    kernel: str
+    grid: tuple
+    block: tuple
+    quiet: bool = False      # it ran the kernel's quiet version
+    failed: bool = False     # the launch itself failed: the kernel never ran
+    selected: bool = True    # its kernel was selected (kernels, kernels_exclude): else it ran unchecked
+    races: int = 0           # races reported against it
+    memory_errors: int = 0   # out-of-bounds sites first met in it
+
+
+@dataclass
 class RaceReport:
     """What a hirace run found: its races and out-of-bounds accesses, the launches checked, and
     what the runtime noted."""
@@ -89,6 +103,7 @@ class RaceReport:
     dropped: int = 0
     launches: int = 0
     failed_launches: int = 0     # launches that failed themselves (a bad configuration): not checked, not counted above
+    unselected: int = 0          # launches of kernels the run did not select: run unchecked, not counted above
     # (blocks, threads per block) of each launch checked: a `blocks`/`threads` range that matches
     # none of them checked nothing (unmatched_range)
     shapes: list[tuple[int, int]] = field(default_factory=list, repr=False)
@@ -103,6 +118,13 @@ class RaceReport:
     sites_ran: int = 0
     never_ran: list[SiteRef] = field(default_factory=list)
     site_ran: dict[tuple, tuple[SiteRef, bool]] = field(default_factory=dict, repr=False)   # by (file, line, column)
+    # every launch of every process, in order (a merged report's ids repeat: each process numbers its own)
+    kernel_launches: list[Launch] = field(default_factory=list, repr=False)
+
+    def kernels(self) -> list[str]:
+        """The kernels launched, and those findings name, each once, in the order first met."""
+        names = [x.kernel for x in self.kernel_launches] + [r.kernel for r in [*self.races, *self.memory_errors]]
+        return list(dict.fromkeys(names))
 
 
 def _coords(linear: int, dims) -> tuple:
@@ -324,7 +346,27 @@ def collect(log_path: Path, sites: list[Site] | None, warp_size: int = 32) -> Ra
             count=r.count, prior_is_other=self_conflict)
     res.races = list(merged.values())
     res.races.sort(key=lambda x: (x.launch, x.site.file, x.site.line, x.site.column))
+    res.kernel_launches = [Launch(x.id, x.kernel, tuple(x.grid), tuple(x.block), bool(x.quiet), bool(x.failed))
+                           for x in log["launch"]]
+    tally(res)
     return res
+
+
+def select(res: RaceReport, kernels, exclude) -> None:
+    """Set apart the launches of kernels the run did not select (`kernels`, `kernels_exclude`: the runtime's
+    kernel_selected, host_launch.h, ran them unchecked), so that they are not counted as checked."""
+    for x in res.kernel_launches:
+        x.selected = (not kernels or x.kernel in kernels) and x.kernel not in exclude
+    n = sum(not x.selected and not x.failed for x in res.kernel_launches)
+    res.launches -= n
+    res.unselected += n
+
+
+def tally(res: RaceReport) -> None:
+    """Each launch's counts of what the report holds against it (again after suppressions moved races)."""
+    for x in res.kernel_launches:
+        x.races = sum(r.launch == x.id for r in res.races)
+        x.memory_errors = sum(m.launch == x.id for m in res.memory_errors)
 
 
 def merge(reports: list[RaceReport]) -> RaceReport:
@@ -336,7 +378,9 @@ def merge(reports: list[RaceReport]) -> RaceReport:
     for rep in reports:
         out.launches += rep.launches
         out.failed_launches += rep.failed_launches
+        out.unselected += rep.unselected
         out.shapes += rep.shapes
+        out.kernel_launches += rep.kernel_launches
         out.dropped += rep.dropped
         out.granularity = rep.granularity
         out.prior_sites = rep.prior_sites

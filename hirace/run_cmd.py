@@ -1,4 +1,5 @@
-"""`hirace run` and `hirace instrument`: argument handling only."""
+"""`hirace run` and `hirace instrument`: argument handling only (what a run writes: run_outputs.py;
+what it was given, checked: run_inputs.py)."""
 from __future__ import annotations
 
 import argparse
@@ -6,43 +7,60 @@ import sys
 from pathlib import Path
 
 from instrument.backends import NAMES
-from instrument.cli_support import exit_code, positive_float
+from instrument.cli_support import add_verbosity_options, count, exit_code, name_list, positive_float
 from instrument.errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UserError
 from instrument.files import Output, check_outputs, check_sources
-from instrument.output import atomic_write_text
 
 from . import config as config_mod
 from .results import unmatched_range
 
 FORMATS = ("json", "sarif", "text")
-
-
-def _renderer(fmt: str):
-    # imported here so that `hirace --help` needs neither libclang nor the reporters
-    from . import report_json, report_sarif, report_text
-    return {"text": report_text.render, "json": report_json.render, "sarif": report_sarif.render}[fmt]
+BACKEND_VARIABLE = "HIRACE_BACKEND"   # (hirace/cc.py's: the backend hirace-cc builds for)
 
 
 def _common(p: argparse.ArgumentParser, sources: str = "+") -> None:
     p.add_argument("--config", metavar="hirace.toml",
                    help="what to check (default: hirace.toml, or [tool.hirace] in pyproject.toml, in this "
                         "directory or the nearest one above)")
-    p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
-    p.add_argument("-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]")
+    p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR",
+                   help="a directory of the program's headers (as the compiler's -I; each must exist)")
+    p.add_argument("-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]",
+                   help="a macro the program is built with (as the compiler's -D)")
     p.add_argument("-p", dest="build_db", type=Path, metavar="BUILD",
                    help="take each source's -I, -isystem and -D from BUILD/compile_commands.json (as clang tools "
                         "do); without sources, every CUDA unit it lists")
-    p.add_argument("sources", nargs=sources, type=Path, metavar="prog.cu")
+    p.add_argument("sources", nargs=sources, type=Path, metavar="prog.cu",
+                   help="the program's sources (.cu, and the .cpp files of its host code)")
 
 
 def setup_run(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--backend", choices=NAMES, default="auto")
-    p.add_argument("--format", choices=FORMATS, default="text")
+    p.add_argument("--backend", choices=NAMES, default=None,
+                   help=f"build and run on the GPU (nvcc) or the cpu backend (g++, no GPU needed) (default: "
+                        f"${BACKEND_VARIABLE}, else auto: the GPU when one is usable)")
+    p.add_argument("--format", choices=FORMATS, default="text", help="the report's format (default %(default)s)")
     p.add_argument("--output", metavar="FILE", help="write the report here instead of stderr")
-    p.add_argument("--timeout", type=positive_float, default=config_mod.TIMEOUT,
+    p.add_argument("--junit", metavar="FILE",
+                   help="also write a JUnit XML file: a test case per kernel, a failure per race or out-of-bounds "
+                        "site (CI test reporters: GitLab, Jenkins, GitHub's test-report actions)")
+    p.add_argument("--github", action=argparse.BooleanOptionalAction, default=None,
+                   help="under GitHub Actions (GITHUB_ACTIONS=true), print an ::error annotation for each finding "
+                        "and append a summary to $GITHUB_STEP_SUMMARY (default: hirace.toml's github, "
+                        f"{config_mod.default_text('github')} unless set; --no-github: neither)")
+    p.add_argument("--timeout", type=positive_float, default=config_mod.TIMEOUT, metavar="S",
                    help="seconds before the run is killed (default %(default)s)")
     p.add_argument("--error-exitcode", type=exit_code, default=EXIT_FINDINGS, metavar="N",
-                   help="exit status when races or out-of-bounds accesses are found (default %(default)s)")
+                   help="exit status when races or out-of-bounds accesses are found (default %(default)s; 0: report "
+                        "only, as compute-sanitizer's default; a failure of the tool, the build or the program is "
+                        "still 2)")
+    p.add_argument("--kernel-name", type=name_list, action="extend", default=None, metavar="NAME[,NAME]",
+                   help="check only launches of these kernels (default: hirace.toml's kernels, every kernel "
+                        "unless set)")
+    p.add_argument("--kernel-name-exclude", type=name_list, action="extend", default=None, metavar="NAME[,NAME]",
+                   help="never check launches of these kernels, even those --kernel-name names (default: "
+                        "hirace.toml's kernels_exclude)")
+    p.add_argument("--print-limit", type=count, default=None, metavar="N",
+                   help="print at most N findings in the text report and count the rest (JSON, SARIF and JUnit "
+                        "hold every finding; default: hirace.toml's print_limit, 0: all, unless set)")
     # (no default of their own: hirace.toml's key, whose default is config.Config's, unless given)
     p.add_argument("--prior-sites", action=argparse.BooleanOptionalAction, default=None,
                    help="name the earlier access of each race too (--no-prior-sites saves 16 bytes per shadow "
@@ -59,88 +77,103 @@ def setup_run(p: argparse.ArgumentParser) -> None:
                         f"access; default: hirace.toml's sites_ran, {config_mod.default_text('sites_ran')} unless set)")
     p.add_argument("--allow-unchecked", action="store_true",
                    help="with -- COMMAND: a command under which no instrumented kernel ran exits 0, not 2")
+    add_verbosity_options(p, quiet="print only the findings, the verdict line and errors",
+                          verbose="also print the backend, the build commands and each launch's counts")
     _common(p, sources="*")
-    p.epilog = ("hirace run [options] -- COMMAND ARGS...: run any command (a program built through hirace-cc, "
-                "ctest, make run, a script) and report what every instrumented process it starts found")
+    p.epilog = ("hirace run [options] prog.cu [more.cu ...] [-- ARGS...]: build the sources and run the program "
+                "with ARGS; hirace run [options] -- COMMAND ARGS...: run any command (a program built through "
+                "hirace-cc, ctest, make run, a script) and report what every instrumented process it starts found")
+
+
+# the command line's options that set hirace.toml's keys (the command line wins)
+_KEYS = {"kernel_name": ("kernels", "--kernel-name"), "kernel_name_exclude": ("kernels_exclude", "--kernel-name-exclude"),
+         "print_limit": ("print_limit", "--print-limit"), "github": ("github", "--github"),
+         "prior_sites": ("prior_sites", "--prior-sites"), "quiet_reads": ("quiet_reads", "--quiet-reads"),
+         "sites_ran": ("sites_ran", "--sites-ran")}
+
+
+def _configuration(a: argparse.Namespace, config):
+    cfg = config_mod.load(config)
+    for dest, (key, option) in _KEYS.items():
+        config_mod.override(cfg, key, getattr(a, dest), option)
+    return cfg
+
+
+def _outputs(a: argparse.Namespace, cfg, program: str):
+    from . import report_github
+    from .run_outputs import Outputs
+    return Outputs(a.format, a.output, a.junit, cfg.github and report_github.active(), cfg.print_limit,
+                   a.quiet, a.verbose, Path(program).stem or Path(program).name)
 
 
 def _verdict(res, error_exitcode: int) -> int:
     if res.races or res.memory_errors:
-        return error_exitcode
+        # report only (0) never hides a failing program
+        return EXIT_ERROR if error_exitcode == EXIT_OK and res.program_exit != 0 else error_exitcode
     if res.program_exit != 0:
         return EXIT_ERROR   # a failing program is never a pass, even with no race
     return EXIT_OK
 
 
-def _report(a: argparse.Namespace, res, status: int) -> None:
-    if a.format == "sarif":
-        from . import report_sarif
-        text = report_sarif.render(res, status)
-    else:
-        text = _renderer(a.format)(res)
-    if a.output:
-        atomic_write_text(a.output, text)
-        sup = f", {len(res.suppressed)} suppressed" if res.suppressed else ""
-        print(f"hirace: {len(res.races)} race(s), {len(res.memory_errors)} out-of-bounds site(s){sup}; report "
-              f"written to {a.output}", file=sys.stderr)
-    else:
-        sys.stderr.write(text)
+def _failure(res, status: int, what: str) -> str | None:
+    """Why a run that ran is still exit 2: its program failed."""
+    if status != EXIT_ERROR or res.program_exit == 0:
+        return None
+    found = "no race was found in what ran, but" if not (res.races or res.memory_errors) else "besides what was found,"
+    return f"the {what} exited with status {res.program_exit} ({found} the {'run' if what == 'program' else what} failed)"
 
 
-def _report_failure(a: argparse.Namespace, exc: UserError) -> None:
-    """A run with a report file that ended in an error (a build, the program, a timeout) still writes
-    one, which says so: a CI step or script reading it never finds a stale or missing file."""
-    if not a.output or a.format == "text":
-        return
-    if a.format == "sarif":
-        from . import report_sarif
-        atomic_write_text(a.output, report_sarif.render_failure(str(exc), EXIT_ERROR))
-    elif a.format == "json":
-        from . import report_json
-        atomic_write_text(a.output, report_json.render_failure(str(exc), EXIT_ERROR))
+def _finish(out, res, cfg, status: int, error: str | None) -> int:
+    """Write every output of a run that produced a report, and say why it failed where it did."""
+    unmatched = unmatched_range(res, cfg.blocks, cfg.threads)
+    if unmatched:
+        res.warnings.append(unmatched)
+        if status == EXIT_OK and error is None:
+            where = cfg.source or "hirace.toml"
+            error = (f"the 'blocks'/'threads' range of {where} matched no thread of any launch, so nothing was "
+                     f"checked: widen it, or remove it to check every thread")
+    if error is not None:
+        status = EXIT_ERROR
+    out.finished(res, status, error)
+    if error is not None:
+        print(f"hirace: error: {error}", file=sys.stderr)
+    return status
 
 
 def do_command(a: argparse.Namespace, command: list[str]) -> int:
     """hirace run -- COMMAND: the command as it is, its instrumented processes' reports merged."""
     from . import runner
     config = a.config or config_mod.discover(Path.cwd())
-    check_outputs([Output("--output", a.output)], inputs=[config] if config else [])
+    check_outputs([Output("--output", a.output), Output("--junit", a.junit)], inputs=[config] if config else [])
     if a.include or a.define:
         raise UserError("-I and -D apply to sources hirace builds; a command's programs are built by their own "
                         "build (through hirace-cc)", hint="drop them, or give the sources: hirace run prog.cu -- ARGS")
-    cfg = config_mod.load(config)
-    if a.prior_sites is not None:
-        cfg.prior_sites = a.prior_sites
+    cfg = _configuration(a, config)
+    out = _outputs(a, cfg, command[0])
+    out.say(f"running {' '.join(command)} (every process built through hirace-cc writes its log)")
     try:
         run = runner.run_command(command, cfg, a.timeout)
     except UserError as exc:
-        _report_failure(a, exc)
+        out.failed(str(exc), EXIT_ERROR)
         raise
     res = run.report
+    out.say(f"{run.processes} instrumented process(es) wrote a log" +
+            (f" (backend: {res.backend})" if res.backend else ""))
     if run.lost:
         res.warnings.append(f"{run.lost} process(es) began hirace's log and never finished it (killed or crashed "
                             f"while exiting): what they found is not in this report")
     status = _verdict(res, a.error_exitcode)
-    unmatched = unmatched_range(res, cfg.blocks, cfg.threads)
-    if unmatched:
-        res.warnings.append(unmatched)
-    unchecked = res.launches == 0
-    if unchecked:
+    error = _failure(res, status, "command")
+    if res.launches == 0:
         what = ("no process it started was built through hirace-cc" if run.processes == 0 else
-                f"{run.processes} instrumented process(es) ran and launched no kernel")
+                "every launch was of a kernel not selected (--kernel-name, --kernel-name-exclude)" if res.unselected
+                else f"{run.processes} instrumented process(es) ran and launched no kernel")
         res.warnings.append(f"nothing was checked: {what}")
-    _report(a, res, status)
-    if status == EXIT_ERROR:
-        print(f"hirace: error: the command exited with status {res.program_exit} (no race was found in what "
-              f"ran, but the command failed)", file=sys.stderr)
-    elif unchecked and not a.allow_unchecked:
-        print("hirace: error: no instrumented kernel ran under the command, so nothing was checked: build the "
-              "program through hirace-cc (CMake: -DCMAKE_CUDA_COMPILER_LAUNCHER=hirace-cc; Make: "
-              "NVCC=\"hirace-cc nvcc\"), or pass --allow-unchecked", file=sys.stderr)
-        return EXIT_ERROR
-    elif unmatched and status == EXIT_OK:
-        return _nothing_checked(cfg)
-    return status
+        if error is None and not a.allow_unchecked:
+            error = ("no instrumented kernel ran under the command, so nothing was checked: build the program "
+                     "through hirace-cc (CMake: -DCMAKE_CUDA_COMPILER_LAUNCHER=hirace-cc; Make: "
+                     "NVCC=\"hirace-cc nvcc\"), or pass --allow-unchecked")
+    return _finish(out, res, cfg, status, error)
 
 
 def _from_database(a: argparse.Namespace) -> None:
@@ -154,42 +187,29 @@ def _from_database(a: argparse.Namespace) -> None:
 
 
 def do_run(a: argparse.Namespace, prog_args: list[str]) -> int:
-    from . import runner
+    from . import run_inputs, runner
+    run_inputs.check_sources(a.sources)
+    run_inputs.check_include_dirs(a.include)
     _from_database(a)
     if not a.sources:
         if not prog_args:
             raise UserError("nothing to run", hint="hirace run prog.cu [-- ARGS], or hirace run -- COMMAND ARGS")
         return do_command(a, prog_args)
     check_sources(a.sources)
+    backend = run_inputs.backend_name(a.backend, BACKEND_VARIABLE)
     config = a.config or config_mod.discover(Path.cwd())
-    check_outputs([Output("--output", a.output)], inputs=[*a.sources, config])
-    cfg = config_mod.load(config)
+    check_outputs([Output("--output", a.output), Output("--junit", a.junit)], inputs=[*a.sources, config])
+    cfg = _configuration(a, config)
+    out = _outputs(a, cfg, str(a.sources[0]))
     try:
-        if a.sites_ran is not None:
-            cfg.sites_ran = a.sites_ran
-        res = runner.run(a.sources, a.backend, cfg, prog_args, a.include, a.define, a.timeout,
-                         prior_sites=a.prior_sites, quiet_reads=a.quiet_reads)
+        res = runner.run(a.sources, backend, cfg, prog_args, a.include, a.define, a.timeout,
+                         say=out.say if a.verbose else None, announce=not a.quiet)
     except UserError as exc:
-        _report_failure(a, exc)
-        raise
+        exc = run_inputs.explain_build_failure(exc, a.sources)
+        out.failed(str(exc), EXIT_ERROR)
+        raise exc from None
     status = _verdict(res, a.error_exitcode)
-    unmatched = unmatched_range(res, cfg.blocks, cfg.threads)
-    if unmatched:
-        res.warnings.append(unmatched)
-    _report(a, res, status)
-    if status == EXIT_ERROR:
-        print(f"hirace: error: the program exited with status {res.program_exit} (no race was found in "
-              f"what ran, but the run failed)", file=sys.stderr)
-    elif unmatched and status == EXIT_OK:
-        return _nothing_checked(cfg)
-    return status
-
-
-def _nothing_checked(cfg) -> int:
-    where = cfg.source or "hirace.toml"
-    print(f"hirace: error: the 'blocks'/'threads' range of {where} matched no thread of any launch, so nothing was "
-          f"checked: widen it, or remove it to check every thread", file=sys.stderr)
-    return EXIT_ERROR
+    return _finish(out, res, cfg, status, _failure(res, status, "program"))
 
 
 def setup_instrument(p: argparse.ArgumentParser) -> None:
@@ -202,6 +222,9 @@ def setup_instrument(p: argparse.ArgumentParser) -> None:
 def sources_and_config(a: argparse.Namespace, command: str, outputs: list[Output]):
     """The sources of a command that reads them as `hirace instrument` does (given, or from -p BUILD),
     checked, with the outputs checked against every input, and the configuration loaded."""
+    from . import run_inputs
+    run_inputs.check_sources(a.sources, runs=False)
+    run_inputs.check_include_dirs(a.include)
     _from_database(a)
     if not a.sources:
         raise UserError(f"no source to {command}", hint=f"hirace {command} prog.cu, or -p BUILD for the CUDA units "

@@ -1,6 +1,7 @@
 """hirace's pipeline: instrument -> build -> run -> collect."""
 from __future__ import annotations
 
+import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +15,7 @@ from . import suppress
 from .config import TIMEOUT, Config, check_names
 from .planner import HiracePlanner
 from .sites import Site
-from .results import RaceReport, collect, merge
+from .results import RaceReport, collect, merge, select, tally
 from instrument.reaper import temp_dir
 from instrument.logs import read as read_log
 from instrument.protocol import HIRACE_LOG, Env, Exit
@@ -65,7 +66,8 @@ def build(sources, backend, work: Path, config: Config, include_dirs=(), defines
 
 def _options_env(config: Config) -> dict:
     """The runtime options of a configuration, as the environment of the program (a build, or a command)."""
-    return {Env.HIRACE_KERNELS: ",".join(config.kernels), Env.HIRACE_MAX_REPORTS: str(config.max_reports),
+    return {Env.HIRACE_KERNELS: ",".join(config.kernels), Env.HIRACE_KERNELS_EXCLUDE: ",".join(config.kernels_exclude),
+            Env.HIRACE_MAX_REPORTS: str(config.max_reports),
             Env.HIRACE_PRIOR_SITES: "1" if config.prior_sites else "0",
             Env.HIRACE_BLOCKS: f"{config.blocks[0]}:{config.blocks[1]}" if config.blocks else "",
             Env.HIRACE_THREADS: f"{config.threads[0]}:{config.threads[1]}" if config.threads else ""}
@@ -89,6 +91,8 @@ def execute(built: Built, config: Config, args=(), timeout: float = TIMEOUT, pas
             if children:
                 races = merge([races, *(collect(c, built.sites) for c in children)])
             suppress.apply(races, config.suppress)
+            select(races, config.kernels, config.kernels_exclude)
+            tally(races)
             races.program_exit = proc.returncode
             races.warnings = built.warnings + races.warnings
             races.backend = built.backend.name
@@ -96,9 +100,29 @@ def execute(built: Built, config: Config, args=(), timeout: float = TIMEOUT, pas
         return proc, races
 
 
+def _saying_commands(backend, say):
+    """The backend, saying each compiler command as it runs it (hirace run -v)."""
+    base = type(backend)
+
+    class Saying(base):
+        def _compile(self, cmd, req, timeout: float = 600):
+            say("$ " + shlex.join(map(str, cmd)))
+            return base._compile(self, cmd, req, timeout)
+
+    saying = object.__new__(Saying)
+    saying.__dict__.update(vars(backend))
+    return saying
+
+
 def run(sources, backend_name: str, config: Config, args=(), include_dirs=(), defines=(),
-        timeout: float = TIMEOUT, prior_sites: bool | None = None, quiet_reads: bool | None = None) -> RaceReport:
-    backend = get_backend(backend_name)
+        timeout: float = TIMEOUT, prior_sites: bool | None = None, quiet_reads: bool | None = None,
+        say=None, announce: bool = True) -> RaceReport:
+    """Build `sources` and run the program once; `say`: a line of what is done (the backend, the build
+    commands), None for silence; `announce`: the line saying which backend `auto` chose."""
+    backend = get_backend(backend_name, announce=announce and say is None)
+    if say is not None:
+        say(f"backend: {backend.name}" + (" (chosen by auto)" if backend_name == "auto" else ""))
+        backend = _saying_commands(backend, say)
     if prior_sites is not None:
         config.prior_sites = prior_sites
     if quiet_reads is not None:
@@ -164,6 +188,8 @@ def run_command(command: list[str], config: Config, timeout: float = TIMEOUT) ->
                 continue
             rep = collect(log, None)
             suppress.apply(rep, config.suppress)
+            select(rep, config.kernels, config.kernels_exclude)
+            tally(rep)
             reports.append(rep)
         report = merge(reports)
         if foreign:

@@ -84,8 +84,22 @@ def positive_int(text: str) -> int:
 
 
 def exit_code(text: str) -> int:
-    """argparse type: an exit status a process can return, 1..255."""
-    return _value(text, int, lambda v: 1 <= v <= 255, "between 1 and 255")
+    """argparse type: an exit status a process can return, 0..255 (0: findings do not fail the run, as
+    compute-sanitizer's --error-exitcode 0)."""
+    return _value(text, int, lambda v: 0 <= v <= 255, "between 0 and 255")
+
+
+def count(text: str) -> int:
+    """argparse type: a whole number >= 0 (limits where 0 means none)."""
+    return _value(text, int, lambda v: v >= 0, "0 or more")
+
+
+def name_list(text: str) -> list[str]:
+    """argparse type: NAME[,NAME...] (repeated options add up: action='extend')."""
+    names = [n.strip() for n in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"'{text}' must be names separated by commas")
+    return names
 
 
 def add_progress_options(p: argparse.ArgumentParser) -> None:
@@ -94,6 +108,14 @@ def add_progress_options(p: argparse.ArgumentParser) -> None:
                    help="no progress bar (on a terminal) or periodic progress lines (elsewhere)")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress and no informational lines on stderr: only reports, findings and errors")
+
+
+def add_verbosity_options(p: argparse.ArgumentParser, quiet: str, verbose: str) -> None:
+    """-q/--quiet and -v/--verbose (one of them), for a command that prints a report: what each leaves
+    out or adds is the command's to say."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("-q", "--quiet", action="store_true", help=quiet)
+    g.add_argument("-v", "--verbose", action="store_true", help=verbose)
 
 
 def show_progress(a: argparse.Namespace) -> bool:

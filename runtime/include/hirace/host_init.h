@@ -19,6 +19,7 @@ inline void init() {
   if (const char *p = option(::cctk::env::kHiraceLog)) s.log_path = p;
   else if (const char *p = option(::cctk::env::kHiraceLogDir)) s.log_dir = p;
   if (const char *p = option(::cctk::env::kHiraceKernels)) s.kernels = std::string(",") + p + ",";
+  if (const char *p = option(::cctk::env::kHiraceKernelsExclude)) s.kernels_exclude = std::string(",") + p + ",";
   if (const char *p = option(::cctk::env::kHiraceMaxReports)) s.log_cap = unsigned(std::max(1, std::atoi(p)));
   if (const char *p = option(::cctk::env::kHiracePriorSites)) s.prior_sites = *p == '1';
   if (const char *p = option(::cctk::env::kHiraceQuietVersions)) s.quiet_versions = *p != '0';

@@ -78,7 +78,7 @@ struct State {
        bounds = ::cctk::env_default::kHiraceBounds;
   // kernels' quiet versions launched where they may be (HIRACE_QUIET_VERSIONS)
   bool quiet_versions = ::cctk::env_default::kHiraceQuietVersions;
-  std::string log_path, kernels;
+  std::string log_path, kernels, kernels_exclude;   // (kernels: ",a,b,"; empty: every kernel)
   std::string log_dir;   // HIRACE_LOG_DIR: a log of this process's own there (units.h log_in_dir)
   unsigned log_cap = unsigned(::cctk::env_default::kHiraceMaxReports);
   unsigned bid_lo = 0, bid_hi = ~0u, tid_lo = 0, tid_hi = ~0u;
