@@ -2,7 +2,7 @@
 verdicts and reported lines with the labels and with the cpu backend's results.
 
     python bench/hirace_gpu_corpus.py [--backend gpu] [-j 8] [--out bench/results/hirace_corpus_gpu.csv]
-                                      [--no-prior-sites]
+                                      [--no-prior-sites] [--only TEXT ...] [--shard K/N]
 """
 from __future__ import annotations
 
@@ -42,9 +42,16 @@ def main() -> int:
     ap.add_argument("-j", type=int, default=8)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "hirace_corpus_gpu.csv")
     ap.add_argument("--no-prior-sites", action="store_true", help="without the prior-site table (the default of hirace run)")
+    ap.add_argument("--only", nargs="+", metavar="TEXT", help="only programs whose dir/name holds one of these")
+    ap.add_argument("--shard", metavar="K/N", help="only the K-th of N equal parts (1-based), to split a long run")
     a = ap.parse_args()
+    programs = PROGRAMS + (GPU_ONLY if a.backend == "gpu" else [])   # (CUB and Thrust: the GPU only)
+    if a.only:
+        programs = [p for p in programs if any(t in f"{p.parent.name}/{p.stem}" for t in a.only)]
+    if a.shard:
+        k, n = map(int, a.shard.split("/"))
+        programs = programs[k - 1::n]
     with ThreadPoolExecutor(a.j) as ex:
-        programs = PROGRAMS + (GPU_ONLY if a.backend == "gpu" else [])   # (CUB and Thrust: the GPU only)
         rows = list(ex.map(lambda p: one(p, a.backend, not a.no_prior_sites), programs))
     a.out.parent.mkdir(parents=True, exist_ok=True)
     with a.out.open("w", newline="") as fh:

@@ -81,6 +81,9 @@ class HiracePlanner:
         # between launches must be "off": hirace/host_launch.h after_launch); none: every launch is bracketed
         self.unbracketed: list[str] = []
         self.planned = 0
+        # a sync that may take part of a warp (a tile, a partial mask): the checks compute lane groups
+        self.lane_groups = False
+        self.grid_syncs = False   # a grid.sync(): blocks numbered on past each (check.h)
 
     def _site(self, span, kind, text, function, variable, space, bound="", proof: Proof | None = None) -> int:
         sid = len(self.sites)
@@ -111,6 +114,10 @@ class HiracePlanner:
             out.append(define(Macro.HIRACE_SITES_RAN, 1))   # (each site notes that it ran: launch_state.h `ran`)
         if not self.unit_mode:
             out.append(define(Macro.HIRACE_SITE_COUNT, len(self.sites)))   # (units register theirs: units.h)
+        if not self.lane_groups:   # (a check without the lane-group inputs: fewer registers, update.h)
+            out.append(define(Macro.HIRACE_LANE_GROUPS, 0))
+        if not self.grid_syncs:    # (nor the numbering past grid syncs: check.h)
+            out.append(define(Macro.HIRACE_GRID_SYNCS, 0))
         if self.unit_mode:
             out.append(define(Macro.HIRACE_UNITS, 1))   # (other units may launch anything: no HIRACE_BRACKETED_ONLY)
         elif self.planned and not self.unbracketed:
@@ -274,6 +281,9 @@ class HiracePlanner:
         for b in prog.barriers:
             if b.function not in reach:
                 continue
+            # a sync that may take part of a warp: lane groups (fsm.py)
+            self.lane_groups |= b.mask is not None or b.scope == "group" or (b.scope == "warp" and b.name != "__syncwarp")
+            self.grid_syncs |= b.scope == "grid"
             if b.mask is not None and plan.wrap(b.mask, f"{_NS}warp_mask(", ")", f"hirace {b.name} mask",
                                                 quiet=(f"{_Q}warp_mask(", ")")):
                 # __syncwarp(mask): the whole warp's or part of it, as the argument says at run time
@@ -291,6 +301,8 @@ class HiracePlanner:
                 hook = [("(", f", {ns}after_group_barrier(1, false))") for ns in (_NS, _Q)]
             elif b.scope == "warp":
                 hook = [("(", f", {ns}after_warp_barrier())") for ns in (_NS, _Q)]
+            elif b.scope == "grid":
+                hook = [("(", f", {ns}after_grid_barrier())") for ns in (_NS, _Q)]
             elif b.name in ("__syncthreads", GROUP_SYNC["block"]):
                 hook = [("(", f", {ns}after_block_barrier())") for ns in (_NS, _Q)]
             else:
@@ -387,7 +399,8 @@ class HiracePlanner:
             kernel = name[-1] if name else "kernel"
             if not plan.wrap(call.span, f'(::hirace::host::before_launch((const void *)({args[0]}), "{kernel}", '
                                         f'dim3({args[1]}), dim3({args[2]}), (size_t)({args[4]}), false, '
-                                        f'{_in_order(args[5])}), ::hirace::host::launched(', "))",
+                                        f'{_in_order(args[5])}, {str(call.name == "cudaLaunchCooperativeKernel").lower()}'
+                                        f'), ::hirace::host::launched(', "))",
                              f"hirace launch of {kernel} through {call.name}",
                              # (inside one argument of a macro, checkCudaErrors(cudaLaunchKernel(...)), the
                              # edit goes where the macro puts that argument)

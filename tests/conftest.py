@@ -118,8 +118,16 @@ def have(tool: str) -> bool:
 
 # ---------------------------------------------------------------- campaigns: a worker killed mid-run
 
+def _dask_worker(p) -> bool:
+    """A Dask worker process: started by multiprocessing's spawn (as a local pool's workers are
+    too) and listening on a TCP port (they are not)."""
+    import psutil
+    return "spawn_main" in " ".join(p.cmdline()) and any(
+        c.status == psutil.CONN_LISTEN for c in p.net_connections(kind="tcp"))
+
+
 def _kill_a_busy_worker(rows_file: Path, after_rows: int, stop: threading.Event, killed: list):
-    """Once `rows_file` holds `after_rows` rows, SIGKILL one dask worker process. Our LocalCluster
+    """Once `rows_file` holds `after_rows` rows, SIGKILL one Dask worker process. Our LocalCluster
     gives a worker only the task it runs (worker-saturation 1.0), so while tasks remain a worker
     is inside one; its child processes (a build, a run) live too briefly to be the sign (a mutant's
     runs take milliseconds, so a killer waiting to see one missed every time on a loaded machine)."""
@@ -130,7 +138,7 @@ def _kill_a_busy_worker(rows_file: Path, after_rows: int, stop: threading.Event,
         if n >= after_rows:
             for p in me.children():
                 try:
-                    if "spawn_main" in " ".join(p.cmdline()):
+                    if _dask_worker(p):
                         p.send_signal(signal.SIGKILL)
                         killed.append(p.pid)
                         return

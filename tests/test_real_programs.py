@@ -92,18 +92,43 @@ TEMPLATE_SYNCS = ("struct Lock { __device__ void sync() {} };\n"
                   "  w.sync(); }\n")
 
 
-@pytest.mark.parametrize("body,want,atomics", [
-    (PLAIN_SYNCS, [(3, "group"), (6, "block"), (7, "block"), (9, "warp"), (10, "warp"), (13, "warp")], []),
-    (TEMPLATE_SYNCS, [(9, "block"), (10, "block"), (11, "group"), (12, "group"), (13, "group"), (18, "group")],
-     ["atomicAdd"]),
+# (line, scope, lanes): a tile's lanes are aligned, a coalesced group's any; a plain thread_group's
+# are aligned unless the unit makes coalesced groups (hirace's planner)
+@pytest.mark.parametrize("body,want,atomics,coalesced", [
+    (PLAIN_SYNCS, [(3, "group", "dynamic"), (6, "block", ""), (7, "block", ""), (9, "warp", "tile"),
+                   (10, "warp", "tile"), (13, "warp", "coalesced")], [], True),
+    (TEMPLATE_SYNCS, [(9, "block", ""), (10, "block", ""), (11, "group", "dynamic"), (12, "group", "dynamic"),
+                      (13, "group", "dynamic"), (18, "group", "tile")], ["atomicAdd"], False),
 ], ids=["plain", "templates"])
-def test_cooperative_group_syncs_are_barriers_of_their_scope(tmp_path, body, want, atomics):
+def test_cooperative_group_syncs_are_barriers_of_their_scope(tmp_path, body, want, atomics, coalesced):
     src = tmp_path / "g.cu"
     src.write_text(GROUP_SYNCS + body)
     prog = query(parse_file(src))
-    assert [(b.span.line, b.scope) for b in prog.barriers] == want
-    assert all(b.group is not None for b in prog.barriers if b.scope == "group")
+    assert [(b.span.line, b.scope, b.lanes) for b in prog.barriers] == want
+    assert all(b.group is not None for b in prog.barriers if b.scope in ("group", "warp"))
     assert [a.name for a in prog.atomics] == atomics
+    assert prog.coalesced_groups == coalesced
+
+
+def test_grid_sync_numbers_blocks_on_in_a_cooperative_launch_and_compiles_with_nvcc(tmp_path, nvcc):
+    """grid.sync() orders the whole grid (checked on a GPU: bench/hirace_gpu_corpus.py runs
+    tests/cuda/gpu_only/grid_sync_*.cu); here: the hooks hirace plans, in code nvcc compiles."""
+    import subprocess
+    from hirace.config import Config
+    from hirace.planner import HiracePlanner
+    from instrument.compile import pipeline
+    src = CUDA / "gpu_only" / "grid_sync_ok.cu"
+    planner = HiracePlanner(Config())
+    ins = pipeline.instrument_sources([src], tmp_path, [planner], include_dirs=[CUDA / "races"])
+    text = ins.sources[0].read_text()
+    assert text.count("(grid.sync(), ::hirace::after_grid_barrier())") == 2
+    assert re.search(r"before_launch\(\(const void \*\)\(\(void \*\)k\), \"k\", .*, true\), "
+                     r"::hirace::host::launched\(cudaLaunchCooperativeKernel", text), text
+    res = subprocess.run([str(nvcc), "-std=c++17", "-arch=sm_90", "-c", str(ins.sources[0]), "-o", str(tmp_path / "a.o"),
+                          *[f"-I{d}" for d in ins.include_dirs], f"-I{CUDA.parents[1] / 'runtime' / 'include'}",
+                          *[f"-D{d}" for d in pipeline.planned_defines([planner])]],
+                         capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-3000:]
 
 
 def test_grid_synchronisation_is_refused_by_name_on_the_cpu_backend(run_cli):

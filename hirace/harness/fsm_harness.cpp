@@ -48,7 +48,7 @@ int main(int argc, char **argv) {
             if (n == 0) full[u] = joined + 1;
           }
       } else if (race_at < 0) {
-        hirace::ThreadCtx c{t % per_block, t / per_block, bclk[t], wclk[t], T, 0, narrow[t], full[t]};
+        hirace::ThreadCtx c{t % per_block, t / per_block, bclk[t], hirace::WarpWord::make(wclk[t], full[t], narrow[t]), T};
         if (hirace::update(&shadow, c, hirace::fsm::Access(kind))) race_at = e;
       }
     }

@@ -317,6 +317,7 @@ class ApiCall:
 class Barrier:
     name: str
     scope: str            # 'block' | 'warp' | 'group' (a thread_group: the block or a tile, known at run time)
+                          # | 'grid' (grid.sync(): every thread of a cooperative launch)
     span: Span
     function: str
     group: Span | None = None   # a cooperative group's sync: the group expression, whose size() tells
@@ -719,8 +720,9 @@ class _Walker:
             if found is None:
                 return
             scope, obj = found
-            if scope == "grid":
+            if scope == "grid":   # (a cooperative launch's; the cpu backend refuses it by name)
                 self.p.special.append(("grid synchronisation", sp))
+                self.p.barriers.append(Barrier("grid.sync", "grid", sp, self.fn))
                 return
             gsp = self.u.span_of(obj) if scope in ("group", "warp") and obj is not None else None
             if scope == "group" and gsp is None:

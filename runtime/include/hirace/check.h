@@ -7,6 +7,7 @@
 #define HIRACE_CHECK_H
 
 #include "bench_switches.h"
+#include "cudacommon/protocol.h"
 #include "device_log.h"
 #include "locate.h"
 
@@ -26,12 +27,18 @@ CCTK_D inline void check_words(unsigned long long *shadow, unsigned *sites, long
                                unsigned site, fsm::Access kind, bool then_write, unsigned tid, unsigned bid,
                                const unsigned *clk, unsigned space, unsigned buffer) {
   const LaunchState &L = g_launch;
-  ThreadCtx c{tid, L.block_base + bid, clk[0], WarpWord::count(clk[1]), 32, L.block_base,
-              WarpWord::narrow(clk[1]), WarpWord::full(clk[1])};
+  // blocks are numbered on past the grid's syncs the thread passed (BlockWord): what came before
+  // one reads as an earlier launch's
+#if HIRACE_GRID_SYNCS
+  const unsigned epoch = BlockWord::grid_syncs(clk[0]) * (gridDim.x * gridDim.y * gridDim.z);
+#else
+  const unsigned epoch = 0;   // (no grid.sync() in the program's units: two registers fewer in every check)
+#endif
+  ThreadCtx c{tid, L.block_base + epoch + bid, BlockWord::count(clk[0]), clk[1], 32, L.block_base + epoch};
   unsigned long long first = (unsigned long long)offset >> L.granularity_shift;
   unsigned long long last = ((unsigned long long)offset + (size ? size : 1) - 1) >> L.granularity_shift;
-  unsigned me = ((L.site_base + bid) << kSiteTidBits) | c.tid;
-  const unsigned first_me = L.site_base << kSiteTidBits;   // a slot thread below it: an earlier launch's
+  unsigned me = ((L.site_base + epoch + bid) << kSiteTidBits) | c.tid;
+  const unsigned first_me = (L.site_base + epoch) << kSiteTidBits;   // a slot thread below it: an earlier launch's
   for (unsigned pass = 0; pass < (then_write ? 2u : 1u); ++pass) {
     if (pass) kind = fsm::kWrite;
     const unsigned mine = site_word(site, kind, c);
@@ -41,10 +48,10 @@ CCTK_D inline void check_words(unsigned long long *shadow, unsigned *sites, long
       SiteSlots slot = e ? *e : SiteSlots{~0u, ~0u, ~0u, ~0u};   // one 16-byte load
       bool last_live = slot.last_thread != ~0u && slot.last_thread >= first_me;
       if (!HIRACE_BENCH_NO_SHADOW_UPDATE && update(&shadow[w], c, kind, &prior)) {
-        RaceRecord r{site, ~0u, c.tid, bid, prior.tid(), prior.bid() - L.block_base,
+        RaceRecord r{site, ~0u, c.tid, bid, prior.tid(), prior.bid() - c.base,
                      prior.state(), unsigned(kind), space, buffer, w << L.granularity_shift, 1u, L.slot};
         if (e) {   // the slots' access by the thread the record names, else another that can race with this one
-          unsigned named = ((prior.bid() - L.block_base + L.site_base) << kSiteTidBits) | prior.tid();
+          unsigned named = ((prior.bid() - L.block_base + L.site_base) << kSiteTidBits) | prior.tid();   // (epoch too)
           bool last_ok = may_race(slot.last_thread, slot.last_site, me, mine, first_me, c.warp_size);
           bool other_ok = may_race(slot.other_thread, slot.other_site, me, mine, first_me, c.warp_size);
           bool use_last = last_ok && (slot.last_thread == named || !(other_ok && slot.other_thread == named));

@@ -68,7 +68,27 @@ CCTK_D inline void note_wrapped() {
   *(volatile unsigned *)g_launch.noted = 1;
 }
 CCTK_D inline void after_block_barrier() {
-  if (g_launch.enabled && ++thread_clocks()[0] == (1u << ShadowWord::kBclkBits)) note_wrapped();
+  if (!g_launch.enabled) return;
+  unsigned *clk = thread_clocks();
+  if (BlockWord::count(clk[0]) < BlockWord::kWrapped && BlockWord::count(++clk[0]) == BlockWord::kWrapped)
+    note_wrapped();
+}
+
+// After `grid.sync()` (a cooperative launch): everything before it is ordered before everything
+// after, as at a launch boundary: the thread's blocks are numbered on by one grid (BlockWord,
+// check_words), so what any thread recorded before reads as INIT. Past the numbers the host
+// reserved for the launch (LaunchState::grid_epochs) the numbering stays: later grid syncs order
+// nothing and the host warns.
+CCTK_D inline void after_grid_barrier() {
+  if (!g_launch.enabled) return;
+  unsigned *clk = thread_clocks();
+  unsigned g = BlockWord::grid_syncs(clk[0]);
+  if (g + 1 < g_launch.grid_epochs) {
+    clk[0] = (g + 1) << 16;
+  } else {
+    note_wrapped();
+    after_block_barrier();
+  }
 }
 
 // The largest of `v` over the lanes of `mask` in the calling thread's warp (all of them take part,

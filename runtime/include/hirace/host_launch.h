@@ -36,8 +36,8 @@ template <class T> inline bool grow(T **p, size_t *cap_bytes, size_t need_bytes,
 }
 
 inline bool kernel_selected(const char *name) {
-  const std::string &k = state().kernels;
-  return k.empty() || k.find(std::string(",") + name + ",") != std::string::npos;
+  const std::string &k = state().kernels, &x = state().kernels_exclude, n = std::string(",") + name + ",";
+  return (k.empty() || k.find(n) != std::string::npos) && x.find(n) == std::string::npos;
 }
 
 // One launch at a time, also when several host threads launch: before_launch takes the lock and
@@ -127,8 +127,15 @@ template <class S> inline bool in_order_stream(const S &stream) {
 // is read back when a launch noted something, when kPendingLaunches launches are pending, before
 // a launch on another stream, a buffer's release or a device reset, and at exit. A launch on another
 // stream (or one whose stream the launch does not name plainly) waits for all before and is waited for.
+// A cooperative launch's block numberings: at most the grid syncs BlockWord counts, and at least
+// this many where the numbering left after the earlier launches holds fewer (else reset first)
+constexpr unsigned long long kGridEpochs = 1ull << 16, kGridEpochsWanted = 1024;
+
+// `cooperative`: a cudaLaunchCooperativeKernel, whose threads may sync the grid: the launch takes
+// a block numbering per grid sync (LaunchState::grid_epochs; after_grid_barrier), as many as the
+// shadow's and the slots' numbering hold after a reset, and the next launch resets them again.
 inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 block, size_t shm,
-                          bool area_ok = false, bool in_order = false) {
+                          bool area_ok = false, bool in_order = false, bool cooperative = false) {
   launch_mutex().lock();
   if (state().capturing > 0) {   // recorded into a graph, not run now (see begin_capture)
     state().captured_now = true;
@@ -161,6 +168,21 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   if (s.block_base + blocks > (1ull << ShadowWord::kBidBits)) {
     reset_shadows();
     s.block_base = 0;
+  }
+  static bool told_numbering = false;
+  if (blocks > (1ull << ShadowWord::kBidBits) && !told_numbering) {
+    told_numbering = true;
+    std::fprintf(stderr, "hirace: warning: kernel '%s' runs %llu blocks: the shadow numbers blocks modulo 2^%u, so two "
+                 "blocks that far apart are taken as one and a race between them may be missed\n", name, blocks,
+                 ShadowWord::kBidBits);
+  }
+  unsigned long long epochs = 1;   // block numberings this launch takes (grid syncs + 1)
+  if (cooperative) {
+    if (((1ull << ShadowWord::kBidBits) - s.block_base) / blocks < kGridEpochsWanted && s.block_base) {
+      reset_shadows();
+      s.block_base = 0;
+    }
+    epochs = std::min<unsigned long long>(kGridEpochs, ((1ull << ShadowWord::kBidBits) - s.block_base) / blocks);
   }
   size_t area = 0, area_offset = (shm + 15) / 16 * 16;   // hirace's area follows the program's
   bool sites_in_area = false;   // smem mode: the shared window's site slots are in the area
@@ -204,12 +226,13 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   // (a grid of 4M blocks or more names one access; sites given up for room name none)
   bool sites = s.prior_sites && !s.sites_evicted && blocks < kSiteBlocks && !s.quiet_chosen;
   if (sites) {   // the slots are numbered by launch as the shadow is: cleared only when the numbering is full
-    if (s.site_base + blocks > kSiteBlocks) {
+    if (s.site_base + blocks * epochs > kSiteBlocks) {
       for (const Buffer &b : s.buffers)
         if (b.live && b.sites) check_cuda(cudaMemset(b.sites, 0xff, shadow_words(b.size) * 4 * kSiteSlots), "site shadow reset");
       if (s.d_shared_sites) check_cuda(cudaMemset(s.d_shared_sites, 0xff, s.d_shared_sites_bytes), "site shadow reset");
       s.site_base = 0;
     }
+    epochs = std::max<unsigned long long>(1, std::min<unsigned long long>(epochs, kSiteBlocks / blocks));
 #if defined(CUDAEMU)
     unsigned long long site_slices = slices;
 #else
@@ -332,8 +355,9 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   L.quiet_params = quiet.quiet_params;
   std::copy(quiet.quiet_lo, quiet.quiet_lo + kQuietParams, L.quiet_lo);
   std::copy(quiet.quiet_hi, quiet.quiet_hi + kQuietParams, L.quiet_hi);
-  s.block_base += blocks;
-  if (sites) s.site_base += blocks;
+  L.grid_epochs = unsigned(epochs);
+  s.block_base += blocks * epochs;
+  if (sites) s.site_base += blocks * epochs;
   s.h_states[slot] = L;   // pinned, kept until the launch is read back: the source of an asynchronous copy
   static bool copied_once = false;   // (HIRACE_BENCH_STATE_COPIED_ONCE, benchmarks only: copied at the first launch only)
   if (!HIRACE_BENCH_STATE_COPIED_ONCE || !copied_once)

@@ -51,6 +51,9 @@ struct LaunchState {
   unsigned quiet_params;
   unsigned long long quiet_lo[kQuietParams], quiet_hi[kQuietParams];
   unsigned char *ran;   // per site: 1 once its check ran in some launch (the run's report counts them)
+  // block numberings reserved for the launch, one per grid sync and one more (1: no grid sync; a
+  // cooperative launch: as many as the shadow's and the slots' numbering hold, see after_grid_barrier)
+  unsigned grid_epochs;
 };
 
 static CCTK_CONSTANT LaunchState g_launch;

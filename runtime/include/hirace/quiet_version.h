@@ -159,6 +159,7 @@ template <class T> CCTK_D inline T *atomic_param(Journal &j, T *p, unsigned site
 CCTK_D inline void block_entry(bool = false) {}
 CCTK_D inline void after_block_barrier() {}
 CCTK_D inline void after_warp_barrier() {}
+CCTK_D inline void after_grid_barrier() {}
 CCTK_D inline void after_group_barrier(unsigned long long, bool = true) {}
 CCTK_D inline unsigned warp_mask(unsigned mask) { return mask; }
 CCTK_D inline void after_warp_mask() {}

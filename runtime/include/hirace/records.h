@@ -86,7 +86,7 @@ static_assert(kSiteWclkBits >= 2, "a site word keeps a few bits of the __syncwar
 
 CCTK_HD inline unsigned site_word(unsigned site, fsm::Access kind, const ThreadCtx &c) {
   return site | unsigned(kind) << kSiteKindShift | (c.bclk & ((1u << kSiteBclkBits) - 1)) << kSiteBclkShift |
-         (c.wclk & ((1u << kSiteWclkBits) - 1)) << kSiteWclkShift;
+         (c.wclk() & ((1u << kSiteWclkBits) - 1)) << kSiteWclkShift;
 }
 CCTK_HD inline unsigned site_id(unsigned word) { return word & ((1u << kSiteIdBits) - 1); }
 CCTK_HD inline unsigned site_kind(unsigned word) { return (word >> kSiteKindShift) & 3u; }

@@ -3,25 +3,17 @@
 #define HIRACE_UPDATE_H
 
 #include "config.h"
+#include "cudacommon/protocol.h"
 #include "fsm_table.h"
 
 namespace hirace {
 
-// What the runtime knows about the accessing thread.
-struct ThreadCtx {
-  unsigned tid;        // thread index within its block
-  unsigned bid;        // linear block index
-  unsigned bclk;       // __syncthreads passed so far
-  unsigned wclk;       // __syncwarp passed so far
-  unsigned warp_size;  // 32 on hardware; the model checker uses smaller warps
-  // Launch epochs: `bid` counts on from the blocks of earlier launches (the host advances `base`
-  // by each launch's grid), so a record whose block is below `base` is an earlier launch's, which
-  // the launch boundary orders before everything now: it reads as INIT, without a reset.
-  unsigned base = 0;
-  // Lane groups (hirace/fsm.py): the thread's warp-level syncs so far took groups of
-  // warp_size >> narrow aligned lanes, or wider (0: the whole warp). See lane_narrowing.
-  unsigned narrow = 0;
-  unsigned full = 0;   // wclk after the thread's last sync of the whole warp (every lane's then)
+// A thread's block clock word (its first clock, clocks.h): the block clock (bits 0-15, stopped at
+// 2^kBclkBits: wrapped), and the grid syncs it passed (bits 16-31, up to the launch's grid_epochs).
+struct BlockWord {
+  static constexpr unsigned kWrapped = 1u << ShadowWord::kBclkBits;   // the clock stops here
+  CCTK_HD static constexpr unsigned count(unsigned w) { return w & 0xffffu; }
+  CCTK_HD static constexpr unsigned grid_syncs(unsigned w) { return w >> 16; }
 };
 
 // A thread's warp clock word (its second clock, clocks.h): the warp clock (bits 0-8, stopped at
@@ -40,6 +32,26 @@ struct WarpWord {
     return count | full << kFullShift | narrow << kNarrowShift | (pending ^ kNoPending) << kPendingShift;
   }
 };
+
+// What the runtime knows about the accessing thread.
+struct ThreadCtx {
+  unsigned tid;        // thread index within its block
+  unsigned bid;        // linear block index
+  unsigned bclk;       // __syncthreads passed so far
+  unsigned warp;       // its warp clock word (WarpWord): the warp clock, its lane groups
+  unsigned warp_size;  // 32 on hardware; the model checker uses smaller warps
+  // Launch epochs: `bid` counts on from the blocks of earlier launches (the host advances `base`
+  // by each launch's grid), so a record whose block is below `base` is an earlier launch's, which
+  // the launch boundary orders before everything now: it reads as INIT, without a reset.
+  unsigned base = 0;
+  // (one packed word, not three: a check's registers are every instrumented kernel's)
+  CCTK_HD unsigned wclk() const { return WarpWord::count(warp); }     // warp-level syncs passed
+  // Lane groups (hirace/fsm.py): the thread's last warp-level sync took an aligned group of
+  // warp_size >> narrow lanes (0: the whole warp; see lane_narrowing)
+  CCTK_HD unsigned narrow() const { return WarpWord::narrow(warp); }
+  CCTK_HD unsigned full() const { return WarpWord::full(warp); }   // wclk after its last sync of the whole warp
+};
+
 
 // How far a warp-level sync of the lanes in `mask` narrows the lane groups of `lane`, one of them:
 // 0 for the whole warp, log2(warp_size / p) for an aligned group of p lanes, else groups of one lane
@@ -65,11 +77,32 @@ CCTK_HD inline unsigned lane_narrowing(unsigned mask, unsigned lane, unsigned wa
 // "different" modulo the field width. Once a thread's clock has wrapped, "equal" may hide a whole
 // lap of barriers: the access is then taken as synchronised (no false alarm; the host warns that
 // races within one barrier interval are no longer reported for that launch).
+// log2 of a power of two (warps: 32 lanes on hardware)
+CCTK_HD constexpr unsigned log2_of(unsigned v) { return v > 1 ? 1 + log2_of(v >> 1) : 0; }
+// a and b in one aligned group of warp_size >> n lanes of one warp (warp_size a power of two)
 CCTK_HD inline bool one_group(unsigned a, unsigned b, unsigned n, unsigned warp_size) {
-  unsigned width = warp_size >> n;
-  if (width == 0) width = 1;
-  return (a % warp_size) / width == (b % warp_size) / width;
+  unsigned log_w = log2_of(warp_size), shift = n < log_w ? log_w - n : 0;
+  return ((a & (warp_size - 1)) >> shift) == ((b & (warp_size - 1)) >> shift);
 }
+// The inputs where a sync of part of a warp took place (a narrowing on either side): (relation << 2
+// | sync). (Written to keep few values live: a check's registers are every instrumented kernel's.)
+CCTK_HD inline unsigned lane_group_inputs(ShadowWord s, const ThreadCtx &c, unsigned state, unsigned b) {
+  const unsigned w = b == fsm::kBlockSynced ? b : unsigned(fsm::kWarpSynced);
+  const bool wrapped = (c.wclk() >> ShadowWord::kWclkBits) != 0;
+  // X's group finer than L's, L's warp level of several lanes (some maybe outside X's group)
+  if (c.narrow() > s.lanes() && ((fsm::kWarpMultiStates >> state) & 1u))
+    return s.wclk() < c.full() || wrapped ? fsm::kSameWarp << 2 | w : fsm::kSameBlock << 2 | b;
+  const bool synced = s.wclk() < c.wclk() || wrapped;   // a warp-level sync of X's since L's access
+  if (s.tid() == c.tid) return fsm::kSameThread << 2 | (synced ? w : b);
+  if (s.tid() / c.warp_size != c.tid / c.warp_size) return fsm::kSameBlock << 2 | b;
+  const unsigned finer = s.lanes() > c.narrow() ? s.lanes() : c.narrow();
+  if (one_group(s.tid(), c.tid, finer, c.warp_size)) return fsm::kSameWarp << 2 | (synced ? w : b);
+  // X's last sync took L's lane after L's access, or a sync of the whole warp came after it
+  if ((synced && one_group(s.tid(), c.tid, c.narrow(), c.warp_size)) || s.wclk() < c.full() || wrapped)
+    return fsm::kSameWarp << 2 | w;
+  return fsm::kSameBlock << 2 | b;
+}
+
 CCTK_HD inline void inputs(ShadowWord s, const ThreadCtx &c, unsigned state, unsigned *rel, unsigned *syn) {
   if (s.bid() != (c.bid & ((1ull << ShadowWord::kBidBits) - 1))) {
     *rel = fsm::kOtherBlock;
@@ -77,34 +110,21 @@ CCTK_HD inline void inputs(ShadowWord s, const ThreadCtx &c, unsigned state, uns
     return;
   }
   bool block = ((c.bclk - s.bclk()) & ((1u << ShadowWord::kBclkBits) - 1)) != 0 || (c.bclk >> ShadowWord::kBclkBits);
-  bool wrapped = (c.wclk >> ShadowWord::kWclkBits) != 0;
-  bool synced = s.wclk() < c.wclk || wrapped;   // a warp-level sync of X's since L's access
-  bool after_full = s.wclk() < c.full || wrapped;   // a sync of the whole warp since L's access
-  const unsigned b = block ? unsigned(fsm::kBlockSynced) : unsigned(fsm::kUnsynced);
-  const unsigned w = block ? unsigned(fsm::kBlockSynced) : unsigned(fsm::kWarpSynced);
-  *rel = fsm::kSameBlock;
-  *syn = b;
-  // X's group finer than L's, L's warp level of several lanes (some maybe outside X's group)
-  if (c.narrow > s.lanes() && ((fsm::kWarpMultiStates >> state) & 1u)) {
-    if (after_full) {
-      *rel = fsm::kSameWarp;
-      *syn = w;
-    }
+  if ((s.lanes() | c.narrow()) != 0) {
+#if HIRACE_LANE_GROUPS
+    unsigned r = lane_group_inputs(s, c, state, block ? fsm::kBlockSynced : fsm::kUnsynced);
+#else   // (a unit with no sync of part of a warp, met one another unit made: only a barrier orders)
+    unsigned r = (s.tid() == c.tid ? fsm::kSameThread : fsm::kSameBlock) << 2 | (block ? fsm::kBlockSynced : fsm::kUnsynced);
+#endif
+    *rel = r >> 2;
+    *syn = r & 3u;
     return;
   }
-  if (s.tid() == c.tid) {
-    *rel = fsm::kSameThread;
-    *syn = synced ? w : b;
-    return;
-  }
-  if (s.tid() / c.warp_size != c.tid / c.warp_size) return;
-  if (one_group(s.tid(), c.tid, s.lanes() > c.narrow ? s.lanes() : c.narrow, c.warp_size)) {   // of the finer
-    *rel = fsm::kSameWarp;
-    *syn = synced ? w : b;
-  } else if ((synced && one_group(s.tid(), c.tid, c.narrow, c.warp_size)) || after_full) {   // X's sync took L
-    *rel = fsm::kSameWarp;
-    *syn = w;
-  }
+  // no sync of part of a warp: groups are whole warps
+  bool synced = s.wclk() < c.wclk() || (c.wclk() >> ShadowWord::kWclkBits) != 0;
+  *rel = s.tid() == c.tid ? fsm::kSameThread : s.tid() / c.warp_size == c.tid / c.warp_size ? fsm::kSameWarp
+                                                                                             : fsm::kSameBlock;
+  *syn = block ? fsm::kBlockSynced : synced && *rel != fsm::kSameBlock ? fsm::kWarpSynced : fsm::kUnsynced;
 }
 
 CCTK_HD inline unsigned long long cas(unsigned long long *p, unsigned long long expected,
@@ -138,9 +158,9 @@ CCTK_HD inline bool update(unsigned long long *shadow, const ThreadCtx &c, fsm::
     // lane, which no later transition reads (a warp's broadcast read of one word took a round of
     // contended CAS per lane: matmul's tile rows)
     if (next == st && ((fsm::kLaneFreeStates >> st) & 1u) && rel <= fsm::kSameWarp && syn == fsm::kUnsynced &&
-        s.lanes() == c.narrow)
+        s.lanes() == c.narrow())
       return false;
-    ShadowWord n = ShadowWord::make(next, c.tid, c.bid, c.narrow, c.bclk, c.wclk);
+    ShadowWord n = ShadowWord::make(next, c.tid, c.bid, c.narrow(), c.bclk, c.wclk());
     if (n.bits == old) return false;  // fast path: the record would not change
     unsigned long long seen = cas(shadow, old, n.bits);
     if (seen == old) {
