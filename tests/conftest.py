@@ -127,18 +127,21 @@ def _dask_worker(p) -> bool:
 
 
 def _kill_a_busy_worker(rows_file: Path, after_rows: int, stop: threading.Event, killed: list):
-    """Once `rows_file` holds `after_rows` rows, SIGKILL one Dask worker process. Our LocalCluster
+    """Once `rows_file` holds `after_rows` rows, SIGKILL one Dask worker process of the cluster
+    started since (not a worker of a cluster that was already there, such as a module fixture's
+    idle ones: killing one interrupted nothing, the CI failure). Our LocalCluster
     gives a worker only the task it runs (worker-saturation 1.0), so while tasks remain a worker
     is inside one; its child processes (a build, a run) live too briefly to be the sign (a mutant's
     runs take milliseconds, so a killer waiting to see one missed every time on a loaded machine)."""
     import psutil
     me = psutil.Process()
+    before = {p.pid for p in me.children()}   # (another cluster's workers, a module fixture's: not the campaign's)
     while not stop.is_set():
         n = len(rows_file.read_text().splitlines()) - 1 if rows_file.is_file() else 0
         if n >= after_rows:
             for p in me.children():
                 try:
-                    if _dask_worker(p):
+                    if p.pid not in before and _dask_worker(p):
                         p.send_signal(signal.SIGKILL)
                         killed.append(p.pid)
                         return
