@@ -9,7 +9,7 @@ from pathlib import Path
 from instrument.backends import get_backend
 from instrument.errors import UserError
 from instrument.execution import BuildOutcome, Campaign, HostBuild, Task, open_executor
-from instrument.progress import Progress, Warnings
+from instrument.progress import Warnings
 
 from ..build import build_instrumented
 from ..config import DEFAULTS
@@ -100,15 +100,11 @@ def run(suite: Suite, backend_name: str = DEFAULTS["shared"]["backend"], runs: i
                     for r in range(per_schedule):
                         plans.append(Task(str(len(plans)), _scheduled, (backend, suite, test, spec, limit), build))
                         runs_of.append((test, spec))
-            bar = Progress(len(plans), "cltc amplify", enabled=progress, unit="schedules")
             observed: list = [None] * len(plans)
-            try:
-                for d in campaign.run(plans, bar):
-                    if not d.ok:
-                        raise UserError(d.error)
-                    observed[int(d.key)] = d.value
-            finally:
-                bar.close()
+            for d in campaign.shown(plans, "cltc amplify", progress, "schedules"):
+                if not d.ok:
+                    raise UserError(d.error)
+                observed[int(d.key)] = d.value
             stats = campaign.stats
     finally:
         executor.close()

@@ -20,7 +20,7 @@ from instrument import logs
 from instrument.backends.cpu import CpuBackend
 from instrument.errors import UserError
 from instrument.execution import Campaign, Task, open_executor
-from instrument.progress import Progress, Warnings
+from instrument.progress import Warnings
 from instrument.protocol import SCHEDULE_LOG, Env
 from instrument.reaper import temp_dir
 
@@ -89,14 +89,10 @@ def run(command: list[str], timeout: float | None, family: str, seed: int, runs:
     executor = open_executor(None, jobs, backend)
     try:
         with Campaign(executor, "amplify") as campaign:
-            bar = Progress(len(tasks), "cltc amplify", enabled=progress, unit="schedules")
-            try:
-                for d in campaign.run(tasks, bar):
-                    if not d.ok:
-                        raise UserError(d.error)
-                    observed[int(d.key)] = d.value
-            finally:
-                bar.close()
+            for d in campaign.shown(tasks, "cltc amplify", progress, "schedules"):
+                if not d.ok:
+                    raise UserError(d.error)
+                observed[int(d.key)] = d.value
             stats = campaign.stats
     finally:
         executor.close()

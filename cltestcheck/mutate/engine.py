@@ -10,7 +10,7 @@ from pathlib import Path
 from instrument.backends import Backend, get_backend
 from instrument.errors import UserError
 from instrument.execution import BuildOutcome, Campaign, HostBuild, Task, open_executor
-from instrument.progress import Progress, Warnings
+from instrument.progress import Warnings
 
 from ..config import DEFAULTS
 from ..execute import run_test
@@ -29,6 +29,16 @@ def run_env(backend: Backend, run: int) -> dict:
     """Run 0 as the program runs plainly; later runs in another (seeded) order where the backend
     orders blocks itself (on a GPU the repeated runs vary on their own)."""
     return backend.block_order_env("random", run) if run else {}
+
+
+def judged(d, by_id: dict, outcomes: dict, journal) -> None:
+    """A mutant's finished task (`Done`) as its outcome (FAILED with the task's error), kept and
+    journaled."""
+    m = by_id[int(d.key)]
+    out = d.value if d.ok else MutantOutcome(m, Status.FAILED, reason=d.error)
+    outcomes[m.id] = out
+    if journal:
+        journal.add(out)
 
 
 def run(suite: Suite, backend_name: str = DEFAULTS["shared"]["backend"], operators: list[str] | None = None,
@@ -72,17 +82,9 @@ def run(suite: Suite, backend_name: str = DEFAULTS["shared"]["backend"], operato
                 print(f"cltc: {len(earlier)} mutants already judged in {results}; judging the other {len(todo)}",
                       file=sys.stderr)
             by_id = {m.id: m for m in todo}
-            bar = Progress(len(todo), "cltc mutate", enabled=progress, unit="mutants")
-            try:
-                tasks = [Task(str(m.id), _judge_mutant, (backend, suite, refs, m, runs), build) for m in todo]
-                for d in campaign.run(tasks, bar):
-                    m = by_id[int(d.key)]
-                    out = d.value if d.ok else MutantOutcome(m, Status.FAILED, reason=d.error)
-                    outcomes[m.id] = out
-                    if journal:
-                        journal.add(out)
-            finally:
-                bar.close()
+            tasks = [Task(str(m.id), _judge_mutant, (backend, suite, refs, m, runs), build) for m in todo]
+            for d in campaign.shown(tasks, "cltc mutate", progress, "mutants"):
+                judged(d, by_id, outcomes, journal)
             judge_s = time.monotonic() - t0
             stats = campaign.stats
     finally:

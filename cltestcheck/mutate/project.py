@@ -22,7 +22,7 @@ from pathlib import Path
 from instrument.errors import UserError
 from instrument.execution import Campaign, Task, open_executor
 from instrument.frontend.suppressions import CLTC_IGNORE, Suppressed
-from instrument.progress import Progress, Warnings
+from instrument.progress import Warnings
 from instrument.protocol import EXIT_MEANING, Env
 from instrument.reaper import temp_dir
 
@@ -30,7 +30,7 @@ from .. import project_run
 from ..captured import Captured
 from ..observed import Observed
 from ..suite import TestCase
-from .engine import run_env
+from .engine import judged, run_env
 from .journal import MutantJournal, command_fingerprint
 from .outcomes import MutantOutcome, MutationResult, Reference, Status, repeat
 from .planner import Mutant, selector
@@ -144,18 +144,10 @@ def run(command: list[str], timeout: float, operators: list[str], runs: int = 1,
     executor = open_executor(None, jobs, backend)
     try:
         with Campaign(executor, "mutate") as campaign:
-            bar = Progress(len(todo), "cltc mutate", enabled=progress, unit="mutants")
             by_id = {m.id: m for m in todo}
-            try:
-                tasks = [Task(str(m.id), _judge, (cmd, m, runs, reached[selector(m)])) for m in todo]
-                for d in campaign.run(tasks, bar):
-                    m = by_id[int(d.key)]
-                    out = d.value if d.ok else MutantOutcome(m, Status.FAILED, reason=d.error)
-                    outcomes[m.id] = out
-                    if journal:
-                        journal.add(out)
-            finally:
-                bar.close()
+            tasks = [Task(str(m.id), _judge, (cmd, m, runs, reached[selector(m)])) for m in todo]
+            for d in campaign.shown(tasks, "cltc mutate", progress, "mutants"):
+                judged(d, by_id, outcomes, journal)
             stats = campaign.stats
     finally:
         executor.close()

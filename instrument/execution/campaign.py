@@ -71,6 +71,14 @@ class Campaign:
                     bar.note(f"{self.stats.retried} retried, {self.stats.failed} failed")
             yield d
 
+    def shown(self, tasks: list[Task], what: str, enabled: bool, unit: str) -> Iterator[Done]:
+        """run(tasks) with a progress bar of its own (`what`, counting `unit`), closed at the end."""
+        bar = Progress(len(tasks), what, enabled=enabled, unit=unit)
+        try:
+            yield from self.run(tasks, bar)
+        finally:
+            bar.close()
+
     def __enter__(self) -> "Campaign":
         return self
 
