@@ -36,6 +36,7 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable
 
 MARK_VARIABLE = "CCTK_REAPER_MARK"
 TEMP_VARIABLES = ("TMPDIR", "TMP", "TEMP")
@@ -43,6 +44,10 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 
 _lock = threading.Lock()
+# Held while a program is started and registered (start_program), and while _Leftovers picks what
+# to kill: a child forked but not yet registered holds copies of the tool's descriptors, among
+# them the pipes of a program that just ended, and would be taken for that program's leftover.
+_spawn_lock = threading.RLock()
 _guardian: subprocess.Popen | None = None
 _owner_pid = 0
 _mark = ""
@@ -99,7 +104,7 @@ def start() -> None:
     """Start this process's guardian now (before the first program, so that registering the
     program right after it starts costs only a pipe write)."""
     global _guardian, _owner_pid, _mark
-    with _lock:
+    with _spawn_lock, _lock:
         if _guardian is not None and _owner_pid == os.getpid():
             return
         _mark = f"{os.getpid()}-{os.urandom(8).hex()}"
@@ -168,6 +173,17 @@ def _send(line: str) -> None:
             _guardian.stdin.flush()
         except (OSError, ValueError):
             pass
+
+
+def start_program(popen: Callable[[], subprocess.Popen]) -> subprocess.Popen:
+    """popen() (a Popen with start_new_session=True), registered with watch_group before any
+    program's leftovers are looked for: until then the new child is told apart from nothing else.
+    (Killed as a leftover and reaped here, its Popen would read status 0 and no output.)"""
+    start()
+    with _spawn_lock:
+        proc = popen()
+        watch_group(proc.pid)
+    return proc
 
 
 def watch_group(pgid: int) -> None:
@@ -379,6 +395,16 @@ class _Leftovers:
         guardian = _guardian.pid if _guardian is not None else 0
         lineage = {prog.pid}       # sessions and groups of what we kill: their orphans are the program's too
         for _ in range(50):        # a killed process's own orphans are adopted next: a few rounds
+            if not self._kill_round(prog, lineage, me, own_session, guardian):
+                break
+            time.sleep(0.005)
+            self._reap()
+
+    def _kill_round(self, prog: _Program, lineage: set[int], me: int, own_session: int, guardian: int) -> bool:
+        """Kill the orphans of `prog` among our children (and their descendants); whether any were.
+        No program is being started meanwhile (_spawn_lock): each child is a registered program,
+        the tool's own, or an orphan."""
+        with _spawn_lock:
             with self.cond:
                 others = set(self.programs)
             victims = []
@@ -389,8 +415,6 @@ class _Leftovers:
                     continue
                 if prog.owns(c, st, lineage):
                     victims.append(c)
-            if not victims:
-                break
             for v in victims:
                 for d in [v, *_subtree(v)]:
                     st = _stat(d)
@@ -404,8 +428,7 @@ class _Leftovers:
                     with self.cond:
                         self.killed[d] = (st[4], time.monotonic())
                         self.cond.notify()
-            time.sleep(0.005)
-            self._reap()
+            return bool(victims)
 
     def _reap(self) -> None:
         """Reap the processes we killed once they are our children (adopted), each checked by its

@@ -72,11 +72,10 @@ def run_process(cmd: list[str], timeout: float | None = None, env: dict | None =
             err_to = files.enter_context(open(Path(output_dir) / "stderr", "wb"))
         else:
             out_to = err_to = None if passthrough else subprocess.PIPE
-        proc = subprocess.Popen(cmd, executable=executable, stdout=out_to, stderr=err_to,
-                                stdin=subprocess.PIPE if stdin is not None else None if passthrough else subprocess.DEVNULL,
-                                cwd=cwd, env=full_env, start_new_session=True,
-                                text=True, errors="replace")
-    reaper.watch_group(proc.pid)   # killed with us, however we end
+        proc = reaper.start_program(lambda: subprocess.Popen(   # killed with us, however we end
+            cmd, executable=executable, stdout=out_to, stderr=err_to,
+            stdin=subprocess.PIPE if stdin is not None else None if passthrough else subprocess.DEVNULL,
+            cwd=cwd, env=full_env, start_new_session=True, text=True, errors="replace"))
     try:
         out, err = proc.communicate(input=stdin, timeout=timeout)
         return RunResult(proc.returncode, out or "", err or "", time.monotonic() - t0,

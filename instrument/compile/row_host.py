@@ -72,10 +72,9 @@ class RowHost:
             self.proc, self.pid = None, os.getpid()
         if self.proc is None:
             exe = host_program(self.backend)
-            self.proc = subprocess.Popen([str(exe)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.DEVNULL, env=reaper.program_env(None),
-                                         start_new_session=True)
-            reaper.watch_group(self.proc.pid)
+            self.proc = reaper.start_program(lambda: subprocess.Popen(
+                [str(exe)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                env=reaper.program_env(None), start_new_session=True))
             self.rows = 0
             self.starts += 1
         return self.proc
