@@ -10,7 +10,7 @@ tables, and the suite is that file's directory:
     [amplify]   runs = 10   schedules = ["first", "desc"]
 
 In pyproject.toml the same tables sit under [tool.cltc] (`[tool.cltc.coverage]`), whose own keys
-are shared by every command: `suite`, `kernels`, `backend`, `jobs`. Paths are relative to the
+are shared by every command: `suite`, `kernels`, `backend`, `jobs`, `root`, `github`. Paths are relative to the
 file. The command line wins over the file; an unknown key or a wrong type is an error naming the
 file, as in hirace.toml."""
 from __future__ import annotations
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from instrument.backends import NAMES
+from instrument.cli_support import add_progress_options
 from instrument.config_files import find_upward, read_toml
 from instrument.errors import UserError
 from instrument.files import not_regular
@@ -73,6 +74,15 @@ def _bool(_base, v):
     return v
 
 
+def _globs(_base, v):
+    """--include / --omit patterns: a glob or a list of globs (matched as given, not as paths of the file)."""
+    if isinstance(v, str):
+        v = [v]
+    if not isinstance(v, list) or not all(isinstance(x, str) and x for x in v):
+        raise TypeError("a glob or a list of globs")
+    return list(v)
+
+
 def _backend(_base, v):
     if v not in NAMES:
         raise TypeError("one of " + ", ".join(NAMES))
@@ -85,6 +95,21 @@ def _names(_base, v):
     if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v):
         raise TypeError("a list of names")
     return ",".join(v)
+
+
+def _name_globs(_base, v):
+    """Names or globs (`--kernel`): a string or a list of them, kept a list (a glob may hold a comma)."""
+    if isinstance(v, str):
+        v = [v]
+    if not isinstance(v, list) or not v or not all(isinstance(x, str) and x.strip() for x in v):
+        raise TypeError("a name or a list of names (globs allowed)")
+    return list(v)
+
+
+def _revision(_base, v):
+    if not isinstance(v, str) or not v.strip():
+        raise TypeError("a git revision (a string: a branch, tag or commit)")
+    return v
 
 
 def _schedules(_base, v):
@@ -116,7 +141,7 @@ def _fail_under(_base, v):
 # engines' keyword defaults and the help texts read them here. (An option absent has its default where
 # its parser declares it, or none: a file to write, a gate, a list whose absence means all.)
 DEFAULTS: dict[str, dict[str, object]] = {
-    "shared": {"backend": "auto"},
+    "shared": {"backend": "auto", "github": True},
     "mutate": {"runs": 20, "high": HIGH, "low": LOW},
     "amplify": {"runs": 20, "schedules": "all", "seed": 0},
 }
@@ -128,6 +153,9 @@ SHARED: dict[str, tuple[str, Convert, str]] = {
     "kernels": ("kernels", _paths, "pytest suites: kernel files outside the suite directory"),
     "backend": ("backend", _backend, "auto, gpu or cpu"),
     "jobs": ("jobs", _positive_int, "tasks at once"),
+    "root": ("root", _path, "reports name files relative to it (default: the git work tree holding the suite, "
+                            "else the current directory)"),
+    "github": ("github", _bool, "under GitHub Actions (GITHUB_ACTIONS=true): annotations and a step summary"),
 }
 KEYS: dict[str, dict[str, tuple[str, Convert, str]]] = {
     "coverage": {
@@ -135,6 +163,9 @@ KEYS: dict[str, dict[str, tuple[str, Convert, str]]] = {
         "count_executions": ("count_executions", _bool, "hit counts of executions instead of tests"),
         "json": ("json", _path, "JSON report file"), "lcov": ("lcov", _path, "lcov tracefile"),
         "cobertura": ("cobertura", _path, "Cobertura XML file"), "html": ("html", _path, "HTML directory"),
+        "junit": ("junit", _path, "JUnit XML file"),
+        "include": ("include", _globs, "globs of the files reported and counted (default: all)"),
+        "omit": ("omit", _globs, "globs of files left out of the reports and counts"),
     },
     "mutate": {
         "break": ("break_at", _percent, "exit 1 under this mutation score"),
@@ -145,12 +176,18 @@ KEYS: dict[str, dict[str, tuple[str, Convert, str]]] = {
         "results": ("results", _path, "the campaign's results CSV"),
         "json": ("json", _path, "JSON report file"), "stryker": ("stryker", _path, "Stryker JSON report"),
         "html": ("html", _path, "HTML directory"),
+        "junit": ("junit", _path, "JUnit XML file (a test case per mutant)"),
+        "mutate": ("mutate_patterns", _globs, "only mutants in files matching these globs (GLOB:LINES ranges; "
+                                              "!GLOB leaves files out)"),
+        "kernel": ("kernel_names", _name_globs, "only mutants in these kernels and device functions (names or globs)"),
+        "since": ("since", _revision, "only mutants on lines changed since this git revision"),
     },
     "amplify": {
         "runs": ("runs", _positive_int, "runs per schedule"),
         "schedules": ("schedules", _schedules, "schedule families (or single schedules)"),
         "seed": ("seed", _int, "seed for drawn schedules"),
         "timeout": ("timeout", _number, "seconds before a run is a hang"),
+        "junit": ("junit", _path, "JUnit XML file (a test case per test)"),
         "json": ("json", _path, "JSON report file"), "plots": ("plots", _path, "plot directory"),
     },
 }
@@ -222,9 +259,31 @@ def add_suite_options(p) -> None:
     p.add_argument("--config", type=Path, metavar="FILE",
                    help="read options from this cltc.toml or pyproject.toml ([tool.cltc]) instead of the one "
                         "found from the current directory upward")
+    p.add_argument("--root", type=Path, metavar="DIR",
+                   help="reports name files relative to DIR, and those outside it by their absolute paths "
+                        "(default: the git work tree holding the suite, or with -- COMMAND the current directory, "
+                        "if there is one; else the current directory)")
+    p.add_argument("--github", action=argparse.BooleanOptionalAction, default=DEFAULTS["shared"]["github"],
+                   help="under GitHub Actions (GITHUB_ACTIONS=true), print annotations and append a summary to "
+                        "$GITHUB_STEP_SUMMARY (default: on; --no-github or github = false: neither)")
     p.add_argument("-p", dest="build_db", type=Path, metavar="BUILD",
                    help="cltc.toml suites: each source also takes the -I, -isystem and -D its entry of "
                         "BUILD/compile_commands.json gives it (as clang tools read it), before the suite's own")
+
+
+def report_paths(a, measured: Path):
+    """How the reports name files: relative to --root (or the file's `root`), by default the git work
+    tree holding `measured` (the suite, or the current directory for a command), else the current
+    directory (instrument/report_paths.py)."""
+    from instrument.report_paths import report_paths as paths
+    return paths(getattr(a, "root", None), measured)
+
+
+def github(a) -> bool:
+    """GitHub Actions' annotations and step summary: under GitHub Actions, unless --no-github or
+    `github = false`."""
+    from instrument.github import active
+    return bool(getattr(a, "github", True)) and active()
 
 
 def suite_dir(a, command: str) -> Path:
@@ -233,6 +292,25 @@ def suite_dir(a, command: str) -> Path:
                         f"pyproject.toml with [tool.cltc] suite = ...) is found from the current directory "
                         f"upward, or a project's test command: cltc {command} -- ctest --test-dir build")
     return a.suite
+
+
+def add_output_options(p) -> None:
+    """-q/-v and --no-progress, as every cltc command reads them (one declaration for the three)."""
+    add_progress_options(p, quiet="print only the result: the verdict (totals, score, unstable tests) and the "
+                                  "findings; no header naming the backend, no tables, no progress, no notes or "
+                                  "warnings on stderr (the report counts them)",
+                         verbose="also print a line per test (coverage: what only it covered; mutate: each reference "
+                                 "run, and every mutant, the killed ones too; amplify: every schedule of every test)")
+
+
+class Replaced(argparse.Action):
+    """A repeatable option (`--mutate`, `--kernel`) whose values, given on the command line, replace the
+    list a file gave rather than add to it (the command line wins)."""
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = f"_{self.dest}_given"
+        items = list(getattr(namespace, self.dest) or []) if getattr(namespace, given, False) else []
+        setattr(namespace, self.dest, [*items, values])
+        setattr(namespace, given, True)
 
 
 class Given(argparse.Action):

@@ -11,10 +11,13 @@ import argparse
 import itertools
 from pathlib import Path
 
+from instrument.extras import require
+
 from . import fsm
 
 
 def draw(out: Path) -> None:
+    require("python -m hirace.fsmdoc", "report", "matplotlib")
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

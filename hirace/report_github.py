@@ -3,47 +3,21 @@ runner turns it into an annotation on the file and line, on the run's page and t
 and a Markdown summary appended to $GITHUB_STEP_SUMMARY. Paths are relative to $GITHUB_WORKSPACE
 (the checkout) when the file lies there. The commands go to stderr with the report (the runner
 reads both streams; the program's stdout stays the program's). Off with `--no-github` or
-`github = false`."""
+`github = false`. The workflow commands, their escaping and the summary file are every tool's:
+instrument/github.py."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
+
+from instrument.github import GITHUB_ACTIONS, GITHUB_STEP_SUMMARY, GITHUB_WORKSPACE, active, append_summary  # noqa: F401
+from instrument.github import cell as _cell, command, path as _path
 
 from .report_text import render_memory_error, render_race
 from .results import RaceReport
 
-GITHUB_ACTIONS = "GITHUB_ACTIONS"
-GITHUB_WORKSPACE = "GITHUB_WORKSPACE"
-GITHUB_STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
-
-
-def active(environ=os.environ) -> bool:
-    return environ.get(GITHUB_ACTIONS) == "true"
-
-
-def _data(text: str) -> str:
-    """A workflow command's message, escaped as the runner unescapes it."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _prop(text: str) -> str:
-    return _data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def _path(file: str, environ) -> str:
-    p = Path(file).resolve()
-    base = Path(environ.get(GITHUB_WORKSPACE) or os.getcwd()).resolve()
-    try:
-        return p.relative_to(base).as_posix()
-    except ValueError:
-        return str(p)
-
 
 def _command(site, title: str, message: str, environ) -> str:
-    props = f"file={_prop(_path(site.file, environ))},line={site.line}"
-    if site.column:
-        props += f",col={site.column}"
-    return f"::error {props},title={_prop(title)}::{_data(message)}"
+    return command("error", message, title, site.file, site.line, site.column, environ)
 
 
 def annotations(res: RaceReport, environ=os.environ) -> list[str]:
@@ -59,11 +33,7 @@ def annotations(res: RaceReport, environ=os.environ) -> list[str]:
 
 def error_annotation(message: str) -> str:
     """The `::error` of a run that failed (no file: the build, the program or the tool)."""
-    return f"::error title=hirace failed::{_data(message)}"
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return command("error", message, "hirace failed")
 
 
 def summary(res: RaceReport | None, status: int, error: str | None = None, environ=os.environ) -> str:
@@ -86,11 +56,3 @@ def summary(res: RaceReport | None, status: int, error: str | None = None, envir
                          f"{m.site.line}` | {_cell(m.where())} {_cell(m.buffer)} |")
         lines.append("")
     return "\n".join(lines) + "\n"
-
-
-def append_summary(text: str, environ=os.environ) -> None:
-    """Append to $GITHUB_STEP_SUMMARY (the runner's file, shared by the job's steps: appended, never replaced)."""
-    path = environ.get(GITHUB_STEP_SUMMARY)
-    if path:
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(text)

@@ -75,6 +75,10 @@ def setup_run(p: argparse.ArgumentParser) -> None:
                    help="on the gpu backend too, record which sites ran, so that the report names those that "
                         "never ran on this input (the cpu backend always does; on the GPU it costs a flag per "
                         f"access; default: hirace.toml's sites_ran, {config_mod.default_text('sites_ran')} unless set)")
+    p.add_argument("--no-build-cache", dest="build_cache", action="store_false",
+                   help="compile the instrumented program even when the build cache holds it (the cache: "
+                        "$CCTK_BUILD_CACHE, else $XDG_CACHE_HOME/cuda-correctness-toolkit/builds; "
+                        "CCTK_BUILD_CACHE=off: never used)")
     p.add_argument("--allow-unchecked", action="store_true",
                    help="with -- COMMAND: a command under which no instrumented kernel ran exits 0, not 2")
     add_verbosity_options(p, quiet="print only the findings, the verdict line and errors",
@@ -203,7 +207,7 @@ def do_run(a: argparse.Namespace, prog_args: list[str]) -> int:
     out = _outputs(a, cfg, str(a.sources[0]))
     try:
         res = runner.run(a.sources, backend, cfg, prog_args, a.include, a.define, a.timeout,
-                         say=out.say if a.verbose else None, announce=not a.quiet)
+                         say=out.say if a.verbose else None, announce=not a.quiet, build_cache=a.build_cache)
     except UserError as exc:
         exc = run_inputs.explain_build_failure(exc, a.sources)
         out.failed(str(exc), EXIT_ERROR)

@@ -47,21 +47,24 @@ class Built:
     backend: object
     sites: list[Site]
     warnings: list[str]
+    cached: bool = False   # the program came from the build cache (nothing compiled)
+    cache_note: str = ""   # why the build was not kept in the cache
 
 
 def build(sources, backend, work: Path, config: Config, include_dirs=(), defines=(), flags=(),
-          library: bool = False) -> Built:
-    """Instrument `sources` into work/src and build work/prog (work/prog.so with `library`)."""
+          library: bool = False, cache: bool = False) -> Built:
+    """Instrument `sources` into work/src and build work/prog (work/prog.so with `library`;
+    `cache`: from the build cache when it holds this build, instrument/compile/build_cache.py)."""
     work = Path(work)
     planner = HiracePlanner(config, lower_cpu=backend.needs_lowering)
     # the checks add registers: at most 64 a thread keeps every block size up to 1024 launchable
     # (a kernel with its own __launch_bounds__ keeps its own limit)
     regs = ["-maxrregcount=64"] if backend.real_device else []
     built = pipeline.build(sources, backend, work, [planner], include_dirs, defines, regs + list(flags),
-                           library=library)
+                           library=library, cache=cache)
     check_names(config, built.programs, config.source)
     planner.write_sites(work / "src" / "hirace_sites.json")
-    return Built(built.exe, backend, list(planner.sites), built.warnings)
+    return Built(built.exe, backend, list(planner.sites), built.warnings, built.cached, built.cache_note)
 
 
 def _options_env(config: Config) -> dict:
@@ -116,9 +119,10 @@ def _saying_commands(backend, say):
 
 def run(sources, backend_name: str, config: Config, args=(), include_dirs=(), defines=(),
         timeout: float = TIMEOUT, prior_sites: bool | None = None, quiet_reads: bool | None = None,
-        say=None, announce: bool = True) -> RaceReport:
+        say=None, announce: bool = True, build_cache: bool = False) -> RaceReport:
     """Build `sources` and run the program once; `say`: a line of what is done (the backend, the build
-    commands), None for silence; `announce`: the line saying which backend `auto` chose."""
+    commands, whether the build came from the cache), None for silence; `announce`: the line saying
+    which backend `auto` chose; `build_cache`: an unchanged build is not compiled again."""
     backend = get_backend(backend_name, announce=announce and say is None)
     if say is not None:
         say(f"backend: {backend.name}" + (" (chosen by auto)" if backend_name == "auto" else ""))
@@ -128,7 +132,10 @@ def run(sources, backend_name: str, config: Config, args=(), include_dirs=(), de
     if quiet_reads is not None:
         config.quiet_reads = quiet_reads
     with temp_dir(prefix="hirace-") as tmp:
-        built = build(sources, backend, Path(tmp), config, include_dirs, defines)
+        built = build(sources, backend, Path(tmp), config, include_dirs, defines, cache=build_cache)
+        if say is not None and build_cache:
+            say("build: cached" if built.cached else
+                "build: compiled" + (f" (not kept in the build cache: {built.cache_note})" if built.cache_note else ""))
         res, out = execute(built, config, args, timeout, passthrough=True)
         if res.timed_out:
             raise UserError(f"the program timed out after {timeout:g}s under hirace",

@@ -70,6 +70,8 @@ def _setup_report(p: argparse.ArgumentParser) -> None:
 
 
 def _report(a: argparse.Namespace, _extra) -> int:
+    from instrument.extras import require
+    require("indigo-bench report", "report", "pandas", *(() if a.no_plot else ("matplotlib",)))
     from . import report
     check_outputs([Output("--out", a.out, "into")])
     text = report.write(a.out, plot=not a.no_plot)

@@ -12,8 +12,8 @@ import io
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from instrument.errors import UserError
 from instrument.execution.journal import CsvJournal, read_rows
+from instrument.extras import require
 from instrument.output import atomic_write_text
 
 from .inputs import require_regular
@@ -71,6 +71,7 @@ def load(out_dir: Path) -> list[Row]:
 
 
 def _load_parquet(path: Path) -> list[Row]:
+    require(f"reading {path}", "parquet", "pandas", "pyarrow")
     import pandas as pd
     df = pd.read_parquet(path).fillna("")
     return [_row({k: (str(v) if k in ("races", "peak_mem_mib") else v) for k, v in d.items()})
@@ -100,10 +101,7 @@ def frame(rows: list[Row]):
 
 
 def write_parquet(out_dir: Path, rows: list[Row]) -> Path:
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        raise UserError("Parquet output needs pyarrow", hint="pip install pyarrow, or use --format csv") from None
+    require("Parquet output", "parquet", "pandas", "pyarrow")
     path = Path(out_dir) / PARQUET
     tmp = path.with_name(f".{path.name}.tmp")
     frame(rows).to_parquet(tmp, index=False)

@@ -28,6 +28,7 @@ from pathlib import Path
 from instrument.backends import get_backend
 from instrument.errors import UserError
 from instrument.execution.journal import campaign_lock
+from instrument.extras import require
 from instrument.output import atomic_write_text
 from instrument.execution import BuildOutcome, Campaign, HostBuild, Task, open_executor
 from instrument.progress import Progress
@@ -132,10 +133,7 @@ def _run(s: Settings, stack: contextlib.ExitStack) -> Summary:
     if s.tpb < 1 or s.tpb > 1024 or s.blocks < 1:
         raise UserError("--tpb must be 1..1024 and --blocks at least 1")
     if s.fmt == "parquet":
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError:
-            raise UserError("--format parquet needs pyarrow", hint="pip install pyarrow, or use --format csv") from None
+        require("indigo-bench sweep --format parquet", "parquet", "pandas", "pyarrow")
     codes, warnings = discover(s.codes)
     graphs = graph_files(s.graphs)
     backend = get_backend(s.backend)

@@ -102,12 +102,17 @@ def name_list(text: str) -> list[str]:
     return names
 
 
-def add_progress_options(p: argparse.ArgumentParser) -> None:
-    """--no-progress and -q/--quiet, for every command that runs for long."""
+def add_progress_options(p: argparse.ArgumentParser, quiet: str | None = None, verbose: str | None = None) -> None:
+    """--no-progress and -q/--quiet, for every command that runs for long; with `verbose` (its help) also
+    -v/--verbose, exclusive with -q (add_verbosity_options). `quiet`: what -q leaves, where the command
+    says more than the default."""
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (on a terminal) or periodic progress lines (elsewhere)")
-    p.add_argument("-q", "--quiet", action="store_true",
-                   help="no progress and no informational lines on stderr: only reports, findings and errors")
+    quiet = quiet or "no progress and no informational lines on stderr: only reports, findings and errors"
+    if verbose is None:
+        p.add_argument("-q", "--quiet", action="store_true", help=quiet)
+    else:
+        add_verbosity_options(p, quiet, verbose)
 
 
 def add_verbosity_options(p: argparse.ArgumentParser, quiet: str, verbose: str) -> None:

@@ -11,6 +11,13 @@ from pathlib import Path
 from .errors import UserError
 
 
+def cache_home() -> Path:
+    """This user's cache of the toolkit (native helpers, kernel libraries, builds):
+    $XDG_CACHE_HOME, else ~/.cache, /cuda-correctness-toolkit (each use makes its part private)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "cuda-correctness-toolkit"
+
+
 def others_may_write(path: Path) -> str:
     """Why another user could change `path` (a file, or a directory's entries); "" when none could:
     it is ours or root's, and neither group- (of a group not ours) nor world-writable, except a

@@ -23,6 +23,10 @@ TESTS = Path(__file__).resolve().parent
 CUDA = TESTS / "cuda"
 ROOT = TESTS.parent
 
+# hirace run's build cache (instrument/compile/build_cache.py) stays out of the suite: each test
+# compiles what it runs, whichever tests ran before it; tests/test_build_cache.py gives it a folder
+os.environ["CCTK_BUILD_CACHE"] = "off"
+
 
 @pytest.fixture
 def cuda_dir() -> Path:
@@ -89,6 +93,16 @@ def project_env(clear: tuple[str, ...], **more) -> dict:
 
 def run_in(cmd, cwd, env, timeout=300) -> subprocess.CompletedProcess:
     return subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def run_tool(module: str, *args, cwd, clear: tuple[str, ...], env=None, timeout=300) -> subprocess.CompletedProcess:
+    """`python -m MODULE args` in `cwd` with this project on the path, none of the variables whose
+    prefixes are in `clear` (GITHUB_, the tool's own) but `env`."""
+    e = {k: v for k, v in os.environ.items() if not k.startswith(clear)}
+    e["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), e.get("PYTHONPATH", "")]))
+    e.update(env or {})
+    return subprocess.run([sys.executable, "-m", module, *map(str, args)], cwd=cwd, env=e,
+                          capture_output=True, text=True, timeout=timeout)
 
 
 def build_cmake_app(build: Path, launcher: Path, env: dict, extra=()) -> Path:

@@ -81,8 +81,9 @@ def test_installed_package_finds_its_headers(tmp_path):
 
 
 def test_a_plain_install_into_an_empty_venv_runs_the_commands_from_another_directory(tmp_path):
-    """`pip install .` (no test extra: no pytest) into an empty venv, then the README's commands run
-    from a directory outside the project; a pytest suite says that pytest is missing."""
+    """`pip install .` (no test extra: no pytest; no report extra: no pandas, no matplotlib) into an
+    empty venv, then the README's commands run from a directory outside the project; a pytest suite
+    says that pytest is missing, indigo-bench report which extra to install."""
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(system_site_packages=False, with_pip=True).create(env_dir)
     r = subprocess.run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q", str(ROOT)],
@@ -104,4 +105,6 @@ def test_a_plain_install_into_an_empty_venv_runs_the_commands_from_another_direc
     assert r.returncode == 1 and "SUMMARY: hirace: 2 data races" in r.stderr, r.stderr
     r = cmd("cltc", "coverage", "--suite", ROOT / "examples" / "pytest_kernels")
     assert r.returncode == 2 and "pytest is not installed" in r.stderr and "Traceback" not in r.stderr
+    r = cmd("indigo-bench", "report", "--out", work)   # (pandas and matplotlib: the report extra)
+    assert r.returncode == 2 and "pip install 'cuda-correctness-toolkit[report]'" in r.stderr, r.stderr
     assert sorted(p.name for p in work.iterdir()) == ["c.info"]

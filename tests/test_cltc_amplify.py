@@ -41,6 +41,17 @@ def test_block0_first_fails_whenever_another_block_goes_first(result):
     assert t.matching(next(s for s in t.schedules if s.schedule == "asc")) == 1.0
 
 
+def test_verbose_report_and_junit_name_every_schedule_of_every_test(result):
+    from cltestcheck.amplify import report
+    text = report.render_text(result, verbose=True)
+    stable = text[text.index("stable: STABLE"):text.index("last_writer:")]
+    assert "  schedule asc: reference x1" in stable and "  schedule desc: reference x1" in stable
+    assert "  schedule asc: reference x1" not in report.render_text(result)   # (without -v: what changed only)
+    cases = {c.name: c for c in report.junit_suite(result, 1.0).cases}
+    assert not cases["stable"].failures and "schedule desc: reference x1" in cases["stable"].output
+    assert [f.type for f in cases["block0_first"].failures] == ["cltc/schedule-dependent"]
+
+
 def test_schedule_families():
     first = schedules.make("first", 95, seed=3)
     assert len(first) == 10 and all(10 * i <= int(s[6:]) < min(10 * i + 10, 95) for i, s in enumerate(first))
@@ -56,8 +67,16 @@ def test_cli_exit_codes_json_and_plots(run_cli, tmp_path):
     # a warning is on stderr as soon as it is known (and in the report at the end)
     assert "cltc: warning: cpu backend: block order is deterministic" in r.stderr
     r = run_cli("cltestcheck.cli", "amplify", "--suite", SUITE, "--backend", "cpu", "--test", "last_writer",
-                "--schedules", "serial", "--json", tmp_path / "a.json", "--plots", tmp_path / "p")
+                "--schedules", "serial", "--json", tmp_path / "a.json", "--plots", tmp_path / "p", "-q",
+                "--junit", tmp_path / "a.xml")
     assert r.returncode == 1 and "schedule desc" in r.stdout
+    # -q: no header naming the backend, the warning counted instead of shown
+    assert "cpu backend" not in r.stdout and "1 note(s) not shown (-q)" in r.stdout and "warning" not in r.stderr
+    import xml.etree.ElementTree as ET
+    (case,) = ET.parse(tmp_path / "a.xml").getroot().iter("testcase")
+    failure = case.find("failure")
+    assert case.get("name") == "last_writer" and failure.get("type") == "cltc/schedule-dependent"
+    assert failure.get("message").startswith("schedule-dependent: its outcome changes under desc, random:")
     doc = json.loads((tmp_path / "a.json").read_text())
     assert doc["tests"][0]["verdict"] == "schedule-dependent"
     assert (tmp_path / "p" / "last_writer.png").stat().st_size > 1000

@@ -97,9 +97,12 @@ def test_reports_from_cli(run_cli, tmp_path):
     out = tmp_path / "r"
     r = run_cli("cltestcheck.cli", "coverage", "--suite", SUITES / "cov_features", "--backend", "cpu",
                 "--json", out / "c.json", "--lcov", out / "c.info", "--cobertura", out / "c.xml",
-                "--html", out / "html")
+                "--html", out / "html", "-v")
     assert r.returncode == 0, r.stderr
     assert "Barrier divergence (1)" in r.stdout and "features.cu:42" in r.stdout
+    # -v: under each test, what only it covered
+    mixed = r.stdout[r.stdout.index("  mixed: passed"):]
+    assert "\n      tests/suites/cov_features/features.cu:12: [classify] switch (v % 4): case 1\n" in mixed
     assert "features.cu:9: [classify] switch (v % 4): no case matched" in r.stdout
     doc = json.loads((out / "c.json").read_text())
     assert doc["total"]["branches"] == {"covered": 15, "total": 18, "percent": pytest.approx(83.333, 0.01)}
@@ -119,9 +122,12 @@ def test_reports_from_cli(run_cli, tmp_path):
     (["--fail-under", "branches=80", "--fail-under", "total=100"], 1, "total coverage"),
 ])
 def test_fail_under_gates_exit_1_naming_what_fell_short(run_cli, gate, status, line):
-    r = run_cli("cltestcheck.cli", "coverage", "--suite", SUITES / "cov_features", "--backend", "cpu", *gate)
+    r = run_cli("cltestcheck.cli", "coverage", "--suite", SUITES / "cov_features", "--backend", "cpu", *gate, "-q")
     assert r.returncode == status, r.stderr
     assert (line in r.stderr) if line else "under --fail-under" not in r.stderr
+    # -q: what is not covered, the divergent barrier and the total; no header, table or tests
+    assert r.stdout.startswith("Not covered (3): ") and "Barrier divergence (1)" in r.stdout
+    assert "cpu backend" not in r.stdout and "Tests:" not in r.stdout and r.stdout.endswith("85.7%\n")
 
 
 @pytest.mark.parametrize("value,message", [("lots", "'lots' is not a percentage"), ("101", "not between 0 and 100"),

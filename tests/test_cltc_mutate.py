@@ -86,14 +86,22 @@ STRYKER_SCHEMA = {   # the parts of mutation-testing-report-schema that viewers 
 def test_cli_reports(run_cli, tmp_path):
     r = run_cli("cltestcheck.cli", "mutate", "--suite", SUITES / "mut_racy", "--backend", "cpu", "--runs", "4",
                 "-j", "2", "--json", tmp_path / "m.json", "--stryker", tmp_path / "s.json", "--html", tmp_path / "h",
-                "--results", tmp_path / "rows.csv", "--break", "0")
+                "--results", tmp_path / "rows.csv", "--break", "0", "-v", "--junit", tmp_path / "j.xml")
     assert r.returncode == 0, r.stderr
     assert "Undecided (killed in some runs only" in r.stdout and "hist.cu:8" in r.stdout
+    # -v: the reference runs, and every mutant killed, with why
+    assert "  hist256: reached 7 mutation site(s)" in r.stdout and "[hist256: crashed with SIGFPE]" in r.stdout
+    # JUnit: a case per mutant, survived and undecided the failures
+    import xml.etree.ElementTree as ET
+    suite = ET.parse(tmp_path / "j.xml").getroot().find("testsuite")
+    kinds = sorted(f.get("type") for f in suite.iter("failure"))
+    assert suite.get("tests") == "22" and suite.get("failures") == str(len(kinds)) and suite.get("errors") == "0"
+    assert set(kinds) == {"cltc/survived", "cltc/undecided"}
     ours = json.loads((tmp_path / "m.json").read_text())
     assert ours["summary"]["undecided"] >= 1 and ours["schemata"]["builds"] == 1
     st = json.loads((tmp_path / "s.json").read_text())
     jsonschema.validate(st, STRYKER_SCHEMA)
-    mutants = st["files"]["hist.cu"]["mutants"]
+    mutants = st["files"]["tests/suites/mut_racy/hist.cu"]["mutants"]   # (relative to the git work tree)
     und = [m for m in mutants if m["statusReason"].startswith("undecided")]
     assert und and all(m["status"] == "Survived" for m in und)
     assert (tmp_path / "h" / "index.html").is_file()
@@ -106,11 +114,12 @@ def test_cli_reports(run_cli, tmp_path):
         '[tool.cltc.mutate]\nruns = 4\nresults = "rows.csv"\nbreak = 100\nhigh = 90\nlow = 70\n'
         'stryker = "s2.json"\n')
     (tmp_path / "sub").mkdir()
-    r = run_cli("cltestcheck.cli", "mutate", "--low", "75", cwd=tmp_path / "sub")
+    r = run_cli("cltestcheck.cli", "mutate", "--low", "75", "-q", cwd=tmp_path / "sub")
     score = ours["summary"]["score"]
     assert r.returncode == 1 and f"cltc mutate: mutation score {score:.1f}% is under --break 100" in r.stderr
     grade = "good" if score >= 90 else "fair" if score >= 75 else "poor"
-    assert f"mutation score {score:.1f}% ({grade}):" in r.stdout
+    assert r.stdout.startswith(f"mutation score {score:.1f}% ({grade}):")   # -q: the score line first, no header
+    assert "kernel/function" not in r.stdout and "Undecided (killed in some runs only" in r.stdout
     st = json.loads((tmp_path / "s2.json").read_text())
     assert st["thresholds"] == {"high": 90, "low": 75} and st["config"]["thresholds"]["break"] == 100
 

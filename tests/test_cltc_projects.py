@@ -61,13 +61,17 @@ def gated_make_build(tmp_path_factory) -> Path:
     return build_make_app(tmp_path_factory.mktemp("cltc_make_amp") / "make_app", "cltc-cc", dict(CPU, CLTC_MODE="amplify"))
 
 
+APP = "tests/projects/cmake_app"   # the project's files as reports name them: from the git work tree's root
+
+
 def _items(report: dict, file: str) -> dict[tuple[int, str], bool]:
     return {(i["line"], i["label"]): i["covered"] for i in report["items"] if i["file"] == file}
 
 
 @needs_tools
 def test_ctest_under_cltc_coverage_merges_both_units_and_both_processes(cmake_build, tmp_path):
-    """Run from the project's root: the report names its files relative to it. scale's test covers the
+    """The report names files relative to the git work tree holding the current directory (this project's
+    is ours: tests/projects/cmake_app/...). scale's test covers the
     scale unit, histogram's the histogram unit; each process's log holds both units' tables (one static
     library), and the merge counts each item once."""
     root = PROJECTS / "cmake_app"
@@ -80,7 +84,7 @@ def test_ctest_under_cltc_coverage_merges_both_units_and_both_processes(cmake_bu
     assert report["command"].startswith("ctest") and report["backend"] == "cpu"
     tests = sorted(t["test"].split(" (pid")[0] for t in report["tests"])
     assert tests == [f"{cmake_build}/app histogram 300", f"{cmake_build}/app scale 300"]
-    hist, scale = _items(report, "lib/histogram.cu"), _items(report, "lib/scale.cu")
+    hist, scale = _items(report, f"{APP}/lib/histogram.cu"), _items(report, f"{APP}/lib/scale.cu")
     assert hist[(7, "if (threadIdx.x < BINS): then")] and hist[(7, "if (threadIdx.x < BINS): else (absent)")]
     assert hist[(10, "__syncthreads() reached by every thread of a block")]
     assert scale[(6, "if (i < n): then")] and scale[(6, "if (i < n): else (absent)")]
@@ -89,7 +93,7 @@ def test_ctest_under_cltc_coverage_merges_both_units_and_both_processes(cmake_bu
     by_test = {t["test"].split(" (pid")[0].split()[-2]: t for t in report["tests"]}
     assert by_test["scale"]["unique"] == 2 and by_test["histogram"]["unique"] == 7   # disjoint: both count
     info = (tmp_path / "c.info").read_text()
-    assert "SF:lib/histogram.cu\n" in info and "SF:lib/scale.cu\n" in info   # relative to the project's root
+    assert f"SF:{APP}/lib/histogram.cu\n" in info and f"SF:{APP}/lib/scale.cu\n" in info   # relative to the root
     assert "FNDA:1,histogram" in info   # one of the two processes ran it
 
 
@@ -102,12 +106,12 @@ def test_what_a_command_did_not_reach_is_not_covered_and_a_gate_fails(cmake_buil
     assert res.returncode == 1, res.stdout + res.stderr   # the gate, not a failure
     assert "cltc coverage: total coverage" in res.stderr and "--fail-under 90" in res.stderr, res.stderr
     report = json.loads((tmp_path / "s.json").read_text())
-    scale, hist = _items(report, "lib/scale.cu"), _items(report, "lib/histogram.cu")
+    scale, hist = _items(report, f"{APP}/lib/scale.cu"), _items(report, f"{APP}/lib/histogram.cu")
     assert scale[(6, "if (i < n): then")] and scale[(6, "if (i < n): else (absent)")]
     assert hist and not any(hist.values())
     contributions = {t["test"].split(" (pid")[0].split()[-1]: t for t in report["tests"]}
     assert contributions["128"]["covered"] == 1 and contributions["300"]["covered"] == 2
-    assert "Not covered" in res.stdout and "lib/histogram.cu:7: [histogram]" in res.stdout
+    assert "Not covered" in res.stdout and f"{APP}/lib/histogram.cu:7: [histogram]" in res.stdout
 
 
 @needs_tools
@@ -276,7 +280,7 @@ def test_merge_identifies_items_by_place_not_by_id():
 def _verdicts(report: dict, file: str) -> dict[str, str]:
     """A mutation report's mutants of one file: 'line:column operator replacement' -> status."""
     return {f"{m['line']}:{m['col']} {m['operator']} {m['replacement']}": m["status"] for m in report["mutants"]
-            if m["file"].endswith("/" + file)}
+            if ("/" + m["file"]).endswith("/" + file)}   # (named from the root: the build's directory)
 
 
 @needs_tools
@@ -320,6 +324,23 @@ def test_make_check_under_cltc_mutate_judges_each_mutant_by_the_commands_status(
     by_hand = _run(["./compact", "1024"], mutant_make_build, env=dict(CPU, CLTC_MUTANT="compact.cu:12:9:relational:>"))
     assert (by_hand.returncode, by_hand.stdout) == (1, "compact: 0 kept, not the nonzero elements in index order\n")
     assert _run(["./compact", "1024"], mutant_make_build, env=dict(CPU, CLTC_MUTANT="7")).returncode == 0   # no number
+
+
+@needs_tools
+def test_a_scope_judges_only_its_mutants_under_a_command_and_junit_names_them(mutant_make_build, tmp_path):
+    """`--mutate FILE:LINE` and `--kernel` with a command: only compact's line 12 of the 50 relational mutants
+    the processes reached is judged (its survivors as in the whole campaign), a JUnit case for each."""
+    import xml.etree.ElementTree as ET
+    res = _run([CLTC, "mutate", "--operators", "relational", "--mutate", "compact.cu:12", "--kernel", "compact",
+                "--junit", tmp_path / "m.xml", "--", "make", "check"], mutant_make_build)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert ("10 of 10 mutants in scope (40 left out by --mutate compact.cu:12, --kernel compact); judging 10"
+            in res.stderr)
+    assert "scope: --mutate compact.cu:12, --kernel compact: 10 of 50 mutants judged, 40 left out" in res.stdout
+    suite = ET.parse(tmp_path / "m.xml").getroot().find("testsuite")
+    assert suite.get("tests") == "10" and {c.get("classname") for c in suite.iter("testcase")} == {"cltc.mutate.compact"}
+    assert sorted(c.get("name") for c in suite.iter("testcase") if c.find("failure") is not None) == [
+        "compact.cu:12:22:relational:>", "compact.cu:12:9:relational:!=", "compact.cu:12:9:relational:<="]
 
 
 @needs_tools

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CUDA, ROOT
+from conftest import CUDA, ROOT, run_tool
 
 from hirace import report_github, report_sarif
 from hirace.results import Launch, Race, RaceReport, SiteRef
@@ -39,11 +39,7 @@ int main(int argc, char **argv) {
 
 
 def hirace(*args, cwd, env=None, timeout=300) -> subprocess.CompletedProcess:
-    e = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "HIRACE_"))}
-    e["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), e.get("PYTHONPATH", "")]))
-    e.update(env or {})
-    return subprocess.run([sys.executable, "-m", "hirace.cli", *map(str, args)], cwd=cwd, env=e,
-                          capture_output=True, text=True, timeout=timeout)
+    return run_tool("hirace.cli", *args, cwd=cwd, clear=("GITHUB_", "HIRACE_"), env=env, timeout=timeout)
 
 
 def sarif_schema() -> dict:

@@ -213,6 +213,8 @@ def test_programs_started_at_once_from_threads_keep_their_status_and_output():
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(one, range(600)))
     assert [r for r in results if r != (3, "x\n")] == []
+
+
 # ---------------------------------------------------------------- 3. compilers' temporaries: in our scratch
 
 FAKE_COMPILER = """#!/bin/sh
@@ -234,7 +236,7 @@ def test_a_killed_build_leaves_nothing_in_the_shared_temporary_directory(tmp_pat
         from pathlib import Path
         from types import SimpleNamespace
         from instrument.backends.cpu import CpuBackend
-        CpuBackend()._compile([{str(compiler)!r}, {str(record)!r}], SimpleNamespace(output=Path({str(tmp_path / "o" / "x")!r})))
+        CpuBackend()._compile([{str(compiler)!r}, {str(record)!r}], SimpleNamespace(output=Path({str(tmp_path / "o" / "x")!r}), depfile=None))
     """, tmp_path, env={"TMPDIR": str(shared)})
     try:
         assert _until(lambda: record.is_file()), "the fake compiler never ran"

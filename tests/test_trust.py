@@ -51,7 +51,7 @@ def _cases(w: Path):
     yield "hirace.cli", ["run", "--backend", "cpu", "--config", cfg, "--output", cfg, src]
     yield "hirace.cli", ["instrument", "-o", w, src]                                          # the sources' folder
     yield "instrument.run", ["--backend", "cpu", w]                                           # a folder as source
-    for opt in ("--json", "--lcov", "--cobertura"):
+    for opt in ("--json", "--lcov", "--cobertura", "--junit"):
         yield "cltestcheck.cli", ["coverage", "--backend", "cpu", "--suite", s, opt, cu]
         yield "cltestcheck.cli", ["coverage", "--backend", "cpu", "--suite", s, opt, s / "cltc.toml"]
     yield "cltestcheck.cli", ["coverage", "--backend", "cpu", "--suite", s, "--html", s]

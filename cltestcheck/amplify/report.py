@@ -8,41 +8,74 @@ from pathlib import Path
 
 from instrument.errors import UserError
 
-from ..coverage.report_text import rel
+from ..report_files import paths_of, shown
 from .engine import AmplifyResult
 
 
-def render_text(res: AmplifyResult) -> str:
-    what = res.command or rel(res.suite, os.getcwd())
-    lines = [f"cltc amplify: {what} ({res.backend} backend), schedules '{res.family}' "
-             f"(seed {res.seed}), {res.runs_per_schedule} run(s) per schedule", ""]
-    for t in res.tests:
-        n = sum(s.runs for s in t.schedules)
-        lines.append(f"{t.name}: {t.verdict.upper()} ({len(t.schedules)} schedules, {n} runs, {t.blocks} blocks)")
-        if t.verdict == "stable":
-            continue
-        for i, text in enumerate(t.outputs):
-            label = "reference" if i == 0 else f"output {i}"
-            lines.append(f"  {label}: {text.strip()[:120]!r}")
-        for s in t.schedules:
-            if s.hangs:
-                lines.append(f"  schedule {s.schedule}: HANGS in {s.hangs} of {s.runs} runs")
-            if set(s.outputs) - {0}:
-                parts = ", ".join(f"{'reference' if k == 0 else 'output ' + str(k)} x{v}"
-                                  for k, v in sorted(s.outputs.items()))
-                lines.append(f"  schedule {s.schedule}: {parts}")
-    lines.append("")
+def _test_lines(t, verbose: bool = False) -> list[str]:
+    """A test's verdict line and, unless it is stable, its outputs and the schedules that changed it or
+    hung (`verbose`: every schedule, of every test)."""
+    n = sum(s.runs for s in t.schedules)
+    lines = [f"{t.name}: {t.verdict.upper()} ({len(t.schedules)} schedules, {n} runs, {t.blocks} blocks)"]
+    if t.verdict == "stable" and not verbose:
+        return lines
+    for i, text in enumerate(t.outputs):
+        label = "reference" if i == 0 else f"output {i}"
+        lines.append(f"  {label}: {text.strip()[:120]!r}")
+    for s in t.schedules:
+        if s.hangs:
+            lines.append(f"  schedule {s.schedule}: HANGS in {s.hangs} of {s.runs} runs")
+        if set(s.outputs) - {0} or (verbose and s.outputs):
+            parts = ", ".join(f"{'reference' if k == 0 else 'output ' + str(k)} x{v}"
+                              for k, v in sorted(s.outputs.items()))
+            lines.append(f"  schedule {s.schedule}: {parts}")
+    return lines
+
+
+def render_text(res: AmplifyResult, quiet: bool = False, verbose: bool = False, paths=None) -> str:
+    """The report; `quiet`: only the tests that are not stable and the verdict line (the notes
+    counted); `verbose`: every schedule of every test."""
+    what = res.command or shown(res.suite, paths)(res.suite)   # (relative to the root, --root)
+    lines = [] if quiet else [f"cltc amplify: {what} ({res.backend} backend), schedules '{res.family}' "
+                              f"(seed {res.seed}), {res.runs_per_schedule} run(s) per schedule", ""]
+    for t in res.unstable if quiet else res.tests:
+        lines += _test_lines(t, verbose)
+    if lines:
+        lines.append("")
     bad = res.unstable
     lines.append(f"{len(res.tests) - len(bad)} stable, "
                  f"{sum(t.verdict == 'schedule-dependent' for t in bad)} schedule-dependent, "
-                 f"{sum(t.verdict == 'hangs' for t in bad)} hang")
-    for w in res.warnings:
+                 f"{sum(t.verdict == 'hangs' for t in bad)} hang"
+                 + (f"; {len(res.warnings)} note(s) not shown (-q)" if quiet and res.warnings else ""))
+    for w in [] if quiet else res.warnings:
         lines.append(f"note: {w}")
     return "\n".join(lines) + "\n"
 
 
-def render_json(res: AmplifyResult) -> str:
-    doc = {"tool": "cltc amplify", "suite": res.suite, **({"command": res.command} if res.command else {}),
+def junit_suite(res: AmplifyResult, elapsed: float):
+    """JUnit (`--junit`, instrument/junit.py): a case per test (with a command: the command), a failure
+    when it is schedule-dependent or hangs (its report lines the failure's text), its schedules and runs
+    as the output of a stable one."""
+    from instrument.junit import Case, Problem, Suite
+    classname = "cltc.amplify." + (res.command.split()[0] if res.command else os.path.basename(res.suite))
+    cases = []
+    for t in res.tests:
+        case = Case(t.name, classname)
+        text = "\n".join(_test_lines(t, verbose=True))
+        if t.verdict == "stable":
+            case.output = text
+        else:
+            changed = [s.schedule for s in t.schedules if s.hangs or set(s.outputs) - {0}]
+            shown = ", ".join(changed[:10]) + (f" and {len(changed) - 10} more" if len(changed) > 10 else "")
+            what = "hangs under" if t.verdict == "hangs" else "its outcome changes under"
+            case.failures.append(Problem(f"{t.verdict}: {what} {shown}", f"cltc/{t.verdict}", text))
+        cases.append(case)
+    return Suite("cltc amplify", cases, elapsed)
+
+
+def render_json(res: AmplifyResult, paths=None) -> str:
+    paths = paths_of(res.suite, paths)   # the suite relative to the root (--root)
+    doc = {"tool": "cltc amplify", "suite": paths.show(res.suite), "root": str(paths.root), **({"command": res.command} if res.command else {}),
            "backend": res.backend, "family": res.family,
            "seed": res.seed, "runs_per_schedule": res.runs_per_schedule, "warnings": res.warnings,
            "tests": [{"name": t.name, "verdict": t.verdict, "blocks": t.blocks, "outputs": t.outputs,

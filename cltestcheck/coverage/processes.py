@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import shlex
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from instrument import logs
@@ -23,8 +22,8 @@ from instrument.frontend.suppressions import CLTC_IGNORE, Suppressed
 
 from .. import project_run
 from ..judge import Verdict
-from .results import CoverageResult, TestCoverage
-from .sites import LOOP_CASES, Arm, BarrierSite, BranchSite, FunctionSite, LoopSite, SiteTable
+from .results import CoverageResult, TestCoverage, merge_runs
+from .sites import SiteTable
 
 
 @dataclass
@@ -113,83 +112,10 @@ def read_log(path: Path, cwd: Path) -> ProcessLog | None:
                       all(u.counts for u in data["unit"]))
 
 
-@dataclass
-class _Merged:
-    table: SiteTable = field(default_factory=SiteTable)
-    keys: dict = field(default_factory=dict)      # item key -> its flag (barrier: its index) in the merge
-
-    def flags(self, n: int) -> int:
-        base = self.table.flags
-        self.table.flags += n
-        return base
-
-
-def _file(path: str) -> str:
-    return os.path.normpath(path)
-
-
 def merge(processes: list[ProcessLog]) -> tuple[SiteTable, list[TestCoverage]]:
     """One table of every process's items, each item once (by file, line, column and kind), and each
-    process's coverage in the merged table's ids."""
-    m = _Merged()
-    tests = []
-    for p in processes:
-        flag_of: dict[int, int] = {}
-        barrier_of: dict[int, int] = {}
-        for f in p.table.functions:
-            key = ("function", _file(f.file), f.line, f.name, f.kind)
-            if key not in m.keys:
-                m.keys[key] = m.flags(1)
-                m.table.functions.append(replace(f, file=_file(f.file), flag=m.keys[key]))
-            flag_of[f.flag] = m.keys[key]
-        for b in p.table.branches:
-            key = ("branch", b.kind, _file(b.file), b.line, b.col, tuple(a.label for a in b.arms))
-            if key not in m.keys:
-                base = m.keys[key] = m.flags(len(b.arms))
-                m.table.branches.append(replace(b, file=_file(b.file), arms=[
-                    Arm(a.label, base + i, a.line, list(a.body)) for i, a in enumerate(b.arms)]))
-            for i, a in enumerate(b.arms):
-                flag_of[a.flag] = m.keys[key] + i
-        for lp in p.table.loops:
-            key = ("loop", lp.kind, _file(lp.file), lp.line, lp.col, tuple(lp.cases))
-            if key not in m.keys:
-                m.keys[key] = m.flags(len(LOOP_CASES))
-                m.table.loops.append(replace(lp, file=_file(lp.file), base=m.keys[key]))
-            for i in range(len(LOOP_CASES)):
-                flag_of[lp.base + i] = m.keys[key] + i
-        for bar in p.table.barriers:
-            key = ("barrier", bar.name, _file(bar.file), bar.line, bar.col)
-            if key not in m.keys:
-                m.keys[key] = len(m.table.barriers)
-                m.table.barriers.append(replace(bar, file=_file(bar.file), index=m.keys[key]))
-            barrier_of[bar.index] = m.keys[key]
-        d = p.data
-        counts: dict[int, int] = {}
-        for f, n in d.counts.items():
-            if f in flag_of:
-                counts[flag_of[f]] = counts.get(flag_of[f], 0) + n
-        bcounts: dict[int, int] = {}
-        for b, n in d.barrier_counts.items():
-            if b in barrier_of:
-                bcounts[barrier_of[b]] = bcounts.get(barrier_of[b], 0) + n
-        tests.append(replace(
-            d, flags={flag_of[f] for f in d.flags if f in flag_of}, counts=counts, barrier_counts=bcounts,
-            barrier_flags={2 * barrier_of[i // 2] + i % 2 for i in d.barrier_flags if i // 2 in barrier_of},
-            divergences=[{**x, "barrier": barrier_of[x["barrier"]]} for x in d.divergences
-                         if x["barrier"] in barrier_of]))
-    return m.table, tests
-
-
-def relative_to(table: SiteTable, root: Path) -> SiteTable:
-    """The table with the files under root named relative to it (lcov's SF:, Cobertura, the pages);
-    files elsewhere keep their absolute names."""
-    def rel(path: str) -> str:
-        p = Path(path)
-        return str(p.relative_to(root)) if p.is_absolute() and p.is_relative_to(root) else path
-    return SiteTable(table.flags, [replace(f, file=rel(f.file)) for f in table.functions],
-                     [replace(b, file=rel(b.file)) for b in table.branches],
-                     [replace(lp, file=rel(lp.file)) for lp in table.loops],
-                     [replace(b, file=rel(b.file)) for b in table.barriers])
+    process's coverage in the merged table's ids (results.merge_runs)."""
+    return merge_runs([(p.table, p.data) for p in processes])
 
 
 def run_command(command: list[str], timeout: float, count_executions: bool = False) -> CommandRun:
@@ -218,8 +144,7 @@ def run_command(command: list[str], timeout: float, count_executions: bool = Fal
                         f"processes recorded flags, not counts ({flags_only[0]}): rebuild the project with "
                         f"CLTC_COUNT_EXECUTIONS=1 in the build's environment, from clean or in a build directory of "
                         f"its own (cltc-cc counts executions then), or drop --count-executions")
-    table, tests = merge(processes)
-    table = relative_to(table, cwd)
+    table, tests = merge(processes)   # (files by their absolute names: the reports name them, --root)
     suppressed = Suppressed(CLTC_IGNORE)
     for f in {f.file for f in table.functions}:
         suppressed.of(f)   # a region left open is an error now, before any report is written

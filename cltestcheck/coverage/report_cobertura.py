@@ -22,12 +22,8 @@ def render(res: CoverageResult) -> str:
         slot[0] += sum(n > 0 for _, n in arms)
         slot[1] += len(arms)
     files = sorted({f for f, _ in hits} | {f for f, _ in branches})
-    # the files' common directory; a command's report (its files named relative to the directory it ran
-    # in, where they lie under it) keeps that directory as the source, and its file names as they are
-    if res.command and files and not any(os.path.isabs(f) for f in files):
-        root_dir = res.suite
-    else:
-        root_dir = os.path.commonpath([os.path.dirname(os.path.abspath(f)) for f in files]) if files else res.suite
+    # the root is the source; a file under it is named relative to it, others by their absolute path
+    root_dir = str(res.report_paths().root)
     lv, lc = len(hits), sum(n > 0 for n in hits.values())
     bv, bc = sum(v[1] for v in branches.values()), sum(v[0] for v in branches.values())
     cov = ET.Element("coverage", {
@@ -53,7 +49,7 @@ def render(res: CoverageResult) -> str:
         fl = [hits.get((file, l), 0) for l in flines]
         fb = [branches[(file, l)] for l in flines if (file, l) in branches]
         cls = ET.SubElement(classes, "class", {
-            "name": os.path.basename(file), "filename": os.path.relpath(os.path.abspath(file), root_dir),
+            "name": os.path.basename(file), "filename": res.show(file),
             "line-rate": _rate(sum(n > 0 for n in fl), len(fl)),
             "branch-rate": _rate(sum(b[0] for b in fb), sum(b[1] for b in fb)), "complexity": "0"})
         methods = ET.SubElement(cls, "methods")

@@ -5,6 +5,7 @@ import os
 from collections import defaultdict
 
 from ..html_page import badge, esc, listing, page
+from .report_text import total_line
 from .results import CoverageResult, _frac_text
 from .sites import LOOP_CASES, LOOP_LABELS
 
@@ -65,14 +66,13 @@ def _notes(res: CoverageResult, file: str) -> dict[int, tuple[str, list[str]]]:
 def render(res: CoverageResult) -> dict[str, str]:
     files = sorted({f.file for f in res.table.functions} | {b.file for b in res.table.branches})
     names = {f: f"file{i}.html" for i, f in enumerate(files)}
-    root = res.suite
     tally = res.tally_by("file")
     rows = ["<tr><th>File</th><th>Branches</th><th>Loop cases</th><th>Barriers</th></tr>"]
     for f in files:
         t = tally.get(f)
         if t is None:
             continue
-        rows.append(f"<tr><td><a href='{names[f]}'>{esc(os.path.relpath(f, root))}</a></td>"
+        rows.append(f"<tr><td><a href='{names[f]}'>{esc(res.show(f))}</a></td>"
                     f"<td>{_frac_text(t.branches)}</td><td>{_frac_text(t.loop_total)}</td>"
                     f"<td>{_frac_text(t.barriers)}{' (' + str(t.divergent) + ' divergent)' if t.divergent else ''}</td></tr>")
     tot = res.total()
@@ -84,12 +84,12 @@ def render(res: CoverageResult) -> dict[str, str]:
                     f"<td>{_frac_text(t.barriers)}</td></tr>")
     tests = "".join(f"<li>{esc(c['test'])}: {'passed' if c['passed'] else 'FAILED: ' + esc(c['reason'])}, "
                     f"covered {c['covered']}, only this test {c['unique']}</li>" for c in res.contributions())
-    index = page("cltc coverage", f"<h1>Kernel coverage</h1><p>Suite {esc(root)}, {esc(res.backend)} backend, "
-                 f"{len(res.tests)} tests.</p><table>{''.join(rows)}</table><h2>Functions</h2>"
+    index = page("cltc coverage", f"<h1>Kernel coverage</h1><p>{'Reports ' + esc(', '.join(res.combined)) if res.combined else 'Suite ' + esc(res.show(res.suite))}, {esc(res.backend)} backend, "
+                 f"{len(res.tests)} tests.</p><p><b>{esc(total_line(tot))}</b></p><table>{''.join(rows)}</table><h2>Functions</h2>"
                  f"<table>{''.join(ftab)}</table><h2>Tests</h2><ul>{tests}</ul>")
     out = {"index.html": index}
     for f in files:
-        body = (f"<p><a href='index.html'>back</a></p><h1>{esc(os.path.relpath(f, root))}</h1>"
+        body = (f"<p><a href='index.html'>back</a></p><h1>{esc(res.show(f))}</h1>"
                 + listing(f, _notes(res, f)))
         out[names[f]] = page(os.path.basename(f), body)
     return out

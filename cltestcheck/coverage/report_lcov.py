@@ -1,6 +1,7 @@
 """lcov tracefile (.info): functions, branches (arms, loop cases, barriers) and measured lines,
 so genhtml and coverage services show kernel coverage. Counts are numbers of tests, or with
---count-executions numbers of threads (executions)."""
+--count-executions numbers of threads (executions). SF: names a file relative to the root (--root),
+absolute outside it."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -19,7 +20,7 @@ def render(res: CoverageResult, test_name: str = "cltc") -> str:
     out = []
     for file in sorted(set(files) | set(by_file) | set(lines_by_file)):
         out.append(f"TN:{test_name}")
-        out.append(f"SF:{file}")
+        out.append(f"SF:{res.show(file)}")
         funcs = [f for f in res.table.functions if f.file == file]
         for f in funcs:
             out.append(f"FN:{f.line},{f.name}")

@@ -1,12 +1,16 @@
 """Coverage results: the site table plus what each test covered; every report reads this."""
 from __future__ import annotations
 
+import os
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
+from instrument.errors import UserError
+from instrument.report_paths import ReportPaths, find_root
+
 from ..judge import Verdict
-from .sites import LOOP_CASES, LOOP_LABELS, SiteTable
+from .sites import LOOP_CASES, LOOP_LABELS, Arm, SiteTable
 
 
 @dataclass
@@ -59,6 +63,13 @@ class Tally:
     def loop_total(self) -> list[int]:
         return [sum(v[0] for v in self.loops.values()), sum(v[1] for v in self.loops.values())]
 
+    @property
+    def items(self) -> list[int]:
+        """The headline total: every branch arm, loop case and barrier (covered, total); functions
+        entered are listed, not counted (--fail-under's total)."""
+        lt = self.loop_total
+        return [self.branches[0] + lt[0] + self.barriers[0], self.branches[1] + lt[1] + self.barriers[1]]
+
 
 def pct(pair: list[int]) -> float | None:
     return None if pair[1] == 0 else 100.0 * pair[0] / pair[1]
@@ -74,6 +85,32 @@ class CoverageResult:
     suppressed: Callable[[str, int], bool] = lambda file, line: False   # (file, line) marked `cltc: ignore`
     executions: bool = False   # the run counted the threads passing each item (TestCoverage.counts)
     command: str = ""          # `cltc coverage -- COMMAND`: the command; its tests are its processes
+    combined: list[str] = field(default_factory=list)   # `cltc coverage combine`: the JSON files merged
+    paths: ReportPaths | None = None   # how the reports name files (--root); None: the suite's default root
+
+    def report_paths(self) -> ReportPaths:
+        return self.paths or ReportPaths(find_root(self.suite))
+
+    def show(self, path: str) -> str:
+        """A file as the reports name it: relative to the root where it lies there, else absolute."""
+        return self.report_paths().show(path)
+
+    def select(self, include: list[str] | None, omit: list[str] | None) -> "CoverageResult":
+        """The result of the files --include and --omit keep (globs against the root-relative path, as
+        coverage.py's); an error when they keep none of the measured files."""
+        if not include and not omit:
+            return self
+        paths = self.report_paths()
+        files = sorted({f.file for f in self.table.functions} | {b.file for b in self.table.branches})
+        kept = {f for f in files if paths.selected(f, include, omit)}
+        if files and not kept:
+            given = " ".join([*(f"--include {g}" for g in include or []), *(f"--omit {g}" for g in omit or [])])
+            raise UserError(f"{given}: no measured file is kept (measured: "
+                            f"{', '.join(paths.show(f) for f in files[:5])}{', ...' if len(files) > 5 else ''})",
+                            hint="globs match the path relative to the root (--root), or the absolute path; "
+                                 "'*' matches across directories: --include 'src/*'")
+        table, tests = merge_runs([(self.table, t) for t in self.tests], keep=lambda f: f in kept)
+        return replace(self, table=table, tests=tests)
 
     def executed(self, flag: int) -> int:
         """Threads that passed flag's item, summed over the tests (counting runs)."""
@@ -176,6 +213,78 @@ class CoverageResult:
                         "collected": t.collected, "covered": len(mine), "unique": len(only),
                         "wall_s": round(t.wall_s, 4)})
         return out
+
+
+def _file(path: str) -> str:
+    return os.path.normpath(path)
+
+
+def merge_runs(runs: list[tuple[SiteTable, TestCoverage]], keep: Callable[[str], bool] | None = None
+               ) -> tuple[SiteTable, list[TestCoverage]]:
+    """One table of every run's items, each item once (by file, line, column and kind, as coverage.py's
+    combine), and each run's coverage in the merged table's ids; `keep`: the files whose items stay
+    (--include/--omit: the others' items, flags and divergences are dropped)."""
+    table = SiteTable()
+    keys: dict = {}      # item key -> its flag (barrier: its index) in the merge
+
+    def flags(n: int) -> int:
+        base = table.flags
+        table.flags += n
+        return base
+
+    tests = []
+    for run_table, d in runs:
+        flag_of: dict[int, int] = {}
+        barrier_of: dict[int, int] = {}
+        for f in run_table.functions:
+            if keep and not keep(f.file):
+                continue
+            key = ("function", _file(f.file), f.line, f.name, f.kind)
+            if key not in keys:
+                keys[key] = flags(1)
+                table.functions.append(replace(f, file=_file(f.file), flag=keys[key]))
+            flag_of[f.flag] = keys[key]
+        for b in run_table.branches:
+            if keep and not keep(b.file):
+                continue
+            key = ("branch", b.kind, _file(b.file), b.line, b.col, tuple(a.label for a in b.arms))
+            if key not in keys:
+                base = keys[key] = flags(len(b.arms))
+                table.branches.append(replace(b, file=_file(b.file), arms=[
+                    Arm(a.label, base + i, a.line, list(a.body)) for i, a in enumerate(b.arms)]))
+            for i, a in enumerate(b.arms):
+                flag_of[a.flag] = keys[key] + i
+        for lp in run_table.loops:
+            if keep and not keep(lp.file):
+                continue
+            key = ("loop", lp.kind, _file(lp.file), lp.line, lp.col, tuple(lp.cases))
+            if key not in keys:
+                keys[key] = flags(len(LOOP_CASES))
+                table.loops.append(replace(lp, file=_file(lp.file), base=keys[key]))
+            for i in range(len(LOOP_CASES)):
+                flag_of[lp.base + i] = keys[key] + i
+        for bar in run_table.barriers:
+            if keep and not keep(bar.file):
+                continue
+            key = ("barrier", bar.name, _file(bar.file), bar.line, bar.col)
+            if key not in keys:
+                keys[key] = len(table.barriers)
+                table.barriers.append(replace(bar, file=_file(bar.file), index=keys[key]))
+            barrier_of[bar.index] = keys[key]
+        counts: dict[int, int] = {}
+        for f, n in d.counts.items():
+            if f in flag_of:
+                counts[flag_of[f]] = counts.get(flag_of[f], 0) + n
+        bcounts: dict[int, int] = {}
+        for b, n in d.barrier_counts.items():
+            if b in barrier_of:
+                bcounts[barrier_of[b]] = bcounts.get(barrier_of[b], 0) + n
+        tests.append(replace(
+            d, flags={flag_of[f] for f in d.flags if f in flag_of}, counts=counts, barrier_counts=bcounts,
+            barrier_flags={2 * barrier_of[i // 2] + i % 2 for i in d.barrier_flags if i // 2 in barrier_of},
+            divergences=[{**x, "barrier": barrier_of[x["barrier"]]} for x in d.divergences
+                         if x["barrier"] in barrier_of]))
+    return table, tests
 
 
 def line_hits(res: CoverageResult) -> dict[tuple[str, int], int]:

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import Callable
 
 from instrument.protocol import LoopCase
 
@@ -77,6 +78,13 @@ class SiteTable:
 
     def to_json(self) -> dict:
         return asdict(self)
+
+    def with_files(self, name: Callable[[str], str]) -> "SiteTable":
+        """The table with every item's file renamed by `name` (ids unchanged)."""
+        return SiteTable(self.flags, [replace(f, file=name(f.file)) for f in self.functions],
+                         [replace(b, file=name(b.file)) for b in self.branches],
+                         [replace(lp, file=name(lp.file)) for lp in self.loops],
+                         [replace(b, file=name(b.file)) for b in self.barriers])
 
     @classmethod
     def from_json(cls, d: dict) -> "SiteTable":

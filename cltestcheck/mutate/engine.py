@@ -19,6 +19,7 @@ from ..suite import Suite, TestCase
 from .journal import MutantJournal, fingerprint
 from .outcomes import MutantOutcome, MutationResult, Reference, Status, repeat
 from .planner import Mutant
+from .scope import Scope, select
 from .schemata import build_planned, plan_digest, plan_schemata
 from instrument.reaper import temp_dir
 from instrument.frontend.suppressions import CLTC_IGNORE, Suppressed
@@ -44,25 +45,29 @@ def judged(d, by_id: dict, outcomes: dict, journal) -> None:
 def run(suite: Suite, backend_name: str = DEFAULTS["shared"]["backend"], operators: list[str] | None = None,
         runs: int = DEFAULTS["mutate"]["runs"],
         jobs: int = 1, progress: bool = True, dask: str | None = None,
-        results: Path | None = None, show_warnings: bool = False) -> MutationResult:
+        results: Path | None = None, show_warnings: bool = False, scope: Scope | None = None) -> MutationResult:
     """Judge every mutant: locally (`jobs` at once) or on a Dask cluster (`dask`). With `results`,
     each judged mutant is appended to that CSV file as it finishes, and mutants already there
     (from an interrupted run of the same campaign) are not judged again. With show_warnings, each
-    warning goes to stderr as soon as it is known."""
+    warning and note goes to stderr as soon as it is known. `scope` (scope.py): only the mutants it
+    holds are judged (all are built)."""
     from .operators import OPERATORS
     backend = get_backend(backend_name)
     ops = operators or list(OPERATORS)
     t0 = time.monotonic()
     with temp_dir(prefix="cltc-mut-") as tmp:
         planner, exclude, dropped, _ = plan_schemata(suite, backend, Path(tmp), ops)
-    mutants = planner.mutants
+    mutants, left_out = select(scope, planner.mutants)
     suppressed = Suppressed(CLTC_IGNORE)
     ignored = {m.id: MutantOutcome(m, Status.IGNORED, reason="its line is marked `cltc: ignore`")
                for m in mutants if suppressed(m.file, m.line)}
+    if scope is not None and not mutants:   # (--since with nothing changed): nothing to build or run
+        return MutationResult(str(suite.root), backend.name, runs, ops, [], [], [], 0, time.monotonic() - t0, 0.0,
+                              out_of_scope=left_out, scope=scope.describe())
     journal = MutantJournal(results, fingerprint(suite, backend.name, runs, planner.keys.host)) if results else None
     earlier = journal.finished(mutants) if journal else {}
     build = HostBuild("schemata", build_planned, (suite, backend, tuple(ops), frozenset(exclude),
-                                                  plan_digest(mutants)))
+                                                  plan_digest(planner.mutants)))
     executor = open_executor(dask, jobs, backend.name)
     outcomes: dict[int, MutantOutcome] = {**earlier, **ignored}
     try:
@@ -78,7 +83,7 @@ def run(suite: Suite, backend_name: str = DEFAULTS["shared"]["backend"], operato
             build_s = time.monotonic() - t0
             t0 = time.monotonic()
             todo = [m for m in mutants if m.id not in earlier and m.id not in ignored]
-            if earlier:
+            if earlier and show_warnings:
                 print(f"cltc: {len(earlier)} mutants already judged in {results}; judging the other {len(todo)}",
                       file=sys.stderr)
             by_id = {m.id: m for m in todo}
@@ -91,8 +96,10 @@ def run(suite: Suite, backend_name: str = DEFAULTS["shared"]["backend"], operato
         executor.close()
         if journal:
             journal.close()
+    dropped = [m for m in dropped if scope is None or scope(m)]
     return MutationResult(str(suite.root), backend.name, runs, ops, [outcomes[m.id] for m in mutants], refs,
-                          dropped, 0, build_s, judge_s, list(warnings), stats)
+                          dropped, 0, build_s, judge_s, list(warnings), stats,
+                          out_of_scope=left_out, scope=scope.describe() if scope else "")
 
 
 def _reference(built: BuildOutcome, backend: Backend, suite: Suite, test: TestCase):

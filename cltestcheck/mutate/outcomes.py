@@ -88,3 +88,5 @@ class MutationResult:
     warnings: list[str] = field(default_factory=list)
     execution: object = None       # instrument.execution.Stats of the campaign
     command: str = ""              # `cltc mutate -- COMMAND`: the command, judged by its exit status
+    out_of_scope: int = 0          # mutants the scope (--mutate, --kernel, --since: scope.py) left out
+    scope: str = ""                # the scope's options, as given ("": every mutant)

@@ -34,6 +34,7 @@ from .engine import judged, run_env
 from .journal import MutantJournal, command_fingerprint
 from .outcomes import MutantOutcome, MutationResult, Reference, Status, repeat
 from .planner import Mutant, selector
+from .scope import Scope, select
 from .units import ProcessMutants, merge, read_log
 
 
@@ -98,8 +99,10 @@ def _reached(processes: list[ProcessMutants]) -> dict[str, list[str]]:
 
 
 def run(command: list[str], timeout: float, operators: list[str], runs: int = 1, jobs: int = 1,
-        results: Path | None = None, progress: bool = True, show_warnings: bool = False) -> MutationResult:
-    """Judge every mutant the command's processes reached; `results`: the journal (a campaign resumes)."""
+        results: Path | None = None, progress: bool = True, show_warnings: bool = False,
+        scope: Scope | None = None) -> MutationResult:
+    """Judge every mutant the command's processes reached; `results`: the journal (a campaign resumes);
+    `scope` (scope.py): only the mutants it holds."""
     cwd = Path.cwd().resolve()
     t0 = time.monotonic()
     warnings = Warnings("cltc", show_warnings)
@@ -109,7 +112,7 @@ def run(command: list[str], timeout: float, operators: list[str], runs: int = 1,
                      f"while exiting): the mutants only they reached are not judged")
     program = merge(processes)
     backend = "+".join(sorted({p.backend for p in processes if p.backend})) or "unknown"
-    mutants = [m for m in program.mutants if m.operator in operators]
+    mutants, left_out = select(scope, [m for m in program.mutants if m.operator in operators])
     reached = _reached(processes)
     name = shlex.join(command)
     note = ""
@@ -135,9 +138,10 @@ def run(command: list[str], timeout: float, operators: list[str], runs: int = 1,
     todo = [m for m in mutants if m.id not in outcomes]
     if progress:
         already = f", {len(earlier)} of them already judged in {results}" if earlier else ""
+        scoped = f" in scope ({left_out} left out by {scope.describe()})" if scope else ""
         print(f"cltc mutate: the command ran in {res.wall_s:.1f}s ({_status_text(res.returncode)}) with no mutant "
               f"active: {len(processes)} instrumented process(es) reached {len(reference.reached)} mutation sites, "
-              f"{sum(selector(m) in reached for m in mutants)} of {len(mutants)} mutants{already}; judging "
+              f"{sum(selector(m) in reached for m in mutants)} of {len(mutants)} mutants{scoped}{already}; judging "
               f"{len(todo)}", file=sys.stderr)
     reference_s = time.monotonic() - t0
     t0 = time.monotonic()
@@ -153,9 +157,10 @@ def run(command: list[str], timeout: float, operators: list[str], runs: int = 1,
         executor.close()
         if journal:
             journal.close()
-    dropped = [m for m in program.dropped if m.operator in operators]
+    dropped = [m for m in program.dropped if m.operator in operators and (scope is None or scope(m))]
     return MutationResult(str(cwd), backend, runs, list(operators), [outcomes[m.id] for m in mutants], [reference],
-                          dropped, 0, reference_s, time.monotonic() - t0, list(warnings), stats, name)
+                          dropped, 0, reference_s, time.monotonic() - t0, list(warnings), stats, name,
+                          out_of_scope=left_out, scope=scope.describe() if scope else "")
 
 
 def _judge(_built, cmd: Command, m: Mutant, runs: int, covered_by: list[str]) -> MutantOutcome:

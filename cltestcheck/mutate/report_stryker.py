@@ -3,10 +3,10 @@ Undecided mutants are `Survived` with a statusReason that says undecided."""
 from __future__ import annotations
 
 import json
-import os
 from collections import OrderedDict
 
 from .. import __version__
+from ..report_files import paths_of
 from ..gates import HIGH, LOW
 from .outcomes import MutationResult
 from .operators import STRYKER_NAME
@@ -15,13 +15,15 @@ STATUS = {"killed": "Killed", "timeout": "Timeout", "survived": "Survived", "und
           "no-coverage": "NoCoverage", "failed": "RuntimeError", "ignored": "Ignored"}
 
 
-def render(res: MutationResult, thresholds: dict[str, float] | None = None) -> str:
+def render(res: MutationResult, thresholds: dict[str, float] | None = None, paths=None) -> str:
+    """`paths`: the root (--root), `projectRoot`; the files' keys relative to it (absolute outside it)."""
     thresholds = thresholds or {"high": HIGH, "low": LOW}
     files: OrderedDict[str, dict] = OrderedDict()
-    root = res.suite
+    paths = paths_of(res.suite, paths)
+    root = str(paths.root)
     for o in res.outcomes:
         m = o.mutant
-        name = os.path.relpath(m.file, root)
+        name = paths.show(m.file)
         if name not in files:
             try:
                 source = open(m.file, encoding="utf-8", errors="replace").read()

@@ -18,6 +18,7 @@ class BuildRequest:
     flags: list[str] = field(default_factory=list)
     opt: str = "-O2"
     library: bool = False    # a shared library whose main a row host calls (instrument/compile/row_host.py)
+    depfile: Path | None = None   # where the compilers append every file they read (compile/build_cache.py)
 
 
 class Backend:
@@ -37,6 +38,11 @@ class Backend:
     def toolchain_id(self) -> str:
         """What identifies this backend's compiler and target, for caches of its builds."""
         return self.name
+
+    def compilers(self) -> list[str]:
+        """The programs its builds run (names or paths, as found on PATH), whose identity a cache of
+        its builds keeps."""
+        return []
 
     def fault_of(self, result: RunResult) -> str | None:
         """What stopped a run when the backend itself stopped it (its message is on stderr); None
@@ -75,7 +81,11 @@ class Backend:
 
     def _compile(self, cmd: list[str], req: BuildRequest, timeout: float = 600) -> Path:
         req.output.parent.mkdir(parents=True, exist_ok=True)
-        res = run_process(cmd, timeout=timeout, env=reaper.scratch_env())   # (its temporaries: ours)
+        env = reaper.scratch_env()   # (its temporaries: ours)
+        if req.depfile is not None:   # (gcc, clang and nvcc's host passes append what they read; the
+            env.pop("DEPENDENCIES_OUTPUT", None)   # other variable would win)
+            env["SUNPRO_DEPENDENCIES"] = str(req.depfile)
+        res = run_process(cmd, timeout=timeout, env=env)
         if res.returncode != 0:
             lines = [ln for ln in (res.stderr + res.stdout).splitlines() if ln.strip()]
             first = next((ln for ln in lines if "error" in ln), lines[0] if lines else "")

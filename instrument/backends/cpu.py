@@ -29,6 +29,9 @@ class CpuBackend(Backend):
     def toolchain_id(self) -> str:
         return f"cpu\0{host_cxx()}"
 
+    def compilers(self) -> list[str]:
+        return [host_cxx(), c_compiler()]
+
     def available(self) -> tuple[bool, str]:
         if host_cxx() is None:
             return False, "no host C++ compiler (g++ or clang++) found"
@@ -64,7 +67,7 @@ class CpuBackend(Backend):
             cmd = [c_compiler(), req.opt, "-gdwarf-4", "-g1", "-w", *(["-fPIC"] if req.library else []),
                    *[f"-I{d}" for d in req.include_dirs],
                    *[f"-D{d}" for d in req.defines], "-c", str(src), "-o", str(obj)]
-            self._compile(cmd, BuildRequest([src], obj))
+            self._compile(cmd, BuildRequest([src], obj, depfile=req.depfile))
             objects.append(obj)
         return self._compile(self.compile_command(req, objects), req)
 

@@ -15,6 +15,9 @@ class GpuBackend(Backend):
     def toolchain_id(self) -> str:
         return f"gpu\0{nvcc_path()}\0{self.arch or gpu_arch()}"
 
+    def compilers(self) -> list[str]:
+        return [str(nvcc_path()), "gcc", "g++"]   # (nvcc's host compiler: the one on PATH)
+
     def __init__(self, arch: str | None = None):
         self.arch = arch
 

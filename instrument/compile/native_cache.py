@@ -13,12 +13,11 @@ from typing import Callable
 
 from .. import reaper
 from ..errors import UserError
-from ..ownership import private_dir
+from ..ownership import cache_home, private_dir
 
 
 def _caches() -> list[Path]:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return [Path(base) / "cuda-correctness-toolkit",
+    return [cache_home(),
             Path(tempfile.gettempdir()) / f"cuda-correctness-toolkit-{os.getuid()}"]
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..backends.base import Backend, BuildRequest
+from . import build_cache
 from ..errors import UnsupportedConstruct
 from ..frontend.c_includes import user_headers
 from ..frontend.deep import run_deep
@@ -52,6 +53,8 @@ class BuiltProgram:
     work_dir: Path
     programs: list[Program]
     warnings: list[str] = field(default_factory=list)
+    cached: bool = False   # copied from the build cache: nothing was compiled (build_cache.py)
+    cache_note: str = ""   # why a build asked to be cached was not kept
 
 
 def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planner] = (),
@@ -252,11 +255,13 @@ def _parse_and_query(src: Path, incs, defines, extra=(), language: str | None = 
 
 def build(sources: list[Path], backend: Backend, work_dir: Path, planners: list[Planner] = (),
           include_dirs=(), defines=(), flags=(), exe_name: str = "prog", opt: str = "-O2",
-          cpu_planners: list[Planner] = (), src_name: str = "src", library: bool = False) -> BuiltProgram:
+          cpu_planners: list[Planner] = (), src_name: str = "src", library: bool = False,
+          cache: bool = False) -> BuiltProgram:
     """The one path from sources to an executable, for every tool: instrument with `planners`
     (and `cpu_planners` where the backend lowers for the host compiler) into work_dir/src_name,
     then build work_dir/exe_name against the runtime headers, with the planners' defines
-    (`library`: work_dir/exe_name.so, run by a row host: instrument/compile/row_host.py)."""
+    (`library`: work_dir/exe_name.so, run by a row host: instrument/compile/row_host.py; `cache`:
+    an unchanged build is copied from the build cache, build_cache.py)."""
     work_dir = Path(work_dir)
     lower = backend.needs_lowering
     planners = (list(cpu_planners) if lower else []) + list(planners)
@@ -266,9 +271,14 @@ def build(sources: list[Path], backend: Backend, work_dir: Path, planners: list[
         ins = instrument_sources(sources, work_dir / src_name, planners, include_dirs, defines, lower_cpu=lower)
     exe = work_dir / (exe_name + ".so" if library else exe_name)
     defines = list(defines) + planned_defines(planners)
-    backend.build(BuildRequest(list(ins.sources), exe, list(ins.include_dirs) + [include_dir()], defines,
-                               list(flags), opt=opt, library=library))
-    return BuiltProgram(exe, work_dir, ins.programs, ins.warnings)
+    req = BuildRequest(list(ins.sources), exe, list(ins.include_dirs) + [include_dir()], defines,
+                       list(flags), opt=opt, library=library)
+    if not cache:
+        backend.build(req)
+        return BuiltProgram(exe, work_dir, ins.programs, ins.warnings)
+    tree = work_dir / src_name if ins.root is not None else None
+    cached, note = build_cache.build(backend, req, work_dir, tree)
+    return BuiltProgram(exe, work_dir, ins.programs, ins.warnings, cached, note)
 
 
 def clean(work_dir: Path) -> None:
