@@ -154,3 +154,19 @@ def test_load_store_intrinsics_and_device_ranges(program):
         ("memcpy", "&tile[threadIdx.x * 2]", "&in[threadIdx.x * 4]", "4 * sizeof(int)", "tile", "in")]
     p = program("races/memset_race.cu")
     assert [(r.name, src(p, r.dst), r.src, r.dst_base) for r in p.ranges] == [("memset", "out", None, "out")]
+
+
+def test_fences_with_their_scopes_and_orders(program):
+    """docs/memory-model.md: CUDA's fences by name, libcu++'s by their order and scope arguments."""
+    from instrument.compile.toolchain import library_include_dirs
+    if not library_include_dirs():
+        import pytest
+        pytest.skip("no CUDA toolkit with libcu++")
+    p = program("engine/fences.cu")
+    assert [(f.name, f.scope, f.order, f.function, f.span.line) for f in p.fences] == [
+        ("__threadfence", "device", "seq_cst", "produce", 8),
+        ("__threadfence_block", "block", "seq_cst", "produce", 10),
+        ("__threadfence_system", "system", "seq_cst", "produce", 11),
+        ("atomic_thread_fence", "device", "acquire", "consume", 16),
+        ("atomic_thread_fence", "block", "release", "consume", 17),
+        ("atomic_thread_fence", "system", "seq_cst", "consume", 18)]

@@ -23,6 +23,9 @@ ATOMIC_OPS = ("atomicAdd", "atomicSub", "atomicExch", "atomicMin", "atomicMax", 
               "atomicDec", "atomicCAS", "atomicAnd", "atomicOr", "atomicXor")
 BARRIERS = {"__syncthreads": "block", "__syncthreads_count": "block", "__syncthreads_and": "block",
             "__syncthreads_or": "block", "__syncwarp": "warp"}
+# memory fences and their scopes (docs/memory-model.md); libcu++'s atomic_thread_fence takes its
+# scope as an argument (thread_scope_block, _device, _system; cuda::std::'s: system)
+FENCES = {"__threadfence": "device", "__threadfence_block": "block", "__threadfence_system": "system"}
 _CASTS = (CK.UNEXPOSED_EXPR, CK.PAREN_EXPR, CK.CSTYLE_CAST_EXPR, CK.CXX_STATIC_CAST_EXPR,
           CK.CXX_REINTERPRET_CAST_EXPR, CK.CXX_CONST_CAST_EXPR, CK.CXX_FUNCTIONAL_CAST_EXPR)
 
@@ -286,6 +289,7 @@ _CUB_BLOCK = {"BlockReduce", "BlockScan", "BlockRadixSort", "BlockRadixRank", "B
 # libcu++ atomics: the type of the object an operation is called on -> (form, scope)
 _LIB_ATOMIC = re.compile(r"^(?:const |volatile )*cuda::(?:std::)?(atomic_ref|atomic)<(.*)>$")
 _LIB_SCOPE = re.compile(r"thread_scope_(block|cluster|device|system|thread)\b")
+_ORDERS = ("relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst")   # C++'s memory orders
 _LIB_READS = {"load", "wait"}
 _LIB_WRITES = {"store", "operator="}
 _LIB_NO_ACCESS = {"notify_one", "notify_all", "is_lock_free"}
@@ -311,6 +315,17 @@ class ApiCall:
     span: Span
     args: tuple[Span, ...]
     function: str
+
+
+@dataclass(frozen=True)
+class Fence:
+    """A memory fence in device code: `__threadfence()` (device scope), `__threadfence_block()`
+    (block), `__threadfence_system()` (system), libcu++'s `atomic_thread_fence(order[, scope])`."""
+    name: str
+    scope: str            # 'block' | 'device' | 'system'
+    span: Span
+    function: str
+    order: str = "seq_cst"   # libcu++'s: the memory order given ('relaxed' orders nothing)
 
 
 @dataclass(frozen=True)
@@ -398,6 +413,7 @@ class Program:
     globals: list[GlobalVar] = field(default_factory=list)
     atomics: list[AtomicCall] = field(default_factory=list)
     barriers: list[Barrier] = field(default_factory=list)
+    fences: list[Fence] = field(default_factory=list)
     branches: list[Branch] = field(default_factory=list)
     loops: list[Loop] = field(default_factory=list)
     api_calls: list[ApiCall] = field(default_factory=list)
@@ -703,6 +719,9 @@ class _Walker:
             return
         if name in _COALESCED_MAKERS:
             self.p.coalesced_groups = True
+        if name in FENCES or name == "atomic_thread_fence":
+            self._fence(c, name, sp)
+            return
         if name in BARRIERS:
             args = list(c.get_arguments())
             mask = self.u.span_of(args[0]) if name == "__syncwarp" and args else None
@@ -750,6 +769,21 @@ class _Walker:
                 root = lambda a: getattr(self._root(_strip(a)), "spelling", "")   # noqa: E731
                 self.p.ranges.append(RangeCall(name, sp, spans[0], None if name == "memset" else spans[1], spans[2],
                                                self.fn, root(args[0]), "" if name == "memset" else root(args[1])))
+
+    def _fence(self, c: cindex.Cursor, name: str, sp: Span) -> None:
+        """Record a fence (Fence): CUDA's by name; libcu++'s atomic_thread_fence by its arguments,
+        as written (`cuda::memory_order_release`, `cuda::thread_scope_block`, `std::memory_order::acquire`)."""
+        if name in FENCES:
+            self.p.fences.append(Fence(name, FENCES[name], sp, self.fn))
+            return
+        args = [self._src(a).text(a.start, a.end) for a in (self.u.span_of(x) for x in c.get_arguments())
+                if a is not None]
+        order = next((o for o in _ORDERS if args and re.search(rf"\b(memory_order_)?{o}\b", args[0])), "seq_cst")
+        scope = "system"
+        if len(args) > 1:
+            m = _LIB_SCOPE.search(args[1])
+            scope = {"cluster": "block", "thread": "block"}.get(m.group(1), m.group(1)) if m else "system"
+        self.p.fences.append(Fence(name, scope, sp, self.fn, order))
 
     def _collective(self, c: cindex.Cursor, sp: Span, kids: list) -> bool:
         """Record a call of a CUB primitive's member (Collective); False for any other call."""

@@ -1,0 +1,29 @@
+// Fences of each scope, and libcu++'s atomic_thread_fence with its order and scope (the query's Fence).
+#include <cuda/atomic>
+
+__device__ int data, flag;
+
+__global__ void produce(int v) {
+  data = v;
+  __threadfence();
+  atomicExch(&flag, 1);
+  __threadfence_block();
+  __threadfence_system();
+}
+
+__global__ void consume(int *out) {
+  while (atomicAdd(&flag, 0) == 0) {}
+  cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
+  cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_block);
+  cuda::std::atomic_thread_fence(cuda::std::memory_order_seq_cst);
+  *out = data;
+}
+
+int main() {
+  int *out;
+  cudaMalloc(&out, sizeof(int));
+  produce<<<1, 1>>>(7);
+  consume<<<1, 1>>>(out);
+  cudaDeviceSynchronize();
+  return 0;
+}
