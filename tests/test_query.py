@@ -170,3 +170,5 @@ def test_fences_with_their_scopes_and_orders(program):
         ("atomic_thread_fence", "device", "acquire", "consume", 16),
         ("atomic_thread_fence", "block", "release", "consume", 17),
         ("atomic_thread_fence", "system", "seq_cst", "consume", 18)]
+    assert [(a.text, a.kind, a.volatile) for a in p.accesses if a.function == "spin"] == [
+        ("ready[0]", "read", True), ("out[0]", "write", False), ("*(volatile int *)out", "read", True)]

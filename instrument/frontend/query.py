@@ -223,6 +223,9 @@ class Access:
     # 'call': an lvalue reached through a reference a function of the program returns (`v[i]` of a
     # view's operator[]): where it lies is known only at run time
     form: str = "lvalue"
+    # the lvalue's type is volatile-qualified (`*(volatile int *)p`, `flag[i]` of a `volatile int *`):
+    # a strong access, as PTX treats ld/st.volatile (relaxed, system scope: docs/memory-model.md)
+    volatile: bool = False
 
 
 @dataclass(frozen=True)
@@ -1121,7 +1124,8 @@ class _Walker:
         self.p.accesses.append(Access(sp, use, space, root.spelling if root is not None else "",
                                       self.fn, spelling, size,
                                       self.u.source(sp.file).text(sp.start, sp.end), bound, base,
-                                      form="call" if through_call else "lvalue"))
+                                      form="call" if through_call else "lvalue",
+                                      volatile=c.type.is_volatile_qualified()))
 
     def _bound(self, c: cindex.Cursor) -> tuple[str, Span | None]:
         """What bounds a subscript a[i] (or a[i][j] on an array) whose base is a variable."""

@@ -19,6 +19,12 @@ __global__ void consume(int *out) {
   *out = data;
 }
 
+// volatile accesses are strong (PTX: relaxed, system scope); plain ones are not
+__global__ void spin(volatile int *ready, int *out) {
+  while (ready[0] == 0) {}
+  out[0] = *(volatile int *)out + 1;
+}
+
 int main() {
   int *out;
   cudaMalloc(&out, sizeof(int));
