@@ -172,3 +172,5 @@ def test_fences_with_their_scopes_and_orders(program):
         ("atomic_thread_fence", "system", "seq_cst", "consume", 18)]
     assert [(a.text, a.kind, a.volatile) for a in p.accesses if a.function == "spin"] == [
         ("ready[0]", "read", True), ("out[0]", "write", False), ("*(volatile int *)out", "read", True)]
+    assert [(la.name, la.use, la.order) for la in p.lib_atomics] == [
+        ("store", "write", "release"), ("load", "read", "acquire"), ("fetch_add", "rmw", "seq_cst")]

@@ -269,6 +269,7 @@ class LibAtomic:
     use: str              # 'read' | 'write' | 'rmw': what the operation does at the address
     name: str             # the operation: 'fetch_add', 'operator+=', 'operator int'
     function: str
+    order: str = "seq_cst"   # its memory order argument, as written (operators: seq_cst)
 
 
 @dataclass(frozen=True)
@@ -773,6 +774,16 @@ class _Walker:
                 self.p.ranges.append(RangeCall(name, sp, spans[0], None if name == "memset" else spans[1], spans[2],
                                                self.fn, root(args[0]), "" if name == "memset" else root(args[1])))
 
+    def _order(self, c: cindex.Cursor) -> str:
+        """The memory order a call of libcu++ is given (its argument that names one), else seq_cst."""
+        for a in c.get_arguments():
+            asp = self.u.span_of(a)
+            text = self._src(asp).text(asp.start, asp.end) if asp is not None else ""
+            found = next((o for o in _ORDERS if re.search(rf"\bmemory_order(_|::){o}\b", text)), None)
+            if found:
+                return found
+        return "seq_cst"
+
     def _fence(self, c: cindex.Cursor, name: str, sp: Span) -> None:
         """Record a fence (Fence): CUDA's by name; libcu++'s atomic_thread_fence by its arguments,
         as written (`cuda::memory_order_release`, `cuda::thread_scope_block`, `std::memory_order::acquire`)."""
@@ -781,7 +792,7 @@ class _Walker:
             return
         args = [self._src(a).text(a.start, a.end) for a in (self.u.span_of(x) for x in c.get_arguments())
                 if a is not None]
-        order = next((o for o in _ORDERS if args and re.search(rf"\b(memory_order_)?{o}\b", args[0])), "seq_cst")
+        order = self._order(c)
         scope = "system"
         if len(args) > 1:
             m = _LIB_SCOPE.search(args[1])
@@ -852,7 +863,7 @@ class _Walker:
         use = "read" if name in _LIB_READS or ref.kind == CK.CONVERSION_FUNCTION else \
             "write" if name in _LIB_WRITES else "rmw"
         form = "pointer" if arrow else "ref" if m.group(1) == "atomic_ref" else "object"
-        self.p.lib_atomics.append(LibAtomic(sp, form, scope, use, name, self.fn))
+        self.p.lib_atomics.append(LibAtomic(sp, form, scope, use, name, self.fn, self._order(c)))
         self._atomic_objects.add((sp.file, sp.start, sp.end))
         return True
 

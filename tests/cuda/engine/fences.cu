@@ -25,6 +25,14 @@ __global__ void spin(volatile int *ready, int *out) {
   out[0] = *(volatile int *)out + 1;
 }
 
+// libcu++ operations with their memory orders
+__global__ void ordered(int *f) {
+  cuda::atomic_ref<int, cuda::thread_scope_device> r(*f);
+  r.store(1, cuda::memory_order_release);
+  while (r.load(cuda::memory_order_acquire) == 0) {}
+  r.fetch_add(1);
+}
+
 int main() {
   int *out;
   cudaMalloc(&out, sizeof(int));
