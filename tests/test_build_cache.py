@@ -111,6 +111,29 @@ def test_a_hit_needs_every_file_the_compiler_read_unchanged(cache):
     assert build(fake) == (True, "", b"sourceone") and fake.builds == 2
 
 
+def test_a_rebuilt_library_the_link_reads_is_another_build(cache, tmp_path):
+    """The compiler's dependency output names no library: a -lNAME found in a -L directory, or a
+    library given as a path, is in the key (a rebuilt one is not an old program's)."""
+    header, _ = cache
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "libfoo.a").write_bytes(b"v1")
+    (tmp_path / "bar.a").write_bytes(b"v1")
+    src = tmp_path / "src.cu"
+    fake = Fake([header])
+
+    def build(n):
+        work = tmp_path / f"lw{n}"
+        work.mkdir()
+        req = BuildRequest([src], work / "prog", flags=[f"-L{lib}", "-lfoo", str(tmp_path / "bar.a")])
+        return build_cache.build(fake, req, work)[0]
+    assert (build(1), build(2)) == (False, True)
+    (lib / "libfoo.a").write_bytes(b"v2")
+    assert (build(3), build(4)) == (False, True)
+    (tmp_path / "bar.a").write_bytes(b"v2")
+    assert build(5) is False and fake.builds == 3
+
+
 def test_a_damaged_entry_is_ignored_and_rebuilt(cache, tmp_path):
     header, build = cache
     fake = Fake([header])

@@ -148,12 +148,30 @@ def _key(backend: Backend, req: BuildRequest, where: _Where, tree: Path | None) 
                           ("include", [where.name(Path(d).resolve()) for d in req.include_dirs])):
         put(label, len(values), *values)
     files = {where.name(Path(s).resolve()): Path(s) for s in req.sources}
+    files.update((where.name(p.resolve()), p) for p in _linked_files(req.flags))
     if tree is not None and tree.is_dir():
         files.update((where.name(p.resolve()), p) for p in tree.rglob("*") if p.is_file())
     put("sources", *(where.name(Path(s).resolve()) for s in req.sources))
     for name in sorted(files):
         put(name, _digest(files[name]))
     return h.hexdigest()[:32]
+
+
+def _linked_files(flags) -> list[Path]:
+    """The files the link reads that the compiler's dependency output does not name: objects and
+    libraries given as paths, and each -lNAME found in a -L directory (libNAME.so, libNAME.a); a
+    rebuilt library is another build. (Libraries of the system's own directories are not looked for.)"""
+    flags = [str(f) for f in flags]
+    dirs = [f[2:] for f in flags if f.startswith("-L") and len(f) > 2]
+    dirs += [b for a, b in zip(flags, flags[1:]) if a == "-L"]
+    found = []
+    for i, f in enumerate(flags):
+        if f.startswith("-l") and len(f) > 2 or f == "-l" and i + 1 < len(flags):
+            name = f[2:] or flags[i + 1]
+            found += [p for d in dirs for p in (Path(d) / f"lib{name}.so", Path(d) / f"lib{name}.a") if p.is_file()]
+        elif not f.startswith("-") and Path(f).is_file():
+            found.append(Path(f))
+    return found
 
 
 _TARGET = re.compile(r"(?:\\.|[^\\:])*?:(?=\s|$)")
