@@ -236,6 +236,24 @@ def reachable_states() -> list[State]:
 STATES = reachable_states()
 STATE_INDEX = {s: i for i, s in enumerate(STATES)}
 
+def one_accessor_states() -> int:
+    """Bit mask of the states whose whole history is ordered before or at its last accessor L:
+    one block, one warp in the block epoch, one lane in the warp epoch (earlier epochs end at a
+    barrier or warp sync L passed). An access ordered after L through memory (docs/memory-model.md)
+    is then ordered after everything, and the word starts afresh."""
+    return sum(1 << STATE_INDEX[st] for st in STATES if st.kind == "SW" and not st.warp_multi)
+
+
+def atomic_states() -> dict[int, int]:
+    """The states whose whole history is atomics (grid level AG or AB), each with the state of
+    one accessor that did the same: an access ordered after every access through memory (a
+    counter whose every access was a release, docs/memory-model.md) is taken as that accessor's
+    own after a barrier."""
+    one = {st.grid: STATE_INDEX[st] for st in STATES if st.kind == "SW" and not st.warp_multi and st.warp == "A"
+           and st.block == "A" and st.grid in ("AG", "AB")}
+    return {STATE_INDEX[st]: one[st.grid] for st in STATES if st.grid in ("AG", "AB")}
+
+
 def warp_multi_states() -> int:
     """The states (a bit each) whose warp level holds accesses of several lanes."""
     return sum(1 << STATE_INDEX[st] for st in STATES if st.kind == "SW" and st.warp_multi)

@@ -28,6 +28,17 @@ def lane_free_states() -> int:
                and all(fsm.step(st, a, sy, "S") == fsm.step(st, a, sy, "W") for a in fsm.ACCESSES for sy in fsm.SYNCS))
 
 
+def _atomic_one_accessor() -> list[str]:
+    """atomic_one_accessor(state): fsm.atomic_states as a chain of masks, one per accessor state."""
+    targets: dict[int, int] = {}
+    for st, one in fsm.atomic_states().items():
+        targets[one] = targets.get(one, 0) | 1 << st
+    *rest, last = sorted(targets)
+    chain = "".join(f"(0x{targets[t]:x}u >> state & 1u) ? {t}u : " for t in rest)
+    return ["CCTK_HD constexpr unsigned atomic_one_accessor(unsigned state) {",
+            f"  return {chain}{last}u;", "}"]
+
+
 def render() -> str:
     tbl = fsm.table()
     race = fsm.STATE_INDEX[fsm.RACE]
@@ -64,6 +75,13 @@ def render() -> str:
         f"constexpr unsigned kLaneFreeStates = 0x{lane_free_states():x}u;",
         "// states whose warp level holds accesses of several lanes (hirace/fsm.py: lane groups)",
         f"constexpr unsigned kWarpMultiStates = 0x{fsm.warp_multi_states():x}u;",
+        "// Synchronisation through memory (docs/memory-model.md, HIRACE_MEMORY_SYNC in update.h): the states",
+        "// whose whole history is ordered before or at the last accessor (fsm.one_accessor_states), the",
+        "// states whose whole history is atomics (fsm.atomic_states), and for each of these the state of one",
+        "// accessor that did the same",
+        f"constexpr unsigned kOneAccessorStates = 0x{fsm.one_accessor_states():x}u;",
+        f"constexpr unsigned kAtomicStates = 0x{sum(1 << s for s in fsm.atomic_states()):x}u;",
+        *_atomic_one_accessor(),
         "",
         "// index = access | sync | relation | state, concatenated (most significant first)",
         "CCTK_HD constexpr unsigned index(unsigned access, unsigned sync, unsigned relation, unsigned state) {",

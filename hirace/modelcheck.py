@@ -26,9 +26,11 @@ from pathlib import Path
 
 from runtime import include_dir
 
-from .oracle import BAR, KINDS, SYNCWARP, Grid, Oracle, lanes_of, lanes_sync
+from .oracle import (BAR, BLOCK, DEVICE, FLAG_OPS, KINDS, SYNCWARP, Grid, Oracle, fence, fence_scope, flag_of, flag_op,
+                     lanes_of, lanes_sync)
 from .shadow_model import ShadowSim
 from instrument import reaper
+from instrument.protocol import Macro, define
 from instrument.reaper import temp_dir
 
 HARNESS = Path(__file__).resolve().parent / "harness" / "fsm_harness.cpp"
@@ -47,6 +49,7 @@ class Result:
     header_disagreements: int = 0
 
     masks: bool = False         # traces with syncs of part of a warp: false alarms allowed (fsm.py)
+    memory: bool = False        # traces with fences and flags (docs/memory-model.md)
 
     @property
     def ok(self) -> bool:
@@ -64,6 +67,8 @@ def describe(trace, grid: Grid) -> str:
             out.append(f"__syncwarp(block {b} warp {w})")
         elif lanes_of(kind) is not None:
             out.append(f"__syncwarp(0x{lanes_of(kind):x}) (block {b} warp {w})")
+        elif kind.startswith("F."):
+            out.append(f"fence.{'cta' if kind.endswith(BLOCK) else 'gpu'} by t(b{b},w{w},l{l})")
         else:
             out.append(f"{kind} by t(b{b},w{w},l{l})")
     return "; ".join(out)
@@ -79,11 +84,20 @@ def lane_masks(lanes: int) -> list[int]:
     return tiles + [1 | 1 << (lanes - 1)]
 
 
+# the events of threads that synchronise through memory: fences of both scopes, strong reads,
+# writes and read-modify-writes of one flag (device scope; block scope for the write)
+MEMORY_EVENTS = (fence(BLOCK), fence(DEVICE), flag_op("LD", DEVICE), flag_op("ST", DEVICE),
+                 flag_op("RMW", DEVICE), flag_op("ST", BLOCK))
+
+
 class _Enumerator:
-    def __init__(self, grid: Grid, k: int, keep_traces: bool, table=None, masks: bool = False):
+    def __init__(self, grid: Grid, k: int, keep_traces: bool, table=None, masks: bool = False,
+                 memory: bool = False):
         self.g, self.k, self.table = grid, k, table
         self.masks = lane_masks(grid.lanes) if masks else []
-        self.res = Result(grid, k, masks=masks)
+        self.kinds = KINDS + (MEMORY_EVENTS if memory else ())
+        self.memory = memory
+        self.res = Result(grid, k, masks=masks, memory=memory)
         self.keep = keep_traces
         self.maximal_traces: list[tuple[list, int]] = []
 
@@ -101,7 +115,7 @@ class _Enumerator:
         if len(used) < g.blocks:
             threads.append(g.tid(len(used), 0, 0))
         for t in threads:
-            for kind in KINDS:
+            for kind in self.kinds:
                 yield (kind, t)
         for b, warps in used.items():
             yield (BAR, g.tid(b, 0, 0))
@@ -118,8 +132,16 @@ class _Enumerator:
         warps[w] = max(warps.get(w, 0), l + 1)
         return new
 
-    def run(self) -> Result:
-        self._dfs([], {}, Oracle(self.g), ShadowSim(self.g, table=self.table))
+    def run(self, prefix=()) -> Result:
+        """prefix: explore only the traces that start with these events (race-free; their threads
+        are taken as used)."""
+        oracle, sim, used = Oracle(self.g), ShadowSim(self.g, table=self.table, mem=self.memory or None), {}
+        for ev in prefix:
+            if oracle.event(ev) | sim.event(ev):
+                raise ValueError(f"the prefix races: {describe(prefix, self.g)}")
+            if ev[0] != BAR and ev[0] != SYNCWARP and lanes_of(ev[0]) is None:
+                used = self.use(used, ev[1])
+        self._dfs(list(prefix), used, oracle, sim)
         return self.res
 
     def _dfs(self, trace, used, oracle, sim) -> None:
@@ -149,32 +171,46 @@ class _Enumerator:
             self.maximal_traces.append((trace, -1 if model_at is None else model_at))
 
 
-def check(grid: Grid, k: int, with_header: bool = True, table=None, masks: bool = False) -> Result:
+def check(grid: Grid, k: int, with_header: bool = True, table=None, masks: bool = False,
+          memory: bool = False, prefix=()) -> Result:
     """table: a replacement lookup table (for testing the checker itself); masks: traces with
-    syncs of part of a warp too (lane_masks)."""
-    en = _Enumerator(grid, k, keep_traces=with_header, table=table, masks=masks)
-    res = en.run()
+    syncs of part of a warp too (lane_masks); memory: with fences and a flag (MEMORY_EVENTS);
+    prefix: only the traces of up to k events that start with these (longer traces where they
+    matter, such as message passing's six events)."""
+    en = _Enumerator(grid, k, keep_traces=with_header, table=table, masks=masks, memory=memory)
+    res = en.run(prefix)
     if with_header:
         check_with_header(res, en.maximal_traces)
     return res
 
 
 def _encode(ev) -> int:
+    """An event as the harness reads it (hirace/harness/fsm_harness.cpp): kind << 16 | thread."""
     kind, t = ev
-    mask = lanes_of(kind)
-    code = 6 | mask << 4 if mask is not None else {"R": 0, "W": 1, "BA": 2, "GA": 3, BAR: 4, SYNCWARP: 5}[kind]
+    mask, scope, flag = lanes_of(kind), fence_scope(kind), flag_of(kind)
+    if mask is not None:
+        code = 6 | mask << 4
+    elif scope is not None:
+        code = 7 | (scope == DEVICE) << 4
+    elif flag is not None and flag[2] != 0:
+        op, fscope, n = flag
+        code = 8 | FLAG_OPS.index(op) << 4 | (fscope == DEVICE) << 6 | n << 7
+    else:
+        code = {"R": 0, "W": 1, "BA": 2, "GA": 3, BAR: 4, SYNCWARP: 5}[kind]
     return code << 16 | t
 
 
 def check_with_header(res: Result, traces, include: Path | None = None) -> None:
     """Replay every maximal trace through the header's update routine (host build), which must
     report the first race where the Python model does (the model is checked against the oracle);
-    include: another runtime include directory (for testing the checker itself)."""
+    include: another runtime include directory (for testing the checker itself). Traces with
+    fences and flags (res.memory) replay through the header built with HIRACE_MEMORY_SYNC=1."""
     g = res.grid
+    macros = [f"-D{define(Macro.HIRACE_MEMORY_SYNC, 1)}"] if res.memory else []
     with temp_dir(prefix="hirace-fsm-") as tmp:
         exe = Path(tmp) / "harness"
-        subprocess.run(["g++", "-O2", "-std=c++17", f"-I{include or include_dir()}", str(HARNESS), "-o", str(exe)],
-                       check=True, capture_output=True, text=True, env=reaper.scratch_env())
+        subprocess.run(["g++", "-O2", "-std=c++17", *macros, f"-I{include or include_dir()}", str(HARNESS), "-o",
+                        str(exe)], check=True, capture_output=True, text=True, env=reaper.scratch_env())
         data = array.array("i")
         expect = []
         for trace, race_at in traces:

@@ -5,15 +5,62 @@ Used by the model checker for speed; the checker also drives the header's own
 routine, compiled for the host, over the same traces (hirace.modelcheck)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import fsm
-from .oracle import BAR, SYNCWARP, Grid, lanes_of
+from .oracle import BAR, BLOCK, DEVICE, SYNCWARP, Grid, fence_scope, flag_of, lanes_of, narrower
 
 _TABLE = fsm.table()
 _RACE = fsm.STATE_INDEX[fsm.RACE]
 _A = {k: i for i, k in enumerate(fsm.ACCESSES)}
 _WARP_MULTI = fsm.warp_multi_states()
+_ONE_ACCESSOR = fsm.one_accessor_states()
+_ATOMIC = fsm.atomic_states()
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A release of block `block` known to someone: its stamp (a launch-wide count of releases),
+    the releasing thread and its clocks at its fence (what it did before is ordered before the
+    release), and, in a flag, `only`: the block it synchronises with (a release of block scope)."""
+    stamp: int
+    block: int
+    tid: int
+    bclk: int
+    wclk: int
+    only: int = -1
+
+
+@dataclass(frozen=True)
+class Known:
+    """An entry a block learnt, and who learnt it: the acquiring thread knows it from then on,
+    the block's other threads once they pass a barrier after it."""
+    entry: Entry
+    tid: int
+    bclk: int
+
+
+@dataclass
+class MemorySync:
+    """The runtime's record of synchronisation through memory (docs/memory-model.md): what each
+    block knows of each block's releases, what each flag's value carries, each thread's last
+    fence and its last strong read that a fence has not yet made an acquire."""
+    stamp: int = 0
+    known: dict = field(default_factory=dict)     # (block, of block) -> Known
+    flags: dict = field(default_factory=dict)     # flag -> (version, {block: Entry})
+    fenced: dict = field(default_factory=dict)    # thread -> (bclk, wclk, scope) after its last fence
+    pending: dict = field(default_factory=dict)   # thread -> (flag, version, scope) of its last strong read
+    unreleased: dict = field(default_factory=dict)  # flag -> its strong accesses that were no release
+    acquired: dict = field(default_factory=dict)  # block -> (flag, version, tid, bclk) of its last acquire
+    scoped: dict = field(default_factory=dict)    # flag -> the block of its sequence's block-scope releases (-1: several)
+
+    def copy(self) -> "MemorySync":
+        return MemorySync(self.stamp, dict(self.known), dict(self.flags), dict(self.fenced), dict(self.pending),
+                          dict(self.unreleased), dict(self.acquired), dict(self.scoped))
+
+    def visible(self, block: int, of: int, tid: int, bclk: int) -> Entry | None:
+        k = self.known.get((block, of))
+        return k.entry if k is not None and (k.tid == tid or bclk > k.bclk) else None
 
 
 @dataclass
@@ -29,8 +76,12 @@ class ShadowSim:
     narrow: list[int] | None = None
     full: list[int] | None = None    # each thread's warp clock at its last sync of the whole warp
     table: list[int] | None = None   # default: the generated table
+    mem: MemorySync | None = None    # synchronisation through memory (None: before any)
+    marks: list[int] | None = None   # each thread's fences since its last warp-level sync (in its wclk)
 
     def __post_init__(self) -> None:
+        if self.mem is True:             # (ShadowSim(grid, mem=True): synchronisation through memory followed)
+            self.mem = MemorySync()
         if self.table is None:
             self.table = _TABLE
         if self.bclk is None:
@@ -38,10 +89,122 @@ class ShadowSim:
             self.wclk = [0] * self.grid.threads
             self.narrow = [0] * self.grid.threads
             self.full = [0] * self.grid.threads
+        if self.marks is None:
+            self.marks = [0] * self.grid.threads
 
     def copy(self) -> "ShadowSim":
         return ShadowSim(self.grid, self.state, self.last, self.last_bclk, self.last_wclk, self.last_narrow,
-                         self.bclk[:], self.wclk[:], self.narrow[:], self.full[:], self.table)
+                         self.bclk[:], self.wclk[:], self.narrow[:], self.full[:], self.table,
+                         None if self.mem is None else self.mem.copy(), self.marks[:])
+
+    # ---------------------------------------------------------------- synchronisation through memory
+    def _marker(self, t: int) -> None:
+        """A point in t's program order that its later records tell apart (a fence): its warp
+        clock one further, counted in `marks` so that other lanes are not taken as synced."""
+        self.wclk[t] += 1
+        self.marks[t] += 1
+
+    def _acquire(self, t: int, scope: str | None) -> None:
+        """t's last strong read becomes an acquire (a fence of `scope` after it; None: a barrier,
+        at the read's own scope) if the flag has not changed since: what it carried, t learns."""
+        m, g = self.mem, self.grid
+        flag, version, read_scope = m.pending.pop(t, (None, None, None))
+        if flag is None or m.flags.get(flag, (0, {}))[0] != version:
+            return
+        b = g.block_of(t)
+        complete = True
+        for e in m.flags.get(flag, (0, {}))[1].values():
+            s = narrower(read_scope, read_scope if scope is None else scope)
+            if e.only >= 0:
+                s = BLOCK if e.only == b else None
+            if s is None or (s == BLOCK and e.block != b):
+                complete = False
+                continue
+            old = m.known.get((b, e.block))
+            if old is None or e.stamp > old.entry.stamp:
+                m.known[(b, e.block)] = Known(e, t, self.bclk[t])
+        # every release the value carries synchronised with t (a block's entry keeps its latest
+        # release: one of block scope marks the flag's sequence, `scoped`)
+        scoped = m.scoped.get(flag, -2)
+        complete = complete and scoped in (-2, b) and narrower(read_scope, read_scope if scope is None else scope) == DEVICE or (
+            complete and scoped in (-2, b) and all(e.block == b for e in m.flags.get(flag, (0, {}))[1].values()))
+        m.acquired[b] = (flag, version, t, self.bclk[t], self.wclk[t]) if complete else (None,) * 5
+
+    def _flag(self, t: int, op: str, scope: str, flag: int) -> None:
+        m, g = self.mem, self.grid
+        b = g.block_of(t)
+        version, entries = m.flags.get(flag, (0, {}))
+        if op in ("LD", "RMW"):
+            m.pending[t] = (flag, version, scope)
+        if op == "LD" or t not in m.fenced:     # (the thread's and its block clock, or several: -1)
+            m.unreleased[flag] = (t, self.bclk[t], self.wclk[t]) if m.unreleased.get(flag, (t,))[0] == t else (-1,)
+        if op == "LD":
+            return
+        if t not in m.fenced:         # no fence before: a store ends the flag's release sequence
+            if op == "ST":
+                m.stamp += 1
+                m.flags[flag] = (m.stamp, {})
+                m.scoped.pop(flag, None)
+            return
+        bclk, wclk, fscope = m.fenced[t]
+        only = b if narrower(fscope, scope) == BLOCK else -1
+        m.stamp += 1
+        carried = dict(entries) if op == "RMW" else {}
+        mine = [Entry(m.stamp, b, t % (g.warps * g.lanes), bclk, wclk, only)]
+        mine += [k.entry for (kb, _), k in m.known.items() if kb == b and (k.tid == t or self.bclk[t] > k.bclk)]
+        for e in mine:
+            e2 = e if only < 0 else Entry(e.stamp, e.block, e.tid, e.bclk, e.wclk, only)
+            old = carried.get(e2.block)
+            if old is None or e2.stamp > old.stamp:
+                carried[e2.block] = e2
+        m.flags[flag] = (m.stamp, carried)
+        before = m.scoped.get(flag, -2) if op == "RMW" else -2
+        if only >= 0:
+            before = only if before in (-2, only) else -1
+        if before == -2:
+            m.scoped.pop(flag, None)
+        else:
+            m.scoped[flag] = before
+        if op == "RMW":
+            m.pending[t] = (flag, m.stamp, scope)   # (its own write is what it read past)
+
+    def after_every_release(self, t: int) -> bool:
+        """Whether t (its block's last acquire, visible to t) read the checked word's current
+        value, and every strong access of the word was a release: t is then ordered after all."""
+        m, g = self.mem, self.grid
+        u = m.unreleased.get(0)     # the accesses that were no release: t's own, before a barrier t passed,
+        if u is not None and u[0] != t and not (u[0] >= 0 and self._covered(t, *u)):   # or before a release t knows
+            return False
+        flag, version, tid, bclk, _wclk = m.acquired.get(self.grid.block_of(t), (None,) * 5)
+        return flag == 0 and version == m.flags.get(0, (0, {}))[0] and (tid == t or self.bclk[t] > bclk)
+
+    def _sync_after_acquire(self, t: int, sync: int) -> int:
+        """Of a barrier (2) or warp sync (1) since L's access, the one that also came after the
+        acquire: the threads it orders after X are ordered after everything too."""
+        _flag, _version, _tid, bclk, wclk = self.mem.acquired[self.grid.block_of(t)]
+        if sync == 2 and self.bclk[t] > bclk:
+            return 2
+        return 1 if sync >= 1 and self.wclk[t] - self.marks[t] > wclk else 0
+
+    def _covered(self, t: int, u: int, bclk: int, wclk: int) -> bool:
+        """Whether an access by u at clocks (bclk, wclk) is ordered before t: a barrier of their block
+        t passed since, or a release of u's block t knows that came after it."""
+        g = self.grid
+        if g.block_of(u) == g.block_of(t) and self.bclk[t] > bclk:
+            return True
+        e = self.mem.visible(g.block_of(t), g.block_of(u), t, self.bclk[t])
+        return e is not None and (bclk < e.bclk or (u % (g.warps * g.lanes) == e.tid and wclk < e.wclk))
+
+    def ordered_through_memory(self, t: int) -> bool:
+        """Whether a release of L's block that t knows comes after L's access: L's thread
+        released after a fence that followed the access, or after a barrier that followed it."""
+        if self.mem is None:
+            return False
+        g = self.grid
+        e = self.mem.visible(g.block_of(t), g.block_of(self.last), t, self.bclk[t])
+        if e is None:
+            return False
+        return self.last_bclk < e.bclk or (self.last % (g.warps * g.lanes) == e.tid and self.last_wclk < e.wclk)
 
     def inputs(self, t: int) -> tuple[int, int]:
         """(relation, sync) of an access by t against the record (update.h inputs)."""
@@ -55,9 +218,9 @@ class ShadowSim:
         if self.narrow[t] > self.last_narrow and _WARP_MULTI >> self.state & 1:
             return (1, w) if after_full else (2, b)
         if t == self.last:
-            return 0, w if self.wclk[t] > self.last_wclk else b
+            return 0, w if self.wclk[t] - self.marks[t] > self.last_wclk else b
         if g.warp_of(t) == g.warp_of(self.last):
-            synced = self.last_wclk < self.wclk[t]   # (of L's group: a sync of both since L's access)
+            synced = self.last_wclk < self.wclk[t] - self.marks[t]   # (of L's group: a sync of both since L's access)
             if self._one_group(t, max(self.narrow[t], self.last_narrow)):   # one group of the finer
                 return 1, w if synced else b
             if (synced and self._one_group(t, self.narrow[t])) or after_full:   # X's last sync took L
@@ -71,9 +234,25 @@ class ShadowSim:
     def event(self, ev) -> bool:
         kind, t = ev
         g = self.grid
+        scope, flag = fence_scope(kind), flag_of(kind)
         if kind == BAR:
             for u in g.block_threads(g.block_of(t)):
+                if self.mem is not None:
+                    self._acquire(u, None)
                 self.bclk[u] += 1
+                if self.mem is not None:   # a barrier is a fence of block scope
+                    self.mem.fenced[u] = (self.bclk[u], self.wclk[u], BLOCK)
+            return False
+        if scope is not None:
+            if self.mem is None:
+                raise ValueError("a fence in a trace of a model that does not follow memory (ShadowSim(mem=True))")
+            self._acquire(t, scope)
+            self._marker(t)
+            self.mem.fenced[t] = (self.bclk[t], self.wclk[t], scope)
+            return False
+        if flag is not None and flag[2] != 0:
+            if self.mem is not None:
+                self._flag(t, *flag)
             return False
         mask = (1 << g.lanes) - 1 if kind == SYNCWARP else lanes_of(kind)
         if mask is not None:
@@ -85,12 +264,25 @@ class ShadowSim:
             joined = max(self.wclk[u] for u in lanes) + 1
             for u in lanes:
                 self.wclk[u] = joined if tile else self.wclk[u] + 1
+                self.marks[u] = 0
                 self.narrow[u] = n
                 if n == 0:
                     self.full[u] = joined
             return False
-        rel, sync = (0, 0) if self.state == 0 else self.inputs(t)
-        new = self.table[fsm.table_index(_A[kind], sync, rel, self.state)]
+        state = self.state
+        rel, sync = (0, 0) if state == 0 else self.inputs(t)
+        # no barrier or warp sync since L's access (but a fence's mark on X's own clock, if L is X)
+        if (state != 0 and self.mem is not None and sync == 0 and _ONE_ACCESSOR >> state & 1 and t != self.last
+                and self.ordered_through_memory(t)):
+            rel = 0              # after L and all before it: as L's own thread, next in its program order
+        new = self.table[fsm.table_index(_A[kind], sync, rel, state)]
+        if new == _RACE and state in _ATOMIC and self.mem is not None and self.after_every_release(t):
+            # after every access, all atomics: as one accessor's, next in its program order (after
+            # a barrier or warp sync too where it came after the acquire: the threads it orders
+            # after X are then ordered after everything)
+            new = self.table[fsm.table_index(_A[kind], self._sync_after_acquire(t, sync), 0, _ATOMIC[state])]
         self.state, self.last, self.last_bclk, self.last_wclk = new, t, self.bclk[t], self.wclk[t]
         self.last_narrow = self.narrow[t]
+        if flag is not None and self.mem is not None:
+            self._flag(t, *flag)
         return new == _RACE

@@ -27,6 +27,9 @@ def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--masks", action="store_true",
                    help="traces with syncs of part of a warp too (tiles, __syncwarp(mask), coalesced groups; "
                         "needs a power of two threads per warp)")
+    p.add_argument("--memory", action="store_true",
+                   help="traces with fences of both scopes and strong reads, writes and read-modify-writes of a "
+                        "flag too: synchronisation through memory (docs/memory-model.md)")
     p.add_argument("--no-header", action="store_true",
                    help="skip replaying the traces through the CUDA header's routine (needs g++)")
 
@@ -61,7 +64,8 @@ def run(args: argparse.Namespace, _extra) -> int:
     t0 = time.monotonic()
     if args.masks and (grid.lanes < 4 or grid.lanes & (grid.lanes - 1)):
         raise UserError(f"--masks needs a power of two threads per warp, 4 or more (the grid has {grid.lanes})")
-    res = check(grid, args.events, with_header=not args.no_header, masks=args.masks)
+    header = not args.no_header
+    res = check(grid, args.events, with_header=header, masks=args.masks, memory=args.memory)
     dt = time.monotonic() - t0
     print(f"grid {grid.blocks}x{grid.warps}x{grid.lanes}, traces of up to {args.events} events "
           f"(threads, warps and blocks taken in order of first use)")
@@ -69,8 +73,9 @@ def run(args: argparse.Namespace, _extra) -> int:
     print(f"  false alarms:       {res.disagreements['false alarm']}" +
           (" (allowed after a sync of part of a warp: see hirace/fsm.py, Lane groups)" if args.masks else ""))
     print(f"  missed races:       {res.disagreements['missed race']}")
-    if not args.no_header:
-        print(f"  header replay:      {res.header_traces:,} traces, {res.header_disagreements} differ")
+    if header:
+        print(f"  header replay:      {res.header_traces:,} traces, {res.header_disagreements} differ" +
+              (" (built with HIRACE_MEMORY_SYNC=1)" if args.memory else ""))
     for cls, ex in res.examples.items():
         print(f"  first {cls}: {ex}")
     print(f"  states: {len(fsm.STATES)}, time: {dt:.1f}s")

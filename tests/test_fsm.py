@@ -1,5 +1,6 @@
 """The state machine: generated header, oracle litmus traces, exhaustive agreement."""
 import csv
+import functools
 import re
 import shutil
 import subprocess
@@ -172,14 +173,29 @@ def test_verify_fsm_command_and_export(tmp_path):
     assert ["R", "U", "S", "INIT", "SW_1R_R_R"] in rows
 
 
-def test_header_compiles_with_nvcc(tmp_path, nvcc):
+@pytest.mark.parametrize("memory_sync", [0, 1])
+def test_header_compiles_with_nvcc(tmp_path, nvcc, memory_sync):
+    """The update, and with HIRACE_MEMORY_SYNC=1 its memory-sync record and routines (memory_sync.h),
+    compile for the device."""
     from runtime import include_dir
     src = tmp_path / "use.cu"
-    src.write_text('#include "hirace/update.h"\n__global__ void k(unsigned long long *s) {\n'
+    src.write_text('#include "hirace/update.h"\n'
+                   '#if HIRACE_MEMORY_SYNC\n'
+                   'namespace ms = hirace::memsync;\n'
+                   '__global__ void k(unsigned long long *s, ms::MemorySync m) {\n'
+                   '  hirace::ThreadCtx c{threadIdx.x, blockIdx.x, 0, hirace::WarpWord::marked(0u), 32};\n'
+                   '  ms::fence(m, hirace::memory_thread(c), c.wclk(), ms::kDevice);\n'
+                   '  ms::barrier(m, hirace::memory_thread(c), 1);\n'
+                   '  if (hirace::update(s, c, hirace::fsm::kDeviceAtomic, nullptr, &m, 0)) s[1] = 1;\n'
+                   '  ms::strong(m, hirace::memory_thread(c), ms::kRmw, ms::kDevice, 0);\n'
+                   '  ms::strong(m, hirace::memory_thread(c), ms::kLoad, ms::kBlock, 1);\n}\n'
+                   '#else\n'
+                   '__global__ void k(unsigned long long *s) {\n'
                    '  hirace::ThreadCtx c{threadIdx.x, blockIdx.x, 0, 0, 32};\n'
-                   '  if (hirace::update(s, c, hirace::fsm::kWrite)) s[1] = 1;\n}\n')
-    r = subprocess.run([str(nvcc), "-c", "-std=c++17", f"-I{include_dir()}", str(src), "-o",
-                        str(tmp_path / "use.o")], capture_output=True, text=True)
+                   '  if (hirace::update(s, c, hirace::fsm::kWrite)) s[1] = 1;\n}\n'
+                   '#endif\n')
+    r = subprocess.run([str(nvcc), "-c", "-std=c++17", f"-DHIRACE_MEMORY_SYNC={memory_sync}", f"-I{include_dir()}",
+                        str(src), "-o", str(tmp_path / "use.o")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
 
 
@@ -213,3 +229,161 @@ def test_a_record_of_an_earlier_launch_reads_as_untouched(tmp_path):
     assert out.returncode == 0
     race, state, race2 = out.stdout.split()
     assert race == "0" and race2 == "1" and int(state) == fsm.STATES.index(fsm.RACE)
+
+
+# ---------------------------------------------------------------- synchronisation through memory
+# (docs/memory-model.md): the oracle follows PTX's release/acquire patterns with scopes; the Python
+# model (the runtime's design) must never miss a race against it, and reports none where it finds none.
+from hirace.oracle import BLOCK, DEVICE, fence, flag_op  # noqa: E402
+
+M = Grid(2, 1, 1)       # two blocks of one thread: t0 = block 0, t1 = block 1
+MP = [("W", 0), (fence(DEVICE), 0), (flag_op("ST", DEVICE), 0), (flag_op("LD", DEVICE), 1), (fence(DEVICE), 1),
+      ("R", 1)]
+
+MEMORY_LITMUS = {
+    "message passing, fenced on both sides": (MP, None),
+    "message passing, no fence in the consumer": (MP[:4] + MP[5:], 4),
+    "message passing, a fence of block scope in the producer": (MP[:1] + [(fence(BLOCK), 0)] + MP[2:], 5),
+    "message passing, the flag read before it is set": ([MP[0], MP[1], MP[3], MP[2], MP[4], MP[5]], 5),
+    "message passing, a __syncthreads completes the consumer's acquire": (MP[:4] + [(BAR, 1)] + MP[5:], None),
+    "message passing, data written after the fence": ([MP[1], MP[0]] + MP[2:], 5),
+    # threadFenceReduction's counter: every block fences and increments it; the last one resets it
+    "a counter whose every increment is a release, reset by the last": (
+        [(fence(DEVICE), 0), ("GA", 0), (fence(DEVICE), 1), ("GA", 1), (BAR, 1), ("W", 1)], None),
+    "a counter one block increments without a fence": (
+        [("GA", 0), (fence(DEVICE), 1), ("GA", 1), (BAR, 1), ("W", 1)], 4),
+    "a counter reset before the last increment is read": ([(fence(DEVICE), 0), ("GA", 0), (BAR, 1), ("W", 1)], 3),
+}
+
+
+def model_first_race(trace, grid=M):
+    sim = ShadowSim(grid, mem=True)
+    for i, ev in enumerate(trace):
+        if sim.event(ev):
+            return i
+    return None
+
+
+@pytest.mark.parametrize("name", sorted(MEMORY_LITMUS))
+def test_memory_litmus_traces_oracle_and_model(name):
+    trace, expected = MEMORY_LITMUS[name]
+    assert first_race(trace, M) == expected
+    assert model_first_race(trace) == expected
+
+
+@pytest.mark.parametrize("grid", [Grid(2, 1, 1), Grid(1, 2, 1), Grid(1, 1, 2)])
+def test_memory_model_agrees_with_the_oracle_on_every_small_trace(grid):
+    res = check(grid, 4, with_header=False, memory=True)
+    assert res.traces > 40_000
+    assert not res.disagreements, res.examples
+
+
+def test_a_fence_seen_by_other_lanes_as_a_warp_sync_is_caught(monkeypatch):
+    """The fence's mark advances the thread's warp clock; other lanes must not read it as a sync
+    of theirs (marks): without that, a race between two lanes after a fence is missed."""
+    def marked_as_sync(self, t):
+        self.wclk[t] += 1
+    monkeypatch.setattr(ShadowSim, "_marker", marked_as_sync)
+    res = check(Grid(1, 1, 2), 4, with_header=False, memory=True)
+    assert res.disagreements["missed race"], "the checker did not catch a fence taken as a warp sync"
+
+
+def test_an_acquire_of_a_changed_flag_is_caught(monkeypatch):
+    """An acquire takes only the releases its read observed: a fence after the flag changed again
+    must not acquire the newer ones (the version check); without it a race is missed."""
+    from hirace import shadow_model
+    real = shadow_model.ShadowSim._acquire
+
+    def any_version(self, t, scope):
+        p = self.mem.pending.get(t)
+        if p is not None:
+            self.mem.pending[t] = (p[0], self.mem.flags.get(p[0], (0, {}))[0], p[2])
+        real(self, t, scope)
+    trace, race_at = MEMORY_LITMUS["message passing, the flag read before it is set"]
+    assert model_first_race(trace) == race_at
+    monkeypatch.setattr(shadow_model.ShadowSim, "_acquire", any_version)
+    assert model_first_race(trace) is None, "the broken acquire should miss this race"
+
+
+# ---------------------------------------------------------------- the header's own memory sync
+# (runtime/include/hirace/memory_sync.h, update.h under HIRACE_MEMORY_SYNC): replayed over the same traces
+# through the harness built with the macro at 1, it must report each first race where the model does.
+# Exhaustive traces of 4 events hold no message passing (6 events: write, fence, store; load, fence,
+# read), so the replay also takes every trace of 6 events that starts as a producer (`prefix`).
+PRODUCER = MP[:3]
+COUNTER = [(fence(DEVICE), 0), ("GA", 0)]
+# the record the fast paths would leave stale (update.h: with memory followed, none in atomic states):
+# t0's third atomic keeps MW_A_AG, a skipped rewrite would keep t2 as L, and t0's read after its acquire
+# and a warp sync would then not count the sync: t1's read would be a false alarm
+STALE = (Grid(1, 2, 2), [(fence(DEVICE), 0), ("GA", 0), (fence(DEVICE), 2), ("GA", 2), ("GA", 0), (fence(DEVICE), 0),
+                         (SYNCWARP, 0), ("R", 0), ("R", 1)])
+
+
+@functools.cache
+def _memory_traces():
+    """grid -> [(trace, the model's first race or -1)]: every trace of 4 events (three grids), every
+    trace of 6 that starts as a producer, of 5 that starts as a counter's release, the litmus traces
+    and STALE."""
+    from hirace.modelcheck import _Enumerator
+    by_grid = {}
+    for grid, k, prefix in ((Grid(2, 1, 1), 4, ()), (Grid(1, 2, 1), 4, ()), (Grid(1, 1, 2), 4, ()),
+                            (Grid(2, 1, 1), 6, PRODUCER), (Grid(1, 1, 2), 6, PRODUCER), (Grid(2, 1, 1), 5, COUNTER)):
+        en = _Enumerator(grid, k, keep_traces=True, memory=True)
+        en.run(prefix)
+        by_grid.setdefault(grid, []).extend(en.maximal_traces)
+    for grid, traces in ((M, [trace for trace, _ in MEMORY_LITMUS.values()]), (STALE[0], [STALE[1]])):
+        by_grid.setdefault(grid, []).extend((t, -1 if (at := model_first_race(t, grid)) is None else at)
+                                            for t in traces)
+    return by_grid
+
+
+def _memory_replay(include=None):
+    """The header replay (built with HIRACE_MEMORY_SYNC=1) of _memory_traces: the Results, per grid."""
+    from hirace.modelcheck import Result, check_with_header
+    out = []
+    for grid, traces in _memory_traces().items():
+        res = Result(grid, max(len(t) for t, _ in traces), memory=True)
+        check_with_header(res, traces, include=include)
+        assert res.header_traces == len(traces)
+        out.append(res)
+    return out
+
+
+def test_the_header_follows_memory_as_the_model_does():
+    """memory_sync.h and update.h's rules (HIRACE_MEMORY_SYNC=1) agree with the model on every trace."""
+    assert model_first_race(MP) is None and model_first_race(STALE[1], STALE[0]) is None
+    assert first_race(STALE[1], STALE[0]) is None
+    runs = _memory_replay()
+    assert sum(r.header_traces for r in runs) > 150_000
+    assert [r.examples for r in runs if r.header_disagreements] == []
+
+
+_BROKEN = {   # a rule of the header's, broken in a copy: (file, text, replacement)
+    "ordered through memory, not asked": (
+        "update.h", "memsync::ordered_through_memory(*mem, s, s.bid() - c.base, memory_thread(c)))", "false)"),
+    "a release from any fence of L's thread": (
+        "memory_sync.h", "(s.tid() == Point::tid(k.at) && wclk_ahead(Point::wclk(k.at), s.wclk()))",
+        "s.tid() == Point::tid(k.at)"),
+    "every access a release, not asked": (
+        "memory_sync.h", "    if (!mine && !before_barrier) return false;", "    (void)mine, (void)before_barrier;"),
+    "the fence's mark taken for a warp sync": (
+        "update.h", "    return WarpWord::count(warp) - WarpWord::marks(warp);", "    return WarpWord::count(warp);"),
+    "the fast paths in atomic states": ("update.h", "if (!mem || !((fsm::kAtomicStates >> st) & 1u)) {", "if (true) {"),
+}
+
+
+@pytest.mark.parametrize("rule", sorted(_BROKEN))
+def test_a_broken_memory_rule_in_the_header_is_caught(tmp_path, rule):
+    """Each rule of the header's memory sync matters: broken in a copy of the headers, the replay
+    over the same traces finds the header differing from the model."""
+    from runtime import include_dir
+    inc = tmp_path / "include"
+    shutil.copytree(include_dir(), inc)
+    name, old, new = _BROKEN[rule]
+    path = inc / "hirace" / name
+    text = path.read_text()
+    assert text.count(old) == 1, rule
+    path.write_text(text.replace(old, new))
+    runs = _memory_replay(inc)
+    assert any(r.header_disagreements for r in runs), f"the replay did not catch: {rule}"
+    assert all("header differs from the model" in r.examples for r in runs if r.header_disagreements)

@@ -116,7 +116,8 @@ CCTK_D inline unsigned lanes_max(unsigned mask, unsigned v) {
 // whole warp): the lanes of an aligned group join their warp clocks, one past the latest (lanes
 // that took part in different syncs count on from one clock again); lanes that are no tile are
 // groups of one lane, nothing to join (hirace/fsm.py, lane groups; the model checker's harness
-// replays these steps).
+// replays these steps). The word made afresh holds no fence marks (HIRACE_MEMORY_SYNC: WarpWord::marked):
+// a warp-level sync resets its lanes' marks.
 CCTK_D inline void after_lanes_barrier(unsigned n) {
   if (!g_launch.enabled) return;
   unsigned *clk = thread_clocks();
@@ -129,6 +130,19 @@ CCTK_D inline void after_lanes_barrier(unsigned n) {
   clk[1] = WarpWord::make(c, n == 0 ? c : WarpWord::full(w), n);
 }
 CCTK_D inline void after_warp_barrier() { after_lanes_barrier(0); }
+
+#if HIRACE_MEMORY_SYNC
+// After a fence (__threadfence, __threadfence_block ...): the thread's warp clock marked, one step on
+// (WarpWord::marked), so that its records before the fence tell apart from those after. (The fence's
+// part in the launch's record, memsync::fence in memory_sync.h, comes with the device wiring.)
+CCTK_D inline void after_fence_mark() {
+  if (!g_launch.enabled) return;
+  unsigned *clk = thread_clocks();
+  const unsigned w = clk[1], marked = WarpWord::marked(w);
+  if (WarpWord::count(w) < WarpWord::kWrapped && WarpWord::count(marked) == WarpWord::kWrapped) note_wrapped();
+  clk[1] = marked;
+}
+#endif
 
 // `__syncwarp(mask)`: the mask is read as the call's argument (`__syncwarp(warp_mask(m))`), the
 // clocks stepped after the sync (`after_warp_mask()`) as the mask narrows the lane groups

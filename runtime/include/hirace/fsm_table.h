@@ -29,6 +29,15 @@ constexpr unsigned kBlockOnlyStates = 0xf8u;
 constexpr unsigned kLaneFreeStates = 0x38f0feu;
 // states whose warp level holds accesses of several lanes (hirace/fsm.py: lane groups)
 constexpr unsigned kWarpMultiStates = 0x38f000u;
+// Synchronisation through memory (docs/memory-model.md, HIRACE_MEMORY_SYNC in update.h): the states
+// whose whole history is ordered before or at the last accessor (fsm.one_accessor_states), the
+// states whose whole history is atomics (fsm.atomic_states), and for each of these the state of one
+// accessor that did the same
+constexpr unsigned kOneAccessorStates = 0x470f00u;
+constexpr unsigned kAtomicStates = 0x331au;
+CCTK_HD constexpr unsigned atomic_one_accessor(unsigned state) {
+  return (0x1108u >> state & 1u) ? 8u : 9u;
+}
 
 // index = access | sync | relation | state, concatenated (most significant first)
 CCTK_HD constexpr unsigned index(unsigned access, unsigned sync, unsigned relation, unsigned state) {

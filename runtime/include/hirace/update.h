@@ -5,6 +5,9 @@
 #include "config.h"
 #include "cudacommon/protocol.h"
 #include "fsm_table.h"
+#if HIRACE_MEMORY_SYNC
+#include "memory_sync.h"
+#endif
 
 namespace hirace {
 
@@ -19,7 +22,7 @@ struct BlockWord {
 // A thread's warp clock word (its second clock, clocks.h): the warp clock (bits 0-8, stopped at
 // 2^kWclkBits: wrapped), the warp clock after its last sync of the whole warp (bits 9-17), its
 // lane-group narrowing (bits 18-20), and the narrowing of a `__syncwarp(mask)` it is entering
-// (bits 21-23, 7: none).
+// (bits 21-23, 7: none); with HIRACE_MEMORY_SYNC, the fences since its last warp-level sync (bits 24-31).
 struct WarpWord {
   static constexpr unsigned kClockBits = 9, kFullShift = 9, kNarrowShift = 18, kPendingShift = 21;
   static constexpr unsigned kClockMask = (1u << kClockBits) - 1, kNoPending = 7;
@@ -31,6 +34,20 @@ struct WarpWord {
   CCTK_HD static constexpr unsigned make(unsigned count, unsigned full, unsigned narrow, unsigned pending = kNoPending) {
     return count | full << kFullShift | narrow << kNarrowShift | (pending ^ kNoPending) << kPendingShift;
   }
+#if HIRACE_MEMORY_SYNC
+  // A fence's mark (docs/memory-model.md): the warp clock one step on, so that the thread's records
+  // before the fence tell apart from those after; counted in `marks` (reset with the clock word at each
+  // warp-level sync: make() leaves them 0), so that other lanes do not take it for a sync of theirs.
+  // (A clock that stops here stops its marks too: it reads as wrapped, ordered, whatever they say.)
+  static constexpr unsigned kMarksShift = 24;
+  CCTK_HD static constexpr unsigned marks(unsigned w) { return w >> kMarksShift; }
+  CCTK_HD static constexpr unsigned with_marks(unsigned w, unsigned marks) {
+    return (w & ((1u << kMarksShift) - 1)) | marks << kMarksShift;
+  }
+  CCTK_HD static constexpr unsigned marked(unsigned w) {
+    return count(w) >= kWrapped ? w : count(w) + 1 == kWrapped ? w + 1 : with_marks(w + 1, marks(w) + 1);
+  }
+#endif
 };
 
 // What the runtime knows about the accessing thread.
@@ -50,6 +67,15 @@ struct ThreadCtx {
   // warp_size >> narrow lanes (0: the whole warp; see lane_narrowing)
   CCTK_HD unsigned narrow() const { return WarpWord::narrow(warp); }
   CCTK_HD unsigned full() const { return WarpWord::full(warp); }   // wclk after its last sync of the whole warp
+  // The warp clock that counts its warp-level syncs: with HIRACE_MEMORY_SYNC, less the marks of its
+  // fences since the last (WarpWord::marked), which sync nothing
+  CCTK_HD unsigned sync_wclk() const {
+#if HIRACE_MEMORY_SYNC
+    return WarpWord::count(warp) - WarpWord::marks(warp);
+#else
+    return WarpWord::count(warp);
+#endif
+  }
 };
 
 
@@ -92,7 +118,7 @@ CCTK_HD inline unsigned lane_group_inputs(ShadowWord s, const ThreadCtx &c, unsi
   // X's group finer than L's, L's warp level of several lanes (some maybe outside X's group)
   if (c.narrow() > s.lanes() && ((fsm::kWarpMultiStates >> state) & 1u))
     return s.wclk() < c.full() || wrapped ? fsm::kSameWarp << 2 | w : fsm::kSameBlock << 2 | b;
-  const bool synced = s.wclk() < c.wclk() || wrapped;   // a warp-level sync of X's since L's access
+  const bool synced = s.wclk() < c.sync_wclk() || wrapped;   // a warp-level sync of X's since L's access
   if (s.tid() == c.tid) return fsm::kSameThread << 2 | (synced ? w : b);
   if (s.tid() / c.warp_size != c.tid / c.warp_size) return fsm::kSameBlock << 2 | b;
   const unsigned finer = s.lanes() > c.narrow() ? s.lanes() : c.narrow();
@@ -121,7 +147,7 @@ CCTK_HD inline void inputs(ShadowWord s, const ThreadCtx &c, unsigned state, uns
     return;
   }
   // no sync of part of a warp: groups are whole warps
-  bool synced = s.wclk() < c.wclk() || (c.wclk() >> ShadowWord::kWclkBits) != 0;
+  bool synced = s.wclk() < c.sync_wclk() || (c.wclk() >> ShadowWord::kWclkBits) != 0;
   *rel = s.tid() == c.tid ? fsm::kSameThread : s.tid() / c.warp_size == c.tid / c.warp_size ? fsm::kSameWarp
                                                                                              : fsm::kSameBlock;
   *syn = block ? fsm::kBlockSynced : synced && *rel != fsm::kSameBlock ? fsm::kWarpSynced : fsm::kUnsynced;
@@ -137,10 +163,24 @@ CCTK_HD inline unsigned long long cas(unsigned long long *p, unsigned long long 
 #endif
 }
 
+#if HIRACE_MEMORY_SYNC
+// The accessing thread as the memory-sync record knows it (memory_sync.h: its block in the launch)
+CCTK_HD inline memsync::Thread memory_thread(const ThreadCtx &c) {
+  return memsync::Thread{c.bid - c.base, c.tid, c.bclk, c.wclk(), WarpWord::marks(c.warp)};
+}
+#endif
+
 // Returns true when this access completes a race (the word enters RACE now);
 // *prior receives the record it replaced.
+// With HIRACE_MEMORY_SYNC, `mem`: the launch's record of synchronisation through memory (null: not
+// followed), `slot`: the checked word's flag slot in it (its atomics are read-modify-writes of that
+// slot, which the caller applies after the update: memsync::strong).
 CCTK_HD inline bool update(unsigned long long *shadow, const ThreadCtx &c, fsm::Access a,
-                             ShadowWord *prior = nullptr) {
+                             ShadowWord *prior = nullptr
+#if HIRACE_MEMORY_SYNC
+                           , const memsync::MemorySync *mem = nullptr, unsigned slot = 0
+#endif
+                           ) {
   unsigned long long old = *reinterpret_cast<volatile unsigned long long *>(shadow);
   for (;;) {
     ShadowWord s(old);
@@ -148,7 +188,28 @@ CCTK_HD inline bool update(unsigned long long *shadow, const ThreadCtx &c, fsm::
     if (st == fsm::kRace) return false;  // reported once already
     unsigned rel = fsm::kSameThread, syn = fsm::kUnsynced;
     if (st != fsm::kInit) inputs(s, c, st, &rel, &syn);
+#if HIRACE_MEMORY_SYNC
+    // Synchronisation through memory (ShadowSim.event, docs/memory-model.md): with no barrier or warp
+    // sync since L's access, a history ordered before or at L, and a release of L's block that X knows
+    // after L's access: X is taken as L's own thread, next in its program order.
+    if (mem && st != fsm::kInit && syn == fsm::kUnsynced && rel != fsm::kSameThread &&
+        ((fsm::kOneAccessorStates >> st) & 1u) &&
+        memsync::ordered_through_memory(*mem, s, s.bid() - c.base, memory_thread(c)))
+      rel = fsm::kSameThread;
+#endif
     unsigned next = fsm::lookup(fsm::index(a, syn, rel, st));
+#if HIRACE_MEMORY_SYNC
+    // A race in a history of atomics whose every access was a release X acquired: X is the next access
+    // of one accessor that made them all (after a barrier or warp sync too, where it came after the
+    // acquire)
+    if (mem && next == fsm::kRace && ((fsm::kAtomicStates >> st) & 1u) &&
+        memsync::after_every_release(*mem, memory_thread(c), slot))
+      next = fsm::lookup(fsm::index(a, memsync::sync_after_acquire(*mem, memory_thread(c), syn), fsm::kSameThread,
+                                    fsm::atomic_one_accessor(st)));
+    // (the fast paths leave the record naming an earlier accessor; the rule above asks the sync since
+    // the last one: in the states it applies to, with memory followed, the record is always rewritten)
+    if (!mem || !((fsm::kAtomicStates >> st) & 1u)) {
+#endif
     // fast paths: the access changes nothing that later transitions read
     if (next == st && ((fsm::kAccessorFreeStates >> st) & 1u)) return false;
     if (next == st && ((fsm::kBlockOnlyStates >> st) & 1u) && rel != fsm::kOtherBlock &&
@@ -160,6 +221,9 @@ CCTK_HD inline bool update(unsigned long long *shadow, const ThreadCtx &c, fsm::
     if (next == st && ((fsm::kLaneFreeStates >> st) & 1u) && rel <= fsm::kSameWarp && syn == fsm::kUnsynced &&
         s.lanes() == c.narrow())
       return false;
+#if HIRACE_MEMORY_SYNC
+    }
+#endif
     ShadowWord n = ShadowWord::make(next, c.tid, c.bid, c.narrow(), c.bclk, c.wclk());
     if (n.bits == old) return false;  // fast path: the record would not change
     unsigned long long seen = cas(shadow, old, n.bits);

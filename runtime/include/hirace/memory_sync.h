@@ -1,0 +1,289 @@
+// Synchronisation through memory (docs/memory-model.md; HIRACE_MEMORY_SYNC): the record a launch keeps
+// of fences, flags and what each block acquired, and the routines that keep it and that the shadow
+// update asks (update.h). The specification is hirace/shadow_model.py (MemorySync, ShadowSim): each
+// routine here mirrors the Python function it names, and the model checker replays its traces through
+// them (hirace/harness/fsm_harness.cpp, `hirace verify-fsm --memory`).
+#ifndef HIRACE_MEMORY_SYNC_H
+#define HIRACE_MEMORY_SYNC_H
+
+#include "config.h"
+#include "fsm_table.h"
+
+namespace hirace {
+namespace memsync {
+
+// Scopes: a block (__threadfence_block, atomicAdd_block), the device (__threadfence, atomicAdd; system
+// scope counts as device). The narrower of two scopes is their AND. An acquire a barrier completes is at
+// the read's own scope (kBarrier).
+enum Scope : unsigned { kBlock = 0, kDevice = 1, kBarrier = 2 };
+// Strong accesses of a flag: a read (atomic or volatile load), a write (atomic or volatile store), a
+// read-modify-write (atomicAdd, atomicCAS, ...; the checked word's own atomics are these, of its slot)
+enum Op : unsigned { kLoad = 0, kStore = 1, kRmw = 2 };
+
+CCTK_HD constexpr unsigned narrower(unsigned a, unsigned b) { return a & b; }
+
+// A thread as the record knows it: its block (in the launch: 0 .. blocks - 1), its index in the block,
+// and its clocks (update.h ThreadCtx: the block clock, the warp clock with its fences' marks, the marks).
+struct Thread {
+  unsigned block, tid, bclk, wclk, marks;
+};
+
+// A point in a thread's program order, packed in one word: its index in the block (bits 0-9), its warp
+// clock (bits 10-18) and block clock (bits 19-29) there. The clocks stop where a thread's clocks do
+// (update.h BlockWord, WarpWord: 2^10 barriers, 2^8 warp-level syncs and fences), so they fit whole,
+// the stopped value included; bits 30-31 are free for the words that use them.
+struct Point {
+  static constexpr unsigned kTidBits = ShadowWord::kTidBits, kWclkShift = kTidBits;
+  static constexpr unsigned kWclkBits = ShadowWord::kWclkBits + 1, kBclkShift = kWclkShift + kWclkBits;
+  static constexpr unsigned kBclkBits = ShadowWord::kBclkBits + 1;
+  CCTK_HD static constexpr unsigned make(unsigned tid, unsigned bclk, unsigned wclk) {
+    return (tid & ((1u << kTidBits) - 1)) | (wclk & ((1u << kWclkBits) - 1)) << kWclkShift |
+           (bclk & ((1u << kBclkBits) - 1)) << kBclkShift;
+  }
+  CCTK_HD static constexpr unsigned tid(unsigned p) { return p & ((1u << kTidBits) - 1); }
+  CCTK_HD static constexpr unsigned wclk(unsigned p) { return (p >> kWclkShift) & ((1u << kWclkBits) - 1); }
+  CCTK_HD static constexpr unsigned bclk(unsigned p) { return (p >> kBclkShift) & ((1u << kBclkBits) - 1); }
+};
+static_assert(Point::kBclkShift + Point::kBclkBits <= 30, "a point leaves bits 30-31 free");
+
+// Clock a is ahead of clock b (both of one thread, or of one block's threads), or a has stopped (the
+// clock wrapped: comparisons no longer tell, and the access is taken as ordered, as update.h inputs
+// does: no false alarm, the host warns)
+CCTK_HD constexpr bool ahead(unsigned a, unsigned b, unsigned bits) { return a > b || (a >> bits) != 0; }
+CCTK_HD constexpr bool bclk_ahead(unsigned a, unsigned b) { return ahead(a, b, ShadowWord::kBclkBits); }
+CCTK_HD constexpr bool wclk_ahead(unsigned a, unsigned b) { return ahead(a, b, ShadowWord::kWclkBits); }
+// a release stamp newer than another (stamps count on modulo 2^32; 0 is none)
+CCTK_HD constexpr bool newer(unsigned a, unsigned b) { return int(a - b) > 0; }
+
+// A release of some block, as a flag's value carries it or as a block learnt it (shadow_model.Entry,
+// Known). 16 bytes: one vector access on the device.
+struct alignas(16) Entry {
+  unsigned stamp;    // the release's stamp (0: no release)
+  unsigned only;     // a release of block scope: the block it synchronises with, plus one (0: any block)
+  unsigned at;       // the releasing thread and its clocks at its fence (Point): what it did before is ordered
+  unsigned learnt;   // in the knowledge table: who learnt it (Point, its tid and block clock then)
+};
+
+// A thread's part: its last fence and its last strong read that no fence has made an acquire yet
+struct alignas(16) ThreadSync {
+  static constexpr unsigned kFenced = 1u << 30, kScopeShift = 31, kPointMask = kFenced - 1;
+  unsigned fence;     // 0: none yet; else kFenced | scope << 31 | Point (its clocks right after the fence)
+  unsigned read;      // 0: none; else (flag slot + 1) << 1 | the read's scope
+  unsigned version;   // the flag's version that read saw
+  unsigned unused;
+};
+
+// A flag slot's part (the releases its value carries are in MemorySync::carried)
+struct alignas(16) FlagSync {
+  static constexpr unsigned kSeveral = ~0u;
+  unsigned version;        // the stamp of its last release or plain store (0: none yet)
+  unsigned scoped;         // its release sequence's releases of block scope: 0 none, block + 1, kSeveral blocks
+  unsigned unreleased;     // its strong accesses that were no release: 0 none, one thread's block + 1, kSeveral
+  unsigned unreleased_at;  // that one thread and its block clock at its latest (Point)
+};
+
+// A block's last complete acquire: every release the flag's value carried synchronised with it
+struct alignas(16) Acquire {
+  unsigned flag;      // the flag slot plus one (0: none, or the last acquire was not complete)
+  unsigned version;   // the flag's version it acquired
+  unsigned who;       // the acquiring thread and its clocks then (Point)
+  unsigned unused;
+};
+static_assert(sizeof(Entry) == 16 && sizeof(ThreadSync) == 16 && sizeof(FlagSync) == 16 && sizeof(Acquire) == 16,
+              "the record's items are 16 bytes each (record_items, carve)");
+
+// The record of one launch: plain data in one zeroed allocation (all zero: nothing happened yet), every
+// part in 16-byte items. Kept per launch, not per word: each block's knowledge of each block's latest
+// release (blocks x blocks entries), what each flag slot's value carries (a slot per flag word, and the
+// checked words' own), each thread's fence and pending read, each block's last acquire.
+// (Sequential in this step: the model checker's harness drives it; the device wiring must keep each
+// routine's reads and writes of a slot or a block's row together.)
+struct MemorySync {
+  unsigned *stamp;        // the launch's count of releases (each release takes the next)
+  ThreadSync *threads;    // [block * threads_per_block + tid]
+  FlagSync *flags;        // [slot]
+  Entry *carried;         // [slot * blocks + block]: the latest release of that block the slot's value carries
+  Entry *known;           // [block * blocks + of]: the latest release of block `of` that `block` learnt
+  Acquire *acquired;      // [block]
+  unsigned blocks, threads_per_block, slots;
+};
+
+CCTK_HD constexpr unsigned long long record_items(unsigned blocks, unsigned threads_per_block, unsigned slots) {
+  return 1ull + 1ull * blocks * threads_per_block + slots + 1ull * slots * blocks + 1ull * blocks * blocks + blocks;
+}
+// The bytes of a launch's record
+CCTK_HD constexpr unsigned long long record_bytes(unsigned blocks, unsigned threads_per_block, unsigned slots) {
+  return 16ull * record_items(blocks, threads_per_block, slots);
+}
+// The record's parts in `base` (16-byte aligned, record_bytes long, zeroed by the owner)
+CCTK_HD inline MemorySync carve(void *base, unsigned blocks, unsigned threads_per_block, unsigned slots) {
+  Entry *p = static_cast<Entry *>(base);
+  MemorySync m;
+  m.stamp = &p->stamp;
+  m.threads = reinterpret_cast<ThreadSync *>(p + 1);
+  m.flags = reinterpret_cast<FlagSync *>(m.threads + 1ull * blocks * threads_per_block);
+  m.carried = reinterpret_cast<Entry *>(m.flags + slots);
+  m.known = m.carried + 1ull * slots * blocks;
+  m.acquired = reinterpret_cast<Acquire *>(m.known + 1ull * blocks * blocks);
+  m.blocks = blocks;
+  m.threads_per_block = threads_per_block;
+  m.slots = slots;
+  return m;
+}
+
+CCTK_HD inline ThreadSync &thread_sync(const MemorySync &m, const Thread &t) {
+  return m.threads[1ull * t.block * m.threads_per_block + t.tid];
+}
+CCTK_HD inline unsigned next_stamp(const MemorySync &m) {
+  unsigned s = ++*m.stamp;
+  return s ? s : ++*m.stamp;   // (0 is none)
+}
+
+// t's last strong read becomes an acquire: a fence of `scope` after it (kBarrier: a barrier, at the
+// read's own scope), if the flag has not changed since; t's block learns what the value carried
+// (ShadowSim._acquire).
+CCTK_HD inline void acquire(const MemorySync &m, const Thread &t, unsigned scope) {
+  ThreadSync &me = thread_sync(m, t);
+  const unsigned read = me.read;
+  me.read = 0;
+  if (!read) return;
+  const unsigned slot = (read >> 1) - 1, read_scope = read & 1u;
+  const FlagSync &f = m.flags[slot];
+  if (f.version != me.version) return;   // a release came after the read: not acquired
+  const unsigned s0 = narrower(read_scope, scope == kBarrier ? read_scope : scope);
+  bool complete = true, own_only = true;
+  for (unsigned of = 0; of < m.blocks; ++of) {
+    const Entry &e = m.carried[1ull * slot * m.blocks + of];
+    if (!e.stamp) continue;
+    own_only = own_only && of == t.block;
+    // a release of block scope synchronises with the threads of the block it names only
+    const bool none = e.only ? e.only - 1 != t.block : false;
+    const unsigned s = e.only ? unsigned(kBlock) : s0;
+    if (none || (s == kBlock && of != t.block)) {
+      complete = false;
+      continue;
+    }
+    Entry &k = m.known[1ull * t.block * m.blocks + of];
+    if (!k.stamp || newer(e.stamp, k.stamp)) k = Entry{e.stamp, e.only, e.at, Point::make(t.tid, t.bclk, 0)};
+  }
+  // complete: every release the value carries synchronised with t (a block's entry keeps its latest
+  // release: one of block scope marks the flag's sequence, `scoped`)
+  complete = complete && (f.scoped == 0 || f.scoped == t.block + 1) && (s0 == kDevice || own_only);
+  m.acquired[t.block] = complete ? Acquire{slot + 1, me.version, Point::make(t.tid, t.bclk, t.wclk), 0} : Acquire{};
+}
+
+// A fence of `scope` by t (its clocks before it; wclk_after: its warp clock after the fence's mark,
+// update.h WarpWord::marked): its last strong read becomes an acquire, and what it did before is ordered
+// before its later releases (the fence branch of ShadowSim.event)
+CCTK_HD inline void fence(const MemorySync &m, const Thread &t, unsigned wclk_after, unsigned scope) {
+  acquire(m, t, scope);
+  thread_sync(m, t).fence = ThreadSync::kFenced | (scope & 1u) << ThreadSync::kScopeShift |
+                            Point::make(t.tid, t.bclk, wclk_after);
+}
+
+// t completed a barrier (its clocks before it; bclk_after: its block clock after): the barrier completes
+// t's acquire and is a fence of block scope (the barrier branch of ShadowSim.event, for each thread of
+// the block)
+CCTK_HD inline void barrier(const MemorySync &m, const Thread &t, unsigned bclk_after) {
+  acquire(m, t, kBarrier);
+  thread_sync(m, t).fence = ThreadSync::kFenced | unsigned(kBlock) << ThreadSync::kScopeShift |
+                            Point::make(t.tid, bclk_after, t.wclk);
+}
+
+// A known release is visible to t: t learnt it, or passed a barrier after its block did (MemorySync.visible)
+CCTK_HD inline bool visible(const Entry &k, const Thread &t) {
+  return k.stamp && (Point::tid(k.learnt) == t.tid || bclk_ahead(t.bclk, Point::bclk(k.learnt)));
+}
+
+// A strong access `op` of scope `scope` by t of flag slot `slot` (ShadowSim._flag): a read is pending
+// until a fence; a write after a fence is a release that takes a stamp and puts into the flag its own
+// entry and what t knows (a read-modify-write joins them with what the flag carried; a store replaces it).
+CCTK_HD inline void strong(const MemorySync &m, const Thread &t, unsigned op, unsigned scope, unsigned slot) {
+  ThreadSync &me = thread_sync(m, t);
+  FlagSync &f = m.flags[slot];
+  Entry *carried = m.carried + 1ull * slot * m.blocks;
+  const unsigned version = f.version;
+  if (op != kStore) {
+    me.read = (slot + 1) << 1 | (scope & 1u);
+    me.version = version;
+  }
+  const bool fenced = me.fence != 0;
+  if (op == kLoad || !fenced) {   // no release: t's (with its block clock), or several threads'
+    if (f.unreleased == 0 || (f.unreleased == t.block + 1 && Point::tid(f.unreleased_at) == t.tid)) {
+      f.unreleased = t.block + 1;
+      f.unreleased_at = Point::make(t.tid, t.bclk, 0);
+    } else {
+      f.unreleased = FlagSync::kSeveral;
+    }
+  }
+  if (op == kLoad) return;
+  if (!fenced) {   // no fence before: a store ends the flag's release sequence
+    if (op == kStore) {
+      f.version = next_stamp(m);
+      for (unsigned of = 0; of < m.blocks; ++of) carried[of] = Entry{};
+      f.scoped = 0;
+    }
+    return;
+  }
+  const unsigned fscope = me.fence >> ThreadSync::kScopeShift;
+  const unsigned only = narrower(fscope, scope & 1u) == kBlock ? t.block + 1 : 0;
+  const unsigned stamp = next_stamp(m);
+  for (unsigned of = 0; of < m.blocks; ++of) {
+    Entry e = op == kRmw ? carried[of] : Entry{};
+    if (of == t.block) e = Entry{stamp, only, me.fence & ThreadSync::kPointMask, 0};   // its own (the newest)
+    const Entry &k = m.known[1ull * t.block * m.blocks + of];
+    if (visible(k, t) && (!e.stamp || newer(k.stamp, e.stamp)))   // what t knows
+      e = Entry{k.stamp, only ? only : k.only, k.at, 0};
+    carried[of] = e;
+  }
+  f.version = stamp;
+  unsigned before = op == kRmw ? f.scoped : 0;
+  if (only) before = before == 0 || before == only ? only : FlagSync::kSeveral;
+  f.scoped = before;
+  if (op == kRmw) {   // (its own write is what it read past)
+    me.read = (slot + 1) << 1 | (scope & 1u);
+    me.version = stamp;
+  }
+}
+
+// Whether a release of L's block that X knows comes after L's access (record s, L's block l_block in
+// the launch): L's thread released from a fence past L's clocks, or the release came after a barrier
+// that L's access preceded (ShadowSim.ordered_through_memory)
+CCTK_HD inline bool ordered_through_memory(const MemorySync &m, ShadowWord s, unsigned l_block, const Thread &x) {
+  if (l_block >= m.blocks) return false;
+  const Entry &k = m.known[1ull * x.block * m.blocks + l_block];
+  if (!visible(k, x)) return false;
+  return bclk_ahead(Point::bclk(k.at), s.bclk()) ||
+         (s.tid() == Point::tid(k.at) && wclk_ahead(Point::wclk(k.at), s.wclk()));
+}
+
+// Whether X (its block's last complete acquire, visible to X) read slot's current value, and every
+// strong access of it was a release (or X's own, or before a barrier X passed): X is then ordered after
+// every access (ShadowSim.after_every_release)
+CCTK_HD inline bool after_every_release(const MemorySync &m, const Thread &x, unsigned slot) {
+  const FlagSync &f = m.flags[slot];
+  if (f.unreleased != 0) {
+    const bool mine = f.unreleased == x.block + 1 && Point::tid(f.unreleased_at) == x.tid;
+    const bool before_barrier = f.unreleased == x.block + 1 && bclk_ahead(x.bclk, Point::bclk(f.unreleased_at));
+    if (!mine && !before_barrier) return false;
+  }
+  const Acquire &a = m.acquired[x.block];
+  return a.flag == slot + 1 && a.version == f.version &&
+         (Point::tid(a.who) == x.tid || bclk_ahead(x.bclk, Point::bclk(a.who)));
+}
+
+// Of a barrier (kBlockSynced) or warp-level sync (kWarpSynced) since L's access, the one that also came
+// after X's block's last acquire: the threads it orders after X are then ordered after everything
+// (ShadowSim._sync_after_acquire; after after_every_release said yes)
+CCTK_HD inline unsigned sync_after_acquire(const MemorySync &m, const Thread &x, unsigned sync) {
+  const Acquire &a = m.acquired[x.block];
+  if (sync == fsm::kBlockSynced && bclk_ahead(x.bclk, Point::bclk(a.who))) return fsm::kBlockSynced;
+  const bool wrapped = (x.wclk >> ShadowWord::kWclkBits) != 0;
+  return sync >= fsm::kWarpSynced && (x.wclk - x.marks > Point::wclk(a.who) || wrapped) ? fsm::kWarpSynced
+                                                                                       : fsm::kUnsynced;
+}
+
+}  // namespace memsync
+}  // namespace hirace
+
+#endif  // HIRACE_MEMORY_SYNC_H
