@@ -16,8 +16,9 @@ def build_plain(suite: Suite, backend: Backend, work: Path, name: str = "plain")
 
 
 def build_instrumented(suite: Suite, backend: Backend, work: Path, planners: list[Planner],
-                       name: str = "prog", opt: str = "-O2", cpu_planners=()):
+                       name: str = "prog", opt: str = "-O2", cpu_planners=(), cache: bool = False):
     """Instrument with `planners` (and `cpu_planners` where the backend lowers for the host
-    compiler), then build with the planners' defines. Returns (exe, programs, warnings); a pytest
-    suite's exe is its kernel library's manifest."""
-    return suite.kind.build(suite, backend, Path(work), planners, name, opt, cpu_planners)
+    compiler), then build with the planners' defines (`cache`: a program suite's build from the build
+    cache when it holds it). Returns (exe, programs, warnings); a pytest suite's exe is its kernel
+    library's manifest."""
+    return suite.kind.build(suite, backend, Path(work), planners, name, opt, cpu_planners, cache)

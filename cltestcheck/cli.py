@@ -11,6 +11,7 @@ from . import __version__, config
 from .amplify import command as amplify_cmd
 from .coverage import command as coverage_cmd
 from .mutate import command as mutate_cmd
+from .search import command as search_cmd
 
 
 def file_options(a: argparse.Namespace) -> dict:
@@ -19,7 +20,8 @@ def file_options(a: argparse.Namespace) -> dict:
 
 
 def build_app() -> App:
-    app = App("cltc", "Measure how well a test suite exercises CUDA kernels: coverage, mutation testing, block-schedule amplification.",
+    app = App("cltc", "Measure how well a test suite exercises CUDA kernels: coverage, mutation testing, block-schedule amplification; "
+              "search for the inputs it lacks.",
               __version__)
     app.command("coverage", "branch, loop and barrier coverage of the kernels over a test suite",
                 coverage_cmd.setup, coverage_cmd.run, file_options)
@@ -27,6 +29,9 @@ def build_app() -> App:
                 mutate_cmd.setup, mutate_cmd.run, file_options)
     app.command("amplify", "run each test under many block schedules; report schedule-dependent tests and hangs",
                 amplify_cmd.setup, amplify_cmd.run, file_options)
+    app.command("search", "generate inputs that reach the coverage items the suite's tests miss; write them as tests "
+                          "(and, with --check races, run them under hirace)",
+                search_cmd.setup, search_cmd.run, file_options)
     return app
 
 

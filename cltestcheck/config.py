@@ -6,8 +6,9 @@ the first directory holding a `cltc.toml` or a `pyproject.toml` with a `[tool.cl
 tables, and the suite is that file's directory:
 
     [coverage]  fail_under = 80            # or { total = 80, branches = 90 }
-    [mutate]    break = 50  high = 80  low = 60  runs = 5  operators = ["relop", "arith"]
+    [mutate]    break = 50  high = 80  low = 60  runs = 5  operators = ["relational", "arithmetic"]
     [amplify]   runs = 10   schedules = ["first", "desc"]
+    [search]    budget_runs = 500   seed = 1   check = "races"
 
 In pyproject.toml the same tables sit under [tool.cltc] (`[tool.cltc.coverage]`), whose own keys
 are shared by every command: `suite`, `kernels`, `backend`, `jobs`, `root`, `github`. Paths are relative to the
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 from instrument.backends import NAMES
-from instrument.cli_support import add_progress_options
+from instrument.cli_support import add_backend_option, add_progress_options
 from instrument.config_files import find_upward, read_toml
 from instrument.errors import UserError
 from instrument.files import not_regular
@@ -97,6 +98,17 @@ def _names(_base, v):
     return ",".join(v)
 
 
+def _operators(base, v):
+    """Mutation operators by name (`cltc mutate --list-operators`): a name the tool does not have is an error
+    naming the file, as `--operators` is."""
+    from .mutate.operators import OPERATORS
+    names = _names(base, v)
+    bad = [n for n in names.split(",") if n not in OPERATORS]
+    if bad:
+        raise TypeError(f"a list of mutation operators ({', '.join(OPERATORS)}), not {', '.join(bad)}")
+    return names
+
+
 def _name_globs(_base, v):
     """Names or globs (`--kernel`): a string or a list of them, kept a list (a glob may hold a comma)."""
     if isinstance(v, str):
@@ -123,6 +135,12 @@ def _schedules(_base, v):
         raise TypeError(f"a list of schedule families ({exc})") from None
 
 
+def _check(_base, v):
+    if v != "races":
+        raise TypeError('"races"')
+    return v
+
+
 def _fail_under(_base, v):
     """A number (the total) or a table measure = percentage: the list --fail-under would build."""
     table = v if isinstance(v, dict) else {"total": v}
@@ -144,6 +162,7 @@ DEFAULTS: dict[str, dict[str, object]] = {
     "shared": {"backend": "auto", "github": True},
     "mutate": {"runs": 20, "high": HIGH, "low": LOW},
     "amplify": {"runs": 20, "schedules": "all", "seed": 0},
+    "search": {"seed": 0, "budget_runs": 200},   # (budget_runs: when neither budget is given)
 }
 
 Convert = Callable[[Path, object], object]
@@ -172,7 +191,7 @@ KEYS: dict[str, dict[str, tuple[str, Convert, str]]] = {
         "high": ("high", _percent, "a score at or above it is good (Stryker's high)"),
         "low": ("low", _percent, "a score under it is poor (Stryker's low)"),
         "runs": ("runs", _positive_int, "runs per mutant and test"),
-        "operators": ("operators", _names, "mutation operators"),
+        "operators": ("operators", _operators, "mutation operators"),
         "results": ("results", _path, "the campaign's results CSV"),
         "json": ("json", _path, "JSON report file"), "stryker": ("stryker", _path, "Stryker JSON report"),
         "html": ("html", _path, "HTML directory"),
@@ -189,6 +208,14 @@ KEYS: dict[str, dict[str, tuple[str, Convert, str]]] = {
         "timeout": ("timeout", _number, "seconds before a run is a hang"),
         "junit": ("junit", _path, "JUnit XML file (a test case per test)"),
         "json": ("json", _path, "JSON report file"), "plots": ("plots", _path, "plot directory"),
+    },
+    "search": {
+        "budget_runs": ("budget_runs", _positive_int, "generated inputs to run"),
+        "budget_seconds": ("budget_seconds", _number, "seconds to search"),
+        "seed": ("seed", _int, "seed of the search"),
+        "out": ("out", _path, "folder of the inputs kept (a suite) and the journal"),
+        "check": ("check", _check, "\"races\": run the inputs kept under hirace"),
+        "json": ("json", _path, "JSON report file"),
     },
 }
 
@@ -255,7 +282,8 @@ def add_suite_options(p) -> None:
                         "(default: the cltc.toml or [tool.cltc] suite found from here upward)")
     p.add_argument("--kernels", action="append", type=Path, metavar="FILE",
                    help="pytest suites: a kernel file outside the suite directory (repeatable)")
-    p.add_argument("--backend", choices=NAMES, default=DEFAULTS["shared"]["backend"])
+    add_backend_option(p, DEFAULTS["shared"]["backend"], f"the file's backend, else {DEFAULTS['shared']['backend']}",
+                       "the suite's programs")
     p.add_argument("--config", type=Path, metavar="FILE",
                    help="read options from this cltc.toml or pyproject.toml ([tool.cltc]) instead of the one "
                         "found from the current directory upward")

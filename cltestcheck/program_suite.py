@@ -13,6 +13,22 @@ from .captured import Captured, run_to_files
 from .observed import Observed
 
 
+def _flags_refused(exc, suite, backend) -> UserError | None:
+    """A build on the cpu backend that failed on a flag of [build] `flags`, which both backends' compilers are
+    given (an nvcc option the host compiler does not know): the error names the key and the flag, and says
+    where an nvcc-only flag goes."""
+    if not backend.needs_lowering:
+        return None
+    said = f"{exc.message}\n{exc.hint or ''}"
+    named = [f for f in suite.flags if any(f"{q}{f}{e}" in said for q, e in (("'", "'"), ("\u2018", "\u2019"), ('"', '"')))]
+    if not named:
+        return None
+    return UserError(f"{suite.root / 'cltc.toml'}: [build] flags: the cpu backend's host compiler refused "
+                     f"{', '.join(named)}: `flags` go to both backends' compilers (nvcc and the host compiler)",
+                     hint="move nvcc-only flags to [build] gpu_flags (and host-compiler-only ones to cpu_flags); "
+                          f"the compiler said: {exc.message}")
+
+
 class ProgramKind:
     """How a cltc.toml suite is built and run (the other kind: pytest_suite.PytestKind)."""
     name = "program"
@@ -22,12 +38,17 @@ class ProgramKind:
         return suite.root / "cltc.toml"
 
     def build(self, suite, backend: Backend, work: Path, planners, name: str = "prog", opt: str = "-O2",
-              cpu_planners=()):
+              cpu_planners=(), cache: bool = False):
         """Instrument with `planners` (and `cpu_planners` where the backend lowers for the host
-        compiler), then build. Returns (exe, programs, warnings)."""
+        compiler), then build (`cache`: from the build cache when it holds this build). Returns (exe,
+        programs, warnings)."""
         from instrument.compile.pipeline import build   # the parser (libclang) only when a build runs
-        b = build(suite.sources, backend, work, planners, suite.include, suite.defines, suite.flags, exe_name=name,
-                  opt=opt, cpu_planners=cpu_planners, src_name=f"src-{name}")
+        from instrument.errors import BuildError
+        try:
+            b = build(suite.sources, backend, work, planners, suite.include, suite.defines, suite.flags_for(backend),
+                      exe_name=name, opt=opt, cpu_planners=cpu_planners, src_name=f"src-{name}", cache=cache)
+        except BuildError as exc:
+            raise _flags_refused(exc, suite, backend) or exc from None
         return b.exe, b.programs, b.warnings
 
     def run(self, backend: Backend, exe: Path, suite, test, env: dict | None, timeout: float) -> Observed:

@@ -102,13 +102,14 @@ class PytestKind:
         return suite.root
 
     def build(self, suite, backend: Backend, work: Path, planners, name: str = "prog", opt: str = "-O2",
-              cpu_planners=()):
-        """The kernel sources as one kernel library instrumented by `planners`; (manifest, [], [])."""
+              cpu_planners=(), cache: bool = False):
+        """The kernel sources as one kernel library instrumented by `planners`; (manifest, [], []) (kernel
+        libraries keep a cache of their own: `cache` is the program builds')."""
         from instrument.kernel_lib.build import build_library   # the parser only when a build runs
         tools = sorted({getattr(p, "tool", "") for p in planners} - {""})
         extra = list(cpu_planners) if backend.needs_lowering else []
         manifest = build_library(suite.sources, backend, work / name, extra + list(planners), suite.include,
-                                 suite.defines, suite.flags, tools, opt=opt)
+                                 suite.defines, suite.flags_for(backend), tools, opt=opt)
         return manifest, [], []
 
     def run(self, backend: Backend, exe: Path, suite, test, env: dict | None, timeout: float) -> Observed:

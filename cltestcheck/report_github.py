@@ -91,3 +91,30 @@ def amplify(res, status: int, environ=os.environ) -> None:
     lines = [f"### cltc amplify: {len(bad)} of {len(res.tests)} test(s) depend on the block schedule (exit {status})",
              "", *github.table(["test", "verdict", "schedules", "changed under"], rows[:SUMMARY_ROWS]), ""]
     _emit(notes, "\n".join(lines) + "\n", environ)
+
+
+def search(res, paths, status: int, environ=os.environ) -> None:
+    """cltc search: an `::error` at each race's site naming the input that shows it, a `::warning`
+    for each NaN/Inf a kept input prints, and a summary (items reached, inputs kept, findings, what
+    stays unreached)."""
+    from .search.report import _race, _total
+    reached, total, by_tests = _total(res)
+    cmds = []
+    for r in res.races:
+        file, line, col = r["site"].rsplit(":", 2)
+        cmds.append(github.command("error", f"{_race(r, paths)}; shown by {r['input']} (written to {res.out})",
+                                   "cltc search: race", file=file, line=int(line), col=int(col), environ=environ))
+    for f in res.specials:
+        cmds.append(github.command("warning", f"{f['input']} prints {'NaN' if f['kind'] == 'nan' else 'Inf'} "
+                                   f"(test '{f['seed']}' did not)", "cltc search: NaN/Inf"))
+    unreached = res.unreached()
+    lines = [f"### cltc search: reached {reached}/{total} items (the tests: {by_tests}), "
+             f"kept {len(res.kept)} inputs (exit {status})", "",
+             *github.table(["finding", "count"], [["races", str(len(res.races)) if res.checked_races else "not checked"],
+                                                  ["NaN/Inf", str(len(res.specials))],
+                                                  ["not reached", str(len(unreached))]]), ""]
+    rows = [[f"`{github.path(g.file, environ)}:{g.line}`", github.cell(f"[{g.function}] {g.label}")]
+            for g in unreached[:SUMMARY_ROWS]]
+    if rows:
+        lines += [*github.table(["not reached", "item"], rows), ""]
+    _emit(cmds, "\n".join(lines) + "\n", environ)

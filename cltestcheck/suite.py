@@ -5,7 +5,9 @@
     sources = ["scan.cu"]            # required, relative to the suite directory
     include = ["include"]            # -I directories
     defines = ["N=256"]              # -D definitions
-    flags = []                       # extra compiler flags (both backends)
+    flags = []                       # extra compiler flags, given to both backends' compilers
+    gpu_flags = []                   # only nvcc's (the gpu backend): "--expt-relaxed-constexpr", "-arch=sm_80"
+    cpu_flags = []                   # only the host compiler's (the cpu backend's g++): "-fopenmp"
     timeout = 60                     # default seconds per test run
 
     [[test]]
@@ -27,7 +29,7 @@ from __future__ import annotations
 import codecs
 import math
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from instrument.errors import UserError
@@ -38,13 +40,15 @@ from .captured import Captured
 from .program_suite import PROGRAM, ProgramKind
 from .pytest_suite import PytestKind
 
-OPTION_TABLES = ("coverage", "mutate", "amplify")   # options, read by config.py
+OPTION_TABLES = ("coverage", "mutate", "amplify", "search")   # options, read by config.py
 
 BUILD_KEYS = {
     "sources": "list of .cu files, relative to the suite directory (required)",
     "include": "list of include directories",
     "defines": "list of NAME or NAME=VALUE",
-    "flags": "list of extra compiler flags",
+    "flags": "list of extra compiler flags, given to both backends' compilers (nvcc, and the cpu backend's g++)",
+    "gpu_flags": "list of compiler flags for nvcc only (the gpu backend)",
+    "cpu_flags": "list of compiler flags for the host compiler only (the cpu backend)",
     "timeout": "default seconds per test run (default 60)",
 }
 TEST_KEYS = {
@@ -89,6 +93,13 @@ class Suite:
     flags: list[str] = field(default_factory=list)
     tests: list[TestCase] = field(default_factory=list)
     kind: ProgramKind | PytestKind = PROGRAM   # how the suite is built and run
+    gpu_flags: list[str] = field(default_factory=list)   # nvcc's only
+    cpu_flags: list[str] = field(default_factory=list)   # the host compiler's only (the cpu backend)
+
+    def flags_for(self, backend) -> list[str]:
+        """The flags a build on `backend` is given: `flags`, then its compiler's own (`cpu_flags` where the
+        host compiler builds the lowered program, else `gpu_flags`)."""
+        return [*self.flags, *(self.cpu_flags if backend.needs_lowering else self.gpu_flags)]
 
     def input_files(self) -> list[Path]:
         """Every file the suite reads: reports must never be written over one of these."""
@@ -105,8 +116,7 @@ class Suite:
         for n in names:
             if n not in known:
                 raise UserError(f"{where}: no test named '{n}'", hint="tests: " + ", ".join(sorted(known)))
-        return Suite(self.root, self.sources, self.include, self.defines, self.flags,
-                     [t for t in self.tests if t.name in names], self.kind)
+        return replace(self, tests=[t for t in self.tests if t.name in names])
 
 
 def _err(path: Path, msg: str, hint: str | None = None) -> UserError:
@@ -227,7 +237,9 @@ def load(suite_dir: str | Path, kernels: list[Path] | None = None) -> Suite:
                for d in _str_list(path, "[build]", "include", build.get("include", []))]
     default_timeout = _number(path, "[build]", "timeout", build.get("timeout", 60.0))
     suite = Suite(root, sources, include, _str_list(path, "[build]", "defines", build.get("defines", [])),
-                  _str_list(path, "[build]", "flags", build.get("flags", [])))
+                  _str_list(path, "[build]", "flags", build.get("flags", [])),
+                  gpu_flags=_str_list(path, "[build]", "gpu_flags", build.get("gpu_flags", [])),
+                  cpu_flags=_str_list(path, "[build]", "cpu_flags", build.get("cpu_flags", [])))
     tests = data.get("test", [])
     if not isinstance(tests, list) or not tests:
         raise _err(path, "no tests: add at least one [[test]] table")

@@ -38,6 +38,9 @@ class Config:
     suppress: list[str] = field(default_factory=list)   # known benign races: kernel:K, variable:V, FILE:LINE
     print_limit: int = 0             # findings printed in the text report; 0: all (JSON, SARIF, JUnit keep all)
     github: bool = True              # under GitHub Actions: annotations and a step summary (report_github.py)
+    # reports name files relative to it (a path relative to the file; None: the git work tree holding what
+    # is checked, else the current directory: instrument/report_paths.py, as cltc's `root`)
+    root: str | None = None
     source = None                    # the file it was read from (a plain attribute, not a key)
 
     def __post_init__(self):
@@ -65,18 +68,26 @@ HELP = {
     "print_limit": "findings printed in the text report, the rest counted (0: all; JSON, SARIF and JUnit keep all)",
     "github": "under GitHub Actions (GITHUB_ACTIONS=true): an ::error annotation for each finding and a summary "
               "appended to $GITHUB_STEP_SUMMARY (false: neither)",
+    "root": "reports name files relative to this directory (relative to the file), absolute outside it "
+            "(default: the git work tree holding the sources, with a command the current directory's; else "
+            "the current directory)",
 }
 
 
 def default_text(key: str) -> str:
-    """A key's default as hirace.toml spells it (`true`, `1024`, `[]`)."""
+    """A key's default as hirace.toml spells it (`true`, `1024`, `[]`; None: the key has no default value,
+    its help says what its absence means)."""
     v = getattr(Config(), key)
-    return ("true" if v else "false") if isinstance(v, bool) else str(v)
+    return ("true" if v else "false") if isinstance(v, bool) else "none" if v is None else str(v)
 
 
 def describe(key: str) -> str:
     """What a key means, with its default."""
-    return f"{HELP[key]} (default {default_text(key)})"
+    return HELP[key] if getattr(Config(), key) is None else f"{HELP[key]} (default {default_text(key)})"
+
+
+# keys whose value is a path (relative to the file), and whose default is None
+PATH_KEYS = ("root",)
 
 
 def discover(start: Path) -> Path | None:
@@ -91,6 +102,7 @@ def load(path: str | Path | None) -> Config:
         return cfg
     p = Path(path)
     data = read_toml(p, "config file")
+    base = p.resolve().parent   # (paths in the file are relative to it)
     if p.name == "pyproject.toml":   # the [tool.hirace] table (none: the defaults)
         data = data.get("tool", {}).get("hirace", {})
         if not isinstance(data, dict):
@@ -102,6 +114,11 @@ def load(path: str | Path | None) -> Config:
         if key not in known:
             raise UserError(f"{p}: unknown key '{key}'",
                             hint="known keys: " + "; ".join(f"{k} ({describe(k)})" for k in HELP))
+        if key in PATH_KEYS:
+            if not isinstance(value, str) or not value:
+                raise UserError(f"{p}: '{key}' must be a path (a string): {describe(key)}")
+            setattr(cfg, key, str(base / value))
+            continue
         default = getattr(cfg, key)
         elem = int if key in ("blocks", "threads") else str
         ok = (isinstance(value, list) and all(isinstance(v, elem) and not isinstance(v, bool) for v in value)) \

@@ -2,15 +2,16 @@
 runner turns it into an annotation on the file and line, on the run's page and the pull request),
 and a Markdown summary appended to $GITHUB_STEP_SUMMARY. Paths are relative to $GITHUB_WORKSPACE
 (the checkout) when the file lies there. The commands go to stderr with the report (the runner
-reads both streams; the program's stdout stays the program's). Off with `--no-github` or
-`github = false`. The workflow commands, their escaping and the summary file are every tool's:
-instrument/github.py."""
+reads both streams; the program's stdout stays the program's); the text of a finding names files as
+the other reports do (`paths`, --root). Off with `--no-github` or `github = false`. The workflow
+commands, their escaping and the summary file are every tool's: instrument/github.py."""
 from __future__ import annotations
 
 import os
 
 from instrument.github import GITHUB_ACTIONS, GITHUB_STEP_SUMMARY, GITHUB_WORKSPACE, active, append_summary  # noqa: F401
 from instrument.github import cell as _cell, command, path as _path
+from instrument.report_paths import ReportPaths
 
 from .report_text import render_memory_error, render_race
 from .results import RaceReport
@@ -20,13 +21,14 @@ def _command(site, title: str, message: str, environ) -> str:
     return command("error", message, title, site.file, site.line, site.column, environ)
 
 
-def annotations(res: RaceReport, environ=os.environ) -> list[str]:
-    """One `::error` command per race and out-of-bounds site."""
+def annotations(res: RaceReport, environ=os.environ, paths: ReportPaths | None = None) -> list[str]:
+    """One `::error` command per race and out-of-bounds site (on the file as the workspace names it, the
+    text naming files as `paths` does)."""
     out = [_command(r.site, f"hirace: data race ({r.kind}) in kernel {r.kernel}",
-                    render_race(r, res.prior_sites).removeprefix("==================\n"), environ)
+                    render_race(r, res.prior_sites, paths).removeprefix("==================\n"), environ)
            for r in res.races]
     out += [_command(m.site, f"hirace: out-of-bounds {m.access} in kernel {m.kernel}",
-                     render_memory_error(m).removeprefix("==================\n"), environ)
+                     render_memory_error(m, paths).removeprefix("==================\n"), environ)
             for m in res.memory_errors]
     return out
 

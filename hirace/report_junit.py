@@ -5,9 +5,10 @@ races are not failures: their case lists them as output."""
 from __future__ import annotations
 
 from instrument.junit import Case, Problem, Suite
+from instrument.report_paths import ReportPaths
 
 from .report_sarif import OOB_RULE, RULE
-from .report_text import render_memory_error, render_race
+from .report_text import paths_or_default, render_memory_error, render_race
 from .results import RaceReport
 
 SUITE = "hirace"
@@ -17,25 +18,25 @@ def _body(text: str) -> str:
     return text.removeprefix("==================\n")
 
 
-def _kernel_case(kernel: str, res: RaceReport, classname: str) -> Case:
+def _kernel_case(kernel: str, res: RaceReport, classname: str, paths: ReportPaths) -> Case:
     case = Case(kernel, classname)
     launches = [x for x in res.kernel_launches if x.kernel == kernel]
     for r in res.races:
         if r.kernel == kernel:
             case.failures.append(Problem(f"data race ({r.kind}) in {r.memory} memory on {r.variable} at "
-                                         f"{r.site.file}:{r.site.line}:{r.site.column}", RULE,
-                                         _body(render_race(r, res.prior_sites))))
+                                         f"{paths.show(r.site.file)}:{r.site.line}:{r.site.column}", RULE,
+                                         _body(render_race(r, res.prior_sites, paths))))
     for m in res.memory_errors:
         if m.kernel == kernel:
             case.failures.append(Problem(f"out-of-bounds {m.access} in {m.memory} memory at "
-                                         f"{m.site.file}:{m.site.line}:{m.site.column}", OOB_RULE,
-                                         _body(render_memory_error(m))))
+                                         f"{paths.show(m.site.file)}:{m.site.line}:{m.site.column}", OOB_RULE,
+                                         _body(render_memory_error(m, paths))))
     if launches and not case.failures:
         if not any(x.selected for x in launches):
             case.skipped = f"{kernel} was not selected (kernels, kernels_exclude), so it ran unchecked"
         elif all(x.failed for x in launches):
             case.skipped = f"every launch of {kernel} failed ({len(launches)}), so nothing was checked"
-    suppressed = [f"{r.site.file}:{r.site.line}: {r.kind} on {r.variable}: suppressed by {r.suppressed}"
+    suppressed = [f"{paths.show(r.site.file)}:{r.site.line}: {r.kind} on {r.variable}: suppressed by {r.suppressed}"
                   for r in res.suppressed if r.kernel == kernel]
     checked = sum(x.selected and not x.failed for x in launches)
     case.output = "\n".join([f"{checked} launch(es) checked" + (f" on the {res.backend} backend" if res.backend else ""),
@@ -43,11 +44,13 @@ def _kernel_case(kernel: str, res: RaceReport, classname: str) -> Case:
     return case
 
 
-def suite(res: RaceReport, program: str, time: float, error: str | None = None) -> Suite:
+def suite(res: RaceReport, program: str, time: float, error: str | None = None,
+          paths: ReportPaths | None = None) -> Suite:
     """The run's suite; `program`: what ran (the first source's name, or the command); `error`: why the
-    program failed (the case for the program then carries it)."""
+    program failed (the case for the program then carries it); `paths`: how files are named (--root)."""
     classname = f"{SUITE}.{program}"
-    cases = [_kernel_case(k, res, classname) for k in res.kernels()]
+    paths = paths_or_default(paths)
+    cases = [_kernel_case(k, res, classname, paths) for k in res.kernels()]
     if error is not None or not cases:
         case = Case(program, classname)
         if error is not None:

@@ -1,7 +1,8 @@
 """SARIF 2.1.0, so that code-scanning services show races and out-of-bounds accesses inline.
 
-Paths are relative to `%SRCROOT%` (the directory hirace ran in, given in originalUriBaseIds) when
-they lie below it, so a report made in CI matches the repository's files; results carry partial
+Paths are relative to `%SRCROOT%` (the root every report names files from: `--root`, by default the
+git work tree holding the sources, else the current directory; instrument/report_paths.py), given in
+originalUriBaseIds, when they lie below it, so a report made in CI matches the repository's files; results carry partial
 fingerprints that do not depend on line numbers (an edit above a finding keeps its identity) and
 keep distinct findings distinct (`_fingerprints`), the earlier access of a race as a related
 location, and the invocation with the exit status. Rules carry their help (text and Markdown) and
@@ -14,7 +15,10 @@ import json
 import urllib.parse
 from pathlib import Path
 
+from instrument.report_paths import ReportPaths
+
 from . import __version__
+from .report_text import paths_or_default
 from .results import RaceReport
 
 RULE = "hirace/data-race"
@@ -60,13 +64,13 @@ _RULES = [
 
 
 def _artifact(file: str, root: Path) -> dict:
-    p = Path(file).resolve()
-    try:
-        rel = p.relative_to(root)
-    except ValueError:
-        return {"uri": p.as_uri()}
+    """A file as the other reports name it (ReportPaths.show): relative to the root, as a reference on
+    %SRCROOT%, or an absolute file URI."""
+    shown = ReportPaths(root).show(file)
+    if Path(shown).is_absolute():
+        return {"uri": Path(shown).as_uri()}
     # (a URI reference: a space, `#`, `%` or `?` in a name is percent-encoded, as as_uri does)
-    return {"uri": urllib.parse.quote(rel.as_posix(), safe="/"), "uriBaseId": SRCROOT}
+    return {"uri": urllib.parse.quote(shown, safe="/"), "uriBaseId": SRCROOT}
 
 
 def _location(site, root: Path, message: str | None = None, with_snippet: bool = True) -> dict:
@@ -170,7 +174,7 @@ def _document(results: list[dict], invocation: dict, root: Path) -> str:
         "runs": [{
             "tool": {"driver": {"name": "hirace", "version": __version__, "informationUri": DOCS_PAGE,
                                 "rules": _RULES}},
-            "originalUriBaseIds": {SRCROOT: {"uri": root.as_uri() + "/"}},
+            "originalUriBaseIds": {SRCROOT: {"uri": root.as_uri().rstrip("/") + "/"}},
             "results": results,
             "invocations": [invocation],
         }],
@@ -178,8 +182,13 @@ def _document(results: list[dict], invocation: dict, root: Path) -> str:
     return json.dumps(doc, indent=1) + "\n"
 
 
+def _root(root: Path | None) -> Path:
+    """The root files are named from (the default: every report's, report_text.paths_or_default)."""
+    return Path(root).absolute() if root is not None else paths_or_default(None).root
+
+
 def render(res: RaceReport, exit_code: int | None = None, root: Path | None = None) -> str:
-    root = (root or Path.cwd()).resolve()
+    root = _root(root)
     if exit_code is None:
         exit_code = 1 if res.races or res.memory_errors else (0 if res.program_exit == 0 else 2)
     invocation = {"executionSuccessful": res.program_exit == 0, "exitCode": exit_code,
@@ -189,7 +198,7 @@ def render(res: RaceReport, exit_code: int | None = None, root: Path | None = No
 
 def render_failure(message: str, exit_code: int = 2, root: Path | None = None) -> str:
     """The SARIF of a run that produced no result: the tool, the build or the program failed."""
-    root = (root or Path.cwd()).resolve()
+    root = _root(root)
     invocation = {"executionSuccessful": False, "exitCode": exit_code,
                   "toolExecutionNotifications": [{"level": "error", "message": {"text": message}}]}
     return _document([], invocation, root)

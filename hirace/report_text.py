@@ -1,24 +1,34 @@
-"""The readable report, in the style of ThreadSanitizer's."""
+"""The readable report, in the style of ThreadSanitizer's. Files are named as every report names them
+(`paths`: relative to the root, `--root`; absolute outside it: instrument/report_paths.py)."""
 from __future__ import annotations
 
 import os
 
+from instrument.report_paths import ReportPaths, report_paths
+
 from .results import MemError, Race, RaceReport
 
 
-def _where(site) -> str:
-    return f"{os.path.relpath(site.file)}:{site.line}:{site.column}"
+def paths_or_default(paths: ReportPaths | None) -> ReportPaths:
+    """`paths`, or those of a report made without a root: the git work tree holding the current
+    directory, else the current directory."""
+    return paths or report_paths(None, os.getcwd())
+
+
+def _where(site, paths: ReportPaths) -> str:
+    return f"{paths.show(site.file)}:{site.line}:{site.column}"
 
 
 def _xyz(t) -> str:
     return f"({t[0]},{t[1]},{t[2]})"
 
 
-def render_race(r: Race, prior_sites: bool = True) -> str:
+def render_race(r: Race, prior_sites: bool = True, paths: ReportPaths | None = None) -> str:
+    paths = paths_or_default(paths)
     lines = [
         "==================",
         f"WARNING: hirace: data race ({r.kind}) in {r.memory} memory, kernel '{r.kernel}' (launch {r.launch})",
-        f"  {r.access.capitalize()} of {r.variable} (byte offset {r.offset}) at {_where(r.site)} "
+        f"  {r.access.capitalize()} of {r.variable} (byte offset {r.offset}) at {_where(r.site, paths)} "
         f"by thread {_xyz(r.thread)} of block {_xyz(r.block)}:",
         f"      {r.site.text}",
     ]
@@ -28,7 +38,7 @@ def render_race(r: Race, prior_sites: bool = True) -> str:
                      "(several threads accessed it since the last barrier)")
     elif r.prior_site is not None:
         lines += [f"  Previous access {prior}; its last access to this word was the {r.prior_site.kind} "
-                  f"at {_where(r.prior_site)}:",
+                  f"at {_where(r.prior_site, paths)}:",
                   f"      {r.prior_site.text}"]
     elif prior_sites:
         lines.append(f"  Previous conflicting access {prior} (its site is unknown: the word's recorded accesses "
@@ -42,7 +52,8 @@ def render_race(r: Race, prior_sites: bool = True) -> str:
     return "\n".join(lines)
 
 
-def render_memory_error(m: MemError) -> str:
+def render_memory_error(m: MemError, paths: ReportPaths | None = None) -> str:
+    paths = paths_or_default(paths)
     buf = m.buffer or ""
     if m.buffer and m.buffer_size:
         buf = f"the {m.buffer_size}-byte {'array' if m.allocated_at is None else 'buffer'} {m.buffer}"
@@ -51,11 +62,11 @@ def render_memory_error(m: MemError) -> str:
         "==================",
         f"ERROR: hirace: out-of-bounds {m.access} in {m.memory} memory, kernel '{m.kernel}' (launch {m.launch})",
         f"  {m.access.capitalize()} of {m.size} bytes {where}",
-        f"    at {_where(m.site)} by thread {_xyz(m.thread)} of block {_xyz(m.block)}:",
+        f"    at {_where(m.site, paths)} by thread {_xyz(m.thread)} of block {_xyz(m.block)}:",
         f"      {m.site.text}",
     ]
     if m.allocated_at:
-        lines.append(f"  {m.buffer} was allocated at {os.path.relpath(m.allocated_at[0])}:{m.allocated_at[1]}")
+        lines.append(f"  {m.buffer} was allocated at {paths.show(m.allocated_at[0])}:{m.allocated_at[1]}")
     lines.append("  The access did not happen: a read gave zeros, a write was dropped")
     if m.count > 1:
         lines.append(f"  ({m.count} out-of-bounds accesses at this site)")
@@ -66,20 +77,21 @@ def _plural(n: int, word: str, suffix: str = "s") -> str:
     return f"{n} {word}{suffix if n != 1 else ''}"
 
 
-def _what_ran(res: RaceReport, shown: int = 10) -> str:
+def _what_ran(res: RaceReport, paths: ReportPaths, shown: int = 10) -> str:
     """How much the run checked: the sites that ran, and where the others are (a race there is one
     this input did not exercise)."""
     line = f"hirace: {res.sites_ran} of {_plural(res.sites_total, 'instrumented access site')} ran"
     if not res.never_ran:
         return line
-    where = ", ".join(f"{os.path.relpath(r.file)}:{r.line}" for r in res.never_ran[:shown])
+    where = ", ".join(f"{paths.show(r.file)}:{r.line}" for r in res.never_ran[:shown])
     more = f" and {len(res.never_ran) - shown} more" if len(res.never_ran) > shown else ""
     return f"{line}; never ran on this input (not checked): {where}{more}"
 
 
-def _findings(res: RaceReport, print_limit: int) -> list[str]:
+def _findings(res: RaceReport, print_limit: int, paths: ReportPaths) -> list[str]:
     """The findings' reports, races first, at most print_limit of them (0: all), and how many more there are."""
-    out = [render_race(r, res.prior_sites) for r in res.races] + [render_memory_error(m) for m in res.memory_errors]
+    out = [render_race(r, res.prior_sites, paths) for r in res.races] + \
+        [render_memory_error(m, paths) for m in res.memory_errors]
     if print_limit and len(out) > print_limit:
         more = len(out) - print_limit
         out = out[:print_limit] + [f"hirace: {_plural(more, 'further finding')} not printed (print limit "
@@ -87,9 +99,10 @@ def _findings(res: RaceReport, print_limit: int) -> list[str]:
     return out
 
 
-def render(res: RaceReport, print_limit: int = 0, quiet: bool = False) -> str:
+def render(res: RaceReport, print_limit: int = 0, quiet: bool = False, paths: ReportPaths | None = None) -> str:
     """The report; `quiet`: only the findings and the verdict line (what else there was, counted on it)."""
-    out = _findings(res, print_limit)
+    paths = paths_or_default(paths)
+    out = _findings(res, print_limit, paths)
     kernels = sorted({r.kernel for r in res.races} | {m.kernel for m in res.memory_errors})
     checked = f"{_plural(res.launches, 'launch', 'es')} checked" + (f" on the {res.backend} backend" if res.backend else "")
     if res.failed_launches:
@@ -114,9 +127,9 @@ def render(res: RaceReport, print_limit: int = 0, quiet: bool = False) -> str:
     if res.suppressed:
         out.append(f"hirace: {_plural(len(res.suppressed), 'known benign race')} suppressed (not findings):")
         for r in res.suppressed:
-            out.append(f"  {_where(r.site)}: {r.kind} on {r.variable} in kernel '{r.kernel}': {r.suppressed}")
+            out.append(f"  {_where(r.site, paths)}: {r.kind} on {r.variable} in kernel '{r.kernel}': {r.suppressed}")
     if res.sites_total:
-        out.append(_what_ran(res))
+        out.append(_what_ran(res, paths))
     elif res.sites_total is None and res.launches and res.backend == "gpu":
         out.append("hirace: note: which sites ran was not recorded (--sites-ran, or sites_ran = true, records it "
                    "on the GPU; the cpu backend always does)")

@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from instrument.backends import NAMES
-from instrument.cli_support import add_verbosity_options, count, exit_code, name_list, positive_float
+from instrument.cli_support import (add_backend_option, add_progress_options, add_verbosity_options, count, exit_code,
+                                    name_list, positive_float)
 from instrument.errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UserError
 from instrument.files import Output, check_outputs, check_sources
 
@@ -34,9 +34,7 @@ def _common(p: argparse.ArgumentParser, sources: str = "+") -> None:
 
 
 def setup_run(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--backend", choices=NAMES, default=None,
-                   help=f"build and run on the GPU (nvcc) or the cpu backend (g++, no GPU needed) (default: "
-                        f"${BACKEND_VARIABLE}, else auto: the GPU when one is usable)")
+    add_backend_option(p, None, f"${BACKEND_VARIABLE}, else auto", "the sources")
     p.add_argument("--format", choices=FORMATS, default="text", help="the report's format (default %(default)s)")
     p.add_argument("--output", metavar="FILE", help="write the report here instead of stderr")
     p.add_argument("--junit", metavar="FILE",
@@ -75,6 +73,15 @@ def setup_run(p: argparse.ArgumentParser) -> None:
                    help="on the gpu backend too, record which sites ran, so that the report names those that "
                         "never ran on this input (the cpu backend always does; on the GPU it costs a flag per "
                         f"access; default: hirace.toml's sites_ran, {config_mod.default_text('sites_ran')} unless set)")
+    p.add_argument("--granularity", type=int, choices=(0, 1, 2, 4, 8), default=None, metavar="BYTES",
+                   help="bytes covered by one shadow word: 1, 2, 4 or 8 (8 takes half the shadow memory of 4; 0: the "
+                        "narrowest access in the program; default: hirace.toml's granularity, "
+                        f"{config_mod.default_text('granularity')} unless set; sources hirace builds only)")
+    p.add_argument("--root", metavar="DIR",
+                   help="every report (text, JSON, SARIF, JUnit, the annotations' text) names files relative to DIR, "
+                        "and those outside it by their absolute paths (default: hirace.toml's root, else the git work "
+                        "tree holding the first source, with -- COMMAND the current directory's; else the current "
+                        "directory)")
     p.add_argument("--no-build-cache", dest="build_cache", action="store_false",
                    help="compile the instrumented program even when the build cache holds it (the cache: "
                         "$CCTK_BUILD_CACHE, else $XDG_CACHE_HOME/cuda-correctness-toolkit/builds; "
@@ -93,7 +100,8 @@ def setup_run(p: argparse.ArgumentParser) -> None:
 _KEYS = {"kernel_name": ("kernels", "--kernel-name"), "kernel_name_exclude": ("kernels_exclude", "--kernel-name-exclude"),
          "print_limit": ("print_limit", "--print-limit"), "github": ("github", "--github"),
          "prior_sites": ("prior_sites", "--prior-sites"), "quiet_reads": ("quiet_reads", "--quiet-reads"),
-         "sites_ran": ("sites_ran", "--sites-ran")}
+         "sites_ran": ("sites_ran", "--sites-ran"), "granularity": ("granularity", "--granularity"),
+         "root": ("root", "--root")}
 
 
 def _configuration(a: argparse.Namespace, config):
@@ -103,11 +111,16 @@ def _configuration(a: argparse.Namespace, config):
     return cfg
 
 
-def _outputs(a: argparse.Namespace, cfg, program: str):
+def _outputs(a: argparse.Namespace, cfg, program: str, measured: Path):
+    """What the run writes; its reports name files from --root (or the `root` key), by default the git
+    work tree holding `measured` (the first source, or the current directory for a command)."""
+    from instrument.report_paths import report_paths
+
     from . import report_github
     from .run_outputs import Outputs
+    paths = report_paths(cfg.root, measured, cfg.given.get("root") or f"{cfg.source or 'hirace.toml'}: 'root'")
     return Outputs(a.format, a.output, a.junit, cfg.github and report_github.active(), cfg.print_limit,
-                   a.quiet, a.verbose, Path(program).stem or Path(program).name)
+                   a.quiet, a.verbose, Path(program).stem or Path(program).name, paths)
 
 
 def _verdict(res, error_exitcode: int) -> int:
@@ -149,11 +162,14 @@ def do_command(a: argparse.Namespace, command: list[str]) -> int:
     from . import runner
     config = a.config or config_mod.discover(Path.cwd())
     check_outputs([Output("--output", a.output), Output("--junit", a.junit)], inputs=[config] if config else [])
-    if a.include or a.define:
-        raise UserError("-I and -D apply to sources hirace builds; a command's programs are built by their own "
-                        "build (through hirace-cc)", hint="drop them, or give the sources: hirace run prog.cu -- ARGS")
+    if a.include or a.define or a.granularity is not None:
+        given = ("-I and -D apply", "") if a.include or a.define else \
+            ("--granularity applies", ", which reads hirace.toml's granularity")
+        raise UserError(f"{given[0]} to sources hirace builds; a command's programs are built by their own "
+                        f"build (through hirace-cc{given[1]})",
+                        hint="drop them, or give the sources: hirace run prog.cu -- ARGS")
     cfg = _configuration(a, config)
-    out = _outputs(a, cfg, command[0])
+    out = _outputs(a, cfg, command[0], Path.cwd())
     out.say(f"running {' '.join(command)} (every process built through hirace-cc writes its log)")
     try:
         run = runner.run_command(command, cfg, a.timeout)
@@ -204,7 +220,7 @@ def do_run(a: argparse.Namespace, prog_args: list[str]) -> int:
     config = a.config or config_mod.discover(Path.cwd())
     check_outputs([Output("--output", a.output), Output("--junit", a.junit)], inputs=[*a.sources, config])
     cfg = _configuration(a, config)
-    out = _outputs(a, cfg, str(a.sources[0]))
+    out = _outputs(a, cfg, str(a.sources[0]), a.sources[0])
     try:
         res = runner.run(a.sources, backend, cfg, prog_args, a.include, a.define, a.timeout,
                          say=out.say if a.verbose else None, announce=not a.quiet, build_cache=a.build_cache)
@@ -220,6 +236,9 @@ def setup_instrument(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--out", type=Path, default=Path("hirace-out"),
                    help="directory for the instrumented sources (default hirace-out)")
     p.add_argument("--cpu", action="store_true", help="also lower for the cpu backend (g++)")
+    add_progress_options(p, progress=False,
+                         quiet="no line saying what was written and how to build it: only warnings and errors",
+                         verbose="also how many sites each file has")
     _common(p, sources="*")
 
 
@@ -248,6 +267,15 @@ def do_instrument(a: argparse.Namespace, _extra) -> int:
     planner = ins.planner
     for w in ins.warnings:
         print(f"hirace: warning: {w}", file=sys.stderr)
+    if a.quiet:
+        return EXIT_OK
+    if a.verbose:   # (files named as the reports name them: instrument/report_paths.py)
+        from collections import Counter
+
+        from instrument.report_paths import report_paths
+        show = report_paths(None, a.sources[0]).show
+        for file, n in sorted(Counter(s.file for s in planner.sites).items()):
+            print(f"hirace: {show(file)}: {n} site{'s' if n != 1 else ''}")
     cannot = f"{planner.bounds_only} of them only bounds-checked where they cannot race; " \
         if planner.bounds_only else ""
     print(f"hirace: instrumented {len(planner.sites)} sites into {a.out} "

@@ -1,6 +1,7 @@
 """What a finished `hirace run` writes: the report (stderr, or --output written whole), the JUnit
 file (--junit), GitHub Actions' annotations and step summary (GITHUB_ACTIONS=true, unless
---no-github or `github = false`), and with -v each launch's counts. A run that failed writes every
+--no-github or `github = false`), and with -v each launch's counts. Every report names files as
+`paths` says (--root, or the `root` key: instrument/report_paths.py). A run that failed writes every
 report file too, saying so, so that a CI step never reads a stale or missing file."""
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import time
 from dataclasses import dataclass, field
 
 from instrument.output import atomic_write_text
+from instrument.report_paths import ReportPaths
 
 from . import report_github
 
@@ -23,6 +25,7 @@ class Outputs:
     quiet: bool = False
     verbose: bool = False
     program: str = "program"     # what ran, as JUnit names it (the first source's stem, or the command's)
+    paths: ReportPaths | None = None   # how the reports name files (None: report_text.paths_or_default)
     started: float = field(default_factory=time.monotonic)
 
     def say(self, line: str) -> None:
@@ -34,10 +37,13 @@ class Outputs:
         # imported here so that `hirace --help` needs neither libclang nor the reporters
         from . import report_json, report_sarif, report_text
         if self.format == "sarif":
-            return report_sarif.render(res, status)
+            return report_sarif.render(res, status, self._root())
         if self.format == "json":
-            return report_json.render(res)
-        return report_text.render(res, self.print_limit, self.quiet)
+            return report_json.render(res, self.paths)
+        return report_text.render(res, self.print_limit, self.quiet, self.paths)
+
+    def _root(self):
+        return self.paths.root if self.paths is not None else None
 
     def finished(self, res, status: int, error: str | None = None) -> None:
         """Everything a run that produced a report writes; `error`: why it still failed (exit 2)."""
@@ -47,7 +53,7 @@ class Outputs:
         text = self._report(res, status)
         if self.junit:
             from instrument import junit
-            junit.write(self.junit, [report_junit.suite(res, self.program, self._elapsed(), error)])
+            junit.write(self.junit, [report_junit.suite(res, self.program, self._elapsed(), error, self.paths)])
         if self.output:
             atomic_write_text(self.output, text)
             sup = f", {len(res.suppressed)} suppressed" if res.suppressed else ""
@@ -56,7 +62,7 @@ class Outputs:
         else:
             sys.stderr.write(text)
         if self.github:
-            for line in report_github.annotations(res):
+            for line in report_github.annotations(res, paths=self.paths):
                 print(line, file=sys.stderr)
             report_github.append_summary(report_github.summary(res, status, error))
 
@@ -65,9 +71,9 @@ class Outputs:
         file says so (the text report is the error line itself)."""
         from . import report_json, report_junit, report_sarif
         if self.output and self.format == "sarif":
-            atomic_write_text(self.output, report_sarif.render_failure(message, status))
+            atomic_write_text(self.output, report_sarif.render_failure(message, status, self._root()))
         elif self.output and self.format == "json":
-            atomic_write_text(self.output, report_json.render_failure(message, status))
+            atomic_write_text(self.output, report_json.render_failure(message, status, self.paths))
         if self.junit:
             from instrument import junit
             junit.write(self.junit, [report_junit.failure_suite(message, self.program, self._elapsed())])

@@ -5,8 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from instrument.cli_support import add_progress_options, show_progress
-from instrument.backends import NAMES as BACKENDS
+from instrument.cli_support import add_backend_option, add_progress_options, show_progress
 from instrument.cli_app import App
 from instrument.cli_support import positive_float, positive_int
 from instrument.errors import EXIT_OK, UserError
@@ -25,7 +24,7 @@ def _setup_sweep(p: argparse.ArgumentParser) -> None:
                    help=".egr inputs, or folders of them")
     p.add_argument("--tools", default=",".join(tools.NAMES),
                    help=f"comma-separated, from {', '.join(tools.NAMES)} (default: all)")
-    p.add_argument("--backend", choices=BACKENDS, default="auto")
+    add_backend_option(p, what="the codes")
     p.add_argument("--tpb", type=positive_int, default=256, help="threads per block passed to every code (256)")
     p.add_argument("--blocks", type=positive_int, default=1024, help="blocks passed to every code (1024)")
     add_options(p, "runs at once on this machine, in worker processes (default 1; builds overlap, on the gpu "
@@ -41,7 +40,7 @@ def _setup_sweep(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", dest="fmt", choices=("csv", "parquet"), default="csv",
                    help="results.csv is always kept as the journal; parquet also writes results.parquet")
     p.add_argument("--retry-errors", action="store_true", help="rerun rows that ended in an error")
-    add_progress_options(p)
+    add_progress_options(p, verbose="also each row as it is done: code, graph, tool, verdict and time")
     p.add_argument("--out", type=Path, required=True, metavar="DIR", help="results folder (resumable)")
 
 
@@ -52,7 +51,8 @@ def _sweep(a: argparse.Namespace, _extra) -> int:
     s = sweep.Settings(codes=a.codes, graphs=a.graphs, out=a.out, include=a.include, tools=names,
                        backend=a.backend, tpb=a.tpb, blocks=a.blocks, jobs=a.jobs, timeout=a.timeout, dask=a.dask,
                        share_gpu=a.share_gpu, share_context=a.share_context,
-                       fmt=a.fmt, retry_errors=a.retry_errors, progress=show_progress(a), quiet=a.quiet)
+                       fmt=a.fmt, retry_errors=a.retry_errors, progress=show_progress(a), quiet=a.quiet,
+                       verbose=a.verbose)
     res = sweep.run(s)
     if a.quiet:
         return EXIT_OK
@@ -67,6 +67,7 @@ def _sweep(a: argparse.Namespace, _extra) -> int:
 def _setup_report(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, required=True, metavar="DIR", help="a sweep's results folder")
     p.add_argument("--no-plot", action="store_true", help="skip the slowdown plot")
+    add_progress_options(p, progress=False, quiet="print the tables only, not where the files were written")
 
 
 def _report(a: argparse.Namespace, _extra) -> int:
@@ -74,8 +75,8 @@ def _report(a: argparse.Namespace, _extra) -> int:
     require("indigo-bench report", "report", "pandas", *(() if a.no_plot else ("matplotlib",)))
     from . import report
     check_outputs([Output("--out", a.out, "into")])
-    text = report.write(a.out, plot=not a.no_plot)
-    sys.stdout.write(text)
+    text, written = report.write(a.out, plot=not a.no_plot)
+    sys.stdout.write(text if a.quiet else text + written)
     return EXIT_OK
 
 
@@ -83,11 +84,13 @@ def _setup_graphs(p: argparse.ArgumentParser) -> None:
     from . import graphs
     p.add_argument("--small", action="store_true",
                    help="write the six small inputs of the HiRace evaluation into the folder -o names")
-    p.add_argument("--kind", choices=graphs.KINDS)
-    p.add_argument("--nodes", type=positive_int)
+    p.add_argument("--kind", choices=graphs.KINDS, help="the kind of graph to generate (with --nodes)")
+    p.add_argument("--nodes", type=positive_int, help="nodes of the generated graph")
     p.add_argument("--edges", type=positive_int, help="CSR entries (directed edges; even for symmetric kinds)")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("-o", "--output", type=Path, required=True, metavar="F.egr|DIR")
+    p.add_argument("--seed", type=int, default=1, help="seed of the generator: one seed, one graph (1)")
+    p.add_argument("-o", "--output", type=Path, required=True, metavar="F.egr|DIR",
+                   help="the .egr file to write, or with --small the folder for the six inputs")
+    add_progress_options(p, progress=False, quiet="no line per graph written (its size and degrees)")
 
 
 def _graphs(a: argparse.Namespace, _extra) -> int:
@@ -100,7 +103,8 @@ def _graphs(a: argparse.Namespace, _extra) -> int:
         for spec in graphs.SMALL:
             g = graphs.generate(spec)
             egr.write(a.output / spec.file_name(), g)
-            print(f"{a.output / spec.file_name()}: {g.nodes} nodes, {g.edges} edges")
+            if not a.quiet:
+                print(f"{a.output / spec.file_name()}: {g.nodes} nodes, {g.edges} edges")
         return EXIT_OK
     if not a.kind or a.nodes is None:
         raise UserError("give --kind and --nodes (and --edges), or --small")
@@ -108,6 +112,8 @@ def _graphs(a: argparse.Namespace, _extra) -> int:
         raise UserError(f"-o {a.output}: the output file should end in .egr")
     g = graphs.generate(graphs.Spec(a.kind, a.nodes, a.edges, a.seed))
     egr.write(a.output, g)
+    if a.quiet:
+        return EXIT_OK
     deg = g.degrees()
     print(f"{a.output}: {g.nodes} nodes, {g.edges} edges, degree max {int(deg.max())} "
           f"mean {deg.mean():.2f}")

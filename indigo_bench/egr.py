@@ -1,92 +1,22 @@
 """ECLgraph files (`.egr`): int32 nodes, int32 edges, int32 nindex[nodes+1], int32 nlist[edges]
-in CSR form, little-endian. Reading validates everything; a bad file is an error naming it."""
+in CSR form, little-endian. Reading validates everything; a bad file is an error naming it. The format
+itself (the graph, its checks, its bytes) is the engine's, shared with cltc search:
+instrument/eclgraph/format.py; here, the files indigo-bench reads and writes."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
-from instrument.errors import UserError
+from instrument.eclgraph.format import INT32_MAX, Graph, check, from_edges, parse, to_bytes  # noqa: F401
 from instrument.output import atomic_write_bytes
 
 from .inputs import read_regular
 
-INT32_MAX = 2**31 - 1
-
-
-@dataclass
-class Graph:
-    nindex: np.ndarray   # int32, nodes + 1 entries, nondecreasing, nindex[0] == 0, nindex[-1] == edges
-    nlist: np.ndarray    # int32, edges entries, each in [0, nodes)
-
-    @property
-    def nodes(self) -> int:
-        return len(self.nindex) - 1
-
-    @property
-    def edges(self) -> int:
-        return len(self.nlist)
-
-    def degrees(self) -> np.ndarray:
-        return np.diff(self.nindex)
-
-
-def from_edges(nodes: int, src: np.ndarray, dst: np.ndarray) -> Graph:
-    """CSR from edge endpoint arrays (neighbour lists sorted)."""
-    keys = np.asarray(src, dtype=np.int64) * nodes + np.asarray(dst, dtype=np.int64)
-    keys.sort()
-    counts = np.bincount(keys // nodes, minlength=nodes)
-    nindex = np.zeros(nodes + 1, dtype=np.int64)
-    np.cumsum(counts, out=nindex[1:])
-    return Graph(nindex.astype(np.int32), (keys % nodes).astype(np.int32))
-
 
 def read(path: str | Path) -> Graph:
     p = Path(path)
-    raw = read_regular(p, "graph")
-    hint = "an .egr file holds int32 nodes, edges, nindex[nodes+1], nlist[edges]; make one with `indigo-bench graphs`"
-    if len(raw) < 8:
-        raise UserError(f"{p}: not an ECLgraph file: {len(raw)} bytes, too short for the header", hint=hint)
-    nodes, edges = (int(x) for x in np.frombuffer(raw[:8], dtype="<i4"))
-    if nodes < 1 or edges < 0:
-        raise UserError(f"{p}: not an ECLgraph file: header says {nodes} nodes and {edges} edges", hint=hint)
-    want = 8 + 4 * (nodes + 1) + 4 * edges
-    if len(raw) != want:
-        raise UserError(f"{p}: not an ECLgraph file: {nodes} nodes and {edges} edges need {want} bytes, "
-                        f"the file has {len(raw)}", hint=hint)
-    nindex = np.frombuffer(raw, dtype="<i4", count=nodes + 1, offset=8).astype(np.int32)
-    nlist = np.frombuffer(raw, dtype="<i4", count=edges, offset=8 + 4 * (nodes + 1)).astype(np.int32)
-    g = Graph(nindex, nlist)
-    problem = check(g)
-    if problem:
-        raise UserError(f"{p}: malformed ECLgraph: {problem}", hint=hint)
-    return g
-
-
-def check(g: Graph) -> str | None:
-    """What is wrong with a graph's CSR arrays, or None."""
-    if g.nindex[0] != 0:
-        return f"nindex[0] is {int(g.nindex[0])}, not 0"
-    if g.nindex[-1] != g.edges:
-        return f"nindex[{g.nodes}] is {int(g.nindex[-1])}, not the edge count {g.edges}"
-    drops = np.nonzero(np.diff(g.nindex) < 0)[0]
-    if len(drops):
-        v = int(drops[0])
-        return f"nindex decreases at node {v} ({int(g.nindex[v])} then {int(g.nindex[v + 1])})"
-    bad = np.nonzero((g.nlist < 0) | (g.nlist >= g.nodes))[0]
-    if len(bad):
-        j = int(bad[0])
-        return f"nlist[{j}] is {int(g.nlist[j])}, not a node (0..{g.nodes - 1})"
-    return None
+    return parse(read_regular(p, "graph"), p)
 
 
 def write(path: str | Path, g: Graph) -> None:
     """Write atomically: readers never see half a graph."""
-    problem = check(g)
-    if problem:
-        raise ValueError(f"refusing to write a malformed graph: {problem}")
-    if g.edges > INT32_MAX or g.nodes + 1 > INT32_MAX:
-        raise UserError(f"{path}: {g.nodes} nodes and {g.edges} edges do not fit ECLgraph's int32 counts")
-    header = np.array([g.nodes, g.edges], dtype="<i4").tobytes()
-    atomic_write_bytes(path, header + g.nindex.astype("<i4").tobytes() + g.nlist.astype("<i4").tobytes())
+    atomic_write_bytes(path, to_bytes(g, path))

@@ -199,7 +199,9 @@ def _tag_table(tags) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write(out_dir: Path, plot: bool = True) -> str:
+def write(out_dir: Path, plot: bool = True) -> tuple[str, str]:
+    """Write the tables (and the plot) into `out_dir`: (the tables' text, the lines saying where the files
+    were written)."""
     out_dir = Path(out_dir)
     rows = load(out_dir)
     if not rows:
@@ -226,6 +228,6 @@ def write(out_dir: Path, plot: bool = True) -> str:
         atomic_write_text(out_dir / name, content)
     if png is not None:
         atomic_write_bytes(out_dir / "slowdown.png", png)
-        text += f"\nslowdown plot: {out_dir / 'slowdown.png'}\n"
-    text += f"tables: {out_dir / 'table2.csv'}, {out_dir / 'breakdown.csv'}, {out_dir / 'slowdown.csv'}\n"
-    return text
+    written = f"\nslowdown plot: {out_dir / 'slowdown.png'}\n" if png is not None else ""
+    written += f"tables: {out_dir / 'table2.csv'}, {out_dir / 'breakdown.csv'}, {out_dir / 'slowdown.csv'}\n"
+    return text, written

@@ -57,6 +57,7 @@ class Settings:
     retry_errors: bool = False
     progress: bool = True
     quiet: bool = False      # no informational lines (warnings stay)
+    verbose: bool = False    # also a line per row as it is done
     dask: str | None = None
     share_gpu: int = 1       # runs on the device at once (1: each alone, for timings)
     share_context: bool = False   # rows run in a row host (instrument/compile/row_host.py), programs built as libraries
@@ -174,6 +175,10 @@ def _run(s: Settings, stack: contextlib.ExitStack) -> Summary:
             for done in campaign.run(tasks, bar):
                 row = done.value if done.ok else _failed_row(by_key[done.key], done.error, backend.name, s)
                 journal.add(row)
+                if s.verbose:
+                    print(f"indigo-bench: {row.code} x {row.graph} x {row.tool}: {row.verdict} ({row.wall_s:.1f}s)"
+                          + (f": {row.note}" if row.verdict == tools.Verdict.ERROR and row.note else ""),
+                          file=sys.stderr, flush=True)
                 summary.ran += 1
                 summary.errors += row.verdict == tools.Verdict.ERROR
             summary.stats = campaign.stats

@@ -102,13 +102,17 @@ def name_list(text: str) -> list[str]:
     return names
 
 
-def add_progress_options(p: argparse.ArgumentParser, quiet: str | None = None, verbose: str | None = None) -> None:
-    """--no-progress and -q/--quiet, for every command that runs for long; with `verbose` (its help) also
+def add_progress_options(p: argparse.ArgumentParser, quiet: str | None = None, verbose: str | None = None,
+                         progress: bool = True) -> None:
+    """-q/--quiet for every command that prints informational lines (what it did, where it wrote, the
+    backend), and --no-progress for one that runs for long (`progress`); with `verbose` (its help) also
     -v/--verbose, exclusive with -q (add_verbosity_options). `quiet`: what -q leaves, where the command
-    says more than the default."""
-    p.add_argument("--no-progress", action="store_true",
-                   help="no progress bar (on a terminal) or periodic progress lines (elsewhere)")
-    quiet = quiet or "no progress and no informational lines on stderr: only reports, findings and errors"
+    says more than the default. Warnings and errors are printed whatever is given."""
+    if progress:
+        p.add_argument("--no-progress", action="store_true",
+                       help="no progress bar (on a terminal) or periodic progress lines (elsewhere)")
+    quiet = quiet or (f"no {'progress and no ' if progress else ''}informational lines: only the command's "
+                      f"results, warnings and errors")
     if verbose is None:
         p.add_argument("-q", "--quiet", action="store_true", help=quiet)
     else:
@@ -125,3 +129,12 @@ def add_verbosity_options(p: argparse.ArgumentParser, quiet: str, verbose: str) 
 
 def show_progress(a: argparse.Namespace) -> bool:
     return not (getattr(a, "no_progress", False) or getattr(a, "quiet", False))
+
+
+def add_backend_option(p: argparse.ArgumentParser, default: str | None = "auto", default_text: str | None = None,
+                       what: str = "programs") -> None:
+    """--backend, as every command that builds and runs CUDA declares it: gpu, cpu or auto."""
+    from .backends import NAMES   # (here: the backends are not every command line's concern)
+    p.add_argument("--backend", choices=NAMES, default=default,
+                   help=f"where {what} are built and run: gpu (nvcc, a CUDA device), cpu (the host compiler, no GPU "
+                        f"needed) or auto (the GPU when one is usable, else cpu) (default: {default_text or default})")

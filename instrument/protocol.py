@@ -36,6 +36,7 @@ class Env(StrEnum):
     CLTC_SCHEDULE = "CLTC_SCHEDULE"
     CLTC_SCHED_LOG = "CLTC_SCHED_LOG"
     CLTC_SCHED_LOG_DIR = "CLTC_SCHED_LOG_DIR"
+    CLTC_SEARCH_LOG = "CLTC_SEARCH_LOG"
     CUDAEMU_SEED = "CUDAEMU_SEED"
     CUDAEMU_SWITCH = "CUDAEMU_SWITCH"
     CUDAEMU_STACK_KB = "CUDAEMU_STACK_KB"
@@ -116,6 +117,9 @@ OPTIONS: dict[Env, OptionDoc] = {
                                       "cltc-cc for amplification writes its launches at exit "
                                       "(cltc-sched-PID-N.jsonl), when CLTC_SCHED_LOG is unset; `cltc amplify -- "
                                       "COMMAND` sets it"),
+    Env.CLTC_SEARCH_LOG: OptionDoc("cltc/search.h", "path", "where a program built for `cltc search` writes, at "
+                                   "exit, how close each instrumented comparison came to each outcome (cpu "
+                                   "backend)"),
     Env.CUDAEMU_SEED: OptionDoc("cudaemu/state.h", "integer", "seed of the cpu backend's thread schedule"),
     Env.CUDAEMU_SWITCH: OptionDoc("cudaemu/state.h", "probability", "chance to switch threads at an access"),
     Env.CUDAEMU_STACK_KB: OptionDoc("cudaemu/state.h", "KiB", "stack of each emulated thread"),
@@ -439,5 +443,13 @@ SCHEDULE_LOG = (   # cltc amplify: the launches a run made (CLTC_SCHED_LOG, CLTC
     _record("end", "the last record: the log is complete"),
 )
 
+SEARCH_LOG = (   # cltc search: how close each comparison of a branch came to each outcome (CLTC_SEARCH_LOG)
+    _record("cmp", "a comparison that decides a branch, by the coverage flag of its true arm (the false arm's is "
+            "the next): the least distance the run saw to making it true and to making it false (0: it was; "
+            "integers: the difference, floating point: steps between representable values)", "flag:uint",
+            "to_true:u64", "to_false:u64"),
+    _record("end", "the last record: the log is complete"),
+)
+
 LOGS = {"hirace_log": HIRACE_LOG, "coverage_log": COVERAGE_LOG, "reach_log": REACH_LOG,
-        "schedule_log": SCHEDULE_LOG}   # C++ namespace of the writers -> records
+        "schedule_log": SCHEDULE_LOG, "search_log": SEARCH_LOG}   # C++ namespace of the writers -> records

@@ -2,8 +2,8 @@
 relative_files), absolute where a file lies outside it. The default root is the git work tree holding
 what was measured (the nearest directory at or above it with a `.git` entry: a directory, or the file
 of a worktree or a submodule), else the current directory. One place for every report of every tool:
-cltc's (text, JSON, HTML, lcov, Cobertura, Stryker), and the GitHub annotations' paths relative to the
-workspace (instrument/github.py)."""
+cltc's (text, JSON, HTML, lcov, Cobertura, Stryker), hirace's (text, JSON, SARIF's %SRCROOT%, JUnit),
+and the GitHub annotations' paths relative to the workspace (instrument/github.py)."""
 from __future__ import annotations
 
 import fnmatch

@@ -8,8 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from instrument.cli_support import add_progress_options, show_progress
-from instrument.backends import NAMES, get_backend
+from instrument.cli_support import add_backend_option, add_progress_options, show_progress
+from instrument.backends import get_backend
 from instrument.errors import EXIT_FINDINGS, EXIT_OK, UserError
 from instrument.execution import Campaign, Task, add_options, open_executor
 from instrument.output import atomic_write_text
@@ -22,12 +22,12 @@ from instrument.reaper import temp_dir
 def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--programs", type=positive_int, default=20, help="how many programs to generate (20)")
     p.add_argument("--seed", type=int, default=1, help="seed of the first program; program i has seed+i (1)")
-    p.add_argument("--backend", choices=NAMES, default="auto")
+    add_backend_option(p, what="the generated programs")
     p.add_argument("--batch", type=positive_int, default=10, help="programs built together as one translation unit (10)")
     add_options(p, "batches checked at once on this machine (default 1)")
     p.add_argument("--kernels", type=positive_int, default=2, help="kernels per program (2)")
     p.add_argument("--statements", type=positive_int, default=10, help="top-level statements per kernel (10)")
-    p.add_argument("--blocks", type=positive_int, default=4)
+    p.add_argument("--blocks", type=positive_int, default=4, help="blocks per launch (4)")
     p.add_argument("--threads", type=positive_int, default=64, help="threads per block: a power of two >= 32 (64)")
     p.add_argument("--no-barrier", action="store_true", help="no shared-memory phases")
     p.add_argument("--no-warp", action="store_true", help="no warp phases")
@@ -37,7 +37,7 @@ def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--save", type=Path, default=Path("hirace-selftest-failures"),
                    help="where failing programs are saved (only when something fails)")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the results as JSON")
-    add_progress_options(p)
+    add_progress_options(p, verbose="also the campaign's statistics and every failure (by default the first 20)")
 
 
 def run(a: argparse.Namespace, _extra) -> int:
@@ -76,7 +76,7 @@ def run(a: argparse.Namespace, _extra) -> int:
         bar.close()
         executor.close()
     seconds = time.monotonic() - t0
-    if a.dask or a.jobs > 1:
+    if a.dask or a.jobs > 1 or a.verbose:
         if not a.quiet:
             print(f"hirace selftest: {stats.summary(seconds, 'batches')}", file=sys.stderr)
     merged: dict[str, dict[int, str]] = {o: {} for o in ORACLES}
@@ -98,7 +98,7 @@ def run(a: argparse.Namespace, _extra) -> int:
         files["failures.txt"] = "\n".join(lines + ["", repro]) + "\n"
         from instrument.output import write_report_dir
         write_report_dir(a.save, files)
-        for ln in lines[:20]:
+        for ln in lines if a.verbose else lines[:20]:
             print(f"FAIL {ln}")
         print(f"{len(failures)} failure(s); the programs are saved in {a.save}/ ({repro})")
     if a.json:

@@ -64,7 +64,7 @@ def test_installed_package_finds_its_headers(tmp_path):
     r = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", str(ROOT)],
                        capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0, r.stderr[-2000:]
-    commands = {"hirace": ["run", "instrument", "verify-fsm", "selftest"], "cltc": ["coverage", "mutate", "amplify"],
+    commands = {"hirace": ["run", "instrument", "verify-fsm", "selftest"], "cltc": ["coverage", "mutate", "amplify", "search"],
                 "indigo-bench": ["sweep", "report", "graphs"]}
     for cmd, subs in commands.items():   # every command's help, also where libclang is missing
         for sub in [[], *([s] for s in subs)]:

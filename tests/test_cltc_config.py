@@ -17,7 +17,7 @@ def test_pyproject_found_upward_paths_relative_to_it(tmp_path):
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nname = "x"\n[tool.cltc]\nsuite = "gpu_tests"\nbackend = "cpu"\njobs = 2\n'
         '[tool.cltc.coverage]\nfail_under = { total = 80, branches = 90 }\nlcov = "out/c.info"\n'
-        '[tool.cltc.mutate]\nbreak = 50\noperators = ["relop", "arith"]\n')
+        '[tool.cltc.mutate]\nbreak = 50\noperators = ["relational", "arithmetic"]\n')
     deep = tmp_path / "a" / "b"
     deep.mkdir(parents=True)
     found = config.discover(deep)
@@ -26,7 +26,7 @@ def test_pyproject_found_upward_paths_relative_to_it(tmp_path):
     assert cov == {"suite": tmp_path / "gpu_tests", "backend": "cpu", "jobs": 2,
                    "fail_under": ["total=80", "branches=90"], "lcov": tmp_path / "out" / "c.info"}
     mut = config.defaults("mutate", found)
-    assert mut["break_at"] == "50" and mut["operators"] == "relop,arith" and "fail_under" not in mut
+    assert mut["break_at"] == "50" and mut["operators"] == "relational,arithmetic" and "fail_under" not in mut
 
 
 def test_cltc_toml_nearer_than_pyproject_and_its_suite_is_its_directory(tmp_path):
@@ -88,3 +88,25 @@ def test_an_options_only_cltc_toml_beside_pytest_tests_keeps_the_pytest_suite(tm
     (tmp_path / "cltc.toml").write_text("[coverage]\nfail_under = 50\n")
     s = suite_mod.load(tmp_path)
     assert s.kind is PYTEST and [t.name for t in s.tests] == ["test_k.py::test_a"]
+
+
+def test_nvcc_only_flags_name_the_key_on_the_cpu_backend_and_go_to_gpu_flags(run_cli, tmp_path):
+    """[build] flags go to both backends' compilers: an nvcc option the cpu backend's g++ refuses is named with
+    the key, and gpu_flags (nvcc only) / cpu_flags (the host compiler only) take each backend's own."""
+    from cltestcheck import suite
+    from instrument.backends.cpu import CpuBackend
+    from instrument.backends.gpu import GpuBackend
+    d = tmp_path / "s"
+    shutil.copytree(SUITES / "cov_features", d)
+    text = (d / "cltc.toml").read_text()
+    (d / "cltc.toml").write_text(text.replace("[build]\n", '[build]\nflags = ["--expt-relaxed-constexpr"]\n', 1))
+    r = run_cli("cltestcheck.cli", "coverage", "--backend", "cpu", "--suite", d, cwd=tmp_path)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.startswith(f"cltc: error: {d / 'cltc.toml'}: [build] flags: the cpu backend's host compiler "
+                               "refused --expt-relaxed-constexpr: `flags` go to both backends' compilers"), r.stderr
+    assert "hint: move nvcc-only flags to [build] gpu_flags" in r.stderr
+    (d / "cltc.toml").write_text(text.replace("[build]\n", '[build]\nflags = ["-DA"]\ngpu_flags = '
+                                              '["--expt-relaxed-constexpr"]\ncpu_flags = ["-DB"]\n', 1))
+    s = suite.load(d)
+    assert s.flags_for(CpuBackend()) == ["-DA", "-DB"]
+    assert s.flags_for(GpuBackend()) == ["-DA", "--expt-relaxed-constexpr"]

@@ -151,6 +151,70 @@ def test_github_annotations_are_escaped_and_relative_to_the_workspace(tmp_path):
     assert "| data race (read-write) | `k` | `src/k.cu:8` |" in summary
 
 
+# ---------------------------------------------------------------- --root: every report names files alike
+
+def test_every_report_names_files_from_the_root_and_those_outside_it_absolutely(tmp_path):
+    """Text, JSON, SARIF (valid, on %SRCROOT%: the root), JUnit and the annotations' text name a file under
+    the root relative to it and one outside by its absolute path (instrument/report_paths.py, as cltc's);
+    the annotations' own file stays the workspace's, which is what GitHub reads."""
+    import dataclasses
+    import jsonschema
+    from hirace import report_json, report_junit, report_text
+    from instrument.report_paths import ReportPaths
+    root, outside = tmp_path / "repo", str(tmp_path / "elsewhere" / "h.cuh")
+    race = dataclasses.replace(_race(8, file=str(root / "src" / "k.cu")),
+                               prior_site=SiteRef(outside, 3, 5, "a[0]", "read"))
+    res, paths = RaceReport(races=[race], launches=1, backend="cpu"), ReportPaths(root)
+    text = report_text.render(res, paths=paths)
+    assert "at src/k.cu:8:5 by thread" in text and f"at {outside}:3:5:" in text
+    doc = report_json.to_dict(res, paths)
+    assert (doc["races"][0]["site"]["file"], doc["races"][0]["prior_site"]["file"]) == ("src/k.cu", outside)
+    assert doc["summary"]["root"] == str(root)
+    sarif = json.loads(report_sarif.render(res, root=paths.root))
+    jsonschema.validate(sarif, sarif_schema())
+    [result] = sarif["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": "src/k.cu", "uriBaseId": "%SRCROOT%"}
+    assert result["relatedLocations"][0]["physicalLocation"]["artifactLocation"] == {"uri": Path(outside).as_uri()}
+    assert sarif["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"] == root.as_uri() + "/"
+    [case] = report_junit.suite(res, "p", 0.0, paths=paths).cases
+    assert "at src/k.cu:8:5" in case.failures[0].message and f"at {outside}:3:5" in case.failures[0].text
+    [line] = report_github.annotations(res, {"GITHUB_WORKSPACE": str(tmp_path)}, paths)
+    assert line.startswith("::error file=repo/src/k.cu,line=8,") and "at src/k.cu:8:5 by thread" in line
+
+
+def test_the_root_is_the_option_else_the_key_else_the_work_tree_of_what_is_checked(tmp_path, monkeypatch):
+    import argparse
+    from hirace import config, run_cmd
+    from instrument.errors import UserError
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src").mkdir()
+    monkeypatch.chdir(repo / "src")
+    a = argparse.Namespace(format="text", output=None, junit=None, quiet=False, verbose=False)
+
+    def root(cfg, measured):
+        return run_cmd._outputs(a, cfg, "k.cu", measured).paths.root
+    assert root(config.load(None), Path("k.cu")) == repo            # the work tree holding the first source
+    assert root(config.load(None), Path.cwd()) == repo              # a command: the current directory's
+    assert root(config.load(None), tmp_path / "k.cu") == repo / "src"   # outside a work tree: the current directory
+    (tmp_path / "hirace.toml").write_text('root = "repo/src"\n')
+    cfg = config.load(tmp_path / "hirace.toml")                    # (relative to the file)
+    assert root(cfg, Path("k.cu")) == repo / "src"
+    config.override(cfg, "root", "..", "--root")                   # the command line wins
+    assert root(cfg, Path("k.cu")) == repo
+    (tmp_path / "hirace.toml").write_text('root = "nowhere"\n')
+    with pytest.raises(UserError, match=r"hirace.toml: 'root' .*nowhere: no such directory"):
+        root(config.load(tmp_path / "hirace.toml"), Path("k.cu"))
+
+
+def test_granularity_is_an_option_of_the_sources_hirace_builds_not_of_a_command(tmp_path):
+    res = hirace("run", "--granularity", "8", "--", "true", cwd=tmp_path)
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert res.stderr.startswith("hirace: error: --granularity applies to sources hirace builds; a command's "
+                                 "programs are built by their own build (through hirace-cc, which reads "
+                                 "hirace.toml's granularity)")
+
+
 # ---------------------------------------------------------------- one run, many outputs
 
 @pytest.fixture(scope="module")
@@ -221,12 +285,13 @@ def test_quiet_prints_only_the_findings_and_the_verdict_and_no_github_turns_anno
 def test_kernels_are_chosen_and_excluded_by_option_and_by_key(multi):
     """Only clean checked: the include list names two kernels, the exclude list takes one back; the file's
     keys do the same, and set the print limit."""
-    res = hirace("run", "--backend", "cpu", "--format", "json", "--output", "r.json",
-                 "--kernel-name", "racy_one,clean", "--kernel-name-exclude", "racy_one", "multi.cu", cwd=multi)
+    res = hirace("run", "--backend", "cpu", "--format", "json", "--output", "r.json", "--root", "..", "--granularity",
+                 "8", "--kernel-name", "racy_one,clean", "--kernel-name-exclude", "racy_one", "multi.cu", cwd=multi)
     assert res.returncode == 0, res.stderr
     summary = json.loads((multi / "r.json").read_text())["summary"]
     assert (summary["races"], summary["launches"], summary["unselected_launches"]) == (0, 1, 2)
-    (multi / "hirace.toml").write_text('kernels_exclude = ["racy_two"]\nprint_limit = 0\n')
+    assert summary["root"] == str(multi.parent) and summary["granularity_bytes"] == 8   # (--root, --granularity)
+    (multi / "hirace.toml").write_text('kernels_exclude = ["racy_two"]\nprint_limit = 0\nroot = ".."\n')
     try:
         res = hirace("run", "--backend", "cpu", "--error-exitcode", "0", "multi.cu", cwd=multi)
         bad = hirace("run", "--backend", "cpu", "--kernel-name-exclude", "nope", "multi.cu", cwd=multi)
@@ -234,6 +299,7 @@ def test_kernels_are_chosen_and_excluded_by_option_and_by_key(multi):
         (multi / "hirace.toml").unlink()
     assert res.returncode == 0, res.stderr   # a race is found, but --error-exitcode 0 only reports it
     assert "kernel 'racy_one'" in res.stderr and "racy_two'" not in res.stderr
+    assert f" at {multi.name}/multi.cu:2:" in res.stderr   # (the file's root: its directory's parent)
     assert "1 launch of kernels not selected ran unchecked" in res.stderr
     assert bad.returncode == 2 and "--kernel-name-exclude names 'nope', which the program does not have" in bad.stderr
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import struct
 import sys
 from pathlib import Path
@@ -343,15 +344,18 @@ def test_codes_that_fail_become_error_rows(run_cli, tmp_path):
     egr.write(tmp_path / "g.egr", graphs.generate(graphs.SMALL[0]))
     r = run_cli("indigo_bench.cli", "sweep", "--codes", tmp_path / "codes", "--include", INCLUDE, "--graphs",
                 tmp_path / "g.egr", "--backend", "cpu", "--tpb", "2", "--blocks", "1", "--timeout", "3",
-                "--no-progress", "--out", tmp_path / "out")
+                "--no-progress", "-v", "--out", tmp_path / "out")
     assert r.returncode == 0, r.stderr
+    assert re.search(r"^indigo-bench: odd_broken x \S+\.egr x hirace: error \([\d.]+s\): ", r.stderr, re.M)   # (-v)
     rows = {(x["code"], x["tool"]): x for x in _rows(tmp_path / "out" / JOURNAL)}
     assert len(rows) == 4 and all(x["verdict"] == "error" for x in rows.values())
     assert rows[("odd_broken", "sequential")]["note"].startswith("build failed")
     assert "odd_broken.cu:3" in rows[("odd_broken", "hirace")]["note"]
     assert "timed out" in rows[("odd_hang", "hirace")]["note"]
     r = run_cli("indigo_bench.cli", "report", "--out", tmp_path / "out", "--no-plot")
-    assert r.returncode == 0 and " err" in r.stdout
+    assert r.returncode == 0 and " err" in r.stdout and "tables: " in r.stdout
+    q = run_cli("indigo_bench.cli", "report", "--out", tmp_path / "out", "--no-plot", "-q")
+    assert q.returncode == 0 and q.stdout == r.stdout[:r.stdout.index("tables: ")]   # (-q: the tables only)
 
 
 def test_sweep_sharing_one_context_gives_the_rows_of_a_process_per_row(swept, tmp_path):

@@ -82,10 +82,11 @@ def test_a_broken_instrumentation_is_caught_and_saved(monkeypatch, tmp_path, cap
         return real(self, prog, plan)
     monkeypatch.setattr(planner.HiracePlanner, "__call__", no_barrier_clocks)
     from hirace.cli import main
-    rc = main(["selftest", "--programs", "1", "--seed", "4", "--backend", "cpu", "--no-progress",
+    rc = main(["selftest", "--programs", "1", "--seed", "4", "--backend", "cpu", "--no-progress", "-v",
                "--save", str(tmp_path / "fail")])
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert rc == 1
+    assert "hirace selftest: 1 batches on " in err   # (-v: the campaign's statistics, also with one job)
     assert re.search(r"FAIL seed 4: hirace: hirace reported \d+ race\(s\) in a race-free program", out)
     assert (tmp_path / "fail" / "seed_4.cu").read_text() == gen.generate(4).text
     assert "seed 4: hirace" in (tmp_path / "fail" / "failures.txt").read_text()

@@ -35,7 +35,10 @@ def fingerprint(suite, backend: str, runs: int, host_key: str) -> str:
     h = hashlib.sha256()
     h.update(json.dumps({"backend": backend, "runs": runs, "host": host_key,
                          "tests": [asdict(t) for t in suite.tests], "defines": suite.defines,
-                         "flags": suite.flags}, sort_keys=True, default=str).encode())
+                         "flags": suite.flags,
+                         # (each backend's own only where there are some: a suite without keeps its campaigns)
+                         **({"gpu_flags": suite.gpu_flags, "cpu_flags": suite.cpu_flags}
+                            if suite.gpu_flags or suite.cpu_flags else {})}, sort_keys=True, default=str).encode())
     for f in sorted({str(p) for t in suite.tests for p in t.output_files.values()}):
         try:
             h.update(f.encode() + b"\0" + Path(f).read_bytes())

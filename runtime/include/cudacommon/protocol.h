@@ -89,6 +89,7 @@ constexpr const char kCltcMutLogDir[] = "CLTC_MUT_LOG_DIR";   // directory: wher
 constexpr const char kCltcSchedule[] = "CLTC_SCHEDULE";   // spec: the block schedule to impose (amplify) (cltc/schedule.h)
 constexpr const char kCltcSchedLog[] = "CLTC_SCHED_LOG";   // path: where the schedule actually run is written (cltc/schedule.h)
 constexpr const char kCltcSchedLogDir[] = "CLTC_SCHED_LOG_DIR";   // directory: where each process of a program built by cltc-cc for amplification writes its launches at exit (cltc-sched-PID-N.jsonl), when CLTC_SCHED_LOG is unset; `cltc amplify -- COMMAND` sets it (cltc/schedule.h)
+constexpr const char kCltcSearchLog[] = "CLTC_SEARCH_LOG";   // path: where a program built for `cltc search` writes, at exit, how close each instrumented comparison came to each outcome (cpu backend) (cltc/search.h)
 constexpr const char kCudaemuSeed[] = "CUDAEMU_SEED";   // integer: seed of the cpu backend's thread schedule (cudaemu/state.h)
 constexpr const char kCudaemuSwitch[] = "CUDAEMU_SWITCH";   // probability: chance to switch threads at an access (cudaemu/state.h)
 constexpr const char kCudaemuStackKb[] = "CUDAEMU_STACK_KB";   // KiB: stack of each emulated thread (cudaemu/state.h)
@@ -354,6 +355,18 @@ inline void write_end(std::FILE *f) {
   std::fprintf(f, "{\"record\": \"end\"}\n");
 }
 }  // namespace schedule_log
+
+// writers of the records of one runtime log (instrument/protocol.py: SEARCH_LOG)
+namespace search_log {
+// a comparison that decides a branch, by the coverage flag of its true arm (the false arm's is the next): the least distance the run saw to making it true and to making it false (0: it was; integers: the difference, floating point: steps between representable values)
+inline void write_cmp(std::FILE *f, unsigned flag, unsigned long long to_true, unsigned long long to_false) {
+  std::fprintf(f, "{\"record\": \"cmp\", \"flag\": %u, \"to_true\": %llu, \"to_false\": %llu}\n", flag, to_true, to_false);
+}
+// the last record: the log is complete
+inline void write_end(std::FILE *f) {
+  std::fprintf(f, "{\"record\": \"end\"}\n");
+}
+}  // namespace search_log
 
 }  // namespace cctk
 
