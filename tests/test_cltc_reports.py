@@ -23,6 +23,7 @@ from instrument.errors import UserError
 from instrument.report_paths import ReportPaths, find_root, report_paths
 
 from conftest import ROOT, run_tool, TESTS
+from test_hirace_ci import junit   # (the JUnit shape CI reporters read, checked)
 
 SUITES = TESTS / "suites"
 FEATURES = SUITES / "cov_features" / "features.cu"
@@ -229,3 +230,28 @@ def test_amplify_warns_of_each_schedule_dependent_test(tmp_path):
                         f"outcome changed under desc" for t in ("last_writer", "block0_first")]
     assert "| last_writer | schedule-dependent | 1 | desc |" in (tmp_path / "summary.md").read_text()
     assert json.loads((tmp_path / "a.json").read_text())["suite"] == "tests/suites/amp_blocks"   # the git root's
+
+
+# ---------------------------------------------------------------- the CI recipe, as docs/cltc.md writes it
+
+def test_the_ci_recipe_runs_as_written(tmp_path):
+    import re
+    import shlex
+    import shutil
+    text = (ROOT / "docs/cltc.md").read_text()
+    [block] = re.findall(r"```yaml\n(# \.github/workflows/kernel-tests\.yml.*?)```", text, re.S)
+    commands = [m.split("  #")[0].strip() for m in re.findall(r"^\s+run: (cltc .*)$", block, re.M)]
+    assert [c.split()[:2] for c in commands] == [["cltc", "coverage"], ["cltc", "mutate"]]
+    shutil.copytree(SUITES / "mut_basic", tmp_path / "kernels")
+    (tmp_path / ".git").mkdir()   # (the checkout: reports name files from its root)
+    env = github_env(tmp_path)
+    env["GITHUB_WORKSPACE"] = str(tmp_path)
+    for cmd in commands:
+        r = cltc(*shlex.split(cmd)[1:], cwd=tmp_path, env=env)
+        assert r.returncode == 0, (cmd, r.stdout, r.stderr)
+    cov, mut = junit(tmp_path / "coverage-junit.xml"), junit(tmp_path / "mutation-junit.xml")
+    assert cov.get("failures") == "0" and int(mut.get("failures")) > 0    # (surviving mutants: failures, not a red step)
+    assert "SF:kernels/clamp.cu" in (tmp_path / "coverage.info").read_text()
+    summary = (tmp_path / "summary.md").read_text()
+    assert "### cltc coverage:" in summary and "### cltc mutate:" in summary
+    assert "::warning file=kernels/clamp.cu,line=" in r.stderr
