@@ -200,11 +200,7 @@ class ShadowSim:
         released after a fence that followed the access, or after a barrier that followed it."""
         if self.mem is None:
             return False
-        g = self.grid
-        e = self.mem.visible(g.block_of(t), g.block_of(self.last), t, self.bclk[t])
-        if e is None:
-            return False
-        return self.last_bclk < e.bclk or (self.last % (g.warps * g.lanes) == e.tid and self.last_wclk < e.wclk)
+        return self._covered(t, self.last, self.last_bclk, self.last_wclk)
 
     def inputs(self, t: int) -> tuple[int, int]:
         """(relation, sync) of an access by t against the record (update.h inputs)."""

@@ -252,6 +252,8 @@ MEMORY_LITMUS = {
         [(fence(DEVICE), 0), ("GA", 0), (fence(DEVICE), 1), ("GA", 1), (BAR, 1), ("W", 1)], None),
     "a counter one block increments without a fence": (
         [("GA", 0), (fence(DEVICE), 1), ("GA", 1), (BAR, 1), ("W", 1)], 4),
+    "a counter whose unfenced increment a later release of its thread covers": (
+        [("GA", 0), (fence(DEVICE), 0), ("GA", 0), (fence(DEVICE), 1), ("GA", 1), (fence(DEVICE), 1), ("R", 1)], None),
     "a counter reset before the last increment is read": ([(fence(DEVICE), 0), ("GA", 0), (BAR, 1), ("W", 1)], 3),
 }
 
@@ -362,10 +364,14 @@ _BROKEN = {   # a rule of the header's, broken in a copy: (file, text, replaceme
     "ordered through memory, not asked": (
         "update.h", "memsync::ordered_through_memory(*mem, s, s.bid() - c.base, memory_thread(c)))", "false)"),
     "a release from any fence of L's thread": (
-        "memory_sync.h", "(s.tid() == Point::tid(k.at) && wclk_ahead(Point::wclk(k.at), s.wclk()))",
-        "s.tid() == Point::tid(k.at)"),
+        "memory_sync.h", "(l_tid == Point::tid(k.at) && wclk_ahead(Point::wclk(k.at), l_wclk))",
+        "l_tid == Point::tid(k.at)"),
     "every access a release, not asked": (
-        "memory_sync.h", "    if (!mine && !before_barrier) return false;", "    (void)mine, (void)before_barrier;"),
+        "memory_sync.h", "    if (!mine && !before_barrier && !before_release) return false;",
+        "    (void)mine, (void)before_barrier, (void)before_release;"),
+    "an unfenced access a later release covers, not asked": (
+        "memory_sync.h", "    const bool before_release = f.unreleased != FlagSync::kSeveral &&",
+        "    const bool before_release = false && f.unreleased != FlagSync::kSeveral &&"),
     "the fence's mark taken for a warp sync": (
         "update.h", "    return WarpWord::count(warp) - WarpWord::marks(warp);", "    return WarpWord::count(warp);"),
     "the fast paths in atomic states": ("update.h", "if (!mem || !((fsm::kAtomicStates >> st) & 1u)) {", "if (true) {"),

@@ -211,7 +211,7 @@ CCTK_HD inline void strong(const MemorySync &m, const Thread &t, unsigned op, un
   if (op == kLoad || !fenced) {   // no release: t's (with its block clock), or several threads'
     if (f.unreleased == 0 || (f.unreleased == t.block + 1 && Point::tid(f.unreleased_at) == t.tid)) {
       f.unreleased = t.block + 1;
-      f.unreleased_at = Point::make(t.tid, t.bclk, 0);
+      f.unreleased_at = Point::make(t.tid, t.bclk, t.wclk);
     } else {
       f.unreleased = FlagSync::kSeveral;
     }
@@ -249,23 +249,32 @@ CCTK_HD inline void strong(const MemorySync &m, const Thread &t, unsigned op, un
 // Whether a release of L's block that X knows comes after L's access (record s, L's block l_block in
 // the launch): L's thread released from a fence past L's clocks, or the release came after a barrier
 // that L's access preceded (ShadowSim.ordered_through_memory)
-CCTK_HD inline bool ordered_through_memory(const MemorySync &m, ShadowWord s, unsigned l_block, const Thread &x) {
+// An access of block l_block by thread l_tid at clocks (l_bclk, l_wclk) comes before a release of its
+// block that X knows (ShadowSim._covered, its part through memory)
+CCTK_HD inline bool covered(const MemorySync &m, const Thread &x, unsigned l_block, unsigned l_tid, unsigned l_bclk,
+                            unsigned l_wclk) {
   if (l_block >= m.blocks) return false;
   const Entry &k = m.known[1ull * x.block * m.blocks + l_block];
   if (!visible(k, x)) return false;
-  return bclk_ahead(Point::bclk(k.at), s.bclk()) ||
-         (s.tid() == Point::tid(k.at) && wclk_ahead(Point::wclk(k.at), s.wclk()));
+  return bclk_ahead(Point::bclk(k.at), l_bclk) || (l_tid == Point::tid(k.at) && wclk_ahead(Point::wclk(k.at), l_wclk));
+}
+
+CCTK_HD inline bool ordered_through_memory(const MemorySync &m, ShadowWord s, unsigned l_block, const Thread &x) {
+  return covered(m, x, l_block, s.tid(), s.bclk(), s.wclk());
 }
 
 // Whether X (its block's last complete acquire, visible to X) read slot's current value, and every
-// strong access of it was a release (or X's own, or before a barrier X passed): X is then ordered after
-// every access (ShadowSim.after_every_release)
+// strong access of it was a release (or X's own, before a barrier X passed, or before a release X
+// knows): X is then ordered after every access (ShadowSim.after_every_release)
 CCTK_HD inline bool after_every_release(const MemorySync &m, const Thread &x, unsigned slot) {
   const FlagSync &f = m.flags[slot];
   if (f.unreleased != 0) {
     const bool mine = f.unreleased == x.block + 1 && Point::tid(f.unreleased_at) == x.tid;
     const bool before_barrier = f.unreleased == x.block + 1 && bclk_ahead(x.bclk, Point::bclk(f.unreleased_at));
-    if (!mine && !before_barrier) return false;
+    const bool before_release = f.unreleased != FlagSync::kSeveral &&
+        covered(m, x, f.unreleased - 1, Point::tid(f.unreleased_at), Point::bclk(f.unreleased_at),
+                Point::wclk(f.unreleased_at));
+    if (!mine && !before_barrier && !before_release) return false;
   }
   const Acquire &a = m.acquired[x.block];
   return a.flag == slot + 1 && a.version == f.version &&
