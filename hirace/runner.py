@@ -60,8 +60,8 @@ def build(sources, backend, work: Path, config: Config, include_dirs=(), defines
     # the checks add registers: at most 64 a thread keeps every block size up to 1024 launchable
     # (a kernel with its own __launch_bounds__ keeps its own limit)
     regs = ["-maxrregcount=64"] if backend.real_device else []
-    built = pipeline.build(sources, backend, work, [planner], include_dirs, defines, regs + list(flags),
-                           library=library, cache=cache)
+    built = pipeline.build(sources, backend, work, [planner], include_dirs, defines, list(flags),
+                           library=library, cache=cache, tool_flags=regs)
     check_names(config, built.programs, config.source)
     planner.write_sites(work / "src" / "hirace_sites.json")
     return Built(built.exe, backend, list(planner.sites), built.warnings, built.cached, built.cache_note)

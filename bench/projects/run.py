@@ -51,6 +51,7 @@ class Row:
     races: str = ""
     memory_errors: str = ""
     same_output: str = ""    # yes | reordered | no
+    unchecked: str = ""      # yes: hirace said no instrumented kernel ran (exit 2), so nothing was checked
     stage: str = ""          # the last stage reached (done: every stage ran)
     first_error: str = ""
     diff: str = ""
@@ -142,6 +143,7 @@ def check(p: Program, roots: dict, builds: dict, backend: str, work: Path, py: s
     h = _run([py, "-m", "hirace.cli", "run", "--timeout", tmo, "--format", "json", "--output", report, "--",
               hirace_exe, *args], run_dir, tmo + 60, dict(env, PYTHONPATH=f"{ROOT}{os.pathsep}{env.get('PYTHONPATH', '')}"))
     row.hirace = str(h.returncode)
+    row.unchecked = "yes" if h.returncode == 2 and "no instrumented kernel ran" in h.stderr else ""
     (work.parent / f"{p.name}.hirace-stderr.txt").write_text(h.stderr[-20000:])
     if report.is_file():
         doc = json.loads(report.read_text())
@@ -177,6 +179,11 @@ def summarize(rows: list[Row]) -> str:
              f"  plain output under hirace:    {len(same)}/{len(ran)} of the programs whose plain build runs"
              + (f" ({100 * len(same) / len(ran):.0f}%)" if ran else ""),
              f"  races reported in:            {count(lambda r: r.races not in ('', '0'))} programs"]
+    unchecked = [r for r in ran if r.unchecked == "yes" and r.same_output in ("yes", "reordered")]
+    if unchecked:
+        lines.insert(-1, f"  plain output, nothing checked: {len(unchecked)} more (hirace exit 2: no kernel built "
+                         f"through hirace-cc ran: {', '.join(r.program for r in unchecked)}); with them "
+                         f"{len(same) + len(unchecked)}/{len(ran)} ({100 * (len(same) + len(unchecked)) / len(ran):.0f}%)")
     for r in rows:
         if r.stage != "done" or r.same_output == "no":
             lines.append(f"  - {r.program}: stopped at {r.stage}: {r.first_error or 'output differs: ' + r.diff}")

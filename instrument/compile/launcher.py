@@ -27,7 +27,7 @@ from typing import Callable
 
 from runtime import include_dir
 
-from . import compile_line
+from . import compile_line, register_budget
 from ..backends.process import run_process
 from .compile_line import CompileLine, Input
 from ..errors import UserError
@@ -175,6 +175,12 @@ class _Build:
         # instrument/frontend/parse.py; the compiler still gets the line's own directories)
         toolkit = self.toolkit
         planners = (list(self.tool.cpu_planners) if self.cpu else []) + [planner]
+        own = {i.name for i in line.items}
+        extra = [] if self.cpu or src.language != "cuda" or not line.nvcc else \
+            [f for f in self.tool.gpu_flags if f.split("=")[0] not in own]
+        budget = self._register_budget(src, others, keep, extra, scratch / "as-written")
+        if budget is not None:
+            planners.insert(0, budget)
         ins = instrument_sources([Path(src.path)], scratch / "src", planners,
                                  [d for d in line.include_dirs() if d not in toolkit], line.defines(),
                                  lower_cpu=self.cpu, parse_extra=line.parse_extra(skip_dirs=toolkit),
@@ -190,9 +196,6 @@ class _Build:
             cmd = self._cpu_compile_head(src) + incs + defines + self._host_args(replace, keep) + self._c(for_link) + ["-o", out]
         else:
             replace[src.index] = [new]
-            own = {i.name for i in line.items}
-            extra = [] if src.language != "cuda" or not line.nvcc else \
-                [f for f in self.tool.gpu_flags if f.split("=")[0] not in own]
             cmd = [line.compiler] + incs + defines + extra + line.argv(replace, drop=lambda it: not keep(it)) + \
                 self._c(for_link) + ["-o", out]
         res = _run(cmd, capture=True)
@@ -209,6 +212,25 @@ class _Build:
         if ins.root is not None:
             _fix_dependencies(line, out, scratch / "src", ins.root)
         return 0
+
+    def _register_budget(self, src: Input, others: set[int], keep, extra: list[str], scratch: Path):
+        """A CUDA unit whose kernels' occupancy the program sees (it asks the occupancy API, or launches
+        cooperatively) keeps it: compiled first as written, to learn each kernel's registers
+        (instrument/compile/register_budget.py)."""
+        line = self.line
+        if self.cpu or not line.nvcc or src.language != "cuda":
+            return None
+        try:
+            if not register_budget.wanted(Path(src.path).read_bytes()):
+                return None
+        except OSError:
+            return None
+        replace = {i: [] for i in others}
+        args = line.argv(replace, drop=lambda it: not keep(it) or it.name in _DEPENDENCY_ITEMS)
+        regs, _ = register_budget.measure([line.compiler] + args + ["-c"], scratch)
+        if not regs:
+            return None
+        return register_budget.RegisterBudget(regs, register_budget.register_limit(extra + args))
 
     def _parse_errors(self, src: Input, out: Path, planner) -> list[tuple[str, int, str]]:
         """The unit planned by `planner` as the GPU compiler would see it, and libclang's errors in it

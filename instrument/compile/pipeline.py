@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..backends.base import Backend, BuildRequest
-from . import build_cache
+from . import build_cache, register_budget
 from ..errors import UnsupportedConstruct
 from ..frontend.c_includes import user_headers
 from ..frontend.deep import run_deep
@@ -256,15 +256,21 @@ def _parse_and_query(src: Path, incs, defines, extra=(), language: str | None = 
 def build(sources: list[Path], backend: Backend, work_dir: Path, planners: list[Planner] = (),
           include_dirs=(), defines=(), flags=(), exe_name: str = "prog", opt: str = "-O2",
           cpu_planners: list[Planner] = (), src_name: str = "src", library: bool = False,
-          cache: bool = False) -> BuiltProgram:
+          cache: bool = False, tool_flags=()) -> BuiltProgram:
     """The one path from sources to an executable, for every tool: instrument with `planners`
     (and `cpu_planners` where the backend lowers for the host compiler) into work_dir/src_name,
     then build work_dir/exe_name against the runtime headers, with the planners' defines
     (`library`: work_dir/exe_name.so, run by a row host: instrument/compile/row_host.py; `cache`:
-    an unchanged build is copied from the build cache, build_cache.py)."""
+    an unchanged build is copied from the build cache, build_cache.py; `tool_flags`: compiler options
+    the tool adds to the program's `flags`, such as a register limit)."""
     work_dir = Path(work_dir)
     lower = backend.needs_lowering
     planners = (list(cpu_planners) if lower else []) + list(planners)
+    if planners and backend.real_device:
+        budget = _register_budget(sources, backend, work_dir / "as-written", include_dirs, defines, flags, opt, tool_flags)
+        if budget is not None:
+            planners.insert(0, budget)
+    flags = list(tool_flags) + list(flags)
     if not planners and not lower:   # the sources as they are
         ins = Instrumented([Path(s).resolve() for s in sources], [Path(d).resolve() for d in include_dirs], [], [])
     else:
@@ -279,6 +285,28 @@ def build(sources: list[Path], backend: Backend, work_dir: Path, planners: list[
     tree = work_dir / src_name if ins.root is not None else None
     cached, note = build_cache.build(backend, req, work_dir, tree)
     return BuiltProgram(exe, work_dir, ins.programs, ins.warnings, cached, note)
+
+
+def _register_budget(sources, backend: Backend, scratch: Path, include_dirs, defines, flags, opt, tool_flags):
+    """The kernels of sources that ask the occupancy API or launch cooperatively, measured as written
+    (the program's own flags, without the tool's): their register budget (register_budget.py)."""
+    regs: dict[str, dict[int, int]] = {}
+    for n, src in enumerate(sources):
+        try:
+            if Path(src).suffix == ".c" or not register_budget.wanted(Path(src).read_bytes()):
+                continue
+        except OSError:
+            continue
+        out = scratch / f"unit{n}.o"
+        cmd = backend.compile_command(BuildRequest([Path(src)], out, [Path(d) for d in include_dirs], list(defines),
+                                                   list(flags), opt=opt), compile_only=True)
+        found, _ = register_budget.measure(cmd[:-2], scratch / f"unit{n}")
+        for name, arches in found.items():
+            for arch, count in arches.items():
+                regs.setdefault(name, {})[arch] = max(regs.get(name, {}).get(arch, 0), count)
+    if not regs:
+        return None
+    return register_budget.RegisterBudget(regs, register_budget.register_limit(list(tool_flags) + list(flags)))
 
 
 def clean(work_dir: Path) -> None:

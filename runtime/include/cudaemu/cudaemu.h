@@ -79,6 +79,8 @@
 #define __constant__
 #define __managed__
 #define __launch_bounds__(...)
+#define __maxnreg__(n)
+#define __local_maxnreg__(n)
 #define __forceinline__ inline __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
 #define __grid_constant__

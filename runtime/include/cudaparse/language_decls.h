@@ -34,6 +34,8 @@
 #define __constant__ __attribute__((constant))
 #define __managed__ __attribute__((device))  // managed memory is device memory to the tools
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#define __maxnreg__(n)   // (a register cap: nothing the tools read)
+#define __local_maxnreg__(n)
 #define __forceinline__ inline __attribute__((always_inline))
 #define __restrict__ __restrict
 #define __align__(n) __attribute__((aligned(n)))

@@ -95,6 +95,19 @@ inline size_t shared_area_bytes(const void *kernel, const cudaFuncAttributes &at
   }
   return area;
 }
+
+// A cooperative launch needs every block resident at once, and the program sized its grid by the
+// occupancy the API gave it for its own dynamic shared memory: hirace's area (launch_extra) may go
+// beside it only where the kernel keeps as many blocks per multiprocessor with it as without.
+inline bool area_keeps_occupancy(const void *kernel, int tpb, size_t shm, size_t extra) {
+  int plain = 0, with_area = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&plain, kernel, tpb, shm) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&with_area, kernel, tpb, shm + extra) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return with_area >= plain;
+}
 #endif
 
 // Every word of every shadow back to INIT: when the launch epochs' block numbering would overflow
@@ -206,6 +219,10 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   if (enabled && area_ok && known)
     area = shared_area_bytes(kernel, attr, area_offset, tpb, shadow_words(statics + shm),
                              s.prior_sites && !s.sites_evicted && blocks < kSiteBlocks, &sites_in_area);
+  if (area && cooperative && !area_keeps_occupancy(kernel, int(tpb), shm, area_offset + area - shm)) {
+    area = 0;   // (its grid was sized to the blocks that fit: the area may not cost one)
+    sites_in_area = false;
+  }
   if (area) {
     floor = reserved;
     s.shared_slice_words = shadow_words(statics + shm);
