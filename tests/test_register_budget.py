@@ -106,6 +106,7 @@ ptxas info    : Used 30 registers, used 1 barriers
     assert register_budget.register_limit(["-O2", "-maxrregcount=64"]) == 64
     assert register_budget.register_limit(["--maxrregcount", "40"]) == 40
     assert register_budget.register_limit(["-O2"]) == 255
+    assert register_budget.without_register_limit(["-O2", "-maxrregcount", "40", "--maxrregcount=8", "-g"]) == ["-O2", "-g"]
 
 
 COOPERATIVE = r"""
@@ -151,14 +152,18 @@ def _demangle(symbol: str) -> str:
     return subprocess.run(["c++filt", symbol], capture_output=True, text=True).stdout.strip()
 
 
-def test_hirace_cc_caps_a_unit_that_asks_the_occupancy_api_and_no_other(tmp_path, nvcc_module):
+@pytest.mark.parametrize("separate", [[], ["-rdc=true", "-maxrregcount=48"]], ids=["whole", "rdc"])
+def test_hirace_cc_caps_the_kernels_of_a_unit_that_asks_the_occupancy_api(tmp_path, nvcc_module, separate):
+    """Under -rdc a kernel calls the runtime's checks compiled apart, which must fit its cap (ptxas
+    refuses a kernel that calls a function with more registers than its own limit)."""
     src = tmp_path / "coop.cu"
     src.write_text(COOPERATIVE)
-    plain = subprocess.run([nvcc_module, *ARCH_FLAGS, "-Xptxas", "-v", "-c", str(src), "-o", str(tmp_path / "p.o")],
+    flags = [*ARCH_FLAGS, *separate]
+    plain = subprocess.run([nvcc_module, *flags, "-Xptxas", "-v", "-c", str(src), "-o", str(tmp_path / "p.o")],
                            capture_output=True, text=True)
     assert plain.returncode == 0, plain.stderr
     env = project_env(("HIRACE_",))
-    res = subprocess.run([BIN / "hirace-cc", nvcc_module, *ARCH_FLAGS, "-Xptxas", "-v", "-c", str(src),
+    res = subprocess.run([BIN / "hirace-cc", nvcc_module, *flags, "-Xptxas", "-v", "-c", str(src),
                           "-o", str(tmp_path / "h.o")], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     before, after = _ptxas(plain.stdout + plain.stderr), _ptxas(res.stdout + res.stderr)
@@ -189,7 +194,9 @@ def test_the_gpu_backends_build_measures_the_units_that_want_it(tmp_path, nvcc_m
     src.write_text(COOPERATIVE)
     budget = pipeline._register_budget([src], GpuBackend(arch="sm_90"), tmp_path / "as-written", [], [], [], "-O2",
                                        ["-maxrregcount=64"])
-    assert isinstance(budget, RegisterBudget) and budget.default == 64
+    assert isinstance(budget, RegisterBudget) and budget.limit == 64
+    assert budget.default == min(c for arches in budget.caps.values() for c in arches.values()) <= 32
+    assert budget.flags() == [f"-maxrregcount={budget.default}"]
     assert set(budget.regs) >= {"work::sum", "scale", "bounded"} and set(budget.regs["work::sum"]) == {900}
     other = tmp_path / "other.cu"
     other.write_text("__global__ void k(int *a) { a[threadIdx.x] = 1; }\n")

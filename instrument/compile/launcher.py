@@ -196,7 +196,11 @@ class _Build:
             cmd = self._cpu_compile_head(src) + incs + defines + self._host_args(replace, keep) + self._c(for_link) + ["-o", out]
         else:
             replace[src.index] = [new]
-            cmd = [line.compiler] + incs + defines + extra + line.argv(replace, drop=lambda it: not keep(it)) + \
+            drop = (lambda it: not keep(it)) if budget is None else \
+                (lambda it: not keep(it) or it.name == "-maxrregcount")   # (the budget's own limit instead)
+            if budget is not None:
+                extra = register_budget.without_register_limit(extra) + budget.flags()
+            cmd = [line.compiler] + incs + defines + extra + line.argv(replace, drop=drop) + \
                 self._c(for_link) + ["-o", out]
         res = _run(cmd, capture=True)
         if res.returncode != 0:

@@ -270,6 +270,8 @@ def build(sources: list[Path], backend: Backend, work_dir: Path, planners: list[
         budget = _register_budget(sources, backend, work_dir / "as-written", include_dirs, defines, flags, opt, tool_flags)
         if budget is not None:
             planners.insert(0, budget)
+            tool_flags = register_budget.without_register_limit(tool_flags) + budget.flags()
+            flags = register_budget.without_register_limit(flags)
     flags = list(tool_flags) + list(flags)
     if not planners and not lower:   # the sources as they are
         ins = Instrumented([Path(s).resolve() for s in sources], [Path(d).resolve() for d in include_dirs], [], [])

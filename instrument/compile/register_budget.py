@@ -144,17 +144,30 @@ def measure(compile_cmd: list[str], scratch: Path) -> tuple[dict[str, dict[int, 
 
 @dataclass
 class RegisterBudget:
-    """A planner (instrument/compile/pipeline.py): caps each kernel of the unit that `regs` measured."""
+    """A planner (instrument/compile/pipeline.py): caps each kernel of the unit that `regs` measured.
+    `limit`: the compile's register limit (-maxrregcount), else 255. `default` is what the unit's
+    compile must take as its -maxrregcount (`flags`): the lowest cap, since a kernel may call a
+    function compiled apart (the runtime's checks, and every function under -rdc), and ptxas refuses
+    a kernel that calls a function compiled with more registers than the kernel's own cap."""
     regs: dict[str, dict[int, int]]
-    default: int                       # the register limit of the compile (-maxrregcount), else 255
-    warnings: list[str] = field(default_factory=list)
+    limit: int = _MAX_PER_THREAD
+    caps: dict[str, dict[int, int]] = field(init=False)
+    default: int = field(init=False)
+
+    def __post_init__(self):
+        self.caps = {name: {arch: min(occupancy_cap(n), _MAX_PER_THREAD) for arch, n in arches.items()}
+                     for name, arches in self.regs.items()}
+        self.default = min([self.limit] + [c for arches in self.caps.values() for c in arches.values()])
+
+    def flags(self) -> list[str]:
+        return [f"-maxrregcount={self.default}"]
 
     def __call__(self, prog, plan) -> None:
         included = False
         for k in prog.kernels:
             cursor = prog.cursors.get((k.body.file, k.body.start))
             name = qualified(cursor) if cursor is not None else k.name
-            arches = self.regs.get(name)
+            arches = self.caps.get(name)
             if not arches:
                 continue
             data = prog.unit.source(k.span.file).data
@@ -169,7 +182,7 @@ class RegisterBudget:
                 plan.warnings.append(f"{where}: its register budget could not be written (its name is not "
                                      f"plainly in its definition): its occupancy may differ from the plain build's")
                 continue
-            caps = ", ".join(f"{arch}, {min(occupancy_cap(n), _MAX_PER_THREAD)}" for arch, n in sorted(arches.items()))
+            caps = ", ".join(f"{arch}, {cap}" for arch, cap in sorted(arches.items()))
             text = f"__maxnreg__((::cctk::kernel_regs<{self.default}, {caps}>::value)) "
             if plan.insert(k.span, k.span.start + at.start(), text, f"register budget of kernel {name}", quiet=text):
                 included = True
@@ -178,6 +191,21 @@ class RegisterBudget:
 
 
 _MAXRREG = re.compile(r"^-?-maxrregcount(?:=(\d+))?$")
+
+
+def without_register_limit(args) -> list[str]:
+    """A compile's options without its -maxrregcount (either spelling, with its value)."""
+    out, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        m = _MAXRREG.match(a)
+        if m:
+            skip = m.group(1) is None
+            continue
+        out.append(a)
+    return out
 
 
 def register_limit(args: list[str]) -> int:
