@@ -43,6 +43,51 @@ _LAUNCH_API = re.compile(rb"\bcu(?:da)?(?:Launch|Graph|StreamBeginCapture)\w*")
 _METHOD_KINDS = {"CXX_METHOD", "CONVERSION_FUNCTION", "CONSTRUCTOR", "DESTRUCTOR"}
 
 
+# What a hook of synchronisation through memory does (docs/memory-model.md): bits of the runtime's
+# memsync::How (runtime/include/hirace/memory_sync_hooks.h, the same values: tests/test_memory_sync_wiring.py)
+MEMORY_HOW = {"load": 0, "store": 1, "rmw": 2, "cas": 3, "device": 4, "release_before": 8, "full_before": 16,
+              "acquire_after": 32, "strong": 64, "then_store": 128, "volatile": 256}
+
+
+def memory_sync_needed(prog: Program, reach: set[str]) -> bool:
+    """Whether the unit follows synchronisation through memory (HIRACE_MEMORY_SYNC=1): it has a fence that
+    orders something, or a libcu++ atomic operation with an order (its default, seq_cst, included). Without
+    either nothing can release: a unit of barriers and plain CUDA atomics is built as it always was."""
+    return any(f.function in reach and f.order != "relaxed" for f in prog.fences) or any(
+        la.function in reach and la.scope != "thread" and la.order != "relaxed" for la in prog.lib_atomics)
+
+
+def fence_how(scope: str, order: str) -> int:
+    """A fence's hook: its scope (system counts as device) and what its order makes it do."""
+    how = MEMORY_HOW["device"] if scope != "block" else 0
+    if order in ("acquire", "consume"):
+        return how | MEMORY_HOW["acquire_after"]
+    if order == "release":
+        return how | MEMORY_HOW["release_before"]
+    return how | MEMORY_HOW["full_before"]   # seq_cst, acq_rel
+
+
+def lib_atomic_how(la) -> int:
+    """A libcu++ operation's hook: a strong access of its scope, with the fences its order implies."""
+    reads, writes = la.use != "write", la.use != "read"
+    op = "load" if la.use == "read" else "store" if la.use == "write" else \
+        "cas" if la.name.startswith("compare_exchange") else "rmw"
+    how = MEMORY_HOW["strong"] | MEMORY_HOW[op] | (MEMORY_HOW["device"] if la.scope != "block" else 0)
+    if la.order == "seq_cst":
+        how |= MEMORY_HOW["full_before"] | (MEMORY_HOW["acquire_after"] if reads else 0)
+    if la.order in ("release", "acq_rel") and writes:
+        how |= MEMORY_HOW["release_before"]
+    if la.order in ("acquire", "consume", "acq_rel") and reads:
+        how |= MEMORY_HOW["acquire_after"]
+    return how
+
+
+def atomic_how(at) -> int:
+    """A CUDA atomic's hook: a read-modify-write of its scope (relaxed); atomicCAS one that may only read."""
+    return MEMORY_HOW["strong"] | MEMORY_HOW["cas" if at.op == "atomicCAS" else "rmw"] | (
+        MEMORY_HOW["device"] if at.scope != "block" else 0)
+
+
 # a preprocessor condition on __CUDA_ARCH__ (device-pass-only code, which the parser does not see)
 _DEVICE_PASS_ONLY = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|elif)\b[^\n]*__CUDA_ARCH__", re.M)
 
@@ -84,6 +129,8 @@ class HiracePlanner:
         # a sync that may take part of a warp (a tile, a partial mask): the checks compute lane groups
         self.lane_groups = False
         self.grid_syncs = False   # a grid.sync(): blocks numbered on past each (check.h)
+        # a unit follows synchronisation through memory (memory_sync_needed): HIRACE_MEMORY_SYNC=1
+        self.memory_sync = False
 
     def _site(self, span, kind, text, function, variable, space, bound="", proof: Proof | None = None) -> int:
         sid = len(self.sites)
@@ -118,6 +165,8 @@ class HiracePlanner:
             out.append(define(Macro.HIRACE_LANE_GROUPS, 0))
         if not self.grid_syncs:    # (nor the numbering past grid syncs: check.h)
             out.append(define(Macro.HIRACE_GRID_SYNCS, 0))
+        if self.memory_sync:       # (fences, flags and locks followed: docs/memory-model.md)
+            out.append(define(Macro.HIRACE_MEMORY_SYNC, 1))
         if self.unit_mode:
             out.append(define(Macro.HIRACE_UNITS, 1))   # (other units may launch anything: no HIRACE_BRACKETED_ONLY)
         elif self.planned and not self.unbracketed:
@@ -196,6 +245,10 @@ class HiracePlanner:
         unit = prog.unit
         src = unit.source
         reach = prog.device_reachable()
+        # synchronisation through memory: strong accesses checked whole with their hooks, fences hooked,
+        # barriers completing acquires (docs/memory-model.md); other units' edits are as they were
+        memory = memory_sync_needed(prog, reach)
+        self.memory_sync |= memory
         ignore = set(self.config.ignore)
         monitor = set(self.config.monitor)
         # what the analyses found (hirace/proofs): every access below gets its check from the rules
@@ -234,7 +287,11 @@ class HiracePlanner:
                 continue
             if monitor and a.base not in monitor:
                 continue
-            proof = rules.decide(a, facts, getattr(prog.functions.get(a.function), "kind", "") == "host_device")
+            hd = getattr(prog.functions.get(a.function), "kind", "") == "host_device"
+            proof = rules.decide(a, facts, hd)
+            if memory and a.volatile and a.form == "lvalue":   # a strong access: a flag's load or store
+                proof = whole(("hd_v" if hd else "v") + rules.ENTRY[a.kind],
+                              "a volatile access: strong, a flag's load or store (synchronisation through memory)")
             sid = self._site(a.span, a.kind, a.text, a.function, a.base, a.space, a.bound, proof)
             _note_shadow_use(shadow_free, a, proof, facts.kept_params)
             if a.function in needs:
@@ -256,6 +313,9 @@ class HiracePlanner:
             text = src(at.span.file).text(at.span.start, at.span.end)
             base = src(at.bound_base.file).text(at.bound_base.start, at.bound_base.end) if at.bound_base else ""
             proof = rules.decide_atomic(at, facts)
+            if memory:   # a flag's read-modify-write: checked whole, with its hook
+                proof = whole("strong_block" if at.scope == "block" else "strong_device",
+                              "an atomic: strong, a flag's read-modify-write (synchronisation through memory)")
             sid = self._site(at.span, "atomic", text, at.function, base, "pointer", at.bound, proof)
             named = facts.atomic_name(at)
             if proof.whole and at.function in shadow_free and named not in facts.kept_params[at.function]:
@@ -263,14 +323,17 @@ class HiracePlanner:
             if at.function in needs:
                 needs[at.function].site(proof, at.span)
             extra = f", {named}, {proof.bit}u" if proof.rule is Rule.ATOMIC_PARAM else _bounds(at, src)
+            if memory:
+                extra = f", {atomic_how(at)}u" + extra
             texts = [_check_text(proof, self._sid(sid), extra, True, ns) for ns in (_NS, _Q)]
             if plan.wrap(at.address, *texts[0], f"hirace check of {at.name}", allow_macro=unit.editable_argument(at.address),
                          quiet=None if proof.whole else texts[1]):
                 self.bounds_only += not proof.whole
         self._plan_ranges(prog, plan, reach)
-        self._plan_lib_atomics(prog, plan, reach, needs, shadow_free)
+        self._plan_lib_atomics(prog, plan, reach, needs, shadow_free, memory)
         self._plan_collectives(prog, plan, reach, needs, shadow_free)
-        touching = _touching(prog, reach)
+        fenced = self._plan_fences(prog, plan, reach, needs) if memory else set()
+        touching = _touching(prog, reach, fenced)
         # each kernel starts by clearing its block's clocks and shared shadow where the launch keeps
         # them in shared memory; a launch may ask for that area only when every kernel of its
         # name has this entry and the launch's shared-memory argument can be extended
@@ -305,8 +368,12 @@ class HiracePlanner:
                 hook = [("(", f", {ns}after_grid_barrier())") for ns in (_NS, _Q)]
             elif b.name in ("__syncthreads", GROUP_SYNC["block"]):
                 hook = [("(", f", {ns}after_block_barrier())") for ns in (_NS, _Q)]
+                if memory:   # the barrier completes acquires and is a fence of block scope: as each thread arrives
+                    hook[0] = (f"({_NS}before_block_barrier(), ", hook[0][1])
             else:
                 hook = [(f"{ns}after_block_barrier_value(", ")") for ns in (_NS, _Q)]
+                if memory:
+                    hook[0] = (f"({_NS}before_block_barrier(), {_NS}after_block_barrier_value(", "))")
             plan.wrap(b.span, *hook[0], f"hirace {b.name} clock", quiet=hook[1])
         # kernels whose every site is quiet get a quiet version
         versions = {}
@@ -355,8 +422,26 @@ class HiracePlanner:
         if self.unit_mode and not host_only:
             self._register_unit(prog, plan)
 
+    def _plan_fences(self, prog: Program, plan: EditPlan, reach: set[str], needs: dict) -> set[str]:
+        """Fences, in a unit that follows synchronisation through memory: the hook after each (its
+        acquire, its position in the thread's program order: memory_sync_hooks.h after_fence),
+        `__threadfence()` -> `(__threadfence(), ::hirace::after_fence(20u))`. The functions hooked."""
+        hooked = set()
+        for f in prog.fences:
+            if f.function not in reach or f.order == "relaxed":
+                continue
+            if plan.wrap(f.span, "(", f", {_NS}after_fence({fence_how(f.scope, f.order)}u))", f"hirace hook of {f.name}",
+                         allow_macro=prog.unit.editable_argument(f.span)):
+                hooked.add(f.function)
+                if f.function in needs:
+                    needs[f.function].loud(f.span)
+            else:
+                plan.warnings.append(f"{f.span.where()}: this {f.name} is not followed (hirace could not hook it): "
+                                     f"what it orders may be reported as a race")
+        return hooked
+
     def _plan_lib_atomics(self, prog: Program, plan: EditPlan, reach: set[str], needs: dict,
-                          shadow_free: dict) -> None:
+                          shadow_free: dict, memory: bool = False) -> None:
         """Operations of libcu++ atomics: an atomic access of the atomic's scope at its address, checked
         whole: `r.fetch_add(1)` -> `::hirace::lib_block_ref(r, 4u).fetch_add(1)` on an atomic_ref,
         `flag.load()` -> `(*::hirace::lib_device(&(flag), 5u)).load()` on an atomic, `p->load()` ->
@@ -371,8 +456,11 @@ class HiracePlanner:
                                        "", "pointer", proof=whole(f"lib_{kind}", "an operation of a libcu++ atomic "
                                                                                 "(no rule reads them)")))
             fn = f"::hirace::lib_{kind}"
-            head, tail = {"ref": (f"{fn}_ref(", f", {sid})"), "pointer": (f"{fn}(", f", {sid})"),
-                          "object": (f"(*{fn}(&(", f"), {sid}))")}[la.form]
+            after = ""
+            if memory and la.scope != "thread":   # a strong access with the fences its order implies
+                fn, after = "::hirace::lib_sync", f", {lib_atomic_how(la)}u"
+            head, tail = {"ref": (f"{fn}_ref(", f", {sid}{after})"), "pointer": (f"{fn}(", f", {sid}{after})"),
+                          "object": (f"(*{fn}(&(", f"), {sid}{after}))")}[la.form]
             if plan.wrap(la.span, head, tail, f"hirace check of {la.name}",
                          allow_macro=prog.unit.editable_argument(la.span)):
                 shadow_free[la.function] = None   # (it may be on shared memory)
@@ -574,10 +662,11 @@ def _block_depth(text: str) -> int:
     return text.count("{") - text.count("}")
 
 
-def _touching(prog: Program, reach: set[str]) -> set[str]:
-    """The device functions whose code reads hirace's launch state (an instrumented access, atomic
-    or barrier), or that call one that does."""
+def _touching(prog: Program, reach: set[str], fenced: set[str] = frozenset()) -> set[str]:
+    """The device functions whose code reads hirace's launch state (an instrumented access, atomic,
+    barrier, or a hooked fence: `fenced`), or that call one that does."""
     touching = {x.function for x in [*prog.accesses, *prog.atomics, *prog.barriers] if x.function in reach}
+    touching |= fenced & reach
     grew = True
     while grew:
         grew = False

@@ -314,10 +314,11 @@ MACROS: dict[Macro, MacroDoc] = {
     Macro.HIRACE_LANE_GROUPS: MacroDoc("hirace/update.h", 1, "hirace/planner.py",
                                        "0: no sync of part of a warp in the units (no lane groups): a check "
                                        "leaves their inputs out, and so uses fewer registers"),
-    Macro.HIRACE_MEMORY_SYNC: MacroDoc("hirace/update.h", 0, "hirace/modelcheck.py",
-                                       "1: the check follows synchronisation through memory (fences, flags: "
-                                       "docs/memory-model.md, hirace/memory_sync.h); only the model checker's "
-                                       "harness is built so yet"),
+    Macro.HIRACE_MEMORY_SYNC: MacroDoc("hirace/update.h", 0, "hirace/planner.py",
+                                       "1: the check follows synchronisation through memory (fences, flags, "
+                                       "locks: docs/memory-model.md, hirace/memory_sync.h, memory_sync_hooks.h); "
+                                       "set where a unit has a fence or an ordered libcu++ atomic (the model "
+                                       "checker's harness too: hirace/modelcheck.py)"),
     Macro.HIRACE_BRACKETED_ONLY: MacroDoc("hirace/host_launch.h", 0, "hirace/planner.py",
                                           "1: the planner found no way for the program's instrumented code to run "
                                           "in a launch hirace does not bracket (hirace/planner.py "

@@ -28,7 +28,7 @@
 #define HIRACE_LANE_GROUPS 1   // 0: no sync of part of a warp in the units (no lane groups): a check leaves their inputs out, and so uses fewer registers (hirace/update.h; set by hirace/planner.py)
 #endif
 #ifndef HIRACE_MEMORY_SYNC
-#define HIRACE_MEMORY_SYNC 0   // 1: the check follows synchronisation through memory (fences, flags: docs/memory-model.md, hirace/memory_sync.h); only the model checker's harness is built so yet (hirace/update.h; set by hirace/modelcheck.py)
+#define HIRACE_MEMORY_SYNC 0   // 1: the check follows synchronisation through memory (fences, flags, locks: docs/memory-model.md, hirace/memory_sync.h, memory_sync_hooks.h); set where a unit has a fence or an ordered libcu++ atomic (the model checker's harness too: hirace/modelcheck.py) (hirace/update.h; set by hirace/planner.py)
 #endif
 #ifndef HIRACE_BRACKETED_ONLY
 #define HIRACE_BRACKETED_ONLY 0   // 1: the planner found no way for the program's instrumented code to run in a launch hirace does not bracket (hirace/planner.py _note_unbracketed), so no "off" state follows each launch (hirace/host_launch.h; set by hirace/planner.py)

@@ -6,12 +6,15 @@
 // ------------------------------------------------------------------ atomics
 // A block's threads are fibers on one OS thread and blocks run one after
 // another, so a plain read-modify-write is atomic here. Every scope
-// (_block, _system) has the same meaning on one CPU thread.
+// (_block, _system) has the same meaning on one CPU thread. The spin evidence
+// (spin_point, which may switch fibers) comes after the operation, so that a
+// checker's hook right before it sees memory as the operation does (hirace's
+// record of synchronisation through memory: memory_sync_hooks.h).
 #define CUDAEMU_ATOMIC_SCOPES(R, NAME, PARAMS, ARGS)                                        \
   inline R NAME##_block PARAMS { return NAME ARGS; }                                      \
   inline R NAME##_system PARAMS { return NAME ARGS; }
 #define CUDAEMU_ATOMIC(NAME, T, EXPR)                                                       \
-  inline T NAME(T *a, T v) { ::cudaemu::detail::spin_point(); T old = *a; *a = (EXPR); return old; } \
+  inline T NAME(T *a, T v) { T old = *a; *a = (EXPR); ::cudaemu::detail::spin_point(); return old; } \
   CUDAEMU_ATOMIC_SCOPES(T, NAME, (T * a, T v), (a, v))
 #define CUDAEMU_ATOMIC_INTS(NAME, EXPR)                                                     \
   CUDAEMU_ATOMIC(NAME, int, EXPR)                                                         \
@@ -33,7 +36,7 @@ CUDAEMU_ATOMIC_INTS(atomicXor, old ^ v)
 CUDAEMU_ATOMIC(atomicInc, unsigned int, (old >= v ? 0u : old + 1u))
 CUDAEMU_ATOMIC(atomicDec, unsigned int, ((old == 0u || old > v) ? v : old - 1u))
 #define CUDAEMU_CAS(T)                                                                      \
-  inline T atomicCAS(T *a, T cmp, T v) { ::cudaemu::detail::spin_point(); T old = *a; if (old == cmp) *a = v; return old; } \
+  inline T atomicCAS(T *a, T cmp, T v) { T old = *a; if (old == cmp) *a = v; ::cudaemu::detail::spin_point(); return old; } \
   CUDAEMU_ATOMIC_SCOPES(T, atomicCAS, (T * a, T cmp, T v), (a, cmp, v))
 CUDAEMU_CAS(int)
 CUDAEMU_CAS(unsigned int)

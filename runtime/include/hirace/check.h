@@ -10,6 +10,9 @@
 #include "cudacommon/protocol.h"
 #include "device_log.h"
 #include "locate.h"
+#if HIRACE_MEMORY_SYNC
+#include "memory_sync_hooks.h"
+#endif
 
 namespace hirace {
 
@@ -25,7 +28,11 @@ namespace hirace {
 // by thread `tid` of block `bid` with clocks `clk`. Inlined where the check knows the memory space.
 CCTK_D inline void check_words(unsigned long long *shadow, unsigned *sites, long long offset, unsigned size,
                                unsigned site, fsm::Access kind, bool then_write, unsigned tid, unsigned bid,
-                               const unsigned *clk, unsigned space, unsigned buffer) {
+                               const unsigned *clk, unsigned space, unsigned buffer
+#if HIRACE_MEMORY_SYNC   // (the launch's record of synchronisation through memory, where it follows the thread)
+                               , const memsync::MemorySync *mem
+#endif
+                               ) {
   const LaunchState &L = g_launch;
   // blocks are numbered on past the grid's syncs the thread passed (BlockWord): what came before
   // one reads as an earlier launch's
@@ -47,7 +54,11 @@ CCTK_D inline void check_words(unsigned long long *shadow, unsigned *sites, long
       SiteSlots *e = (L.prior_sites && sites) ? reinterpret_cast<SiteSlots *>(sites) + w : nullptr;
       SiteSlots slot = e ? *e : SiteSlots{~0u, ~0u, ~0u, ~0u};   // one 16-byte load
       bool last_live = slot.last_thread != ~0u && slot.last_thread >= first_me;
+#if HIRACE_MEMORY_SYNC
+      if (!HIRACE_BENCH_NO_SHADOW_UPDATE && update(&shadow[w], c, kind, &prior, mem, kFindSlot, &shadow[first])) {
+#else
       if (!HIRACE_BENCH_NO_SHADOW_UPDATE && update(&shadow[w], c, kind, &prior)) {
+#endif
         RaceRecord r{site, ~0u, c.tid, bid, prior.tid(), prior.bid() - c.base,
                      prior.state(), unsigned(kind), space, buffer, w << L.granularity_shift, 1u, L.slot};
         if (e) {   // the slots' access by the thread the record names, else another that can race with this one
@@ -92,13 +103,32 @@ CCTK_D inline void check_words(unsigned long long *shadow, unsigned *sites, long
 // Returns false when the access lies outside its buffer: it is reported, not checked as a race,
 // and must not happen.
 // `then_write`: a read-modify-write, checked as its read and then its write in one call (one locating).
+// With HIRACE_MEMORY_SYNC, `how`: a strong access and what it implies (memory_sync_hooks.h memsync::How;
+// 0: a plain access): the fence an ordered operation implies before it, then the check, then its part in
+// the launch's record, right before the access happens.
+#if HIRACE_MEMORY_SYNC
+#define HIRACE_MEMORY_ARGS(mem) , mem
+#define HIRACE_AFTER_CHECK(word) (how ? strong_access(word, how) : note_plain_access())
+#else
+#define HIRACE_MEMORY_ARGS(mem)
+#define HIRACE_AFTER_CHECK(word) (void)0
+#endif
 HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsigned site, fsm::Access kind,
                          const volatile void *base = nullptr, unsigned long long bytes = 0,
-                         bool then_write = false) {
+                         bool then_write = false
+#if HIRACE_MEMORY_SYNC
+                         , unsigned how = 0
+#endif
+                         ) {
   const LaunchState &L = g_launch;
   if (!L.enabled || HIRACE_BENCH_STOP_AFTER_ENABLED) return true;
   unsigned tid = linear_tid(), bid = linear_bid();
   if (bid < L.bid_lo || bid > L.bid_hi || tid < L.tid_lo || tid > L.tid_hi) return true;
+#if HIRACE_MEMORY_SYNC
+  memsync::Thread me;
+  const memsync::MemorySync *mem = memory_thread_now(&me) ? &g_memsync : nullptr;
+  if (how) strong_before(how);
+#endif
 #if defined(__CUDA_ARCH__)
   // A declared shared array, in a launch whose blocks keep their clocks, shadow and slots in shared
   // memory (smem mode): the general path below, with nothing to locate and every address a shared
@@ -111,8 +141,12 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
     Location loc = smem_window(__cvta_generic_to_shared(p));
     if (delta >= 0 && (unsigned long long)delta + size <= n && inside(loc, size)) {
       if (HIRACE_BENCH_STOP_AFTER_LOCATE) return true;
+#if HIRACE_MEMORY_SYNC
+      kind = volatile_kind(kind, how, loc.space, &then_write);
+#endif
       check_words(loc.shadow, loc.sites, loc.offset, size, site, kind, then_write, tid, bid, shared_area() + 2 * tid,
-                  loc.space, loc.buffer);
+                  loc.space, loc.buffer HIRACE_MEMORY_ARGS(mem));
+      HIRACE_AFTER_CHECK(loc.shadow + ((unsigned long long)loc.offset >> L.granularity_shift));
       return true;
     }
   }
@@ -144,10 +178,16 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
     return false;
   }
   if (HIRACE_BENCH_STOP_AFTER_LOCATE) return true;
+#if HIRACE_MEMORY_SYNC
+  kind = volatile_kind(kind, how, loc.space, &then_write);
+#endif
   check_words(loc.shadow, loc.sites, loc.offset, size, site, kind, then_write, tid, bid, thread_clocks(), loc.space,
-              loc.buffer);
+              loc.buffer HIRACE_MEMORY_ARGS(mem));
+  HIRACE_AFTER_CHECK(loc.shadow + ((unsigned long long)loc.offset >> L.granularity_shift));
   return true;
 }
+#undef HIRACE_MEMORY_ARGS
+#undef HIRACE_AFTER_CHECK
 
 // Where an access that must not happen goes instead (accesses larger than a sink go ahead).
 template <class T> CCTK_D inline T *diverted(T *p, void *sink) {
@@ -202,6 +242,47 @@ template <class T> CCTK_D inline T *atomic_device(T *p, unsigned site, const vol
                                                   unsigned long long bytes = 0) {
   return checked(p, site, fsm::kDeviceAtomic, g_launch.sink_write, base, bytes);
 }
+
+#if HIRACE_MEMORY_SYNC
+// Strong accesses (docs/memory-model.md), in units that follow synchronisation through memory: a
+// volatile access (PTX: relaxed, system scope) of global memory is checked as an atomic of device scope,
+// so that strong accesses of one word do not race with each other while a plain one still does (of
+// shared memory as a plain one: volatile_kind), and is a flag's load or store (`(*::hirace::vrd(&(flag[0]), 7u))`); an atomic of the CUDA API is a read-modify-write of its
+// scope (atomicCAS: kCas), `atomicAdd(::hirace::strong_device(&a[i], 8u, 70u), 1)`. Spinning on them
+// lets other blocks run on the cpu backend (cudaemu's spin evidence, as its atomics and fences give).
+template <class T> CCTK_D inline T *strong_checked(T *p, unsigned site, fsm::Access kind, unsigned how,
+                                                   const volatile void *base, unsigned long long bytes) {
+#if defined(CUDAEMU)
+  ::cudaemu::detail::spin_point();
+#endif
+  return check((const void *)p, sizeof(T), site, kind, base, bytes, false, how) ? p
+                                                                                : diverted(p, g_launch.sink_write);
+}
+template <class T> CCTK_D inline T *vrd(T *p, unsigned site, const volatile void *base = nullptr,
+                                        unsigned long long bytes = 0) {
+  return strong_checked(p, site, fsm::kDeviceAtomic, memsync::kStrong | memsync::kVolatile | memsync::kDeviceScope | memsync::kLoad, base,
+                        bytes);
+}
+template <class T> CCTK_D inline T *vwr(T *p, unsigned site, const volatile void *base = nullptr,
+                                        unsigned long long bytes = 0) {
+  return strong_checked(p, site, fsm::kDeviceAtomic, memsync::kStrong | memsync::kVolatile | memsync::kDeviceScope | memsync::kStore, base,
+                        bytes);
+}
+template <class T> CCTK_D inline T *vrmw(T *p, unsigned site, const volatile void *base = nullptr,
+                                         unsigned long long bytes = 0) {
+  return strong_checked(p, site, fsm::kDeviceAtomic,
+                        memsync::kStrong | memsync::kVolatile | memsync::kDeviceScope | memsync::kLoad | memsync::kThenStore,
+                        base, bytes);
+}
+template <class T> CCTK_D inline T *strong_block(T *p, unsigned site, unsigned how, const volatile void *base = nullptr,
+                                                 unsigned long long bytes = 0) {
+  return strong_checked(p, site, fsm::kBlockAtomic, how, base, bytes);
+}
+template <class T> CCTK_D inline T *strong_device(T *p, unsigned site, unsigned how, const volatile void *base = nullptr,
+                                                  unsigned long long bytes = 0) {
+  return strong_checked(p, site, fsm::kDeviceAtomic, how, base, bytes);
+}
+#endif
 
 }  // namespace hirace
 

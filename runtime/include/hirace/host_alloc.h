@@ -245,6 +245,11 @@ struct SymbolRegistrar {
 struct TuRegistrar {
   explicit TuRegistrar(void (*setter)(const LaunchState &, bool)) { state().tus.push_back(setter); }
 };
+// A unit that follows synchronisation through memory registers the setter of its copy of the record
+// (host_unit.h, HIRACE_MEMORY_SYNC)
+struct MemsyncRegistrar {
+  explicit MemsyncRegistrar(void (*setter)(const void *)) { state().memsync_tus.push_back(setter); }
+};
 
 }  // namespace host
 }  // namespace hirace

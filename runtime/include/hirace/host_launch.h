@@ -8,6 +8,7 @@
 
 #include "host_quiet.h"
 #include "host_readback.h"
+#include "memory_sync.h"
 
 namespace hirace {
 namespace host {
@@ -109,6 +110,42 @@ inline bool area_keeps_occupancy(const void *kernel, int tpb, size_t shm, size_t
   return with_area >= plain;
 }
 #endif
+
+// Synchronisation through memory (docs/memory-model.md, "The device wiring"): the launch's record, zeroed,
+// given to every unit that follows it (where one does). It follows the first kMemsyncBlocks blocks of the
+// grid (knowledge is blocks x blocks entries), whose flag slots it keeps as many as 2^20 / blocks (a flag's
+// releases are an entry per block), a power of two within [kMemsyncSlotsMin, kMemsyncSlotsMax]. Not
+// followed (the record all zero: orders nothing, false alarms only): a launch not checked, a quiet
+// version, a cooperative launch (a grid sync would have to start the record afresh), a thread filter (the
+// filtered threads' strong accesses would go unseen), a record hirace's memory cannot hold.
+constexpr unsigned kMemsyncBlocks = 1024, kMemsyncSlotsMin = 256, kMemsyncSlotsMax = 16384;
+inline void prepare_memory_sync(const char *name, bool follow, unsigned long long blocks, unsigned long long tpb) {
+  State &s = state();
+  memsync::MemorySync m{};
+  if (follow) {
+    const unsigned b = unsigned(std::min<unsigned long long>(blocks, kMemsyncBlocks));
+    unsigned slots = kMemsyncSlotsMin;
+    while (slots < kMemsyncSlotsMax && 2ull * slots * b <= (1ull << 20)) slots *= 2;
+    const size_t bytes = size_t(memsync::wired_bytes(b, unsigned(tpb), slots));
+    if (bytes > s.d_memsync_bytes || !s.d_memsync) {
+      tool_free(s.d_memsync);
+      s.d_memsync = try_tool_alloc(bytes);
+      s.d_memsync_bytes = s.d_memsync ? bytes : 0;
+    }
+    if (s.d_memsync) {
+      check_cuda(cudaMemset(s.d_memsync, 0, bytes), "memory-sync record reset");
+      m = memsync::carve_wired(s.d_memsync, b, unsigned(tpb), slots);
+    }
+    static bool told = false;
+    if (!told && (blocks > b || !s.d_memsync)) {
+      told = true;
+      std::fprintf(stderr, "hirace: warning: kernel '%s' runs %llu blocks: synchronisation through memory (fences, "
+                   "flags, locks) is followed %s, so accesses ordered only through memory may be reported as races\n",
+                   name, blocks, s.d_memsync ? "in its first 1024 blocks only" : "in none (no memory for its record)");
+    }
+  }
+  for (auto setter : s.memsync_tus) setter(&m);
+}
 
 // Every word of every shadow back to INIT: when the launch epochs' block numbering would overflow
 inline void reset_shadows() {
@@ -297,6 +334,9 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
     check_cuda((cudaHostAlloc)(reinterpret_cast<void **>(&s.h_states), kPendingLaunches * sizeof(LaunchState),
                                cudaHostAllocDefault), "launch state allocation");
   }
+  if (!s.memsync_tus.empty())   // (before the range table: the record is hirace's memory)
+    prepare_memory_sync(name, enabled && !s.quiet_chosen && !cooperative && s.bid_lo == 0 && s.bid_hi == ~0u &&
+                                  s.tid_lo == 0 && s.tid_hi == ~0u, blocks, tpb);
   if (s.table_generation != s.generation) {   // a buffer or hirace's memory came or went
     size_t nbuffers = 0;
     for (const Buffer &b : s.buffers) nbuffers += b.live && b.shadow;

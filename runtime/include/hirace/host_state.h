@@ -134,6 +134,11 @@ struct State {
   // what the current launch adds to the program's dynamic shared memory (smem mode: padding and area)
   size_t launch_extra = 0;
   std::vector<std::pair<const void *, cudaFuncAttributes>> kernel_attrs;
+  // synchronisation through memory (units built with HIRACE_MEMORY_SYNC=1 register a setter of their
+  // copy of the launch's record, memory_sync_hooks.h g_memsync): the record, reused from launch to launch
+  std::vector<void (*)(const void *)> memsync_tus;
+  void *d_memsync = nullptr;
+  size_t d_memsync_bytes = 0;
 };
 
 inline State &state() {

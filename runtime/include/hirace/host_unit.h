@@ -19,6 +19,13 @@ inline void hirace_set_this_tu(const LaunchState &s, bool without_waiting) {
     host::check_cuda(cudaMemcpyToSymbol(g_launch, &s, sizeof s), "launch state copy");
 }
 static host::TuRegistrar hirace_tu_registrar(&hirace_set_this_tu);
+#if HIRACE_MEMORY_SYNC
+// its copy of the launch's record of synchronisation through memory (memory_sync_hooks.h g_memsync)
+inline void hirace_set_memsync_this_tu(const void *m) {
+  host::check_cuda(cudaMemcpyToSymbol(g_memsync, m, sizeof(memsync::MemorySync)), "memory-sync record copy");
+}
+static host::MemsyncRegistrar hirace_memsync_registrar(&hirace_set_memsync_this_tu);
+#endif
 #if HIRACE_UNITS
 // a unit built by hirace-cc: its first site id, here and in its device code (units.h)
 unsigned hirace_unit_base_h = 0;

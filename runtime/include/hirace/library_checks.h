@@ -35,6 +35,20 @@ template <class T> CCTK_HD inline T *hd_rmw(T *p, unsigned site, const volatile 
                                            unsigned long long bytes = 0) {
   HIRACE_HD_CHECK(rmw);
 }
+#if HIRACE_MEMORY_SYNC   // (volatile accesses, strong: check.h vrd)
+template <class T> CCTK_HD inline T *hd_vrd(T *p, unsigned site, const volatile void *base = nullptr,
+                                           unsigned long long bytes = 0) {
+  HIRACE_HD_CHECK(vrd);
+}
+template <class T> CCTK_HD inline T *hd_vwr(T *p, unsigned site, const volatile void *base = nullptr,
+                                           unsigned long long bytes = 0) {
+  HIRACE_HD_CHECK(vwr);
+}
+template <class T> CCTK_HD inline T *hd_vrmw(T *p, unsigned site, const volatile void *base = nullptr,
+                                            unsigned long long bytes = 0) {
+  HIRACE_HD_CHECK(vrmw);
+}
+#endif
 
 // A call of a CUB block primitive (hirace/planner.py), as the library uses the TempStorage `s` the
 // primitive was made from: the block's first thread writes it before the block synchronises inside
@@ -94,6 +108,21 @@ HIRACE_LIB_REF(lib_rd)
 HIRACE_LIB_REF(lib_wr)
 HIRACE_LIB_REF(lib_rmw)
 #undef HIRACE_LIB_REF
+#if HIRACE_MEMORY_SYNC
+// In units that follow synchronisation through memory: an operation of a libcu++ atomic of block or
+// device scope is a strong access with the fences its memory order implies (memsync::How, from
+// hirace/planner.py): `::hirace::lib_sync_ref(r, 7u, 93u).store(1, cuda::memory_order_release)`.
+template <class T> CCTK_HD inline T *lib_sync(T *p, unsigned site, unsigned how) {
+#if defined(__CUDA_ARCH__) || defined(CUDAEMU)
+  if (HIRACE_IN_KERNEL)
+    return how & memsync::kDeviceScope ? strong_device(p, site, how) : strong_block(p, site, how);
+#endif
+  return (void)site, (void)how, p;
+}
+template <class R> CCTK_HD inline R lib_sync_ref(const R &r, unsigned site, unsigned how) {
+  return R(*lib_sync(referent(r), site, how));
+}
+#endif
 #undef HIRACE_HD_CHECK
 #undef HIRACE_IN_KERNEL
 

@@ -70,7 +70,7 @@ struct alignas(16) ThreadSync {
   unsigned fence;     // 0: none yet; else kFenced | scope << 31 | Point (its clocks right after the fence)
   unsigned read;      // 0: none; else (flag slot + 1) << 1 | the read's scope
   unsigned version;   // the flag's version that read saw
-  unsigned unused;
+  unsigned accessed;  // (the device wiring) a plain access since its last fence's mark: the next fence marks
 };
 
 // A flag slot's part (the releases its value carries are in MemorySync::carried)
@@ -106,6 +106,11 @@ struct MemorySync {
   Entry *known;           // [block * blocks + of]: the latest release of block `of` that `block` learnt
   Acquire *acquired;      // [block]
   unsigned blocks, threads_per_block, slots;
+  // The device wiring's (memory_sync_hooks.h; null in the model checker's harness): the flag slots'
+  // keys (the address of the word's shadow, 0: free; find_slot), and on the GPU the lock that keeps
+  // each routine's reads and writes of the record together
+  unsigned long long *keys;
+  unsigned *lock;
 };
 
 CCTK_HD constexpr unsigned long long record_items(unsigned blocks, unsigned threads_per_block, unsigned slots) {
@@ -128,8 +133,84 @@ CCTK_HD inline MemorySync carve(void *base, unsigned blocks, unsigned threads_pe
   m.blocks = blocks;
   m.threads_per_block = threads_per_block;
   m.slots = slots;
+  m.keys = nullptr;
+  m.lock = nullptr;
   return m;
 }
+
+// The device wiring's record (host_launch.h): the record, then the slots' keys, then the lock; `slots` a
+// power of two
+CCTK_HD constexpr unsigned long long wired_bytes(unsigned blocks, unsigned threads_per_block, unsigned slots) {
+  return record_bytes(blocks, threads_per_block, slots) + 8ull * slots + 16;
+}
+CCTK_HD inline MemorySync carve_wired(void *base, unsigned blocks, unsigned threads_per_block, unsigned slots) {
+  MemorySync m = carve(base, blocks, threads_per_block, slots);
+  char *end = static_cast<char *>(base) + record_bytes(blocks, threads_per_block, slots);
+  m.keys = reinterpret_cast<unsigned long long *>(end);
+  m.lock = reinterpret_cast<unsigned *>(end + 8ull * slots);
+  return m;
+}
+
+// A word's flag slot (its key: the address of its shadow word, never 0), taken where it has none and
+// `take`; kNoSlot where it has none (the table full within kProbes of its place). A slot is never given
+// back in a launch, so a word that found none never gets one later: the strong accesses it saw unrecorded
+// can never be taken for releases (a flag without a slot orders nothing: false alarms, never a missed race).
+constexpr unsigned kNoSlot = ~0u, kProbes = 32;
+CCTK_HD inline unsigned find_slot(const MemorySync &m, unsigned long long key, bool take) {
+  if (!m.keys || !m.slots) return kNoSlot;
+  unsigned long long h = key >> 3;
+  h ^= h >> 17;
+  h *= 0x9e3779b97f4a7c15ull;
+  const unsigned mask = m.slots - 1;
+  for (unsigned i = 0, s = unsigned(h >> 40) & mask; i < kProbes; ++i, s = (s + 1) & mask) {
+    unsigned long long k = m.keys[s];
+    if (k == key) return s;
+    if (k == 0) {
+      if (!take) return kNoSlot;
+#if defined(__CUDA_ARCH__)
+      k = atomicCAS(&m.keys[s], 0ull, key);
+      if (k == 0 || k == key) return s;
+#else
+      m.keys[s] = key;   // (the cpu backend: one fiber runs at a time)
+      return s;
+#endif
+    }
+  }
+  return kNoSlot;
+}
+
+// A strong access of a thread the record does not follow (a block past the blocks it keeps): no release,
+// nor a read that an acquire could complete; a store still ends the flag's release sequence
+CCTK_HD inline void strong_unfollowed(const MemorySync &m, unsigned op, unsigned slot) {
+  FlagSync &f = m.flags[slot];
+  f.unreleased = FlagSync::kSeveral;
+  if (op == kStore) {
+    unsigned s = ++*m.stamp;
+    f.version = s ? s : ++*m.stamp;
+    for (unsigned of = 0; of < m.blocks; ++of) m.carried[1ull * slot * m.blocks + of] = Entry{};
+    f.scoped = 0;
+  }
+}
+
+// On the GPU, the record's routines run one at a time (one lock per launch: hooks run at fences, strong
+// accesses and barriers only); on the cpu backend and in the harness one fiber runs at a time already.
+struct Guard {
+  unsigned *lock;
+  CCTK_HD explicit Guard(unsigned *l) : lock(l) {
+#if defined(__CUDA_ARCH__)
+    if (lock)
+      while (atomicCAS(lock, 0u, 1u) != 0u) {
+      }
+    __threadfence();
+#endif
+  }
+  CCTK_HD ~Guard() {
+#if defined(__CUDA_ARCH__)
+    __threadfence();
+    if (lock) atomicExch(lock, 0u);
+#endif
+  }
+};
 
 CCTK_HD inline ThreadSync &thread_sync(const MemorySync &m, const Thread &t) {
   return m.threads[1ull * t.block * m.threads_per_block + t.tid];
@@ -267,6 +348,7 @@ CCTK_HD inline bool ordered_through_memory(const MemorySync &m, ShadowWord s, un
 // strong access of it was a release (or X's own, before a barrier X passed, or before a release X
 // knows): X is then ordered after every access (ShadowSim.after_every_release)
 CCTK_HD inline bool after_every_release(const MemorySync &m, const Thread &x, unsigned slot) {
+  if (slot >= m.slots) return false;   // (kNoSlot: no strong access of the word was recorded)
   const FlagSync &f = m.flags[slot];
   if (f.unreleased != 0) {
     const bool mine = f.unreleased == x.block + 1 && Point::tid(f.unreleased_at) == x.tid;

@@ -164,6 +164,8 @@ CCTK_HD inline unsigned long long cas(unsigned long long *p, unsigned long long 
 }
 
 #if HIRACE_MEMORY_SYNC
+// update's `slot` where the caller leaves the checked word's flag slot to be found (check.h)
+constexpr unsigned kFindSlot = ~0u;
 // The accessing thread as the memory-sync record knows it (memory_sync.h: its block in the launch)
 CCTK_HD inline memsync::Thread memory_thread(const ThreadCtx &c) {
   return memsync::Thread{c.bid - c.base, c.tid, c.bclk, c.wclk(), WarpWord::marks(c.warp)};
@@ -174,11 +176,13 @@ CCTK_HD inline memsync::Thread memory_thread(const ThreadCtx &c) {
 // *prior receives the record it replaced.
 // With HIRACE_MEMORY_SYNC, `mem`: the launch's record of synchronisation through memory (null: not
 // followed), `slot`: the checked word's flag slot in it (its atomics are read-modify-writes of that
-// slot, which the caller applies after the update: memsync::strong).
+// slot, which the caller applies after the update: memsync::strong); kFindSlot: the slot of `flag_word`
+// (the shadow of the access's first word: every word of an access takes the flag slot of its first).
 CCTK_HD inline bool update(unsigned long long *shadow, const ThreadCtx &c, fsm::Access a,
                              ShadowWord *prior = nullptr
 #if HIRACE_MEMORY_SYNC
-                           , const memsync::MemorySync *mem = nullptr, unsigned slot = 0
+                           , const memsync::MemorySync *mem = nullptr, unsigned slot = 0,
+                           const unsigned long long *flag_word = nullptr
 #endif
                            ) {
   unsigned long long old = *reinterpret_cast<volatile unsigned long long *>(shadow);
@@ -193,19 +197,25 @@ CCTK_HD inline bool update(unsigned long long *shadow, const ThreadCtx &c, fsm::
     // sync since L's access, a history ordered before or at L, and a release of L's block that X knows
     // after L's access: X is taken as L's own thread, next in its program order.
     if (mem && st != fsm::kInit && syn == fsm::kUnsynced && rel != fsm::kSameThread &&
-        ((fsm::kOneAccessorStates >> st) & 1u) &&
-        memsync::ordered_through_memory(*mem, s, s.bid() - c.base, memory_thread(c)))
-      rel = fsm::kSameThread;
+        ((fsm::kOneAccessorStates >> st) & 1u)) {
+      memsync::Guard hold(mem->lock);
+      if (memsync::ordered_through_memory(*mem, s, s.bid() - c.base, memory_thread(c))) rel = fsm::kSameThread;
+    }
 #endif
     unsigned next = fsm::lookup(fsm::index(a, syn, rel, st));
 #if HIRACE_MEMORY_SYNC
     // A race in a history of atomics whose every access was a release X acquired: X is the next access
     // of one accessor that made them all (after a barrier or warp sync too, where it came after the
     // acquire)
-    if (mem && next == fsm::kRace && ((fsm::kAtomicStates >> st) & 1u) &&
-        memsync::after_every_release(*mem, memory_thread(c), slot))
-      next = fsm::lookup(fsm::index(a, memsync::sync_after_acquire(*mem, memory_thread(c), syn), fsm::kSameThread,
-                                    fsm::atomic_one_accessor(st)));
+    if (mem && next == fsm::kRace && ((fsm::kAtomicStates >> st) & 1u)) {
+      memsync::Guard hold(mem->lock);
+      // (kFindSlot: the device wiring's, the slot of the access's flag word: the shadow of its first word,
+      // where memory_sync_hooks.h strong_access keys it)
+      const unsigned w = slot == kFindSlot ? memsync::find_slot(*mem, (unsigned long long)flag_word, false) : slot;
+      if (memsync::after_every_release(*mem, memory_thread(c), w))
+        next = fsm::lookup(fsm::index(a, memsync::sync_after_acquire(*mem, memory_thread(c), syn), fsm::kSameThread,
+                                      fsm::atomic_one_accessor(st)));
+    }
     // (the fast paths leave the record naming an earlier accessor; the rule above asks the sync since
     // the last one: in the states it applies to, with memory followed, the record is always rewritten)
     if (!mem || !((fsm::kAtomicStates >> st) & 1u)) {

@@ -1,0 +1,21 @@
+#include "harness.h"
+// Message passing between blocks fenced with __threadfence_block(): a fence of block scope orders
+// nothing for a thread of another block, a race.
+__global__ void k(const int *in, int *out, int n) {
+  int *flag = &out[0], *data = &out[64];
+  if (threadIdx.x != 0) return;
+  if (blockIdx.x == 0) {
+    data[0] = in[1] + in[2];  // RACE
+    __threadfence_block();
+    atomicExch(flag, 1);
+  } else if (blockIdx.x == 1) {
+    while (atomicAdd(flag, 0) == 0) {}
+    __threadfence_block();
+    out[128] = data[0];  // RACE
+  }
+}
+int main() {
+  Bufs b = setup();
+  k<<<2, 32>>>(b.in, b.out, b.n);
+  return finish(b);
+}
