@@ -162,7 +162,7 @@ DEFAULTS: dict[str, dict[str, object]] = {
     "shared": {"backend": "auto", "github": True},
     "mutate": {"runs": 20, "high": HIGH, "low": LOW},
     "amplify": {"runs": 20, "schedules": "all", "seed": 0},
-    "search": {"seed": 0, "budget_runs": 200},   # (budget_runs: when neither budget is given)
+    "search": {"seed": 0, "budget_runs": 200, "timeout": 300.0},   # (budget_runs: when neither budget is given)
 }
 
 Convert = Callable[[Path, object], object]
@@ -216,6 +216,8 @@ KEYS: dict[str, dict[str, tuple[str, Convert, str]]] = {
         "out": ("out", _path, "folder of the inputs kept (a suite) and the journal"),
         "check": ("check", _check, "\"races\": run the inputs kept under hirace"),
         "json": ("json", _path, "JSON report file"),
+        "junit": ("junit", _path, "JUnit XML file (a test case per input kept, race and item not reached)"),
+        "timeout": ("timeout", _number, "with -- COMMAND: seconds before a run of the command is killed"),
     },
 }
 

@@ -95,9 +95,10 @@ def amplify(res, status: int, environ=os.environ) -> None:
 
 def search(res, paths, status: int, environ=os.environ) -> None:
     """cltc search: an `::error` at each race's site naming the input that shows it, a `::warning`
-    for each NaN/Inf a kept input prints, and a summary (items reached, inputs kept, findings, what
+    for each NaN/Inf a kept input shows (in its output, an output file, an array a kernel wrote), and a summary (items reached, inputs kept, findings, what
     stays unreached)."""
     from .search.report import _race, _total
+    from .search.suite_out import special_text
     reached, total, by_tests = _total(res)
     cmds = []
     for r in res.races:
@@ -105,8 +106,8 @@ def search(res, paths, status: int, environ=os.environ) -> None:
         cmds.append(github.command("error", f"{_race(r, paths)}; shown by {r['input']} (written to {res.out})",
                                    "cltc search: race", file=file, line=int(line), col=int(col), environ=environ))
     for f in res.specials:
-        cmds.append(github.command("warning", f"{f['input']} prints {'NaN' if f['kind'] == 'nan' else 'Inf'} "
-                                   f"(test '{f['seed']}' did not)", "cltc search: NaN/Inf"))
+        cmds.append(github.command("warning", f"{f['input']}: {special_text(f['kind'], f.get('where', ''))} "
+                                   f"(test '{f['seed']}' showed none)", "cltc search: NaN/Inf"))
     unreached = res.unreached()
     lines = [f"### cltc search: reached {reached}/{total} items (the tests: {by_tests}), "
              f"kept {len(res.kept)} inputs (exit {status})", "",

@@ -53,7 +53,10 @@ def keys_of(tc: TestCoverage) -> set[str]:
 
 
 def describe_extra(key: str, table: SiteTable) -> str:
-    """A key that is no goal, in words (a barrier reached by part of a block)."""
+    """A key that is no goal, in words (a barrier reached by part of a block; with a command, an item of
+    a unit its own run did not start: `u` and its place, command_runs.py)."""
+    if key[0] == "u":
+        return f"{key[1:]} (a unit the command's own input never ran)"
     idx = int(key[1:]) // 2 if key[0] == "b" else int(key[1:])
     bar = table.barriers[idx] if 0 <= idx < len(table.barriers) else None
     where = f"{bar.name}() in {bar.function} at {bar.file}:{bar.line}" if bar else f"barrier {idx}"

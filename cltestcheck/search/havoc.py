@@ -45,7 +45,7 @@ def mutate(rng: np.random.Generator, parent: Input, parent_name: str, kinds: dic
             old = child.args[i]
             new = values.new_number(rng, old)
             child = child.with_arg(i, new)
-            how.append(f"argument {i + 1}: {old} -> {new}")
+            how.append(f"{child.arg_name(i)}: {old} -> {new}")
         elif kind == "stdin":
             data, what = values.mutate_text(rng, child.stdin.encode())
             child = _with_stdin(child, data.decode("utf-8", errors="replace"))

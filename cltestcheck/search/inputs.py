@@ -24,6 +24,7 @@ class Input:
     seed: str = ""                              # the suite's test it descends from
     parent: str = ""                            # the input it was made from (a test, a kept input, a run)
     how: tuple[str, ...] = field(default=(), compare=False)   # the changes made to the parent
+    places: tuple[str, ...] = ()                # a pytest test's: where each argument goes (`place`)
 
     @property
     def digest(self) -> str:
@@ -35,7 +36,13 @@ class Input:
             h.update(b"f" + rel.encode() + b"\0" + hashlib.sha256(data).digest())
         if self.stdin is not None:
             h.update(b"s" + self.stdin.encode())
+        for p in self.places:
+            h.update(b"p" + p.encode() + b"\0")
         return h.hexdigest()[:20]
+
+    def arg_name(self, i: int) -> str:
+        """How a change names argument i: its place in a pytest test's launches, else its position."""
+        return self.places[i] if self.places else f"argument {i + 1}"
 
     def file(self, rel: str) -> bytes:
         return dict(self.files)[rel]
@@ -61,6 +68,31 @@ def seed_input(suite: Suite, test: TestCase) -> Input:
     return Input(tuple(test.args), files, test.stdin, test.name, test.name)
 
 
+def place(launch: int, arg: int, param: str) -> str:
+    """Where a pytest test's value goes: launch-L/A-PARAM (both from 1), the name of an array's file."""
+    return f"launch-{launch + 1}/{arg + 1}-{param}"
+
+
+def parse_place(name: str) -> tuple[int, int]:
+    """(launch, argument) from 0, of a `place` (an array's file name ends in .txt)."""
+    launch, rest = name.split("/", 1)
+    return int(launch.split("-", 1)[1]) - 1, int(rest.split("-", 1)[0]) - 1
+
+
+def pytest_seed(test: TestCase, launches: list[dict]) -> Input:
+    """A pytest test's input, from the launches its run recorded (pytest_inputs.py): each numeric
+    scalar an argument, each small numeric array a text file of its values, one a line."""
+    args, places, files = [], [], []
+    for n, rec in enumerate(launches):
+        for i, a in enumerate(rec["args"]):
+            if a["kind"] == "scalar" and a["dtype"] != "bool":
+                args.append(a["value"])
+                places.append(place(n, i, a["param"]))
+            elif a["kind"] == "array" and "values" in a:
+                files.append((place(n, i, a["param"]) + ".txt", a["values"].encode()))
+    return Input(tuple(args), tuple(files), None, test.name, test.name, (), tuple(places))
+
+
 def materialize(suite: Suite, test: TestCase, inp: Input, where: Path, name: str) -> tuple[Suite, TestCase]:
     """A suite and test that run `inp` as `test` runs its own input: `where` becomes the root holding
     the input's files, and links to the suite's other files of the test."""
@@ -73,5 +105,6 @@ def materialize(suite: Suite, test: TestCase, inp: Input, where: Path, name: str
             dst.write_bytes(own[rel])
         else:
             os.symlink(suite.root / rel, dst)
-    case = TestCase(name, list(inp.args), inp.stdin, list(test.files), test.timeout)
+    case = TestCase(name, list(inp.args), inp.stdin, list(test.files), test.timeout,
+                    output_files=dict(test.output_files))   # (read back: NaN and Inf in them, runs.py)
     return replace(suite, root=where, tests=[case]), case

@@ -11,6 +11,7 @@ inputs are all made before any of them runs, from the corpus as it was, so `-j` 
 time. Every run is journaled (journal.py): a rerun over the same folder replays the search and goes on."""
 from __future__ import annotations
 
+import shlex
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -30,11 +31,11 @@ from ..suite import Suite, TestCase
 from . import climb as climbing
 from . import goals as goal_mod
 from . import havoc
-from .inputs import Input, seed_input
+from .inputs import Input, pytest_seed, seed_input
 from .journal import JOURNAL, Journal, check_out, fingerprint
 from .races import race_key
 from .runs import CoverageRunner, Outcome
-from .suite_out import Kept, SuiteWriter
+from .suite_out import CommandWriter, Kept, PytestWriter, SuiteWriter
 
 BATCH = 4               # inputs made at once (from the same corpus), whatever -j is
 STALL_BATCHES = 2       # batches without anything new before a distance-guided episode
@@ -75,6 +76,12 @@ class SearchResult:
     episodes: int = 0
     warnings: list[str] = field(default_factory=list)
     checked_races: bool = False
+    command: str = ""                       # cltc search -- COMMAND: the command (else "")
+    kind: str = "program"                   # the suite's: program | pytest | command
+    # unreached arm's key -> the input that came closest: {test, from, how, args} (a run not kept is
+    # written nowhere: this is how to make it again); other unreached goals -> why no distance
+    closest_inputs: dict[str, dict] = field(default_factory=dict)
+    no_distance: dict[str, str] = field(default_factory=dict)
 
     def unreached(self) -> list[goal_mod.Goal]:
         return [g for g in self.goals if g.key not in self.reached_by and not g.suppressed]
@@ -163,9 +170,11 @@ class Search:
             return
         self.stall = 0
         for s in special:
-            self.specials.append({"kind": s, "input": name, "seed": inp.seed, "stdout": o.stdout})
+            self.specials.append({"kind": s, "input": name, "seed": inp.seed, "where": o.where.get(s, "its output"),
+                                  "stdout": o.stdout})
         self._reach(new, name)
-        kept = Kept(name, test, inp, o.exit_code, self._describe(new), "coverage" if new else special[0])
+        why = "coverage" if new else special[0]
+        kept = Kept(name, test, inp, o.exit_code, self._describe(new), why, o.where.get(why, ""))
         self.kept.append(kept)
         self.writer.add(kept)
         self.corpus.append(Entry(name, test, inp))
@@ -205,10 +214,14 @@ class Search:
 
     # -- the seeds ------------------------------------------------------------------------------
     def seeds(self) -> set[str]:
-        inputs = [seed_input(self.suite, t) for t in self.suite.tests]
+        made = getattr(self.runner, "seed_input", None)
+        inputs = [made(t) if made else seed_input(self.suite, t) for t in self.suite.tests]
         outs = self.evaluate([(f"seed:{t.name}", t, i, t.timeout, False) for t, i in zip(self.suite.tests, inputs)])
         for t, inp, o in zip(self.suite.tests, inputs, outs):
             self.seen.add(inp.digest)
+            if t.pytest:   # (its input is what its launches were given: known once it ran)
+                inp = pytest_seed(t, o.launches)
+                self.seen.add(inp.digest)
             self.timeouts[t.name] = min(t.timeout, max(5.0, 20 * o.wall_s))
             self.kinds[t.name] = havoc.formats(inp)
             if o.failed:
@@ -300,34 +313,59 @@ class Search:
             self._run_batch(jobs)
 
 
-def run(suite: Suite, out: Path, backend_name: str = "auto", seed: int = 0, budget_runs: int | None = None,
+def run(suite: Suite | None, out: Path, backend_name: str = "auto", seed: int = 0, budget_runs: int | None = None,
         budget_seconds: float | None = None, check_races: bool = False, jobs: int = 1, progress: bool = True,
-        show_warnings: bool = False, cache: bool = False, paths=None) -> SearchResult:
-    """Search from the suite's tests; write what it keeps under `out` (journal.check_out first)."""
+        show_warnings: bool = False, cache: bool = False, paths=None, command: list[str] | None = None,
+        timeout: float = 300.0) -> SearchResult:
+    """Search from the suite's tests (a cltc.toml or a pytest suite), or with `command` from a program
+    of a project built through cltc-cc and its arguments (command_runs.py: `suite` None, `timeout` its
+    runs'); write what it keeps under `out` (journal.check_out first)."""
     t0 = time.monotonic()
     if budget_runs is None and budget_seconds is None:
         budget_runs = DEFAULT_RUNS
-    backend = get_backend(backend_name)
+    if command is not None and check_races:
+        raise UserError("--check races runs the suite's program under hirace, built by hirace-cc; with -- COMMAND "
+                        "the program is the project's own build (through cltc-cc)",
+                        hint="drop --check races, and run the commands the search writes (OUT/commands.sh) under "
+                             "`hirace run --` on a build through hirace-cc (docs/projects.md)")
+    if check_races and suite is not None and suite.kind.name == "pytest":
+        raise UserError(f"{suite.root}: --check races builds the suite's program with hirace-cc and runs it under "
+                        f"hirace run; a pytest suite's kernels are launched from Python",
+                        hint="drop --check races, or write the kernel's tests as a cltc.toml suite of a program")
+    backend = get_backend(backend_name) if command is None else None
     warnings = Warnings("cltc", show_warnings)
     out = Path(out)
     check_out(out)
     out.mkdir(parents=True, exist_ok=True)
+    if command is not None:
+        from . import command_runs
+        suite = command_runs.command_suite(command, timeout)
+        campaign_id = command_runs.fingerprint(suite, seed)
+    else:
+        campaign_id = fingerprint(suite, seed, backend.name)
     with campaign_lock(out / JOURNAL, "cltc search"), temp_dir(prefix="cltc-search-") as tmp:
-        journal = Journal(out, fingerprint(suite, seed, backend.name), seed)   # (another campaign's: refused now)
+        journal = Journal(out, campaign_id, seed)   # (another campaign's: refused now)
         executor = None
         bar = Progress(budget_runs or 0, "cltc search", enabled=progress and budget_runs is not None, unit="runs")
+        show = (paths or ReportPaths(find_root(str(suite.root)))).show
         try:
-            with ThreadPoolExecutor(max_workers=2) as pool:   # the two builds at once (two compilers)
-                cov = pool.submit(CoverageRunner, suite, backend, Path(tmp) / "coverage", cache)
-                rac = None
-                if check_races:
-                    from .races import RaceChecker
-                    rac = pool.submit(RaceChecker, suite, backend, Path(tmp) / "hirace")
-                runner = cov.result()
-                races = rac.result() if rac is not None else None
+            if command is not None:
+                runner = command_runs.CommandRunner(suite, Path(tmp) / "command")
+                races = None
+                writer = CommandWriter(out, suite, seed, show)
+            else:
+                with ThreadPoolExecutor(max_workers=2) as pool:   # the two builds at once (two compilers)
+                    cov = pool.submit(CoverageRunner, suite, backend, Path(tmp) / "coverage", cache)
+                    rac = None
+                    if check_races:
+                        from .races import RaceChecker
+                        rac = pool.submit(RaceChecker, suite, backend, Path(tmp) / "hirace")
+                    runner = cov.result()
+                    races = rac.result() if rac is not None else None
+                writer = (PytestWriter(out, suite, seed, show, runner.dump) if suite.kind.name == "pytest"
+                          else SuiteWriter(out, suite, seed, show))
             warnings.add(*runner.warnings)
-            writer = SuiteWriter(out, suite, seed, (paths or ReportPaths(find_root(str(suite.root)))).show)
-            executor = open_executor(None, jobs, backend.name)
+            executor = open_executor(None, jobs, backend.name if backend is not None else "cpu")
             with Campaign(executor, "search") as campaign:
                 s = Search(suite, runner, journal, writer, seed, campaign, races, bar)
                 seed_reached = s.seeds()
@@ -341,9 +379,46 @@ def run(suite: Suite, out: Path, backend_name: str = "auto", seed: int = 0, budg
     budget = f"{budget_runs} runs" if budget_runs is not None else f"{budget_seconds:g} s"
     if budget_runs is not None and budget_seconds is not None:
         budget = f"{budget_runs} runs or {budget_seconds:g} s"
-    return SearchResult(str(suite.root), backend.name, seed, out, budget, s.goals, seed_reached,
+    name = backend.name if backend is not None else runner.backend
+    return SearchResult(str(suite.root), name, seed, out, budget, s.goals, seed_reached,
                         {k: v for k, v in s.reached_by.items()}, s.kept,
                         {k: best[0][:2] for k, best in s.closest.items() if best}, s.specials,
                         list(s.found_races.values()), s.race_checks, s.failures, s.runs, s.replayed,
                         time.monotonic() - t0, stopped, len(runner.distance.measured), sum(s.episodes.values()),
-                        list(warnings), check_races)
+                        list(warnings), check_races, command=shlex.join(command) if command is not None else "",
+                        kind="command" if command is not None else suite.kind.name,
+                        closest_inputs=_closest_inputs(s), no_distance=_no_distance(s, command is not None))
+
+
+def _closest_inputs(s: Search) -> dict[str, dict]:
+    """Each unreached arm's closest input, as its test, the input it was made from, its changes and
+    arguments (what makes it again: inputs.py)."""
+    out = {}
+    for key, best in s.closest.items():
+        if best and key not in s.reached:
+            d, where, inp, test = best[0]
+            out[key] = {"test": test.name, "from": inp.parent, "how": list(inp.how), "args": list(inp.args)}
+    return out
+
+
+def _no_distance(s: Search, command: bool) -> dict[str, str]:
+    """Why an unreached goal has no distance: nothing to measure, or no run that measured it."""
+    measured = set(s.runner.distance.measured)
+    out = {}
+    for g in s.goals:
+        if g.key in s.reached or g.suppressed or g.key in s.closest:
+            continue
+        if command:
+            why = "no distances with -- COMMAND (cltc-cc builds no distance helpers)"
+        elif g.category == "loop":
+            why = "a loop case (loop conditions are not measured)"
+        elif g.category == "barrier":
+            why = "a barrier (no comparison decides it)"
+        elif g.category == "function":
+            why = "a function never entered (no comparison decides it)"
+        elif g.key in s.arms and s.arms[g.key][0] in measured:
+            why = "its comparison never ran: no input reached the branch"
+        else:
+            why = "its condition is not one comparison of numbers (or a switch)"
+        out[g.key] = why
+    return out

@@ -10,6 +10,7 @@ from instrument.report_paths import ReportPaths
 
 from .goals import shown
 from .loop import SearchResult
+from .suite_out import special_text
 
 
 def _where(place: str, paths: ReportPaths) -> str:
@@ -32,6 +33,14 @@ def _race(r: dict, paths: ReportPaths) -> str:
             f"{r['access']} at {_where(r['site'], paths)} ({r['text']}){prior}")
 
 
+def written(res: SearchResult) -> str:
+    """The file the kept inputs are written to, in the output folder (suite_out.py)."""
+    from .suite_out import SUITE_FILE, CommandWriter, PytestWriter
+    if res.command:
+        return CommandWriter.FILE
+    return PytestWriter.FILE if res.kind == "pytest" else SUITE_FILE
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
@@ -48,14 +57,16 @@ def render_text(res: SearchResult, paths: ReportPaths, quiet: bool = False, verb
     reached, total, by_tests = _total(res)
     lines = []
     if not quiet:
-        lines.append(f"cltc search: {paths.show(res.suite)} ({res.backend} backend, seed {res.seed}, budget {res.budget})")
+        what = f"-- {res.command}" if res.command else paths.show(res.suite)
+        lines.append(f"cltc search: {what} ({res.backend} backend, seed {res.seed}, budget {res.budget})")
         replay = f" ({res.replayed} of them from the journal)" if res.replayed else ""
-        lines.append(f"Ran the suite's tests, then {_plural(res.runs, 'generated input')}{replay}; "
+        first = "the command as given" if res.command else "the suite's tests"
+        lines.append(f"Ran {first}, then {_plural(res.runs, 'generated input')}{replay}; "
                      f"{res.wall_s:.1f} s in all, the builds included; stopped: {res.stopped}.")
         lines.append(f"Distance-guided: {_plural(res.comparisons, 'branch comparison')} measured, "
                      f"{_plural(res.episodes, 'episode')}.")
         if res.kept:
-            lines += ["", f"Kept {_plural(len(res.kept), 'input')}, written as tests to {res.out / 'cltc.toml'}:"]
+            lines += ["", f"Kept {_plural(len(res.kept), 'input')}, written as tests to {res.out / written(res)}:"]
             for k in res.kept:
                 how = "; ".join(k.inp.how)
                 lines.append(f"  {k.name}  from {k.inp.parent}: {how}")
@@ -65,12 +76,13 @@ def render_text(res: SearchResult, paths: ReportPaths, quiet: bool = False, verb
                     lines += [f"      + {_adds(a, paths)}" for a in k.adds[:3]] + \
                              [f"      + ... {len(k.adds) - 3} more (-v)"]
                 if k.why != "coverage":
-                    lines.append(f"      prints {'NaN' if k.why == 'nan' else 'Inf'}")
+                    lines.append(f"      ! {special_text(k.why, k.where)}")
     if res.specials:
-        lines += ["", f"NaN/Inf ({len(res.specials)}): outputs the suite's tests did not print"]
+        lines += ["", f"NaN/Inf ({len(res.specials)}): where the suite's tests showed none"]
         for f in res.specials:
-            lines.append(f"  {f['input']} prints {'NaN' if f['kind'] == 'nan' else 'Inf'} (test '{f['seed']}' did "
-                         f"not): {f['stdout'].strip()[:100]!r}")
+            where = f.get("where", "its output")
+            said = f": {f['stdout'].strip()[:100]!r}" if where == "its output" else ""
+            lines.append(f"  {f['input']}: {special_text(f['kind'], where)} (test '{f['seed']}' showed none){said}")
     if res.checked_races:
         if res.races:
             lines += ["", f"Races ({len(res.races)}): each with the first input that shows it (hirace, "
@@ -86,10 +98,18 @@ def render_text(res: SearchResult, paths: ReportPaths, quiet: bool = False, verb
                 lines.append(f"  (not checked: {name}: {why})")
     unreached = res.unreached()
     if unreached:
-        lines += ["", f"Not reached ({len(unreached)}):"]
+        lines += ["", f"Not reached ({len(unreached)}), with the closest a run came where a distance was measured:"]
         for g in unreached:
             near = res.closest.get(g.key)
-            lines.append(f"  {_goal(g, paths)}" + (f"   closest: distance {near[0]} ({near[1]})" if near else ""))
+            if near:
+                lines.append(f"  {_goal(g, paths)}   closest: distance {near[0]} ({near[1]})")
+                made = res.closest_inputs.get(g.key)
+                if made and verbose:
+                    how = "; ".join(made["how"]) or "as it is"
+                    lines.append(f"      {near[1]}: test '{made['test']}', from {made['from']}: {how}")
+            else:
+                why = res.no_distance.get(g.key)
+                lines.append(f"  {_goal(g, paths)}" + (f"   no distance: {why}" if why and verbose else ""))
     if res.failures and not quiet:
         kinds: dict[str, int] = {}
         for f in res.failures:
@@ -116,18 +136,22 @@ def render_json(res: SearchResult, paths: ReportPaths) -> str:
         d = {"category": g.category, "function": g.function, "file": paths.show(g.file), "line": g.line,
              "label": g.label}
         if g.key in res.closest:
-            d["closest"] = {"distance": res.closest[g.key][0], "input": res.closest[g.key][1]}
+            d["closest"] = {"distance": res.closest[g.key][0], "input": res.closest[g.key][1],
+                            **res.closest_inputs.get(g.key, {})}
+        elif g.key in res.no_distance:
+            d["no_distance"] = res.no_distance[g.key]
         return d
 
     doc = {
-        "tool": "cltc search", "suite": paths.show(res.suite), "root": str(paths.root), "backend": res.backend,
+        "tool": "cltc search", "suite": paths.show(res.suite), "command": res.command or None,
+        "root": str(paths.root), "backend": res.backend, "written": str(res.out / written(res)),
         "seed": res.seed, "budget": res.budget, "out": str(res.out), "stopped": res.stopped,
         "runs": {"generated": res.runs, "replayed": res.replayed, "failed": len(res.failures),
                  "wall_s": round(res.wall_s, 2)},
         "distance": {"comparisons": res.comparisons, "episodes": res.episodes},
         "items": {"reached": reached, "total": total, "by_tests": by_tests},
         "kept": [{"name": k.name, "test": k.test.name, "from": k.inp.parent, "how": list(k.inp.how),
-                  "args": list(k.inp.args), "exit_code": k.exit_code, "why": k.why,
+                  "args": list(k.inp.args), "exit_code": k.exit_code, "why": k.why, "where": k.where or None,
                   "adds": [_adds(a, paths) for a in k.adds]} for k in res.kept],
         "findings": {
             "races": [{**{k: v for k, v in r.items() if k not in ("site", "prior")},

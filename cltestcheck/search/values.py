@@ -159,10 +159,11 @@ class Slot:
     index: int           # arg: unused; text/stdin: the number's index; word: its byte offset
     value: float         # its value now
     integral: bool
+    label: str = ""      # arg: its name where the input names its arguments (a pytest test's places)
 
     def describe(self) -> str:
         if self.kind == "arg":
-            return f"argument {int(self.where) + 1}"
+            return self.label or f"argument {int(self.where) + 1}"
         if self.kind == "word":
             return f"word at byte {self.index} of {self.where}"
         return f"number {self.index + 1} of {self.where or 'stdin'}"
@@ -175,7 +176,8 @@ def slots(inp, binary: dict[str, bool]) -> list[Slot]:
     """The numbers of an input: its numeric arguments, the numbers of its text files and of its
     standard input, the first 32-bit words of its binary files (`binary`: file -> is it binary and
     not of a structured format, whose own generator changes it)."""
-    out = [Slot("arg", str(i), 0, float(a), _is_int(a)) for i, a in enumerate(inp.args) if is_number(a)]
+    out = [Slot("arg", str(i), 0, float(a), _is_int(a), inp.places[i] if inp.places else "")
+           for i, a in enumerate(inp.args) if is_number(a)]
     for rel, data in inp.files:
         if binary.get(rel) is None:
             continue
