@@ -1,7 +1,7 @@
 """bench/projects: public CUDA programs built by their own build systems, through hirace-cc.
 
     python bench/projects/run.py --root samples=DIR --root rodinia=DIR [--backend gpu|cpu]
-                                 [--only NAME ...] [--out DIR] [-j N] [--timeout S]
+                                 [--tool hirace|cltc] [--only NAME ...] [--out DIR] [-j N] [--timeout S]
 
 The programs are bench/realworld/programs.toml's (their arguments and generated inputs); how each is
 built comes from its own project: a cuda-samples program is its sample's CMake project (target: its
@@ -14,7 +14,9 @@ that names nvcc, the target and the program built). For each program
            `hirace run -- PROGRAM ARGS`: exit status, races, stdout
   same     hirace's stdout equals the plain run's (timing lines left out, as bench/realworld)
 
-one row per program goes to projects_BACKEND.csv, the races to races_BACKEND.json and a summary to
+With `--tool cltc` the second build is through cltc-cc and the run `cltc coverage -- PROGRAM ARGS` (its
+coverage in the row's `coverage`; files named projects_BACKEND_cltc.csv and so on). One row per program
+goes to projects_BACKEND.csv, the races to races_BACKEND.json and a summary to
 summary_BACKEND.txt. The projects' files are copied into a scratch directory first (Make builds in
 place); nothing of theirs is kept here.
 """
@@ -52,20 +54,30 @@ class Row:
     memory_errors: str = ""
     same_output: str = ""    # yes | reordered | no
     unchecked: str = ""      # yes: hirace said no instrumented kernel ran (exit 2), so nothing was checked
+    coverage: str = ""       # --tool cltc: the kernels' coverage (percent of every item) cltc measured
     stage: str = ""          # the last stage reached (done: every stage ran)
     first_error: str = ""
     diff: str = ""
     seconds: float = 0.0
 
 
-def _launcher(scratch: Path, py: str) -> Path:
-    """An executable hirace-cc (CMake's launcher variables name a program): the installed one, or a
+# the tool a project is built and run under: its launcher, the module of the launcher and of its command
+# line, the variable that picks its backend, and the run's command (`report`: its JSON report)
+TOOLS = {"hirace": ("hirace-cc", "hirace.cc", "hirace.cli", "HIRACE_BACKEND",
+                    lambda report, tmo: ["run", "--timeout", tmo, "--format", "json", "--output", report]),
+         "cltc": ("cltc-cc", "cltestcheck.cc", "cltestcheck.cli", "CLTC_BACKEND",
+                  lambda report, tmo: ["coverage", "--timeout", tmo, "--no-progress", "--json", report])}
+
+
+def _launcher(scratch: Path, py: str, tool: str = "hirace") -> Path:
+    """An executable launcher (CMake's launcher variables name a program): the installed one, or a
     script that runs this checkout's."""
-    found = shutil.which("hirace-cc")
+    name, module = TOOLS[tool][:2]
+    found = shutil.which(name)
     if found:
         return Path(found)
-    script = scratch / "hirace-cc"
-    script.write_text(f"#!/bin/sh\nPYTHONPATH={ROOT}:${{PYTHONPATH}} exec {py} -m hirace.cc \"$@\"\n")
+    script = scratch / name
+    script.write_text(f"#!/bin/sh\nPYTHONPATH={ROOT}:${{PYTHONPATH}} exec {py} -m {module} \"$@\"\n")
     script.chmod(0o755)
     return script
 
@@ -108,7 +120,7 @@ def _build(p: Program, base: Path, builds: dict, work: Path, cc: Path | None, en
 
 
 def check(p: Program, roots: dict, builds: dict, backend: str, work: Path, py: str, cc: Path, timeout: float,
-          jobs: int) -> Row:
+          jobs: int, tool: str = "hirace") -> Row:
     row = Row(p.name, p.root, backend)
     t0 = time.monotonic()
     base = roots[p.root]
@@ -119,8 +131,9 @@ def check(p: Program, roots: dict, builds: dict, backend: str, work: Path, py: s
         row.first_error = _first_error(text) if text else ""
         row.seconds = round(time.monotonic() - t0, 1)
         return row
+    _, _, cli, variable, command = TOOLS[tool]
     env = dict(os.environ)
-    env.pop("HIRACE_BACKEND", None)
+    env.pop(variable, None)
     plain_exe, err = (None, "the cpu backend has no plain build of a project") if backend == "cpu" else \
         _build(p, base, builds, work / "plain", None, env, jobs, 1800)
     row.plain_build = "ok" if plain_exe else "error"
@@ -134,18 +147,21 @@ def check(p: Program, roots: dict, builds: dict, backend: str, work: Path, py: s
         row.plain = str(plain.returncode)
         plain_out = plain.stdout.replace(str(plain_exe), "PROGRAM")   # (programs that print their argv[0])
     hirace_env = dict(env, PATH=f"{cc.parent}{os.pathsep}{env.get('PATH', '')}",
-                      **({"HIRACE_BACKEND": "cpu"} if backend == "cpu" else {}))
+                      **({variable: "cpu"} if backend == "cpu" else {}))
     hirace_exe, err = _build(p, base, builds, work / "hirace", cc, hirace_env, jobs, 1800)
     row.hirace_build = "ok" if hirace_exe else "error"
     if hirace_exe is None:
         return done("hirace build", err)
-    report = work / "hirace.json"
-    h = _run([py, "-m", "hirace.cli", "run", "--timeout", tmo, "--format", "json", "--output", report, "--",
-              hirace_exe, *args], run_dir, tmo + 60, dict(env, PYTHONPATH=f"{ROOT}{os.pathsep}{env.get('PYTHONPATH', '')}"))
+    report = work / "report.json"
+    h = _run([py, "-m", cli, *command(report, tmo), "--", hirace_exe, *args], run_dir, tmo + 60,
+             dict(env, PYTHONPATH=f"{ROOT}{os.pathsep}{env.get('PYTHONPATH', '')}"))
     row.hirace = str(h.returncode)
     row.unchecked = "yes" if h.returncode == 2 and "no instrumented kernel ran" in h.stderr else ""
     (work.parent / f"{p.name}.hirace-stderr.txt").write_text(h.stderr[-20000:])
-    if report.is_file():
+    if report.is_file() and tool == "cltc":
+        total = json.loads(report.read_text()).get("total", {})
+        row.coverage = f"{total['percent']:.1f}" if isinstance(total.get("percent"), (int, float)) else ""
+    elif report.is_file():
         doc = json.loads(report.read_text())
         row.races, row.memory_errors = str(len(doc["races"])), str(len(doc["memory_errors"]))
         (work.parent / f"{p.name}.races.json").write_text(json.dumps(
@@ -171,14 +187,16 @@ def summarize(rows: list[Row]) -> str:
         return sum(1 for r in rows if pred(r))
     ran = [r for r in rows if r.plain_build == "ok" and r.plain == "0"]
     same = [r for r in ran if r.hirace in ("0", "1") and r.same_output in ("yes", "reordered")]
+    tool = "cltc" if any(r.coverage for r in rows) else "hirace"
     lines = [f"{n} programs on the {rows[0].backend if rows else '?'} backend, built by their own CMake or Makefile",
              f"  plain build ok:               {count(lambda r: r.plain_build == 'ok')}/{n}",
              f"  plain run exit 0:             {len(ran)}",
-             f"  built through hirace-cc:      {count(lambda r: r.hirace_build == 'ok')}/{n}",
-             f"  hirace run finished (0 or 1): {count(lambda r: r.hirace in ('0', '1'))}/{n}",
-             f"  plain output under hirace:    {len(same)}/{len(ran)} of the programs whose plain build runs"
+             f"  built through {tool}-cc:{' ' * (12 - len(tool))}{count(lambda r: r.hirace_build == 'ok')}/{n}",
+             f"  {tool} finished (0 or 1):{' ' * (11 - len(tool))}{count(lambda r: r.hirace in ('0', '1'))}/{n}",
+             f"  plain output under {tool}:{' ' * (10 - len(tool))}{len(same)}/{len(ran)} of the programs whose plain build runs"
              + (f" ({100 * len(same) / len(ran):.0f}%)" if ran else ""),
-             f"  races reported in:            {count(lambda r: r.races not in ('', '0'))} programs"]
+             f"  races reported in:            {count(lambda r: r.races not in ('', '0'))} programs" if tool == "hirace" else
+             f"  coverage measured in:         {count(lambda r: r.coverage != '')} programs"]
     unchecked = [r for r in ran if r.unchecked == "yes" and r.same_output in ("yes", "reordered")]
     if unchecked:
         lines.insert(-1, f"  plain output, nothing checked: {len(unchecked)} more (hirace exit 2: no kernel built "
@@ -196,6 +214,7 @@ def main(argv=None) -> int:
     ap.add_argument("--spec", type=Path, default=ROOT / "bench" / "realworld" / "programs.toml")
     ap.add_argument("--builds", type=Path, default=HERE / "builds.toml")
     ap.add_argument("--backend", default="gpu", choices=("cpu", "gpu"))
+    ap.add_argument("--tool", default="hirace", choices=tuple(TOOLS), help="hirace run, or cltc coverage, of each program")
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "projects")
@@ -213,31 +232,31 @@ def main(argv=None) -> int:
     a.out.mkdir(parents=True, exist_ok=True)
     py = sys.executable
     scratch = Path(tempfile.mkdtemp(prefix="projects-"))
-    cc = _launcher(scratch, py)
+    cc = _launcher(scratch, py, a.tool)
     races: dict[str, list] = {}
 
     def one(p: Program) -> Row:
         work = scratch / p.name / "w"
         work.mkdir(parents=True)
-        return check(p, roots, builds, a.backend, work, py, cc, a.timeout, a.build_jobs)
+        return check(p, roots, builds, a.backend, work, py, cc, a.timeout, a.build_jobs, a.tool)
     try:
         ordered = check_all(progs, one, a.jobs, scratch, races, lambda p, row: (
-            f"{row.stage} build={row.plain_build}/{row.hirace_build} plain={row.plain} hirace={row.hirace} "
-            f"races={row.races} same={row.same_output} {row.seconds}s {row.first_error[:150]}"))
+            f"{row.stage} build={row.plain_build}/{row.hirace_build} plain={row.plain} {a.tool}={row.hirace} "
+            f"races={row.races} cov={row.coverage} same={row.same_output} {row.seconds}s {row.first_error[:150]}"))
     finally:
-        errors = a.out / f"stderr_{a.backend}"   # what `hirace run` said, program by program
+        errors = a.out / f"stderr_{a.backend}{'' if a.tool == 'hirace' else '_' + a.tool}"   # what `hirace run` said, program by program
         errors.mkdir(exist_ok=True)
         for f in scratch.glob("*/*.hirace-stderr.txt"):
             shutil.copy(f, errors / f.name)
         if not a.keep:
             shutil.rmtree(scratch, ignore_errors=True)
-    with open(a.out / f"projects_{a.backend}.csv", "w", newline="") as fh:
+    with open(a.out / f"projects_{a.backend}{'' if a.tool == 'hirace' else '_' + a.tool}.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(asdict(ordered[0])))
         w.writeheader()
         w.writerows(asdict(r) for r in ordered)
-    (a.out / f"races_{a.backend}.json").write_text(json.dumps(races, indent=1) + "\n")
+    (a.out / f"races_{a.backend}{'' if a.tool == 'hirace' else '_' + a.tool}.json").write_text(json.dumps(races, indent=1) + "\n")
     text = summarize(ordered)
-    (a.out / f"summary_{a.backend}.txt").write_text(text)
+    (a.out / f"summary_{a.backend}{'' if a.tool == 'hirace' else '_' + a.tool}.txt").write_text(text)
     print(text)
     return 0
 
