@@ -88,6 +88,26 @@ def atomic_how(at) -> int:
         MEMORY_HOW["device"] if at.scope != "block" else 0)
 
 
+# calls that make a program's operations other than one stream's, in issue order (hirace/host_streams.h)
+STREAM_APIS = frozenset({
+    "cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority", "cudaEventRecord",
+    "cudaStreamWaitEvent", "cudaMemcpyAsync", "cudaMemsetAsync", "cudaLaunchHostFunc", "cudaStreamAddCallback"})
+
+
+def uses_streams(prog: Program) -> bool:
+    """Whether the unit uses streams, events or asynchronous copies (a call of STREAM_APIS, or a launch
+    naming a stream other than the default one): on the cpu backend it is built with HIRACE_STREAMS=1."""
+    if any(c.name in STREAM_APIS for c in prog.api_calls):
+        return True
+    src = prog.unit.source
+    for ls in prog.launches:
+        if len(ls.config_args) > 3:
+            x = ls.config_args[3]
+            if one_line(src(ls.span.file).text(x.start, x.end)).strip() not in _DEFAULT_STREAMS:
+                return True
+    return False
+
+
 # a preprocessor condition on __CUDA_ARCH__ (device-pass-only code, which the parser does not see)
 _DEVICE_PASS_ONLY = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|elif)\b[^\n]*__CUDA_ARCH__", re.M)
 
@@ -131,6 +151,9 @@ class HiracePlanner:
         self.grid_syncs = False   # a grid.sync(): blocks numbered on past each (check.h)
         # a unit follows synchronisation through memory (memory_sync_needed): HIRACE_MEMORY_SYNC=1
         self.memory_sync = False
+        # the program uses streams, events or asynchronous copies (uses_streams), on the cpu backend:
+        # HIRACE_STREAMS=1, and every access is checked whole (its launch's footprint needs them all)
+        self.streams = False
 
     def _site(self, span, kind, text, function, variable, space, bound="", proof: Proof | None = None) -> int:
         sid = len(self.sites)
@@ -167,6 +190,8 @@ class HiracePlanner:
             out.append(define(Macro.HIRACE_GRID_SYNCS, 0))
         if self.memory_sync:       # (fences, flags and locks followed: docs/memory-model.md)
             out.append(define(Macro.HIRACE_MEMORY_SYNC, 1))
+        if self.streams:           # (the host's order of operations followed: hirace/host_streams.h)
+            out.append(define(Macro.HIRACE_STREAMS, 1))
         if self.unit_mode:
             out.append(define(Macro.HIRACE_UNITS, 1))   # (other units may launch anything: no HIRACE_BRACKETED_ONLY)
         elif self.planned and not self.unbracketed:
@@ -252,7 +277,9 @@ class HiracePlanner:
         ignore = set(self.config.ignore)
         monitor = set(self.config.monitor)
         # what the analyses found (hirace/proofs): every access below gets its check from the rules
-        facts = FactTable(prog, self.config.quiet_reads)
+        if self.lower_cpu and uses_streams(prog):
+            self.streams = True
+        facts = FactTable(prog, self.config.quiet_reads and not self.streams)
         self.facts.append(facts)
         # a kernel whose every shared-memory site is quiet never checks a shared word whole where the
         # quiet sites' launch conditions hold: its entry then leaves the shared shadow as it is

@@ -1,4 +1,4 @@
-"""JSON report: {"races": [...], "memory_errors": [...], "suppressed": [...], "summary": {...}}
+"""JSON report: {"races": [...], "stream_races": [...], "memory_errors": [...], "suppressed": [...], "summary": {...}}
 (the contract scripts rely on; a suppressed race says what suppressed it). Files are named relative
 to the root (`summary.root`, `--root`), absolute outside it (instrument/report_paths.py)."""
 from __future__ import annotations
@@ -45,8 +45,19 @@ def to_dict(res: RaceReport, paths: ReportPaths | None = None) -> dict:
         for k in ("thread", "block"):
             d[k] = list(d[k])
         mem.append(d)
-    return {"races": races, "memory_errors": mem, "suppressed": [_race(r, paths) for r in res.suppressed],
-            "summary": {"races": len(res.races), "memory_errors": len(res.memory_errors),
+    streams = []
+    for x in res.stream_races:
+        d = dataclasses.asdict(x)
+        for side in ("first", "second"):
+            d[side]["file"] = paths.show(d[side]["file"])
+        d["allocated_at"] = ({"file": paths.show(x.allocated_at[0]), "line": x.allocated_at[1]}
+                             if x.allocated_at else None)
+        d["order_hint"] = x.order_hint()
+        streams.append(d)
+    return {"races": races, "stream_races": streams, "memory_errors": mem,
+            "suppressed": [_race(r, paths) for r in res.suppressed],
+            "summary": {"races": len(res.races), "stream_races": len(res.stream_races),
+                        "memory_errors": len(res.memory_errors),
                         "suppressed": len(res.suppressed),
                         "launches": res.launches, "failed_launches": res.failed_launches,
                         "unselected_launches": res.unselected, "dropped": res.dropped,
@@ -67,6 +78,6 @@ def render(res: RaceReport, paths: ReportPaths | None = None) -> str:
 def render_failure(message: str, exit_code: int = 2, paths: ReportPaths | None = None) -> str:
     """The JSON of a run that produced no result (the tool, the build or the program failed, or the
     program timed out): no findings, and an `error` saying why, so a script never reads it as clean."""
-    return json.dumps({"races": [], "memory_errors": [], "suppressed": [],
+    return json.dumps({"races": [], "stream_races": [], "memory_errors": [], "suppressed": [],
                        "summary": {"error": message, "exit_status": exit_code,
                                    "root": str(paths_or_default(paths).root)}}, indent=1) + "\n"

@@ -190,7 +190,7 @@ def _root(root: Path | None) -> Path:
 def render(res: RaceReport, exit_code: int | None = None, root: Path | None = None) -> str:
     root = _root(root)
     if exit_code is None:
-        exit_code = 1 if res.races or res.memory_errors else (0 if res.program_exit == 0 else 2)
+        exit_code = 1 if res.findings() else (0 if res.program_exit == 0 else 2)
     invocation = {"executionSuccessful": res.program_exit == 0, "exitCode": exit_code,
                   "properties": {"programExitCode": res.program_exit, "launchesChecked": res.launches}}
     return _document(_results(res, root), invocation, root)

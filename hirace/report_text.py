@@ -6,7 +6,7 @@ import os
 
 from instrument.report_paths import ReportPaths, report_paths
 
-from .results import MemError, Race, RaceReport
+from .results import MemError, Race, RaceReport, StreamRace
 
 
 def paths_or_default(paths: ReportPaths | None) -> ReportPaths:
@@ -52,6 +52,34 @@ def render_race(r: Race, prior_sites: bool = True, paths: ReportPaths | None = N
     return "\n".join(lines)
 
 
+def render_stream_race(x: StreamRace, paths: ReportPaths | None = None) -> str:
+    """A race between two operations the host does not order (hirace/host_streams.h)."""
+    paths = paths_or_default(paths)
+    if x.buffer:
+        what = f"bytes [{x.offset}, {x.offset + x.size}) of {x.buffer}"
+    else:
+        what = f"{x.size} bytes at address {x.offset:#x} (memory hirace does not track)"
+
+    def side(o, prefix: str) -> str:
+        verb = {"read": "read", "write": "write", "atomic": "atomic access"}[o.access]
+        issued = "launched" if o.op == "kernel" else "called"
+        stream = f"the {o.stream}" if o.stream.endswith("default stream") else f"stream {o.stream}"
+        return f"  {prefix}{verb} by {o.name()} {issued} at {paths.show(o.file)}:{o.line} on {stream}"
+
+    lines = [
+        "==================",
+        f"WARNING: hirace: data race ({x.kind}) between operations the host does not order, on {what}",
+        side(x.first, "First: "),
+        side(x.second, "Then:  "),
+    ]
+    if x.allocated_at:
+        lines.append(f"  {x.buffer} was allocated at {paths.show(x.allocated_at[0])}:{x.allocated_at[1]}")
+    lines.append(f"  Nothing orders them: {x.order_hint()}")
+    if x.count > 1:
+        lines.append(f"  ({x.count} times between these two places)")
+    return "\n".join(lines)
+
+
 def render_memory_error(m: MemError, paths: ReportPaths | None = None) -> str:
     paths = paths_or_default(paths)
     buf = m.buffer or ""
@@ -91,6 +119,7 @@ def _what_ran(res: RaceReport, paths: ReportPaths, shown: int = 10) -> str:
 def _findings(res: RaceReport, print_limit: int, paths: ReportPaths) -> list[str]:
     """The findings' reports, races first, at most print_limit of them (0: all), and how many more there are."""
     out = [render_race(r, res.prior_sites, paths) for r in res.races] + \
+        [render_stream_race(x, paths) for x in res.stream_races] + \
         [render_memory_error(m, paths) for m in res.memory_errors]
     if print_limit and len(out) > print_limit:
         more = len(out) - print_limit
@@ -103,7 +132,8 @@ def render(res: RaceReport, print_limit: int = 0, quiet: bool = False, paths: Re
     """The report; `quiet`: only the findings and the verdict line (what else there was, counted on it)."""
     paths = paths_or_default(paths)
     out = _findings(res, print_limit, paths)
-    kernels = sorted({r.kernel for r in res.races} | {m.kernel for m in res.memory_errors})
+    kernels = sorted({r.kernel for r in res.races} | {m.kernel for m in res.memory_errors} |
+                     {o.kernel for x in res.stream_races for o in (x.first, x.second) if o.kernel})
     checked = f"{_plural(res.launches, 'launch', 'es')} checked" + (f" on the {res.backend} backend" if res.backend else "")
     if res.failed_launches:
         checked += f"; {_plural(res.failed_launches, 'launch', 'es')} failed and ran nothing"
@@ -113,8 +143,10 @@ def render(res: RaceReport, print_limit: int = 0, quiet: bool = False, paths: Re
                 else []) + [f"hirace: warning: {w}" for w in res.warnings]
     if quiet and warnings:
         checked += f"; {_plural(len(warnings), 'warning')} not shown (-q)"
-    if res.races or res.memory_errors:
+    if res.findings():
         found = [x for x in (_plural(len(res.races), "data race") if res.races else "",
+                             _plural(len(res.stream_races), "data race") + " between unordered operations"
+                             if res.stream_races else "",
                              _plural(len(res.memory_errors), "out-of-bounds access site")
                              if res.memory_errors else "") if x]
         out.append("==================")

@@ -79,6 +79,48 @@ class MemError:
         return f"across the end (at byte {self.offset}) of"
 
 
+@dataclass(frozen=True)
+class Operation:
+    """One side of a race between operations the host does not order (hirace/host_streams.h): a kernel
+    launch or an API call (a copy, a set), where the program issued it, on which stream, and how it
+    touched the bytes."""
+    op: str                  # "kernel", or the API call: cudaMemcpyAsync, cudaMemset, ...
+    kernel: str              # the kernel's name ('' for an API call)
+    file: str
+    line: int
+    stream: str              # the stream as the program named it where it created it, or which default stream
+    access: str              # read, write, atomic
+
+    def name(self) -> str:
+        return f"kernel '{self.kernel}'" if self.op == "kernel" else self.op
+
+
+@dataclass
+class StreamRace:
+    """Two operations the host's calls leave unordered that touch the same bytes, one writing."""
+    kind: str                # write-write, read-write, atomic-write, atomic-read
+    first: Operation         # the one issued first
+    second: Operation
+    buffer: str              # the buffer's name; '' memory hirace does not track (offset: the address)
+    allocated_at: tuple | None
+    offset: int              # the first byte both touch, from the buffer's start
+    size: int                # bytes from it to the last byte both touch
+    count: int               # times these two places raced (loops)
+
+    def order_hint(self) -> str:
+        """What would order the two: a synchronisation, or an event wait."""
+        a, b = _stream_call(self.first.stream), _stream_call(self.second.stream)
+        if a == b:   # (one stream orders its operations: another default stream of another host thread)
+            return f"a synchronisation of {self.first.stream} before the second is issued"
+        return (f"a cudaStreamSynchronize({a}) (or cudaDeviceSynchronize) before the second is issued, or a "
+                f"cudaEventRecord(ev, {a}) after the first and cudaStreamWaitEvent({b}, ev) before the second")
+
+
+def _stream_call(stream: str) -> str:
+    """A stream as a call names it."""
+    return {"legacy default stream": "0", "per-thread default stream": "cudaStreamPerThread"}.get(stream, stream)
+
+
 @dataclass
 class Launch:
     """One launch the log records, and what was reported against it (`tally`)."""
@@ -98,6 +140,8 @@ class RaceReport:
     """What a hirace run found: its races and out-of-bounds accesses, the launches checked, and
     what the runtime noted."""
     races: list[Race] = field(default_factory=list)
+    # races between operations the host does not order (streams, copies: hirace/host_streams.h)
+    stream_races: list[StreamRace] = field(default_factory=list)
     suppressed: list[Race] = field(default_factory=list)   # known benign races: reported, not findings
     memory_errors: list[MemError] = field(default_factory=list)
     dropped: int = 0
@@ -120,6 +164,10 @@ class RaceReport:
     site_ran: dict[tuple, tuple[SiteRef, bool]] = field(default_factory=dict, repr=False)   # by (file, line, column)
     # every launch of every process, in order (a merged report's ids repeat: each process numbers its own)
     kernel_launches: list[Launch] = field(default_factory=list, repr=False)
+
+    def findings(self) -> bool:
+        """Whether the run found anything: a race of either kind, or an out-of-bounds access."""
+        return bool(self.races or self.stream_races or self.memory_errors)
 
     def kernels(self) -> list[str]:
         """The kernels launched, and those findings name, each once, in the order first met."""
@@ -230,6 +278,33 @@ def _memory_errors(log, launches: dict, sites: list[Site], buffers: dict) -> lis
             buffer_size=size, allocated_at=allocated, offset=r.offset, size=r.size,
             thread=_coords(r.tid, L.block), block=_coords(r.bid, L.grid), count=r.count)
     return sorted(out.values(), key=lambda m: (m.launch, m.site.file, m.site.line, m.site.column, m.buffer))
+
+
+_STREAM_KINDS = {frozenset({"write"}): "write-write", frozenset({"read", "write"}): "read-write",
+                 frozenset({"atomic", "write"}): "atomic-write", frozenset({"atomic", "read"}): "atomic-read"}
+
+
+def _stream_name(written: str) -> str:
+    """A stream as the runtime names it: the pointer argument of the call that created it (`&s1` -> s1), or
+    its own words for a default stream and for a stream created where hirace did not see it."""
+    if written in ("legacy default stream", "per-thread default stream") or written.startswith("stream "):
+        return written
+    return buffer_name(written)
+
+
+def _stream_races(log, buffers: dict) -> list[StreamRace]:
+    out = []
+    for r in log.get("stream_race", []):
+        first = Operation(r.first_op, r.first_kernel, r.first_file, r.first_line, _stream_name(r.first_stream),
+                          r.first_access)
+        second = Operation(r.second_op, r.second_kernel, r.second_file, r.second_line, _stream_name(r.second_stream),
+                           r.second_access)
+        b = buffers.get(r.buffer) if r.buffer >= 0 else None
+        out.append(StreamRace(
+            kind=_STREAM_KINDS.get(frozenset({r.first_access, r.second_access}), "read-write"), first=first,
+            second=second, buffer=buffer_name(b.name) if b else "", allocated_at=(b.file, b.line) if b and b.line else None,
+            offset=r.offset, size=r.size, count=r.count))
+    return sorted(out, key=lambda x: (x.first.file, x.first.line, x.second.file, x.second.line, x.buffer))
 
 
 def _sites_of(log) -> list[Site]:
@@ -346,6 +421,7 @@ def collect(log_path: Path, sites: list[Site] | None, warp_size: int = 32) -> Ra
             count=r.count, prior_is_other=self_conflict)
     res.races = list(merged.values())
     res.races.sort(key=lambda x: (x.launch, x.site.file, x.site.line, x.site.column))
+    res.stream_races = _stream_races(log, buffer_records)
     res.kernel_launches = [Launch(x.id, x.kernel, tuple(x.grid), tuple(x.block), bool(x.quiet), bool(x.failed))
                            for x in log["launch"]]
     tally(res)
@@ -404,6 +480,15 @@ def merge(reports: list[RaceReport]) -> RaceReport:
                 mems[key] = m
     out.races = list(races.values())
     out.memory_errors = list(mems.values())
+    streams: dict[tuple, StreamRace] = {}
+    for rep in reports:
+        for x in rep.stream_races:
+            key = (x.first, x.second, x.buffer)
+            if key in streams:
+                streams[key].count += x.count
+            else:
+                streams[key] = x
+    out.stream_races = list(streams.values())
     if out.site_ran:
         _count_sites(out)
     return out

@@ -124,7 +124,7 @@ def _outputs(a: argparse.Namespace, cfg, program: str, measured: Path):
 
 
 def _verdict(res, error_exitcode: int) -> int:
-    if res.races or res.memory_errors:
+    if res.findings():
         # report only (0) never hides a failing program
         return EXIT_ERROR if error_exitcode == EXIT_OK and res.program_exit != 0 else error_exitcode
     if res.program_exit != 0:
@@ -136,7 +136,7 @@ def _failure(res, status: int, what: str) -> str | None:
     """Why a run that ran is still exit 2: its program failed."""
     if status != EXIT_ERROR or res.program_exit == 0:
         return None
-    found = "no race was found in what ran, but" if not (res.races or res.memory_errors) else "besides what was found,"
+    found = "no race was found in what ran, but" if not res.findings() else "besides what was found,"
     return f"the {what} exited with status {res.program_exit} ({found} the {'run' if what == 'program' else what} failed)"
 
 

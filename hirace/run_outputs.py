@@ -57,7 +57,8 @@ class Outputs:
         if self.output:
             atomic_write_text(self.output, text)
             sup = f", {len(res.suppressed)} suppressed" if res.suppressed else ""
-            print(f"hirace: {len(res.races)} race(s), {len(res.memory_errors)} out-of-bounds site(s){sup}; report "
+            races = len(res.races) + len(res.stream_races)
+            print(f"hirace: {races} race(s), {len(res.memory_errors)} out-of-bounds site(s){sup}; report "
                   f"written to {self.output}", file=sys.stderr)
         else:
             sys.stderr.write(text)

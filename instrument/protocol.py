@@ -279,6 +279,7 @@ class Macro(StrEnum):
     HIRACE_LANE_GROUPS = "HIRACE_LANE_GROUPS"
     HIRACE_GRID_SYNCS = "HIRACE_GRID_SYNCS"
     HIRACE_MEMORY_SYNC = "HIRACE_MEMORY_SYNC"
+    HIRACE_STREAMS = "HIRACE_STREAMS"
     HIRACE_PENDING_LAUNCHES = "HIRACE_PENDING_LAUNCHES"
     CLTC_COV_FLAGS = "CLTC_COV_FLAGS"
     CLTC_COV_BARRIERS = "CLTC_COV_BARRIERS"
@@ -319,6 +320,10 @@ MACROS: dict[Macro, MacroDoc] = {
                                        "locks: docs/memory-model.md, hirace/memory_sync.h, memory_sync_hooks.h); "
                                        "set where a unit has a fence or an ordered libcu++ atomic (the model "
                                        "checker's harness too: hirace/modelcheck.py)"),
+    Macro.HIRACE_STREAMS: MacroDoc("hirace/host_streams.h", 0, "hirace/planner.py",
+                                   "1: the program uses streams, events or asynchronous copies (cpu backend): the "
+                                   "host-side order of its operations is followed and each launch's footprint "
+                                   "collected (hirace/host_streams.h, stream_footprint.h)"),
     Macro.HIRACE_BRACKETED_ONLY: MacroDoc("hirace/host_launch.h", 0, "hirace/planner.py",
                                           "1: the planner found no way for the program's instrumented code to run "
                                           "in a launch hirace does not bracket (hirace/planner.py "
@@ -394,6 +399,14 @@ HIRACE_LOG = (
             "buffer -1: outside every buffer, or a declared array (the site names it)", "launch:uint",
             "site:uint", "tid:uint", "bid:uint", "access:uint", "space:uint", "buffer:int", "offset:i64",
             "limit:u64", "size:uint", "count:uint"),
+    _record("stream_race", "two operations the host does not order (kernel launches, copies, sets; "
+            "hirace/host_streams.h) that touch the same bytes, one writing: each one's operation (kernel or the "
+            "API call), its kernel's name, where it was issued, its stream and how it touched the bytes (read, "
+            "write, atomic); the bytes [offset, offset + size) of buffer `buffer` (-1: memory hirace does not "
+            "track, offset then the address); count: pairs of these two places", "first_op:str",
+            "first_kernel:str", "first_file:str", "first_line:uint", "first_stream:str", "first_access:str",
+            "second_op:str", "second_kernel:str", "second_file:str", "second_line:uint", "second_stream:str",
+            "second_access:str", "buffer:int", "offset:u64", "size:u64", "count:uint"),
     _record("site", "an instrumented access of a unit built by hirace-cc (instrument/compile/compile_line.py), by the id "
             "its check passes (the unit's first id, given when it registers, plus its own)", "id:uint", "file:str",
             "line:uint", "column:uint", "kind:str", "text:str", "function:str", "variable:str", "space:str",

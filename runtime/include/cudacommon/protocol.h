@@ -30,6 +30,9 @@
 #ifndef HIRACE_MEMORY_SYNC
 #define HIRACE_MEMORY_SYNC 0   // 1: the check follows synchronisation through memory (fences, flags, locks: docs/memory-model.md, hirace/memory_sync.h, memory_sync_hooks.h); set where a unit has a fence or an ordered libcu++ atomic (the model checker's harness too: hirace/modelcheck.py) (hirace/update.h; set by hirace/planner.py)
 #endif
+#ifndef HIRACE_STREAMS
+#define HIRACE_STREAMS 0   // 1: the program uses streams, events or asynchronous copies (cpu backend): the host-side order of its operations is followed and each launch's footprint collected (hirace/host_streams.h, stream_footprint.h) (hirace/host_streams.h; set by hirace/planner.py)
+#endif
 #ifndef HIRACE_BRACKETED_ONLY
 #define HIRACE_BRACKETED_ONLY 0   // 1: the planner found no way for the program's instrumented code to run in a launch hirace does not bracket (hirace/planner.py _note_unbracketed), so no "off" state follows each launch (hirace/host_launch.h; set by hirace/planner.py)
 #endif
@@ -229,6 +232,30 @@ inline void write_race(std::FILE *f, unsigned launch, unsigned site, int prior_s
 // an out-of-bounds access site of a launch (the first access, and how many); buffer -1: outside every buffer, or a declared array (the site names it)
 inline void write_memory_error(std::FILE *f, unsigned launch, unsigned site, unsigned tid, unsigned bid, unsigned access, unsigned space, int buffer, long long offset, unsigned long long limit, unsigned size, unsigned count) {
   std::fprintf(f, "{\"record\": \"memory_error\", \"launch\": %u, \"site\": %u, \"tid\": %u, \"bid\": %u, \"access\": %u, \"space\": %u, \"buffer\": %d, \"offset\": %lld, \"limit\": %llu, \"size\": %u, \"count\": %u}\n", launch, site, tid, bid, access, space, buffer, offset, limit, size, count);
+}
+// two operations the host does not order (kernel launches, copies, sets; hirace/host_streams.h) that touch the same bytes, one writing: each one's operation (kernel or the API call), its kernel's name, where it was issued, its stream and how it touched the bytes (read, write, atomic); the bytes [offset, offset + size) of buffer `buffer` (-1: memory hirace does not track, offset then the address); count: pairs of these two places
+inline void write_stream_race(std::FILE *f, const char * first_op, const char * first_kernel, const char * first_file, unsigned first_line, const char * first_stream, const char * first_access, const char * second_op, const char * second_kernel, const char * second_file, unsigned second_line, const char * second_stream, const char * second_access, int buffer, unsigned long long offset, unsigned long long size, unsigned count) {
+  std::fprintf(f, "{\"record\": \"stream_race\", \"first_op\": ");
+  log_detail::write_string(f, first_op);
+  std::fprintf(f, ", \"first_kernel\": ");
+  log_detail::write_string(f, first_kernel);
+  std::fprintf(f, ", \"first_file\": ");
+  log_detail::write_string(f, first_file);
+  std::fprintf(f, ", \"first_line\": %u, \"first_stream\": ", first_line);
+  log_detail::write_string(f, first_stream);
+  std::fprintf(f, ", \"first_access\": ");
+  log_detail::write_string(f, first_access);
+  std::fprintf(f, ", \"second_op\": ");
+  log_detail::write_string(f, second_op);
+  std::fprintf(f, ", \"second_kernel\": ");
+  log_detail::write_string(f, second_kernel);
+  std::fprintf(f, ", \"second_file\": ");
+  log_detail::write_string(f, second_file);
+  std::fprintf(f, ", \"second_line\": %u, \"second_stream\": ", second_line);
+  log_detail::write_string(f, second_stream);
+  std::fprintf(f, ", \"second_access\": ");
+  log_detail::write_string(f, second_access);
+  std::fprintf(f, ", \"buffer\": %d, \"offset\": %llu, \"size\": %llu, \"count\": %u}\n", buffer, offset, size, count);
 }
 // an instrumented access of a unit built by hirace-cc (instrument/compile/compile_line.py), by the id its check passes (the unit's first id, given when it registers, plus its own)
 inline void write_site(std::FILE *f, unsigned id, const char * file, unsigned line, unsigned column, const char * kind, const char * text, const char * function, const char * variable, const char * space, const char * bound) {

@@ -23,6 +23,8 @@ inline bool valid_config(dim3 grid, dim3 block, size_t shm) {
   return true;
 }
 inline std::recursive_mutex g_launch_mutex;   // host threads that launch take turns: one grid at a time
+// A tool's hook after each grid that ran (hirace's stream relation, hirace/host_streams.h); none by default
+inline void (*g_launch_done)(const Launch &) = nullptr;
 template <class F, class Tuple> void run_kernel(Launch L, F f, Tuple args) {
   std::lock_guard<std::recursive_mutex> hold(g_launch_mutex);
   if (!valid_config(L.grid, L.block, L.shm)) return;
@@ -33,6 +35,7 @@ template <class F, class Tuple> void run_kernel(Launch L, F f, Tuple args) {
   };
   L.env = &env;
   run_grid(L);
+  if (g_launch_done) g_launch_done(L);
 }
 }  // namespace detail
 
@@ -48,13 +51,13 @@ template <class F> struct LauncherDeduced {  // template kernels whose arguments
 };
 template <class... P>
 Launcher<P...> launcher(const char *name, const char *file, int line, dim3 grid, dim3 block, size_t shm,
-                        cudaStream_t, void (*k)(P...)) {
-  return Launcher<P...>{detail::Launch{name, file, line, grid, block, shm, nullptr, nullptr}, k};
+                        cudaStream_t s, void (*k)(P...)) {
+  return Launcher<P...>{detail::Launch{name, file, line, grid, block, shm, nullptr, nullptr, s}, k};
 }
 template <class F, class = std::enable_if_t<!std::is_pointer_v<F> && !std::is_function_v<F>>>
 LauncherDeduced<F> launcher(const char *name, const char *file, int line, dim3 grid, dim3 block, size_t shm,
-                            cudaStream_t, F f) {
-  return LauncherDeduced<F>{detail::Launch{name, file, line, grid, block, shm, nullptr, nullptr}, f};
+                            cudaStream_t s, F f) {
+  return LauncherDeduced<F>{detail::Launch{name, file, line, grid, block, shm, nullptr, nullptr, s}, f};
 }
 
 }  // namespace cudaemu

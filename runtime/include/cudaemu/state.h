@@ -16,6 +16,7 @@ struct Launch {
   size_t shm;
   void (*body)(void *);
   void *env;
+  cudaStream_t stream = nullptr;   // the stream the launch names (a tool's hook reads it: g_launch_done)
 };
 
 // One warp collective in progress: lanes of one group (a mask: the whole warp, or a tile of it)

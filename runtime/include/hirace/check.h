@@ -10,6 +10,7 @@
 #include "cudacommon/protocol.h"
 #include "device_log.h"
 #include "locate.h"
+#include "stream_footprint.h"
 #if HIRACE_MEMORY_SYNC
 #include "memory_sync_hooks.h"
 #endif
@@ -180,6 +181,10 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
   if (HIRACE_BENCH_STOP_AFTER_LOCATE) return true;
 #if HIRACE_MEMORY_SYNC
   kind = volatile_kind(kind, how, loc.space, &then_write);
+#endif
+#if defined(CUDAEMU) && HIRACE_STREAMS   // (the launch's footprint, for the stream relation: host_streams.h)
+  if (loc.space == kGlobal && loc.buffer != kNoBuffer)
+    footprint::note(loc.buffer, loc.offset, size, unsigned(kind), then_write, loc.limit, L.granularity_shift);
 #endif
   check_words(loc.shadow, loc.sites, loc.offset, size, site, kind, then_write, tid, bid, thread_clocks(), loc.space,
               loc.buffer HIRACE_MEMORY_ARGS(mem));

@@ -14,5 +14,6 @@
 #include "host_launch.h"     // launch bracketing: before_launch, after_launch
 #include "host_log.h"        // the log written at exit
 #include "host_unit.h"       // each translation unit's registration
+#include "host_streams.h"    // cpu backend, HIRACE_STREAMS: races between operations the host does not order
 
 #endif  // HIRACE_HOST_H

@@ -152,7 +152,7 @@ inline cudaError_t allocate(int kind, const char *name, const char *file, unsign
     }
   }
   *where = user;
-  add_buffer(user, bytes, name, rz, file, line);
+  state().buffers[size_t(add_buffer(user, bytes, name, rz, file, line))].kind = kind;
   return e;
 }
 

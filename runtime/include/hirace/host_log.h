@@ -7,6 +7,11 @@
 #include "host_readback.h"
 
 namespace hirace {
+#if defined(CUDAEMU) && HIRACE_STREAMS
+namespace streams {
+inline void write_log(std::FILE *f);   // the races between operations the host does not order (host_streams.h)
+}
+#endif
 namespace host {
 
 // The sites that ran as ranges of ids ("0-5,7,9-12"), for the log's sites record.
@@ -67,6 +72,9 @@ inline void write_log() {
     rec::write_memory_error(f, x.launch, r.site, r.tid, r.bid, r.access, r.space,
                             r.buffer == kNoBuffer ? -1 : int(r.buffer), r.offset, r.limit, r.size, r.count);
   }
+#if defined(CUDAEMU) && HIRACE_STREAMS
+  ::hirace::streams::write_log(f);
+#endif
   fold_ran(s);
   if (s.records_ran) {   // (a build that does not note them says nothing of which sites ran)
     std::vector<unsigned char> seen = s.ran_seen;

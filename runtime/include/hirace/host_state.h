@@ -35,6 +35,7 @@ struct Buffer {
   size_t redzone;  // bytes on each side, allocated with it (0: none)
   std::string file;  // where the program allocated (declared) it; line 0: unknown
   unsigned line;
+  int kind = -1;     // how the program allocated it (alloc_hooks.h AllocKind); -1: a __device__ variable
 };
 
 struct Symbol {

@@ -1,0 +1,61 @@
+// What a kernel launch read and wrote, for the stream relation (host_streams.h): on the cpu backend, in a
+// build whose program uses streams, events or asynchronous copies (HIRACE_STREAMS=1, hirace/planner.py),
+// every checked access of a buffer of the program sets its words' bits here (check.h `check`), and the
+// relation turns them into the launch's footprint when the grid has run. Nothing here in other builds.
+// One launch runs at a time and its threads on one OS thread (cudaemu), so no lock is taken.
+#ifndef HIRACE_STREAM_FOOTPRINT_H
+#define HIRACE_STREAM_FOOTPRINT_H
+
+#if defined(CUDAEMU) && HIRACE_STREAMS
+#include <cstdint>
+#include <vector>
+
+namespace hirace {
+namespace footprint {
+
+// How an operation touched a word: read, written, or by device-scope atomics only (which do not race
+// with each other, as within a launch); a block-scope atomic counts as a write.
+enum Use : unsigned { kRead = 0, kWrite = 1, kAtomic = 2, kUses = 3 };
+
+struct Touched {
+  unsigned buffer;                 // the range table's id (host_state.h buffers)
+  std::vector<uint64_t> bits[kUses];   // a bit per word of the buffer (the shadow's granularity)
+};
+
+inline std::vector<Touched> &touched() {
+  static std::vector<Touched> t;
+  return t;
+}
+
+// The access [offset, offset + size) of buffer `buffer` (`limit` bytes), by kind (fsm::Access), its
+// write too when `then_write` (a read-modify-write).
+inline void note(unsigned buffer, long long offset, unsigned size, unsigned kind, bool then_write,
+                 unsigned long long limit, unsigned shift) {
+  static Touched *last = nullptr;
+  std::vector<Touched> &all = touched();
+  if (all.empty()) last = nullptr;   // (a new launch: the relation took the last one's)
+  if (!last || last->buffer != buffer) {
+    last = nullptr;
+    for (Touched &t : all)
+      if (t.buffer == buffer) last = &t;
+    if (!last) {
+      all.push_back(Touched{buffer, {}});
+      last = &all.back();
+      size_t words = size_t((limit + (1ull << shift) - 1) >> shift), n = (words + 63) / 64;
+      for (auto &b : last->bits) b.assign(n, 0);
+    }
+  }
+  const unsigned use = kind == 0 ? kRead : kind == 3 ? kAtomic : kWrite;
+  unsigned long long first = (unsigned long long)offset >> shift;
+  unsigned long long end = ((unsigned long long)offset + (size ? size : 1) - 1) >> shift;
+  for (unsigned long long w = first; w <= end; ++w) {
+    last->bits[use][w / 64] |= 1ull << (w % 64);
+    if (then_write) last->bits[kWrite][w / 64] |= 1ull << (w % 64);
+  }
+}
+
+}  // namespace footprint
+}  // namespace hirace
+#endif
+
+#endif  // HIRACE_STREAM_FOOTPRINT_H

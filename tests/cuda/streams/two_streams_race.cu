@@ -1,0 +1,16 @@
+// Two kernels on two non-blocking streams write one buffer: nothing orders them.
+#include "kernels.h"
+int main() {
+  int *d;
+  cudaMalloc(&d, N * sizeof(int));
+  cudaStream_t s1, s2;
+  cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking);
+  cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking);
+  fill<<<N / 64, 64, 0, s1>>>(d, 1);  // RACE
+  fill<<<N / 64, 64, 0, s2>>>(d, 2);  // RACE
+  cudaDeviceSynchronize();
+  cudaStreamDestroy(s1);
+  cudaStreamDestroy(s2);
+  cudaFree(d);
+  return 0;
+}

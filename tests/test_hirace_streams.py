@@ -1,0 +1,84 @@
+"""Races between operations the host does not order (hirace/host_streams.h), on the cpu backend: every
+labelled program of tests/cuda/streams gives its verdict, naming both operations' lines (a line ending
+in `// RACE` is one of the two racing operations: a launch or an API call); and programs with one
+stream and no asynchronous API are built as before (no HIRACE_STREAMS, the same instrumented text)."""
+from pathlib import Path
+
+import pytest
+
+from hirace import report_json, report_text, runner
+from hirace.config import Config
+from hirace.planner import HiracePlanner
+from instrument.backends.cpu import CpuBackend
+from instrument.compile.pipeline import instrument_sources
+
+from conftest import CUDA
+
+PROGRAMS = sorted((CUDA / "streams").glob("*.cu"))
+
+
+def expected_lines(path: Path) -> set[int]:
+    return {i for i, line in enumerate(path.read_text().splitlines(), 1) if line.rstrip().endswith("// RACE")}
+
+
+def test_the_programs_cover_races_and_their_fixes():
+    racy = [p for p in PROGRAMS if expected_lines(p)]
+    assert 0 < len(racy) < len(PROGRAMS)
+    assert all(len(expected_lines(p)) == 2 for p in racy)   # (a race names two operations)
+
+
+@pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
+def test_verdict_and_both_operations(path, tmp_path):
+    expect = expected_lines(path)
+    config = Config()
+    built = runner.build([path], CpuBackend(), tmp_path, config)
+    proc, res = runner.execute(built, config, timeout=120)
+    assert res is not None and res.program_exit == 0, proc.stderr[-2000:]
+    assert not res.races and not res.memory_errors   # (the kernels themselves are race-free)
+    if not expect:
+        assert not res.stream_races, report_text.render(res)
+        return
+    assert len(res.stream_races) == 1, report_text.render(res)
+    x = res.stream_races[0]
+    assert {x.first.line, x.second.line} == expect
+    assert x.first.file == x.second.file == str(path)
+    assert x.buffer and x.size > 0 and "write" in (x.first.access, x.second.access)
+    text = report_text.render(res)
+    assert "between operations the host does not order" in text and "Nothing orders them" in text
+    d = report_json.to_dict(res)
+    assert d["summary"]["stream_races"] == 1 and d["stream_races"][0]["order_hint"] == x.order_hint()
+    assert res.findings()
+
+
+def test_the_report_names_both_sides_and_what_would_order_them(tmp_path):
+    path = CUDA / "streams" / "copy_vs_kernel_race.cu"
+    config = Config()
+    _, res = runner.execute(runner.build([path], CpuBackend(), tmp_path, config), config, timeout=120)
+    x = res.stream_races[0]
+    assert (x.first.op, x.first.kernel, x.first.access, x.first.stream) == ("kernel", "fill", "write", "compute")
+    assert (x.second.op, x.second.access, x.second.stream) == ("cudaMemcpyAsync", "read", "transfer")
+    assert (x.buffer, x.offset, x.size) == ("d", 0, 1024)
+    assert "cudaStreamSynchronize(compute)" in x.order_hint()
+    assert "cudaStreamWaitEvent(transfer, ev)" in x.order_hint()
+
+
+@pytest.mark.parametrize("name", ["gl_two_kernels_ordered.cu", "gl_same_index_write.cu", "memcpy_race.cu",
+                                  "managed_race.cu"])
+def test_one_stream_programs_are_built_as_before(name, tmp_path):
+    """No stream API: no HIRACE_STREAMS, and the accesses' proofs stay on (the same instrumented text)."""
+    path = CUDA / "races" / name
+    planner = HiracePlanner(Config(), lower_cpu=True)
+    instrument_sources([path], tmp_path, [planner], [path.parent], [], lower_cpu=True)
+    assert not planner.streams
+    assert not any(d.startswith("HIRACE_STREAMS") for d in planner.defines())
+
+
+def test_a_stream_program_checks_every_access_whole(tmp_path):
+    planner = HiracePlanner(Config(), lower_cpu=True)
+    path = CUDA / "streams" / "two_streams_race.cu"
+    instrument_sources([path], tmp_path, [planner], [path.parent], [], lower_cpu=True)
+    assert planner.streams and "HIRACE_STREAMS=1" in planner.defines()
+    # and on a GPU build nothing changes yet (the relation is the cpu backend's)
+    gpu = HiracePlanner(Config(), lower_cpu=False)
+    instrument_sources([path], tmp_path / "gpu", [gpu], [path.parent], [])
+    assert not gpu.streams
