@@ -13,7 +13,7 @@ from instrument.github import GITHUB_ACTIONS, GITHUB_STEP_SUMMARY, GITHUB_WORKSP
 from instrument.github import cell as _cell, command, path as _path
 from instrument.report_paths import ReportPaths
 
-from .report_text import render_memory_error, render_race
+from .report_text import render_memory_error, render_race, render_stream_race
 from .results import RaceReport
 
 
@@ -30,6 +30,9 @@ def annotations(res: RaceReport, environ=os.environ, paths: ReportPaths | None =
     out += [_command(m.site, f"hirace: out-of-bounds {m.access} in kernel {m.kernel}",
                      render_memory_error(m, paths).removeprefix("==================\n"), environ)
             for m in res.memory_errors]
+    out += [command("error", render_stream_race(x, paths).removeprefix("==================\n"),
+                    f"hirace: data race ({x.kind}) between unordered operations", x.second.file, x.second.line, None, environ)
+            for x in res.stream_races]
     return out
 
 
@@ -43,7 +46,8 @@ def summary(res: RaceReport | None, status: int, error: str | None = None, envir
     if error is not None:
         return f"### hirace: failed (exit {status})\n\n```\n{error}\n```\n"
     assert res is not None
-    lines = [f"### hirace: {len(res.races)} data race(s), {len(res.memory_errors)} out-of-bounds site(s) "
+    between = f", {len(res.stream_races)} between unordered operations" if res.stream_races else ""
+    lines = [f"### hirace: {len(res.races)} data race(s){between}, {len(res.memory_errors)} out-of-bounds site(s) "
              f"(exit {status})", "",
              f"{res.launches} launch(es) checked" + (f" on the {res.backend} backend" if res.backend else "")
              + (f"; {len(res.suppressed)} known benign race(s) suppressed" if res.suppressed else "")
@@ -56,5 +60,12 @@ def summary(res: RaceReport | None, status: int, error: str | None = None, envir
         for m in res.memory_errors:
             lines.append(f"| out-of-bounds {m.access} | `{_cell(m.kernel)}` | `{_cell(_path(m.site.file, environ))}:"
                          f"{m.site.line}` | {_cell(m.where())} {_cell(m.buffer)} |")
+        lines.append("")
+    if res.stream_races:
+        lines += ["| data race between | first | then | on |", "|---|---|---|---|"]
+        for x in res.stream_races:
+            lines.append(f"| {x.kind} | {_cell(x.first.name())} `{_cell(_path(x.first.file, environ))}:{x.first.line}` "
+                         f"| {_cell(x.second.name())} `{_cell(_path(x.second.file, environ))}:{x.second.line}` "
+                         f"| {_cell(x.buffer or 'untracked memory')} |")
         lines.append("")
     return "\n".join(lines) + "\n"

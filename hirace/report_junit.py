@@ -1,5 +1,6 @@
 """A hirace run as JUnit XML (`--junit FILE`): one test case per kernel launched (its races and
-out-of-bounds sites are its failures, each carrying its text report), and a case for the program
+out-of-bounds sites are its failures, each carrying its text report), one for the races between
+operations the host does not order (streams), and a case for the program
 where no launch is known or the program failed (its error: the failure's message). Known benign
 races are not failures: their case lists them as output."""
 from __future__ import annotations
@@ -7,8 +8,8 @@ from __future__ import annotations
 from instrument.junit import Case, Problem, Suite
 from instrument.report_paths import ReportPaths
 
-from .report_sarif import OOB_RULE, RULE
-from .report_text import paths_or_default, render_memory_error, render_race
+from .report_sarif import OOB_RULE, RULE, STREAM_RULE
+from .report_text import paths_or_default, render_memory_error, render_race, render_stream_race
 from .results import RaceReport
 
 SUITE = "hirace"
@@ -51,6 +52,13 @@ def suite(res: RaceReport, program: str, time: float, error: str | None = None,
     classname = f"{SUITE}.{program}"
     paths = paths_or_default(paths)
     cases = [_kernel_case(k, res, classname, paths) for k in res.kernels()]
+    if res.stream_races:   # (between operations, not within a kernel: a case of their own)
+        case = Case("operations the host orders", classname)
+        for x in res.stream_races:
+            case.failures.append(Problem(f"data race ({x.kind}) between {x.first.name()} at {paths.show(x.first.file)}:"
+                                         f"{x.first.line} and {x.second.name()} at {paths.show(x.second.file)}:"
+                                         f"{x.second.line}", STREAM_RULE, _body(render_stream_race(x, paths))))
+        cases.append(case)
     if error is not None or not cases:
         case = Case(program, classname)
         if error is not None:

@@ -23,6 +23,7 @@ from .results import RaceReport
 
 RULE = "hirace/data-race"
 OOB_RULE = "hirace/out-of-bounds"
+STREAM_RULE = "hirace/unordered-operations"
 SRCROOT = "%SRCROOT%"
 
 # hirace's documentation, relative to the project's repository root: the one place that says where it
@@ -43,6 +44,14 @@ _OOB_HELP = (
     "the buffer's size, or allocate what the kernel indexes.")
 
 
+_STREAM_HELP = (
+    "Two operations the program issued (kernel launches, asynchronous copies or sets) are not ordered by "
+    "the host's calls: they are on streams that do not wait for each other, and no synchronisation or "
+    "event wait comes between them, so the second may run while the first does. Fix: synchronise the first "
+    "one's stream before issuing the second, or record an event after the first and make the second's "
+    "stream wait for it (cudaStreamWaitEvent).")
+
+
 def _rule(rule_id: str, name: str, short: str, full: str, help_text: str, section: str) -> dict:
     uri = f"{DOCS_PAGE}#{section}"
     return {"id": rule_id, "name": name,
@@ -57,6 +66,9 @@ _RULES = [
     _rule(RULE, "DataRace", "Data race in a CUDA kernel",
           "Two accesses to one memory word by different GPU threads, at least one a write, with no barrier or "
           "atomic scope ordering them.", _RACE_HELP, "what-hirace-checks-and-reports"),
+    _rule(STREAM_RULE, "UnorderedOperations", "Data race between operations the host does not order",
+          "Two operations (kernel launches, copies, sets) on streams that nothing orders touch the same bytes, at "
+          "least one writing.", _STREAM_HELP, "races-between-operations-the-host-does-not-order-streams-copies-events"),
     _rule(OOB_RULE, "OutOfBounds", "Out-of-bounds memory access in a CUDA kernel",
           "An access outside the buffer or array it indexes (past its end or before its start), or outside every "
           "buffer of the program.", _OOB_HELP, "out-of-bounds-accesses"),
@@ -163,6 +175,21 @@ def _results(res: RaceReport, root: Path) -> list[dict]:
         if m.allocated_at:
             item["relatedLocations"] = [dict(_location(_At(*m.allocated_at), root, f"allocation of {m.buffer}",
                                                        with_snippet=False), id=1)]
+        results.append(item)
+    keyed = [((STREAM_RULE, _artifact(x.second.file, root)["uri"], x.second.op, x.second.kernel,
+               _artifact(x.first.file, root)["uri"], x.first.op, x.first.kernel, x.kind, x.buffer),
+              (x.second.line, x.first.line)) for x in res.stream_races]
+    for x, fingerprint in zip(res.stream_races, _fingerprints(keyed)):
+        what = f"bytes [{x.offset}, {x.offset + x.size}) of {x.buffer}" if x.buffer else f"{x.size} bytes of untracked memory"
+        msg = (f"Data race ({x.kind}) between operations the host does not order, on {what}: {x.second.access} by "
+               f"{x.second.name()} on {x.second.stream} against {x.first.access} by {x.first.name()} on "
+               f"{x.first.stream}. Nothing orders them: {x.order_hint()}.")
+        item = {"ruleId": STREAM_RULE, "level": "error", "message": {"text": msg},
+                "locations": [_location(_At(x.second.file, x.second.line), root, with_snippet=False)],
+                "relatedLocations": [dict(_location(_At(x.first.file, x.first.line), root, "the operation issued first",
+                                                    with_snippet=False), id=1)],
+                "partialFingerprints": fingerprint,
+                "properties": {"kind": x.kind, "buffer": x.buffer, "count": x.count}}
         results.append(item)
     return results
 

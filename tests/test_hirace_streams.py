@@ -2,11 +2,12 @@
 labelled program of tests/cuda/streams gives its verdict, naming both operations' lines (a line ending
 in `// RACE` is one of the two racing operations: a launch or an API call); and programs with one
 stream and no asynchronous API are built as before (no HIRACE_STREAMS, the same instrumented text)."""
+import json
 from pathlib import Path
 
 import pytest
 
-from hirace import report_json, report_text, runner
+from hirace import report_github, report_json, report_junit, report_sarif, report_text, runner
 from hirace.config import Config
 from hirace.planner import HiracePlanner
 from instrument.backends.cpu import CpuBackend
@@ -60,6 +61,19 @@ def test_the_report_names_both_sides_and_what_would_order_them(tmp_path):
     assert (x.buffer, x.offset, x.size) == ("d", 0, 1024)
     assert "cudaStreamSynchronize(compute)" in x.order_hint()
     assert "cudaStreamWaitEvent(transfer, ev)" in x.order_hint()
+    # every report carries it: SARIF (a rule of its own, both lines), JUnit (a failure), GitHub (an annotation)
+    doc = json.loads(report_sarif.render(res))
+    [item] = [r for r in doc["runs"][0]["results"] if r["ruleId"] == report_sarif.STREAM_RULE]
+    assert item["locations"][0]["physicalLocation"]["region"]["startLine"] == x.second.line
+    assert item["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] == x.first.line
+    assert doc["runs"][0]["invocations"][0]["exitCode"] == 1
+    suite = report_junit.suite(res, "copy_vs_kernel_race", 0.0)
+    failures = [f for c in suite.cases for f in c.failures]
+    assert [f.type for f in failures] == [report_sarif.STREAM_RULE] and "cudaMemcpyAsync" in failures[0].message
+    env = {"GITHUB_ACTIONS": "true"}
+    notes = report_github.annotations(res, env)
+    assert len(notes) == 1 and f"line={x.second.line}" in notes[0] and "unordered operations" in notes[0]
+    assert "between unordered operations" in report_github.summary(res, 1, environ=env)
 
 
 @pytest.mark.parametrize("name", ["gl_two_kernels_ordered.cu", "gl_same_index_write.cu", "memcpy_race.cu",
