@@ -231,7 +231,7 @@ class _Build:
             return None
         replace = {i: [] for i in others}
         args = line.argv(replace, drop=lambda it: not keep(it) or it.name in _DEPENDENCY_ITEMS)
-        regs, _ = register_budget.measure([line.compiler] + args + ["-c"], scratch)
+        regs = register_budget.measure([line.compiler] + args + ["-c"], scratch)
         if not regs:
             return None
         return register_budget.RegisterBudget(regs, register_budget.register_limit(extra + args))

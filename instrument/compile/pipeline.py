@@ -302,7 +302,7 @@ def _register_budget(sources, backend: Backend, scratch: Path, include_dirs, def
         out = scratch / f"unit{n}.o"
         cmd = backend.compile_command(BuildRequest([Path(src)], out, [Path(d) for d in include_dirs], list(defines),
                                                    list(flags), opt=opt), compile_only=True)
-        found, _ = register_budget.measure(cmd[:-2], scratch / f"unit{n}")
+        found = register_budget.measure(cmd[:-2], scratch / f"unit{n}")
         for name, arches in found.items():
             for arch, count in arches.items():
                 regs.setdefault(name, {})[arch] = max(regs.get(name, {}).get(arch, 0), count)

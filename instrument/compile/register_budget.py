@@ -18,6 +18,7 @@ name a macro writes, and a kernel ptxas did not report (defined in another unit)
 """
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import subprocess
@@ -54,6 +55,7 @@ def blocks_per_sm(regs: int, block: int, warps_limit: int, blocks_limit: int) ->
     return min(blocks_limit, warps_limit // warps, by_regs)
 
 
+@functools.cache
 def occupancy_cap(regs: int) -> int:
     """The most registers a kernel may use and keep, for every block size and every architecture's
     limits, the resident blocks that `regs` registers give."""
@@ -113,15 +115,15 @@ def qualified(cursor) -> str:
     return "::".join(reversed(parts))
 
 
-def measure(compile_cmd: list[str], scratch: Path) -> tuple[dict[str, dict[int, int]], str]:
+def measure(compile_cmd: list[str], scratch: Path) -> dict[str, dict[int, int]]:
     """Compile the unit as written (the user's own command, its object into scratch) with ptxas's
     report on: each kernel's registers by qualified name and architecture (the most over a template's
-    instances and a name's overloads), or ({}, why) where that compile fails."""
+    instances and a name's overloads); {} where that compile fails (the build then says why)."""
     scratch.mkdir(parents=True, exist_ok=True)
     res = run_process([*compile_cmd, "-Xptxas", "-v", "-o", str(scratch / "as-written.o")],
                       env=reaper.scratch_env())
     if res.returncode != 0:
-        return {}, "the unit as written did not compile"
+        return {}
     by_symbol = parse_report(res.stdout + res.stderr)
     symbols = sorted(by_symbol)
     names = list(symbols)
@@ -139,7 +141,7 @@ def measure(compile_cmd: list[str], scratch: Path) -> tuple[dict[str, dict[int, 
         mine = regs.setdefault(kernel_name(name), {})
         for arch, n in by_symbol[symbol].items():
             mine[arch] = max(mine.get(arch, 0), n)
-    return regs, ""
+    return regs
 
 
 @dataclass
@@ -155,7 +157,7 @@ class RegisterBudget:
     default: int = field(init=False)
 
     def __post_init__(self):
-        self.caps = {name: {arch: min(occupancy_cap(n), _MAX_PER_THREAD) for arch, n in arches.items()}
+        self.caps = {name: {arch: occupancy_cap(n) for arch, n in arches.items()}
                      for name, arches in self.regs.items()}
         self.default = min([self.limit] + [c for arches in self.caps.values() for c in arches.values()])
 
