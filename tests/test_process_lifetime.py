@@ -218,9 +218,10 @@ def test_programs_started_at_once_from_threads_keep_their_status_and_output():
 # ---------------------------------------------------------------- 3. compilers' temporaries: in our scratch
 
 FAKE_COMPILER = """#!/bin/sh
-# a compiler that leaves a temporary in $TMPDIR and says where, then waits to be killed mid-build
-echo "$TMPDIR" > "$1.tmp" && mv "$1.tmp" "$1"
+# a compiler that leaves a temporary in $TMPDIR, then says where (in that order: the test reads the
+# record as the sign the temporary exists), then waits to be killed mid-build
 : > "$TMPDIR/ccFAKE.s"
+echo "$TMPDIR" > "$1.tmp" && mv "$1.tmp" "$1"
 exec sleep 1000
 """
 
