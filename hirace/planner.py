@@ -186,6 +186,8 @@ class HiracePlanner:
             out.append(define(Macro.HIRACE_SITE_COUNT, len(self.sites)))   # (units register theirs: units.h)
         if not self.lane_groups:   # (a check without the lane-group inputs: fewer registers, update.h)
             out.append(define(Macro.HIRACE_LANE_GROUPS, 0))
+            if not self.unit_mode:   # (and the planner saw every unit: no thread's groups narrow)
+                out.append(define(Macro.HIRACE_WHOLE_WARPS, 1))
         if not self.grid_syncs:    # (nor the numbering past grid syncs: check.h)
             out.append(define(Macro.HIRACE_GRID_SYNCS, 0))
         if self.memory_sync:       # (fences, flags and locks followed: docs/memory-model.md)

@@ -277,6 +277,7 @@ class Macro(StrEnum):
     HIRACE_UNITS = "HIRACE_UNITS"
     HIRACE_BRACKETED_ONLY = "HIRACE_BRACKETED_ONLY"
     HIRACE_LANE_GROUPS = "HIRACE_LANE_GROUPS"
+    HIRACE_WHOLE_WARPS = "HIRACE_WHOLE_WARPS"
     HIRACE_GRID_SYNCS = "HIRACE_GRID_SYNCS"
     HIRACE_MEMORY_SYNC = "HIRACE_MEMORY_SYNC"
     HIRACE_STREAMS = "HIRACE_STREAMS"
@@ -315,6 +316,10 @@ MACROS: dict[Macro, MacroDoc] = {
     Macro.HIRACE_LANE_GROUPS: MacroDoc("hirace/update.h", 1, "hirace/planner.py",
                                        "0: no sync of part of a warp in the units (no lane groups): a check "
                                        "leaves their inputs out, and so uses fewer registers"),
+    Macro.HIRACE_WHOLE_WARPS: MacroDoc("hirace/update.h", 0, "hirace/planner.py",
+                                       "1: no code of the device program syncs part of a warp, and the planner saw "
+                                       "all of it (not a unit built by itself): a thread's lane groups are whole "
+                                       "warps, a constant the check folds away"),
     Macro.HIRACE_MEMORY_SYNC: MacroDoc("hirace/update.h", 0, "hirace/planner.py",
                                        "1: the check follows synchronisation through memory (fences, flags, "
                                        "locks: docs/memory-model.md, hirace/memory_sync.h, memory_sync_hooks.h); "

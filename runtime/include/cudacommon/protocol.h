@@ -27,6 +27,9 @@
 #ifndef HIRACE_LANE_GROUPS
 #define HIRACE_LANE_GROUPS 1   // 0: no sync of part of a warp in the units (no lane groups): a check leaves their inputs out, and so uses fewer registers (hirace/update.h; set by hirace/planner.py)
 #endif
+#ifndef HIRACE_WHOLE_WARPS
+#define HIRACE_WHOLE_WARPS 0   // 1: no code of the device program syncs part of a warp, and the planner saw all of it (not a unit built by itself): a thread's lane groups are whole warps, a constant the check folds away (hirace/update.h; set by hirace/planner.py)
+#endif
 #ifndef HIRACE_MEMORY_SYNC
 #define HIRACE_MEMORY_SYNC 0   // 1: the check follows synchronisation through memory (fences, flags, locks: docs/memory-model.md, hirace/memory_sync.h, memory_sync_hooks.h); set where a unit has a fence or an ordered libcu++ atomic (the model checker's harness too: hirace/modelcheck.py) (hirace/update.h; set by hirace/planner.py)
 #endif

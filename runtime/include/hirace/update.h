@@ -65,7 +65,11 @@ struct ThreadCtx {
   CCTK_HD unsigned wclk() const { return WarpWord::count(warp); }     // warp-level syncs passed
   // Lane groups (hirace/fsm.py): the thread's last warp-level sync took an aligned group of
   // warp_size >> narrow lanes (0: the whole warp; see lane_narrowing)
+#if HIRACE_WHOLE_WARPS   // (no code of the device program syncs part of a warp: its groups are whole warps)
+  CCTK_HD constexpr unsigned narrow() const { return 0; }
+#else
   CCTK_HD unsigned narrow() const { return WarpWord::narrow(warp); }
+#endif
   CCTK_HD unsigned full() const { return WarpWord::full(warp); }   // wclk after its last sync of the whole warp
   // The warp clock that counts its warp-level syncs: with HIRACE_MEMORY_SYNC, less the marks of its
   // fences since the last (WarpWord::marked), which sync nothing
@@ -136,7 +140,10 @@ CCTK_HD inline void inputs(ShadowWord s, const ThreadCtx &c, unsigned state, uns
     return;
   }
   bool block = ((c.bclk - s.bclk()) & ((1u << ShadowWord::kBclkBits) - 1)) != 0 || (c.bclk >> ShadowWord::kBclkBits);
-  if ((s.lanes() | c.narrow()) != 0) {
+  // (HIRACE_WHOLE_WARPS: a record of this launch's block has no lane groups either, since every record
+  // of that block was made by the launch's own kernel, in this device program; an earlier launch's
+  // reads as INIT and another block's returned above)
+  if (!HIRACE_WHOLE_WARPS && (s.lanes() | c.narrow()) != 0) {
 #if HIRACE_LANE_GROUPS
     unsigned r = lane_group_inputs(s, c, state, block ? fsm::kBlockSynced : fsm::kUnsynced);
 #else   // (a unit with no sync of part of a warp, met one another unit made: only a barrier orders)
