@@ -258,3 +258,64 @@ def test_a_forked_child_of_a_built_program_reports_only_its_own_races(tmp_path):
     run = _run(["./app"], tmp_path)
     assert run.returncode == 66 and run.stdout == "child 0\n", run.stdout + run.stderr
     assert run.stderr.count("hirace: data race in kernel `racy`") == 1, run.stderr
+
+
+TILES_UNIT = """#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+// lanes of a 16-lane tile exchange through shared memory after the tile's sync: no race, which only
+// the lane groups (a sync of part of a warp) show
+__global__ void tiles(int *out) {
+  __shared__ int x[64];
+  cg::thread_block_tile<16> t = cg::tiled_partition<16>(cg::this_thread_block());
+  x[threadIdx.x] = threadIdx.x;
+  t.sync();
+  out[threadIdx.x] = x[threadIdx.x ^ 1];
+}
+void run_tiles(int *d) { tiles<<<1, 64>>>(d); }
+"""
+STREAMS_UNIT = """__global__ void fill(int *a, int v) { a[blockIdx.x * blockDim.x + threadIdx.x] = v; }
+void run_streams(int *d) {
+  cudaStream_t s1, s2;
+  cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking);
+  cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking);
+  fill<<<1, 64, 0, s1>>>(d, 1);
+  fill<<<1, 64, 0, s2>>>(d, 2);
+  cudaDeviceSynchronize();
+}
+"""
+PLAIN_UNIT = """#include <cstdio>
+__global__ void plain(int *a) { a[threadIdx.x] += 1; }
+void run_tiles(int *d);
+void run_streams(int *d);
+int main() {
+  int *d;
+  cudaMalloc(&d, 64 * sizeof(int));
+  plain<<<1, 64>>>(d);
+  run_tiles(d);
+  run_streams(d);
+  cudaDeviceSynchronize();
+  std::printf("done\\n");
+  return 0;
+}
+"""
+
+
+@needs_tools
+@pytest.mark.parametrize("order", [("plain", "tiles", "streams"), ("streams", "tiles", "plain")])
+def test_units_built_with_different_configurations_each_keep_their_own_check(tmp_path, order):
+    """Units the planner configures differently (lane groups, the host's order of streams) linked in
+    one program, in either order: each keeps its own check (config.h HIRACE_UNIT_CONFIG), and the log
+    keeps the stream races whichever unit's log writer the linker kept. (Before, the first unit's
+    inline functions served all: a unit without lane groups first reported the tile's exchange.)"""
+    for name, text in (("plain", PLAIN_UNIT), ("tiles", TILES_UNIT), ("streams", STREAMS_UNIT)):
+        (tmp_path / f"{name}.cu").write_text(text)
+        built = _run([HIRACE_CC, "nvcc", "-c", f"{name}.cu", "-o", f"{name}.o"], tmp_path)
+        assert built.returncode == 0, built.stderr
+    linked = _run([HIRACE_CC, "nvcc", *(f"{n}.o" for n in order), "-o", "app"], tmp_path)
+    assert linked.returncode == 0, linked.stderr
+    res = _run([HIRACE, "run", "--format", "json", "--", "./app"], tmp_path)
+    assert res.returncode == 1 and res.stdout == "done\n", res.stderr
+    report = json.loads(res.stderr[res.stderr.index("{"):])
+    assert report["races"] == [], report["races"]
+    assert [(Path(x["first"]["file"]).name, x["first"]["line"], x["second"]["line"]) for x in report["stream_races"]] \
+        == [("streams.cu", 6, 7)]

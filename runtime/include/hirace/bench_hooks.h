@@ -9,6 +9,7 @@
 
 namespace hirace {
 namespace bench {
+inline namespace HIRACE_UNIT_CONFIG {   // (config.h: this unit's configuration's own)
 
 #if HIRACE_BENCH_QUIET_SLOW_TRAPS_CHECK_KEPT && defined(__CUDA_ARCH__)
 // (HIRACE_BENCH_QUIET_SLOW_TRAPS_CHECK_KEPT: a call of the check that never runs, at each block's
@@ -103,6 +104,7 @@ template <class T> CCTK_D inline T *quiet_slow(T *p, unsigned site, fsm::Access 
 }
 #endif
 
+}  // inline namespace HIRACE_UNIT_CONFIG
 }  // namespace bench
 }  // namespace hirace
 

@@ -16,6 +16,7 @@
 #endif
 
 namespace hirace {
+inline namespace HIRACE_UNIT_CONFIG {   // (config.h: this unit's configuration's own)
 
 // Out of line on the device: see check()
 #if defined(__CUDA_ARCH__)
@@ -289,6 +290,7 @@ template <class T> CCTK_D inline T *strong_device(T *p, unsigned site, unsigned 
 }
 #endif
 
+}  // inline namespace HIRACE_UNIT_CONFIG
 }  // namespace hirace
 
 #endif  // HIRACE_CHECK_H

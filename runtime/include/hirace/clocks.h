@@ -8,6 +8,7 @@
 #include "launch_state.h"
 
 namespace hirace {
+inline namespace HIRACE_UNIT_CONFIG {   // (config.h: this unit's configuration's own)
 
 // hirace's part of the block's dynamic shared memory (smem mode): two clocks per thread, then the
 // shadow of the block's shared window from shared_floor on, then (smem_sites) its site slots at a
@@ -182,6 +183,7 @@ template <class T> CCTK_D inline T after_block_barrier_value(T v) {
   return v;
 }
 
+}  // inline namespace HIRACE_UNIT_CONFIG
 }  // namespace hirace
 
 #endif  // HIRACE_CLOCKS_H

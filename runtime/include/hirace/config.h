@@ -4,4 +4,16 @@
 
 #include "cudacommon/qualifiers.h"
 
+// The namespace of every function whose code depends on a unit's own configuration (the macros the
+// planner sets per unit: lane groups, grid syncs, memory sync, streams, whole warps). Units built one
+// by one (hirace-cc) may differ in them, and a function `inline` in several units is one function to
+// the linker: on the cpu backend (host code) and under -rdc it would keep one unit's version for every
+// unit (a unit with syncs of part of a warp checked as one without: false races). Inside namespace
+// hirace, as `inline namespace HIRACE_UNIT_CONFIG { ... }`, each configuration's functions are its
+// own; what units share (LaunchState, records, the host's state) stays outside.
+#define HIRACE_UNIT_CONFIG_(a, b, c, d, e) unit_config_##a##b##c##d##e
+#define HIRACE_UNIT_CONFIG_X(a, b, c, d, e) HIRACE_UNIT_CONFIG_(a, b, c, d, e)
+#define HIRACE_UNIT_CONFIG \
+  HIRACE_UNIT_CONFIG_X(HIRACE_LANE_GROUPS, HIRACE_GRID_SYNCS, HIRACE_MEMORY_SYNC, HIRACE_STREAMS, HIRACE_WHOLE_WARPS)
+
 #endif  // HIRACE_CONFIG_H

@@ -8,6 +8,7 @@
 #include "launch_state.h"
 
 namespace hirace {
+inline namespace HIRACE_UNIT_CONFIG {   // (config.h: this unit's configuration's own)
 
 // The two logs are open-addressed hash tables (LogEntry, log_mask + 1 entries, at least twice
 // log_cap) keyed by what their records fold by, so an access finds its record, or makes it, in a few
@@ -100,6 +101,7 @@ CCTK_D inline void log_out_of_bounds(const MemRecord &m, unsigned weight = 0) {
   log_record(L.mem_log, L.mem_count, L.mem_dropped, m, mem_key(m), weight);
 }
 
+}  // inline namespace HIRACE_UNIT_CONFIG
 }  // namespace hirace
 
 #endif  // HIRACE_DEVICE_LOG_H

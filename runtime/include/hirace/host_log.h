@@ -7,12 +7,11 @@
 #include "host_readback.h"
 
 namespace hirace {
-#if defined(CUDAEMU) && HIRACE_STREAMS
-namespace streams {
-inline void write_log(std::FILE *f);   // the races between operations the host does not order (host_streams.h)
-}
-#endif
 namespace host {
+// The races between operations the host does not order, written by the units that follow the host's
+// order (host_stream_hooks.h sets it): a pointer every unit shares, so that the log is the same
+// whichever unit's copy of this writer the linker keeps.
+inline void (*g_stream_log)(std::FILE *f) = nullptr;
 
 // The sites that ran as ranges of ids ("0-5,7,9-12"), for the log's sites record.
 inline std::string ran_ranges(const std::vector<unsigned char> &seen) {
@@ -72,9 +71,7 @@ inline void write_log() {
     rec::write_memory_error(f, x.launch, r.site, r.tid, r.bid, r.access, r.space,
                             r.buffer == kNoBuffer ? -1 : int(r.buffer), r.offset, r.limit, r.size, r.count);
   }
-#if defined(CUDAEMU) && HIRACE_STREAMS
-  ::hirace::streams::write_log(f);
-#endif
+  if (g_stream_log) g_stream_log(f);
   fold_ran(s);
   if (s.records_ran) {   // (a build that does not note them says nothing of which sites ran)
     std::vector<unsigned char> seen = s.ran_seen;

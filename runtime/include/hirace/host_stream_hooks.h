@@ -229,6 +229,7 @@ inline void write_log(std::FILE *f) {
                                           x.fields[7].c_str(), x.fields[8].c_str(), x.line_b, x.fields[9].c_str(),
                                           x.fields[10].c_str(), x.buffer, x.offset, x.size, x.count);
 }
+inline const bool kLogHooked = (host::g_stream_log = &write_log, true);
 
 }  // namespace streams
 }  // namespace hirace

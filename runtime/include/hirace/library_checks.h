@@ -7,6 +7,7 @@
 #include "check.h"
 
 namespace hirace {
+inline namespace HIRACE_UNIT_CONFIG {   // (config.h: this unit's configuration's own)
 
 // Accesses in __host__ __device__ functions (hirace/planner.py): checked where the function runs in a
 // kernel; the host's own calls (its pass of nvcc, or the cpu backend outside a launch) touch no
@@ -126,6 +127,7 @@ template <class R> CCTK_HD inline R lib_sync_ref(const R &r, unsigned site, unsi
 #undef HIRACE_HD_CHECK
 #undef HIRACE_IN_KERNEL
 
+}  // inline namespace HIRACE_UNIT_CONFIG
 }  // namespace hirace
 
 #endif  // HIRACE_LIBRARY_CHECKS_H

@@ -8,6 +8,7 @@
 #include "clocks.h"
 
 namespace hirace {
+inline namespace HIRACE_UNIT_CONFIG {   // (config.h: this unit's configuration's own)
 
 // Where a monitored address lies: its buffer or shared window, and the offset from its start
 // (outside [0, limit) when the address is in a redzone).
@@ -85,6 +86,7 @@ CCTK_D inline bool locate(const void *p, Location *loc) {
   return true;
 }
 
+}  // inline namespace HIRACE_UNIT_CONFIG
 }  // namespace hirace
 
 #endif  // HIRACE_LOCATE_H

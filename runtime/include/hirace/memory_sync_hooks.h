@@ -28,6 +28,7 @@ enum How : unsigned {
 };
 
 }  // namespace memsync
+inline namespace HIRACE_UNIT_CONFIG {   // (config.h: this unit's configuration's own)
 
 // The state machine's access for a volatile one (docs/memory-model.md, "The device wiring"): in global
 // memory a strong access (an atomic of device scope: strong accesses of one word do not race), in shared
@@ -145,6 +146,7 @@ CCTK_D inline void strong_access(unsigned long long *word, unsigned how) {
   if ((how & kAcquireAfter) && first != kStore) memsync::acquire(m, t, scope);
 }
 
+}  // inline namespace HIRACE_UNIT_CONFIG
 }  // namespace hirace
 
 #endif  // HIRACE_MEMORY_SYNC_HOOKS_H

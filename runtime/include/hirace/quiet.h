@@ -10,6 +10,7 @@
 #include "check.h"
 
 namespace hirace {
+inline namespace HIRACE_UNIT_CONFIG {   // (config.h: this unit's configuration's own)
 
 // The whole check of an access whose quiet test failed, and what happens to it (the benchmarks put
 // stand-ins in its place: bench_switches.h).
@@ -180,6 +181,7 @@ template <class T> CCTK_D inline T *atomic_param(T *p, unsigned site, const vola
   return quiet_slow(p, site, fsm::kDeviceAtomic, g_launch.sink_write, base, 0);
 }
 
+}  // inline namespace HIRACE_UNIT_CONFIG
 }  // namespace hirace
 
 #endif  // HIRACE_QUIET_H

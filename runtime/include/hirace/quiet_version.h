@@ -8,6 +8,7 @@
 #include "quiet.h"
 
 namespace hirace {
+inline namespace HIRACE_UNIT_CONFIG {   // (config.h: this unit's configuration's own)
 
 // The quiet version of a kernel (hirace/planner.py, quiet_versions): a kernel whose every site is
 // quiet gets a second version, launched in its place where the host finds every site's launch
@@ -189,6 +190,7 @@ CCTK_HIRACE_QUIET_HOOKS(HIRACE_NAMED)
 }  // namespace version
 }  // namespace quiet_names
 
+}  // inline namespace HIRACE_UNIT_CONFIG
 }  // namespace hirace
 
 #endif  // HIRACE_QUIET_VERSION_H

@@ -10,6 +10,7 @@
 #endif
 
 namespace hirace {
+inline namespace HIRACE_UNIT_CONFIG {   // (config.h: this unit's configuration's own)
 
 // A thread's block clock word (its first clock, clocks.h): the block clock (bits 0-15, stopped at
 // 2^kBclkBits: wrapped), and the grid syncs it passed (bits 16-31, up to the launch's grid_epochs).
@@ -252,6 +253,7 @@ CCTK_HD inline bool update(unsigned long long *shadow, const ThreadCtx &c, fsm::
   }
 }
 
+}  // inline namespace HIRACE_UNIT_CONFIG
 }  // namespace hirace
 
 #endif  // HIRACE_UPDATE_H
