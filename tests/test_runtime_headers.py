@@ -76,3 +76,33 @@ def test_a_stale_numbered_switch_fails_the_build(tmp_path):
     old = subprocess.run(["g++", "-std=c++17", f"-I{INCLUDE}", "-DHIRACE_BENCH_CUT=3", "-fsyntax-only", str(src)],
                          capture_output=True, text=True)
     assert old.returncode != 0 and "HIRACE_BENCH_CUT=N is gone" in old.stderr
+
+
+# the macros the planner may set differently in units built one by one (hirace-cc)
+_PER_UNIT = re.compile(r"\bHIRACE_(LANE_GROUPS|GRID_SYNCS|MEMORY_SYNC|STREAMS|WHOLE_WARPS)\b")
+# headers whose whole text a setting guards: their functions exist only in units with that setting, the
+# same code in each of them
+_WHOLE_FILE_GUARDED = {"hirace/stream_footprint.h", "hirace/host_streams.h"}
+
+
+def test_code_a_units_settings_change_is_that_units_own():
+    """Every use of a per-unit setting in the runtime's code lies in the namespace named after the unit's
+    settings (config.h HIRACE_UNIT_CONFIG), or in a per-unit anonymous namespace, or only guards includes
+    before the header's first namespace: else the linker may keep one unit's copy of an inline function
+    for units built otherwise (tests/test_projects.py shows what that did)."""
+    stray = []
+    for p in _headers():
+        name = p.relative_to(INCLUDE).as_posix()
+        if name in _WHOLE_FILE_GUARDED or name in ("cudacommon/protocol.h", "hirace/config.h"):
+            continue
+        own, seen_namespace = 0, False
+        for i, line in enumerate(p.read_text().splitlines(), 1):
+            code = line.split("//")[0]
+            if re.match(r"\s*(inline namespace HIRACE_UNIT_CONFIG|namespace) \{", code):
+                own += 1
+            elif re.match(r"\}\s*//\s*(inline namespace HIRACE_UNIT_CONFIG|namespace)$", line.strip()):
+                own -= 1
+            seen_namespace |= code.startswith("namespace ")
+            if _PER_UNIT.search(code) and not own and seen_namespace:
+                stray.append(f"{name}:{i}: {line.strip()}")
+    assert not stray, stray
