@@ -19,12 +19,11 @@
 #define HIRACE_HOST_ACCESS_H
 
 #if defined(CUDAEMU) && HIRACE_STREAMS
-#if !defined(HIRACE_HOST_ACCESS)   // (0: not built; for measuring its cost, bench/host_access/)
-#if defined(__x86_64__) && defined(__linux__)
-#define HIRACE_HOST_ACCESS 1
+// (HIRACE_HOST_ACCESS=0: not built, for measuring its cost: bench/host_access/)
+#if HIRACE_HOST_ACCESS && defined(__x86_64__) && defined(__linux__)
+#define HIRACE_HOST_ACCESS_WATCH 1
 #else
-#define HIRACE_HOST_ACCESS 0
-#endif
+#define HIRACE_HOST_ACCESS_WATCH 0
 #endif
 
 #include <atomic>
@@ -48,7 +47,7 @@ struct ManagedVar {
   explicit ManagedVar(const void *p) { managed_vars().push_back(p); }
 };
 
-#if HIRACE_HOST_ACCESS
+#if HIRACE_HOST_ACCESS_WATCH
 constexpr size_t kHits = 4096;           // distinct (instruction, operation, read or write) between two calls
 constexpr unsigned kSteppers = 64;       // threads single-stepping at once
 constexpr unsigned long kRunFaults = 4096;   // faults a run of pages takes per page before it stays open
@@ -403,7 +402,7 @@ inline void finish() {
 inline void enter() {}
 inline void leave() {}
 inline void finish() {}
-#endif  // HIRACE_HOST_ACCESS
+#endif  // HIRACE_HOST_ACCESS_WATCH
 
 // A CUDA call of the program, from its start to its return (the hooks of host_stream_hooks.h, launches)
 struct Call {
