@@ -161,5 +161,13 @@ def test_the_programs_own_faults_still_reach_it_and_a_crash_stays_a_crash(tmp_pa
     assert res is not None and res.program_exit == 0 and "caught 1 7 1" in proc.stdout, proc.stderr[-2000:]
     [x] = res.stream_races
     assert x.second.host and x.second.line == host_line and x.second.access == "read" and x.first.kernel == "fill"
+    # every report names the host's side: JSON, SARIF (its line the result's location), text
+    d = report_json.to_dict(res)["stream_races"][0]
+    assert (d["second"]["op"], d["second"]["stream"], d["second"]["line"]) == ("host read", "host", host_line)
+    doc = json.loads(report_sarif.render(res))
+    [item] = [r for r in doc["runs"][0]["results"] if r["ruleId"] == report_sarif.STREAM_RULE]
+    assert item["locations"][0]["physicalLocation"]["region"]["startLine"] == host_line
+    assert "read by the host against write by kernel 'fill'" in item["message"]["text"]
+    assert f"read by the host at " in report_text.render(res) and f"robust.cu:{host_line}, before" in report_text.render(res)
     crashed, left = runner.execute(built, config, ["crash"], timeout=120)
     assert left is None and crashed.returncode == -signal.SIGSEGV, (crashed.returncode, crashed.stderr[-2000:])

@@ -258,15 +258,25 @@ inline void install(Table *t) {
   }
 }
 
-// The host access's place: its instruction's line, else (an access in a library: libc's memcpy) its
-// caller's; "" when neither is known.
+inline void place_of_marker() {}
+
+// Whether code address `pc` lies in the program (the executable, or the library it was built as, that
+// holds this header's code), not in a library it calls
+inline bool in_program(uintptr_t pc) {
+  Dl_info here, there;
+  return dladdr(reinterpret_cast<const void *>(&place_of_marker), &here) &&
+         dladdr(reinterpret_cast<const void *>(pc), &there) && here.dli_fbase == there.dli_fbase;
+}
+
+// The host access's place: its instruction's line in the program, else (an access inside a library:
+// libc's memcpy, a leaf function) its caller's; "" when neither is known.
 inline std::string place_of(uintptr_t pc, uintptr_t ret) {
   static std::map<uintptr_t, std::string> *known = new std::map<uintptr_t, std::string>;
   auto it = known->find(pc);
   if (it != known->end()) return it->second;
-  char buf[1024];
-  ::cudaemu::detail::source_line(reinterpret_cast<const void *>(pc), buf, sizeof buf);
-  if (!buf[0] && ret) ::cudaemu::detail::source_line(reinterpret_cast<const void *>(ret - 1), buf, sizeof buf);
+  char buf[1024] = "";
+  const bool library = !in_program(pc) && ret && in_program(ret - 1);
+  ::cudaemu::detail::source_line(reinterpret_cast<const void *>(library ? ret - 1 : pc), buf, sizeof buf);
   return (*known)[pc] = buf;
 }
 
@@ -394,8 +404,8 @@ inline void finish() {
     std::fprintf(stderr, "hirace: warning: %lu host accesses of managed or pinned memory were not compared (more "
                  "than %zu distinct places between two CUDA calls)\n", t->lost, kHits);
   if (t->given_up)
-    std::fprintf(stderr, "hirace: warning: %lu times host code accessed managed or pinned memory so often between two "
-                 "CUDA calls that its pages were left open until the next call: accesses after that were not "
+    std::fprintf(stderr, "hirace: warning: host code accessed managed or pinned memory so often between two CUDA calls "
+                 "that hirace left its pages open until the next call (%lu times): accesses after that were not "
                  "checked\n", t->given_up);
 }
 #else
