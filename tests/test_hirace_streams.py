@@ -110,6 +110,18 @@ def test_a_program_with_managed_memory_follows_the_host(tmp_path):
     assert planner.streams and "HIRACE_STREAMS=1" in planner.defines()
 
 
+@pytest.mark.parametrize("name,registered", [("managed_var_sync_ok.cu", True), ("pinned_mapped_race.cu", False)])
+def test_a_managed_variable_or_pinned_memory_alone_is_watched(name, registered, tmp_path):
+    """A __managed__ variable (no runtime call at all) or cudaHostAlloc: built with the relation, and the
+    variable registered as memory whose host accesses are watched (hirace/host_access.h ManagedVar)."""
+    path = CUDA / "streams" / name
+    planner = HiracePlanner(Config(), lower_cpu=True)
+    instrument_sources([path], tmp_path, [planner], [path.parent], [], lower_cpu=True)
+    assert planner.streams
+    text = "".join(f.read_text() for f in tmp_path.rglob("*.cu"))
+    assert ("::hirace::access::ManagedVar hirace_managed_result(&result);" in text) == registered
+
+
 _ROBUST = r"""
 #include <csetjmp>
 #include <csignal>
