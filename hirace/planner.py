@@ -108,6 +108,17 @@ def uses_streams(prog: Program) -> bool:
     return False
 
 
+# calls that give the host memory a kernel or a copy may touch meanwhile (hirace/host_access.h)
+HOST_MEMORY_APIS = frozenset({"cudaMallocManaged", "cudaMallocHost", "cudaHostAlloc", "cudaHostGetDevicePointer"})
+
+
+def uses_host_memory(prog: Program) -> bool:
+    """Whether the unit uses managed or pinned (mapped) memory, or declares a __managed__ variable: the host's
+    own accesses of it race with what it does not know done, so on the cpu backend it is built with
+    HIRACE_STREAMS=1 too (the relation says what the host knows done; host_access.h watches the accesses)."""
+    return any(c.name in HOST_MEMORY_APIS for c in prog.api_calls) or any(g.space == "managed" for g in prog.globals)
+
+
 # a preprocessor condition on __CUDA_ARCH__ (device-pass-only code, which the parser does not see)
 _DEVICE_PASS_ONLY = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|elif)\b[^\n]*__CUDA_ARCH__", re.M)
 
@@ -279,7 +290,7 @@ class HiracePlanner:
         ignore = set(self.config.ignore)
         monitor = set(self.config.monitor)
         # what the analyses found (hirace/proofs): every access below gets its check from the rules
-        if self.lower_cpu and uses_streams(prog):
+        if self.lower_cpu and (uses_streams(prog) or uses_host_memory(prog)):
             self.streams = True
         facts = FactTable(prog, self.config.quiet_reads and not self.streams)
         self.facts.append(facts)
@@ -444,6 +455,8 @@ class HiracePlanner:
                 regs.append(f'static ::hirace::host::SymbolRegistrar hirace_symbol_{g.name}('
                             f'+[]() -> void * {{ void *p = nullptr; cudaGetSymbolAddress(&p, {g.name}); '
                             f'return p; }}, sizeof({g.name}), "{g.name}", "{where}", {g.span.line}u);')
+                if g.space == "managed" and self.streams:   # (its host accesses watched: host_access.h)
+                    regs.append(f"static ::hirace::access::ManagedVar hirace_managed_{g.name}(&{g.name});")
         if regs:
             data = src(unit.main).data
             plan.insert(_end_span(unit.main, data), len(data), "\n" + " ".join(regs) + "\n",

@@ -49,7 +49,9 @@ _STREAM_HELP = (
     "the host's calls: they are on streams that do not wait for each other, and no synchronisation or "
     "event wait comes between them, so the second may run while the first does. Fix: synchronise the first "
     "one's stream before issuing the second, or record an event after the first and make the second's "
-    "stream wait for it (cudaStreamWaitEvent).")
+    "stream wait for it (cudaStreamWaitEvent). The second may be the host's own access of managed or "
+    "pinned memory such an operation touches, before a synchronisation tells the host it is done: "
+    "synchronise its stream (or the device, or an event recorded after it) before the access.")
 
 
 def _rule(rule_id: str, name: str, short: str, full: str, help_text: str, section: str) -> dict:
@@ -181,8 +183,10 @@ def _results(res: RaceReport, root: Path) -> list[dict]:
               (x.second.line, x.first.line)) for x in res.stream_races]
     for x, fingerprint in zip(res.stream_races, _fingerprints(keyed)):
         what = f"bytes [{x.offset}, {x.offset + x.size}) of {x.buffer}" if x.buffer else f"{x.size} bytes of untracked memory"
-        msg = (f"Data race ({x.kind}) between operations the host does not order, on {what}: {x.second.access} by "
-               f"{x.second.name()} on {x.second.stream} against {x.first.access} by {x.first.name()} on "
+        second = (f"{x.second.access} by the host" if x.second.host
+                  else f"{x.second.access} by {x.second.name()} on {x.second.stream}")
+        msg = (f"Data race ({x.kind}) between {'an operation and a host access' if x.second.host else 'operations'} "
+               f"the host does not order, on {what}: {second} against {x.first.access} by {x.first.name()} on "
                f"{x.first.stream}. Nothing orders them: {x.order_hint()}.")
         item = {"ruleId": STREAM_RULE, "level": "error", "message": {"text": msg},
                 "locations": [_location(_At(x.second.file, x.second.line), root, with_snippet=False)],

@@ -62,13 +62,17 @@ def render_stream_race(x: StreamRace, paths: ReportPaths | None = None) -> str:
 
     def side(o, prefix: str) -> str:
         verb = {"read": "read", "write": "write", "atomic": "atomic access"}[o.access]
+        if o.host:   # (hirace/host_access.h: its line, where the program was built with line tables)
+            where = f"{paths.show(o.file)}:{o.line}" if o.file else "an unknown place (code without line tables)"
+            return f"  {prefix}{verb} by the host at {where}, before anything orders the first for it"
         issued = "launched" if o.op == "kernel" else "called"
         stream = f"the {o.stream}" if o.stream.endswith("default stream") else f"stream {o.stream}"
         return f"  {prefix}{verb} by {o.name()} {issued} at {paths.show(o.file)}:{o.line} on {stream}"
 
+    between = "an operation and a host access" if x.second.host else "operations"
     lines = [
         "==================",
-        f"WARNING: hirace: data race ({x.kind}) between operations the host does not order, on {what}",
+        f"WARNING: hirace: data race ({x.kind}) between {between} the host does not order, on {what}",
         side(x.first, "First: "),
         side(x.second, "Then:  "),
     ]
@@ -150,8 +154,8 @@ def render(res: RaceReport, print_limit: int = 0, quiet: bool = False, paths: Re
                              _plural(len(res.memory_errors), "out-of-bounds access site")
                              if res.memory_errors else "") if x]
         out.append("==================")
-        out.append(f"SUMMARY: hirace: {' and '.join(found)} in {_plural(len(kernels), 'kernel')} "
-                   f"({', '.join(kernels)}); {checked}")
+        within = f" in {_plural(len(kernels), 'kernel')} ({', '.join(kernels)})" if kernels else ""   # (copies, host)
+        out.append(f"SUMMARY: hirace: {' and '.join(found)}{within}; {checked}")
     else:
         out.append(f"hirace: no data races found ({checked})")
     if quiet:

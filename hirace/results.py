@@ -84,7 +84,8 @@ class Operation:
     """One side of a race between operations the host does not order (hirace/host_streams.h): a kernel
     launch or an API call (a copy, a set), where the program issued it, on which stream, and how it
     touched the bytes."""
-    op: str                  # "kernel", or the API call: cudaMemcpyAsync, cudaMemset, ...
+    op: str                  # "kernel", the API call (cudaMemcpyAsync, cudaMemset, ...), or "host read"/"host write"
+                             # (an access by host code: hirace/host_access.h; stream "host")
     kernel: str              # the kernel's name ('' for an API call)
     file: str
     line: int
@@ -92,7 +93,12 @@ class Operation:
     access: str              # read, write, atomic
 
     def name(self) -> str:
-        return f"kernel '{self.kernel}'" if self.op == "kernel" else self.op
+        return f"kernel '{self.kernel}'" if self.op == "kernel" else "the host" if self.host else self.op
+
+    @property
+    def host(self) -> bool:
+        """An access by host code (of managed or pinned memory), not an operation on a stream."""
+        return self.op in ("host read", "host write")
 
 
 @dataclass
@@ -110,6 +116,9 @@ class StreamRace:
     def order_hint(self) -> str:
         """What would order the two: a synchronisation, or an event wait."""
         a, b = _stream_call(self.first.stream), _stream_call(self.second.stream)
+        if self.second.host:
+            return (f"a cudaStreamSynchronize({a}) (or cudaDeviceSynchronize, or a cudaEventSynchronize of an event "
+                    f"recorded on {a} after the first) before the host's access")
         if a == b:   # (one stream orders its operations: another default stream of another host thread)
             return f"a synchronisation of {self.first.stream} before the second is issued"
         return (f"a cudaStreamSynchronize({a}) (or cudaDeviceSynchronize) before the second is issued, or a "

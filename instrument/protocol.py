@@ -281,6 +281,7 @@ class Macro(StrEnum):
     HIRACE_GRID_SYNCS = "HIRACE_GRID_SYNCS"
     HIRACE_MEMORY_SYNC = "HIRACE_MEMORY_SYNC"
     HIRACE_STREAMS = "HIRACE_STREAMS"
+    HIRACE_HOST_ACCESS = "HIRACE_HOST_ACCESS"
     HIRACE_PENDING_LAUNCHES = "HIRACE_PENDING_LAUNCHES"
     CLTC_COV_FLAGS = "CLTC_COV_FLAGS"
     CLTC_COV_BARRIERS = "CLTC_COV_BARRIERS"
@@ -333,6 +334,9 @@ MACROS: dict[Macro, MacroDoc] = {
                                           "1: the planner found no way for the program's instrumented code to run "
                                           "in a launch hirace does not bracket (hirace/planner.py "
                                           "_note_unbracketed), so no \"off\" state follows each launch"),
+    Macro.HIRACE_HOST_ACCESS: MacroDoc("hirace/host_access.h", 1, "",
+                                       "with HIRACE_STREAMS: the host's accesses of managed and pinned memory are "
+                                       "watched (x86-64 Linux); 0: not (bench/host_access measures the cost)"),
     Macro.HIRACE_PENDING_LAUNCHES: MacroDoc("hirace/records.h", 64, "",
                                             "launches that log into one race log before the host reads it back"),
     Macro.CLTC_COV_FLAGS: MacroDoc("cltc/coverage_state.h", 1, "cltestcheck/coverage/planner.py", "coverage items"),

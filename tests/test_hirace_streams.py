@@ -3,6 +3,7 @@ labelled program of tests/cuda/streams gives its verdict, naming both operations
 in `// RACE` is one of the two racing operations: a launch or an API call); and programs with one
 stream and no asynchronous API are built as before (no HIRACE_STREAMS, the same instrumented text)."""
 import json
+import signal
 from pathlib import Path
 
 import pytest
@@ -44,8 +45,11 @@ def test_verdict_and_both_operations(path, tmp_path):
     assert {x.first.line, x.second.line} == expect
     assert x.first.file == x.second.file == str(path)
     assert x.buffer and x.size > 0 and "write" in (x.first.access, x.second.access)
+    if x.second.host:   # (a host access of managed or pinned memory: hirace/host_access.h)
+        assert x.second.op in ("host read", "host write") and x.second.stream == "host"
+        assert path.stem.startswith(("managed_", "pinned_")) and "cudaStreamSynchronize(" in x.order_hint()
     text = report_text.render(res)
-    assert "between operations the host does not order" in text and "Nothing orders them" in text
+    assert "the host does not order" in text and "Nothing orders them" in text
     d = report_json.to_dict(res)
     assert d["summary"]["stream_races"] == 1 and d["stream_races"][0]["order_hint"] == x.order_hint()
     assert res.findings()
@@ -76,10 +80,10 @@ def test_the_report_names_both_sides_and_what_would_order_them(tmp_path):
     assert "between unordered operations" in report_github.summary(res, 1, environ=env)
 
 
-@pytest.mark.parametrize("name", ["gl_two_kernels_ordered.cu", "gl_same_index_write.cu", "memcpy_race.cu",
-                                  "managed_race.cu"])
+@pytest.mark.parametrize("name", ["gl_two_kernels_ordered.cu", "gl_same_index_write.cu", "memcpy_race.cu"])
 def test_one_stream_programs_are_built_as_before(name, tmp_path):
-    """No stream API: no HIRACE_STREAMS, and the accesses' proofs stay on (the same instrumented text)."""
+    """No stream API, no managed or pinned memory: no HIRACE_STREAMS, and the accesses' proofs stay on (the same
+    instrumented text)."""
     path = CUDA / "races" / name
     planner = HiracePlanner(Config(), lower_cpu=True)
     instrument_sources([path], tmp_path, [planner], [path.parent], [], lower_cpu=True)
@@ -96,3 +100,86 @@ def test_a_stream_program_checks_every_access_whole(tmp_path):
     gpu = HiracePlanner(Config(), lower_cpu=False)
     instrument_sources([path], tmp_path / "gpu", [gpu], [path.parent], [])
     assert not gpu.streams
+
+
+def test_a_program_with_managed_memory_follows_the_host(tmp_path):
+    """Managed or pinned memory alone (no stream API) is enough: the host's accesses of it are watched."""
+    path = CUDA / "races" / "managed_race.cu"
+    planner = HiracePlanner(Config(), lower_cpu=True)
+    instrument_sources([path], tmp_path, [planner], [path.parent], [], lower_cpu=True)
+    assert planner.streams and "HIRACE_STREAMS=1" in planner.defines()
+
+
+@pytest.mark.parametrize("name,registered", [("managed_var_sync_ok.cu", True), ("pinned_mapped_race.cu", False)])
+def test_a_managed_variable_or_pinned_memory_alone_is_watched(name, registered, tmp_path):
+    """A __managed__ variable (no runtime call at all) or cudaHostAlloc: built with the relation, and the
+    variable registered as memory whose host accesses are watched (hirace/host_access.h ManagedVar)."""
+    path = CUDA / "streams" / name
+    planner = HiracePlanner(Config(), lower_cpu=True)
+    instrument_sources([path], tmp_path, [planner], [path.parent], [], lower_cpu=True)
+    assert planner.streams
+    text = "".join(f.read_text() for f in tmp_path.rglob("*.cu"))
+    assert ("::hirace::access::ManagedVar hirace_managed_result(&result);" in text) == registered
+
+
+_ROBUST = r"""
+#include <csetjmp>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cuda_runtime.h>
+__global__ void fill(int *a, int v) { a[blockIdx.x * blockDim.x + threadIdx.x] = v; }
+static sigjmp_buf back;
+static void on_segv(int) { siglongjmp(back, 1); }
+int main(int argc, char **argv) {
+  int *m;
+  cudaMallocManaged(&m, 256 * sizeof(int));
+  fill<<<4, 64>>>(m, 1);
+  cudaDeviceSynchronize();
+  signal(SIGSEGV, on_segv);   // the program's own handler (after cudaemu's, which its first grid installs)
+  fill<<<4, 64>>>(m, 7);
+  int v = m[1];  // HOST
+  int caught = 0;
+  if (sigsetjmp(back, 1) == 0) {
+    volatile int *bad = (int *)16;
+    v += *bad;   // a fault of the program's own: its handler gets it
+  } else {
+    caught = 1;
+  }
+  if (argc > 1) {   // a real crash while pages are closed: still a crash
+    signal(SIGSEGV, SIG_DFL);
+    fill<<<4, 64>>>(m, 8);
+    volatile int *bad = (int *)16;
+    v += *bad;
+  }
+  cudaFree(m);   // (synchronises: nothing closed; the memory may come back from malloc)
+  char *again = (char *)std::malloc(1 << 20);
+  std::memset(again, 1, 1 << 20);
+  std::printf("caught %d %d %d\n", caught, v, again[12345]);
+  std::free(again);
+  return caught ? 0 : 3;
+}
+"""
+
+
+def test_the_programs_own_faults_still_reach_it_and_a_crash_stays_a_crash(tmp_path):
+    src = tmp_path / "robust.cu"
+    src.write_text(_ROBUST)
+    host_line = next(i for i, ln in enumerate(_ROBUST.splitlines(), 1) if ln.endswith("// HOST"))
+    config = Config()
+    built = runner.build([src], CpuBackend(), tmp_path / "b", config)
+    proc, res = runner.execute(built, config, timeout=120)
+    assert res is not None and res.program_exit == 0 and "caught 1 7 1" in proc.stdout, proc.stderr[-2000:]
+    [x] = res.stream_races
+    assert x.second.host and x.second.line == host_line and x.second.access == "read" and x.first.kernel == "fill"
+    # every report names the host's side: JSON, SARIF (its line the result's location), text
+    d = report_json.to_dict(res)["stream_races"][0]
+    assert (d["second"]["op"], d["second"]["stream"], d["second"]["line"]) == ("host read", "host", host_line)
+    doc = json.loads(report_sarif.render(res))
+    [item] = [r for r in doc["runs"][0]["results"] if r["ruleId"] == report_sarif.STREAM_RULE]
+    assert item["locations"][0]["physicalLocation"]["region"]["startLine"] == host_line
+    assert "read by the host against write by kernel 'fill'" in item["message"]["text"]
+    assert f"read by the host at " in report_text.render(res) and f"robust.cu:{host_line}, before" in report_text.render(res)
+    crashed, left = runner.execute(built, config, ["crash"], timeout=120)
+    assert left is None and crashed.returncode == -signal.SIGSEGV, (crashed.returncode, crashed.stderr[-2000:])

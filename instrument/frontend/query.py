@@ -181,6 +181,10 @@ def atomic_parts(name: str) -> tuple[str, str] | None:
     return None
 
 
+# what may stand before a global variable's type (the parse's extent leaves them out)
+_SPECIFIERS = frozenset({"__managed__", "__device__", "static", "const", "volatile", "extern", "inline", "constexpr"})
+
+
 @dataclass(frozen=True)
 class Function:
     name: str
@@ -575,11 +579,27 @@ class _Walker:
                                             c.storage_class == cindex.StorageClass.EXTERN, ""))
         elif CK.CUDACONSTANT_ATTR in kinds:
             self.p.globals.append(GlobalVar(c.spelling, sp, c.type.spelling, "constant"))
-        elif "__managed__" in {t.spelling for t in c.get_tokens()}:
+        elif "__managed__" in {t.spelling for t in c.get_tokens()} or self._managed_before(sp):
             # declared as device memory for the parse, so kernels' accesses to it are checked
             self.p.globals.append(GlobalVar(c.spelling, sp, c.type.spelling, "managed"))
         elif CK.CUDADEVICE_ATTR in kinds:
             self.p.globals.append(GlobalVar(c.spelling, sp, c.type.spelling, "device"))
+
+    def _managed_before(self, sp: Span) -> bool:
+        """`__managed__` among the specifiers written before the variable's name, inside its extent or just
+        before it (libclang's tokens of the cursor may leave out a macro that starts the declaration)."""
+        src = self._src(sp)
+        if any(t.spelling == "__managed__" for t in src.tokens_in(sp.start, sp.end)):
+            return True
+        at = sp.start
+        for _ in range(6):
+            t = src.token_before(at)
+            if t is None or t.spelling not in _SPECIFIERS:
+                return False
+            if t.spelling == "__managed__":
+                return True
+            at = t.offset
+        return False
 
     def _function(self, c: cindex.Cursor) -> None:
         kind = _attr_kind(c) or "host"

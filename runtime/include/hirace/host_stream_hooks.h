@@ -63,6 +63,7 @@ inline cudaError_t destroy(cudaStream_t s) {
 }
 
 inline cudaError_t stream_sync(cudaStream_t s, cudaError_t e = cudaSuccess) {
+  access::Call call;   // (host_access.h)
   Relation &r = relation();
   std::lock_guard<std::recursive_mutex> hold(r.m);
   if (e == cudaSuccess) {
@@ -74,6 +75,7 @@ inline cudaError_t stream_sync(cudaStream_t s, cudaError_t e = cudaSuccess) {
 }
 
 inline cudaError_t device_sync() {
+  access::Call call;   // (host_access.h)
   Relation &r = relation();
   std::lock_guard<std::recursive_mutex> hold(r.m);
   Clock all;
@@ -108,6 +110,7 @@ inline cudaError_t stream_wait_event(cudaStream_t s, cudaEvent_t e, unsigned fla
 }
 
 inline cudaError_t event_done(cudaEvent_t e, cudaError_t status) {
+  access::Call call;   // (host_access.h)
   if (status != cudaSuccess) return status;
   Relation &r = relation();
   std::lock_guard<std::recursive_mutex> hold(r.m);
@@ -137,6 +140,7 @@ inline Op copy_op(const char *api, const char *file, unsigned line, void *dst, c
 
 inline cudaError_t memcpy_sync(const char *file, unsigned line, void *dst, const void *src, size_t n,
                                cudaMemcpyKind kind) {
+  access::Call call;   // (host_access.h)
   Relation &r = relation();
   {
     std::lock_guard<std::recursive_mutex> hold(r.m);
@@ -163,6 +167,7 @@ inline cudaError_t memcpy_sync(const char *file, unsigned line, void *dst, const
 
 inline cudaError_t memcpy_async(const char *file, unsigned line, void *dst, const void *src, size_t n,
                                 cudaMemcpyKind kind, cudaStream_t s = nullptr) {
+  access::Call call;   // (host_access.h)
   Relation &r = relation();
   {
     std::lock_guard<std::recursive_mutex> hold(r.m);
@@ -172,6 +177,7 @@ inline cudaError_t memcpy_async(const char *file, unsigned line, void *dst, cons
 }
 
 inline cudaError_t memset_sync(const char *file, unsigned line, void *p, int v, size_t n) {
+  access::Call call;   // (host_access.h)
   Relation &r = relation();
   {
     std::lock_guard<std::recursive_mutex> hold(r.m);
@@ -187,6 +193,7 @@ inline cudaError_t memset_sync(const char *file, unsigned line, void *p, int v, 
 }
 
 inline cudaError_t memset_async(const char *file, unsigned line, void *p, int v, size_t n, cudaStream_t s = nullptr) {
+  access::Call call;   // (host_access.h)
   Relation &r = relation();
   {
     std::lock_guard<std::recursive_mutex> hold(r.m);
@@ -204,23 +211,27 @@ inline void host_function(const char *api, const char *file, unsigned line, cuda
   issue(r, agent_of(r, s), Op{api, "", file, line, 0, 0, {}});
 }
 inline cudaError_t launch_host_func(const char *file, unsigned line, cudaStream_t s, cudaHostFn_t fn, void *data) {
+  access::Call call;   // (host_access.h)
   host_function("cudaLaunchHostFunc", file, line, s);
   return (cudaLaunchHostFunc)(s, fn, data);
 }
 inline cudaError_t add_callback(const char *file, unsigned line, cudaStream_t s, cudaStreamCallback_t cb, void *data,
                                 unsigned flags) {
+  access::Call call;   // (host_access.h)
   host_function("cudaStreamAddCallback", file, line, s);
   return (cudaStreamAddCallback)(s, cb, data, flags);
 }
 
 // cudaFree synchronises the device (a freed buffer's address may come back in a later allocation).
 inline cudaError_t release(int kind, void *p) {
+  access::Call call;   // (host_access.h)
   device_sync();
   return host::release(kind, p);
 }
 
 // The races found, for the log at exit (host_log.h).
 inline void write_log(std::FILE *f) {
+  access::finish();
   Relation &r = relation();
   std::lock_guard<std::recursive_mutex> hold(r.m);
   for (const Logged &x : r.logged)

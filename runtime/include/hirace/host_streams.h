@@ -264,6 +264,7 @@ inline Memory memory_of(const void *p) {
 }  // namespace streams
 }  // namespace hirace
 
+#include "host_access.h"         // host accesses of managed and pinned memory meanwhile
 #include "host_stream_hooks.h"   // what the program's calls become
 #endif  // CUDAEMU && HIRACE_STREAMS
 
