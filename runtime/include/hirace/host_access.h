@@ -414,6 +414,9 @@ inline void leave() {}
 inline void finish() {}
 #endif  // HIRACE_HOST_ACCESS_WATCH
 
+// (launches reach enter and leave through host_launch.h's pointers, which every unit shares)
+inline const bool kLaunchesHooked = (host::g_access_enter = &enter, host::g_access_leave = &leave, true);
+
 // A CUDA call of the program, from its start to its return (the hooks of host_stream_hooks.h, launches)
 struct Call {
   Call() { enter(); }

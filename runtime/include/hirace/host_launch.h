@@ -177,14 +177,11 @@ template <class S> inline bool in_order_stream(const S &stream) {
 // is read back when a launch noted something, when kPendingLaunches launches are pending, before
 // a launch on another stream, a buffer's release or a device reset, and at exit. A launch on another
 // stream (or one whose stream the launch does not name plainly) waits for all before and is waited for.
-#if defined(CUDAEMU) && HIRACE_STREAMS
-}  // namespace host
-namespace access {   // host accesses of managed and pinned memory (host_access.h)
-inline void enter();
-inline void leave();
-}  // namespace access
-namespace host {
-#endif
+// Host accesses of managed and pinned memory (host_access.h, in units that follow the host's order):
+// every page open while a grid runs. Pointers every unit shares, so that a launch brackets its grid
+// whichever unit's copy of before_launch the linker keeps.
+inline void (*g_access_enter)() = nullptr;
+inline void (*g_access_leave)() = nullptr;
 
 // A cooperative launch's block numberings: at most the grid syncs BlockWord counts, and at least
 // this many where the numbering left after the earlier launches holds fewer (else reset first)
@@ -195,9 +192,7 @@ constexpr unsigned long long kGridEpochs = 1ull << 16, kGridEpochsWanted = 1024;
 // shadow's and the slots' numbering hold after a reset, and the next launch resets them again.
 inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 block, size_t shm,
                           bool area_ok = false, bool in_order = false, bool cooperative = false) {
-#if defined(CUDAEMU) && HIRACE_STREAMS
-  access::enter();   // (host_access.h: every page open while the grid runs, until after_launch)
-#endif
+  if (g_access_enter) g_access_enter();   // (host_access.h: every page open while the grid runs, until after_launch)
   launch_mutex().lock();
   if (state().capturing > 0) {   // recorded into a graph, not run now (see begin_capture)
     state().captured_now = true;
@@ -450,9 +445,7 @@ inline cudaError_t launched(cudaError_t status) {
 inline size_t launch_shared_bytes(size_t program_bytes) { return program_bytes + state().launch_extra; }
 
 inline void after_launch() {
-#if defined(CUDAEMU) && HIRACE_STREAMS
-  const struct Leave { ~Leave() { access::leave(); } } leave_at_return{};
-#endif
+  const struct Leave { ~Leave() { if (g_access_leave) g_access_leave(); } } leave_at_return{};
   State &s = state();
   std::unique_lock<std::recursive_mutex> hold(launch_mutex(), std::adopt_lock);   // taken by before_launch
   if (s.captured_now) {
