@@ -29,12 +29,22 @@ def test_the_programs_cover_races_and_their_fixes():
     assert all(len(expected_lines(p)) == 2 for p in racy)   # (a race names two operations)
 
 
+_RUNS: dict = {}
+
+
+def run_program(path: Path, tmp_path_factory):
+    """A labelled program built and run once per test process (the tests that read its report share it)."""
+    if path not in _RUNS:
+        config = Config()
+        built = runner.build([path], CpuBackend(), tmp_path_factory.mktemp(path.stem), config)
+        _RUNS[path] = runner.execute(built, config, timeout=120)
+    return _RUNS[path]
+
+
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
-def test_verdict_and_both_operations(path, tmp_path):
+def test_verdict_and_both_operations(path, tmp_path_factory):
     expect = expected_lines(path)
-    config = Config()
-    built = runner.build([path], CpuBackend(), tmp_path, config)
-    proc, res = runner.execute(built, config, timeout=120)
+    proc, res = run_program(path, tmp_path_factory)
     assert res is not None and res.program_exit == 0, proc.stderr[-2000:]
     assert not res.races and not res.memory_errors   # (the kernels themselves are race-free)
     if not expect:
@@ -55,10 +65,8 @@ def test_verdict_and_both_operations(path, tmp_path):
     assert res.findings()
 
 
-def test_the_report_names_both_sides_and_what_would_order_them(tmp_path):
-    path = CUDA / "streams" / "copy_vs_kernel_race.cu"
-    config = Config()
-    _, res = runner.execute(runner.build([path], CpuBackend(), tmp_path, config), config, timeout=120)
+def test_the_report_names_both_sides_and_what_would_order_them(tmp_path_factory):
+    _, res = run_program(CUDA / "streams" / "copy_vs_kernel_race.cu", tmp_path_factory)
     x = res.stream_races[0]
     assert (x.first.op, x.first.kernel, x.first.access, x.first.stream) == ("kernel", "fill", "write", "compute")
     assert (x.second.op, x.second.access, x.second.stream) == ("cudaMemcpyAsync", "read", "transfer")
