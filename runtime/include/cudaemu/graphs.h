@@ -51,18 +51,18 @@ struct Node {
 
 // The place of the program's call that is being made (a tool's hook sets it; the emulation's own calls
 // leave it empty): captured nodes and launches through cudaLaunchKernel are named by it.
-inline thread_local const char *g_site_file = nullptr;
+inline thread_local const char *g_site_file = nullptr, *g_site_api = nullptr;
 inline thread_local int g_site_line = 0;
-inline void site(const char *file, int line) {
+inline void site(const char *file, int line, const char *api = nullptr) {
   g_site_file = file;
   g_site_line = line;
+  g_site_api = api;
 }
 inline void take_site(Node &n, const char *api) {
-  n.api = api;
+  n.api = g_site_api ? g_site_api : api;
   n.file = g_site_file ? g_site_file : "";
   n.line = g_site_line;
-  g_site_file = nullptr;
-  g_site_line = 0;
+  site(nullptr, 0);
 }
 
 }  // namespace cudaemu::graphs
@@ -479,7 +479,7 @@ inline cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
   namespace G = ::cudaemu::graphs;
   if (!e) return ::cudaemu::detail::record(cudaErrorInvalidValue);
   if (G::stream_captures(s)) return ::cudaemu::detail::record(cudaErrorStreamCaptureUnsupported);   // (not emulated)
-  G::g_site_file = nullptr;
+  G::site(nullptr, 0);
   if (G::g_tool.launch_begin) G::g_tool.launch_begin(*e, s);
   for (size_t i = 0; i < e->nodes.size(); ++i) {
     cudaStream_t on = G::g_tool.node_begin ? G::g_tool.node_begin(*e, i) : s;
@@ -549,7 +549,7 @@ inline cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, voi
   namespace G = ::cudaemu::graphs;
   const char *file = G::g_site_file ? G::g_site_file : "";
   int line = G::g_site_line;
-  G::g_site_file = nullptr;
+  G::site(nullptr, 0);
   const G::Registered *k = G::find_kernel(func, "cudaLaunchKernel");
   if (!k) return ::cudaemu::detail::record(cudaErrorInvalidDeviceFunction);
   if (!::cudaemu::detail::valid_config(grid, block, shm)) return ::cudaemu::detail::g_last_error;

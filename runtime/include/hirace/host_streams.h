@@ -265,6 +265,8 @@ inline Memory memory_of(const void *p) {
 }  // namespace hirace
 
 #include "host_stream_hooks.h"   // what the program's calls become
+#include "host_graphs.h"         // CUDA graphs and stream capture
+#include "host_stream_copies.h"  // 2D, symbol and peer copies; stream-ordered allocation
 #endif  // CUDAEMU && HIRACE_STREAMS
 
 #endif  // HIRACE_HOST_STREAMS_H
