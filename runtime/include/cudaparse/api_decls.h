@@ -95,6 +95,8 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g, cudaGraphExecU
 cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode mode);
 cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g);
 cudaError_t cudaStreamIsCapturing(cudaStream_t s, cudaStreamCaptureStatus *status);
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t n, cudaGraphNodeType *t);
+cudaError_t cudaGraphUpload(cudaGraphExec_t e, cudaStream_t s);
 }
 // (the forms of CUDA 11 that cuda_runtime.h keeps as C++ overloads)
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *e, cudaGraph_t g, cudaGraphNode_t *error_node, char *log,
@@ -188,6 +190,7 @@ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitc
 cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                               size_t height, cudaMemcpyKind kind, cudaStream_t s = 0);
 cudaError_t cudaMemset2D(void *p, size_t pitch, int v, size_t width, size_t height);
+cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int v, size_t width, size_t height, cudaStream_t s = 0);
 cudaError_t cudaMemcpyPeer(void *dst, int ddev, const void *src, int sdev, size_t n);
 cudaError_t cudaMemcpyPeerAsync(void *dst, int ddev, const void *src, int sdev, size_t n, cudaStream_t s = 0);
 cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s);
@@ -231,6 +234,14 @@ template <class T> cudaError_t cudaMemcpyToSymbol(const T &sym, const void *src,
 template <class T> cudaError_t cudaMemcpyFromSymbol(void *dst, const T &sym, size_t n,
                                                     size_t offset = 0,
                                                     cudaMemcpyKind k = cudaMemcpyDeviceToHost);
+template <class T> cudaError_t cudaMemcpyToSymbolAsync(const T &sym, const void *src, size_t n, size_t offset = 0,
+                                                       cudaMemcpyKind k = cudaMemcpyHostToDevice, cudaStream_t s = 0);
+template <class T> cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const T &sym, size_t n, size_t offset = 0,
+                                                         cudaMemcpyKind k = cudaMemcpyDeviceToHost,
+                                                         cudaStream_t s = 0);
+template <class T> cudaError_t cudaMallocFromPoolAsync(T **p, size_t n, cudaMemPool_t pool, cudaStream_t s);
+template <class T> cudaError_t cudaLaunchKernel(T *f, dim3 grid, dim3 block, void **args, size_t shm = 0,
+                                                cudaStream_t s = 0);
 template <class T> cudaError_t cudaFuncSetAttribute(T *f, cudaFuncAttribute a, int v);
 template <class T> cudaError_t cudaFuncSetCacheConfig(T *f, cudaFuncCache c);
 template <class T> cudaError_t cudaGetSymbolAddress(void **p, const T &sym);
