@@ -8,11 +8,11 @@ int main() {
   int *d;
   cudaMallocAsync(&d, N * sizeof(int), s1); // RACE
   fill<<<N / 64, 64, 0, s2>>>(d, 4); // RACE
-  cudaStreamSynchronize(s2);
+  cudaDeviceSynchronize();
   int h = 0;
   cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost);
   printf("%d\n", h);
   cudaFreeAsync(d, s2);
-  cudaStreamSynchronize(s2);
+  cudaStreamSynchronize(s2);   // (the copy and the free come after the device synchronised: ordered)
   return 0;
 }
