@@ -14,8 +14,8 @@
 // launch's blocks, warps and tiles; options; faults), scheduler.h (which thread runs, barriers,
 // stacks, the grid loop), collectives.h (warp and tile collectives), builtins.h (threadIdx,
 // __syncthreads, shared memory), launch.h (launches), cudaemu_device.h (atomics, shuffles,
-// intrinsics, math), cudaemu_api.h (the runtime API), graphs.h (CUDA graphs, stream capture,
-// cudaLaunchKernel, stream-ordered allocation).
+// intrinsics, math), cudaemu_api.h (the runtime API), registry.h (kernels named by address:
+// cudaLaunchKernel), graphs.h (CUDA graphs, stream capture).
 //
 // Environment: CUDAEMU_BLOCK_ORDER=asc|desc|random|<comma list of linear ids>,
 // CUDAEMU_SEED=<n> (seeded block order and thread switches), CUDAEMU_SWITCH=<p>
@@ -117,6 +117,7 @@ using namespace ::cctk::exit_code;   // kExitBarrierDivergence, kExitDeadlock, k
 
 #include "cudaemu_device.h"
 #include "cudaemu_api.h"
+#include "registry.h"
 #include "graphs.h"
 
 #endif  // CUDAEMU_CUDAEMU_H

@@ -107,6 +107,25 @@ inline cudaError_t cudaHostAlloc(void **p, size_t n, unsigned) { return cudaMall
 template <class T> inline cudaError_t cudaHostAlloc(T **p, size_t n, unsigned) { return cudaMallocHost(reinterpret_cast<void **>(p), n); }
 inline cudaError_t cudaFree(void *p) { ::cudaemu::detail::device_free(p); return cudaSuccess; }
 inline cudaError_t cudaFreeHost(void *p) { ::cudaemu::detail::device_free(p); return cudaSuccess; }
+// Stream-ordered allocation (allocated and freed at once: the emulation runs every operation when it is issued)
+inline cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t) { return cudaMalloc(p, n); }
+template <class T> inline cudaError_t cudaMallocAsync(T **p, size_t n, cudaStream_t s) {
+  return cudaMallocAsync(reinterpret_cast<void **>(p), n, s);
+}
+inline cudaError_t cudaMallocFromPoolAsync(void **p, size_t n, cudaMemPool_t, cudaStream_t s) {
+  return cudaMallocAsync(p, n, s);
+}
+template <class T> inline cudaError_t cudaMallocFromPoolAsync(T **p, size_t n, cudaMemPool_t pool, cudaStream_t s) {
+  return cudaMallocFromPoolAsync(reinterpret_cast<void **>(p), n, pool, s);
+}
+inline cudaError_t cudaFreeAsync(void *p, cudaStream_t) { return cudaFree(p); }
+inline cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device) {
+  if (!pool) return ::cudaemu::detail::record(cudaErrorInvalidValue);
+  if (device != 0) return ::cudaemu::detail::record(cudaErrorInvalidDevice);
+  static char the_pool;
+  *pool = reinterpret_cast<cudaMemPool_t>(&the_pool);
+  return cudaSuccess;
+}
 inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind) {
   if (n && (!dst || !src)) return ::cudaemu::detail::record(cudaErrorInvalidValue);
   std::memmove(dst, src, n);

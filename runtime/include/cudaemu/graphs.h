@@ -1,5 +1,4 @@
-// cudaemu: CUDA graphs, stream capture, launches through the runtime API (cudaLaunchKernel) and
-// stream-ordered allocation. Included by cudaemu.h; not meant to be included on its own.
+// cudaemu: CUDA graphs and stream capture. Included by cudaemu.h; not meant to be included on its own.
 //
 // A graph is a list of nodes (a kernel with its parameters bound, copies and sets as rows of bytes, a host
 // function, an empty node) and each node's dependencies. cudaGraphInstantiate orders the nodes
@@ -14,13 +13,7 @@
 // capture if it did not capture). cudaStreamEndCapture on the stream that began it fails with
 // cudaErrorStreamCaptureUnjoined when another stream of the capture has work the origin stream has not
 // joined (its last nodes are not all before the origin's), as CUDA does; the capture ends either way.
-//
-// A kernel named by address (cudaKernelNodeParams::func, cudaLaunchKernel) runs through the registry: the
-// cpu lowering registers every kernel of a unit that names such an API (instrument/frontend/lower_cpu.py);
-// a kernel template or an overloaded kernel is not registered, and its launch fails with
-// cudaErrorInvalidDeviceFunction and a message.
-//
-// Not emulated: child graph nodes, memory allocation nodes (cudaMallocAsync during a capture allocates at
+// A kernel node names its kernel by address: registry.h runs it. Not emulated: child graph nodes, memory allocation nodes (cudaMallocAsync during a capture allocates at
 // once), a graph launched into a capture, cudaGraphExecUpdate and the node parameter setters, edge types.
 #ifndef CUDAEMU_GRAPHS_H
 #define CUDAEMU_GRAPHS_H
@@ -49,15 +42,6 @@ struct Node {
   void *data = nullptr;
 };
 
-// The place of the program's call that is being made (a tool's hook sets it; the emulation's own calls
-// leave it empty): captured nodes and launches through cudaLaunchKernel are named by it.
-inline thread_local const char *g_site_file = nullptr, *g_site_api = nullptr;
-inline thread_local int g_site_line = 0;
-inline void site(const char *file, int line, const char *api = nullptr) {
-  g_site_file = file;
-  g_site_line = line;
-  g_site_api = api;
-}
 inline void take_site(Node &n, const char *api) {
   n.api = g_site_api ? g_site_api : api;
   n.file = g_site_file ? g_site_file : "";
@@ -93,33 +77,6 @@ struct Tool {
   void (*exec_destroyed)(const CUgraphExec_st &) = nullptr;
 };
 inline Tool g_tool;
-
-// ------------------------------------------------------------------ the kernel registry
-struct Registered {
-  const char *name;
-  std::function<std::function<void(detail::Launch)>(void **)> bind;   // the call with the parameters copied
-};
-inline std::map<const void *, Registered> &registry() {
-  static std::map<const void *, Registered> *r = new std::map<const void *, Registered>;
-  return *r;
-}
-template <class... P, size_t... I>
-std::function<void(detail::Launch)> bind_args(void (*k)(P...), void **args, std::index_sequence<I...>) {
-  std::tuple<std::decay_t<P>...> t(*static_cast<std::decay_t<P> *>(args[I])...);
-  return [k, t](detail::Launch L) { detail::run_kernel(L, k, t); };
-}
-template <class... P> bool register_kernel(void (*k)(P...), const char *name) {
-  registry()[reinterpret_cast<const void *>(k)] =
-      Registered{name, [k](void **args) { return bind_args<P...>(k, args, std::index_sequence_for<P...>{}); }};
-  return true;
-}
-inline const Registered *find_kernel(const void *func, const char *api) {
-  auto it = registry().find(func);
-  if (it != registry().end()) return &it->second;
-  std::fprintf(stderr, "cudaemu: %s names a kernel the cpu backend does not know (a kernel template or an overloaded "
-               "kernel is not registered: launch it with <<<...>>>)\n", api);
-  return nullptr;
-}
 
 // ------------------------------------------------------------------ stream capture
 struct Capture {
@@ -298,10 +255,7 @@ inline cudaError_t cudaGraphCreate(cudaGraph_t *g, unsigned) {
   *g = new CUgraph_st;
   return cudaSuccess;
 }
-inline cudaError_t cudaGraphDestroy(cudaGraph_t g) {
-  delete g;
-  return cudaSuccess;
-}
+inline cudaError_t cudaGraphDestroy(cudaGraph_t g) { delete g; return cudaSuccess; }
 namespace cudaemu::graphs {
 inline cudaError_t add(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps, size_t ndeps, Node n,
                        const char *api) {
@@ -491,8 +445,7 @@ inline cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s) {
 }
 inline cudaError_t cudaGraphExecDestroy(cudaGraphExec_t e) {
   if (e && ::cudaemu::graphs::g_tool.exec_destroyed) ::cudaemu::graphs::g_tool.exec_destroyed(*e);
-  delete e;
-  return cudaSuccess;
+  delete e; return cudaSuccess;
 }
 
 inline cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode) {
@@ -533,61 +486,12 @@ inline cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *out) {
     if (out) *out = nullptr;
     return ::cudaemu::detail::record(cudaErrorStreamCaptureUnjoined);
   }
-  if (out) *out = g;
-  else delete g;
+  if (out) *out = g; else delete g;
   return cudaSuccess;
 }
 inline cudaError_t cudaStreamIsCapturing(cudaStream_t s, cudaStreamCaptureStatus *status) {
   if (!status) return ::cudaemu::detail::record(cudaErrorInvalidValue);
   *status = ::cudaemu::graphs::stream_captures(s) ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
-  return cudaSuccess;
-}
-
-// ------------------------------------------------------------------ launches through the runtime API
-inline cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shm = 0,
-                                    cudaStream_t s = nullptr) {
-  namespace G = ::cudaemu::graphs;
-  const char *file = G::g_site_file ? G::g_site_file : "";
-  int line = G::g_site_line;
-  G::site(nullptr, 0);
-  const G::Registered *k = G::find_kernel(func, "cudaLaunchKernel");
-  if (!k) return ::cudaemu::detail::record(cudaErrorInvalidDeviceFunction);
-  if (!::cudaemu::detail::valid_config(grid, block, shm)) return ::cudaemu::detail::g_last_error;
-  k->bind(args)(::cudaemu::detail::Launch{k->name, file, line, grid, block, shm, nullptr, nullptr, s});
-  return cudaSuccess;
-}
-template <class T>
-inline cudaError_t cudaLaunchKernel(T *func, dim3 grid, dim3 block, void **args, size_t shm = 0, cudaStream_t s = nullptr) {
-  return cudaLaunchKernel(reinterpret_cast<const void *>(func), grid, block, args, shm, s);
-}
-inline cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shm = 0,
-                                               cudaStream_t s = nullptr) {
-  return cudaLaunchKernel(func, grid, block, args, shm, s);
-}
-template <class T>
-inline cudaError_t cudaLaunchCooperativeKernel(T *func, dim3 grid, dim3 block, void **args, size_t shm = 0,
-                                               cudaStream_t s = nullptr) {
-  return cudaLaunchKernel(reinterpret_cast<const void *>(func), grid, block, args, shm, s);
-}
-
-// ------------------------------------------------------------------ stream-ordered allocation
-// (allocated and freed at once: the emulation runs every operation when it is issued)
-inline cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t) { return cudaMalloc(p, n); }
-template <class T> inline cudaError_t cudaMallocAsync(T **p, size_t n, cudaStream_t s) {
-  return cudaMallocAsync(reinterpret_cast<void **>(p), n, s);
-}
-inline cudaError_t cudaMallocFromPoolAsync(void **p, size_t n, cudaMemPool_t, cudaStream_t s) {
-  return cudaMallocAsync(p, n, s);
-}
-template <class T> inline cudaError_t cudaMallocFromPoolAsync(T **p, size_t n, cudaMemPool_t pool, cudaStream_t s) {
-  return cudaMallocFromPoolAsync(reinterpret_cast<void **>(p), n, pool, s);
-}
-inline cudaError_t cudaFreeAsync(void *p, cudaStream_t) { return cudaFree(p); }
-inline cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device) {
-  if (!pool) return ::cudaemu::detail::record(cudaErrorInvalidValue);
-  if (device != 0) return ::cudaemu::detail::record(cudaErrorInvalidDevice);
-  static char the_pool;
-  *pool = reinterpret_cast<cudaMemPool_t>(&the_pool);
   return cudaSuccess;
 }
 
