@@ -6,7 +6,7 @@ import os
 
 from instrument.report_paths import ReportPaths, report_paths
 
-from .results import MemError, Race, RaceReport, StreamRace
+from .results import GRAPH_NODE, MemError, Race, RaceReport, StreamRace
 
 
 def paths_or_default(paths: ReportPaths | None) -> ReportPaths:
@@ -66,7 +66,10 @@ def render_stream_race(x: StreamRace, paths: ReportPaths | None = None) -> str:
             where = f"{paths.show(o.file)}:{o.line}" if o.file else "an unknown place (code without line tables)"
             return f"  {prefix}{verb} by the host at {where}, before anything orders the first for it"
         issued = "launched" if o.op == "kernel" else "called"
-        stream = f"the {o.stream}" if o.stream.endswith("default stream") else f"stream {o.stream}"
+        on = o.stream.removeprefix(GRAPH_NODE)
+        stream = f"the {on}" if on.endswith("default stream") else f"stream {on}"
+        if on != o.stream:   # (a node of a graph: where it was added or captured)
+            return f"  {prefix}{verb} by {o.name()} at {paths.show(o.file)}:{o.line}, a node of a graph launched on {stream}"
         return f"  {prefix}{verb} by {o.name()} {issued} at {paths.show(o.file)}:{o.line} on {stream}"
 
     between = "an operation and a host access" if x.second.host else "operations"

@@ -114,8 +114,12 @@ class StreamRace:
     count: int               # times these two places raced (loops)
 
     def order_hint(self) -> str:
-        """What would order the two: a synchronisation, or an event wait."""
-        a, b = _stream_call(self.first.stream), _stream_call(self.second.stream)
+        """What would order the two: a synchronisation, an event wait, or (two nodes of one graph) an edge."""
+        if self.first.stream == self.second.stream and self.first.stream.startswith(GRAPH_NODE):
+            return ("an edge from the first node to the second (cudaGraphAddDependencies, or a dependency given when "
+                    "the second is added; in a stream capture, an event recorded after the first and waited for "
+                    "before the second)")
+        a, b = (_stream_call(x.stream.removeprefix(GRAPH_NODE)) for x in (self.first, self.second))
         if self.second.host:
             return (f"a cudaStreamSynchronize({a}) (or cudaDeviceSynchronize, or a cudaEventSynchronize of an event "
                     f"recorded on {a} after the first) before the host's access")
@@ -123,6 +127,10 @@ class StreamRace:
             return f"a synchronisation of {self.first.stream} before the second is issued"
         return (f"a cudaStreamSynchronize({a}) (or cudaDeviceSynchronize) before the second is issued, or a "
                 f"cudaEventRecord(ev, {a}) after the first and cudaStreamWaitEvent({b}, ev) before the second")
+
+
+# the prefix of a graph node's stream (hirace/host_graphs.h): the node runs as part of a graph launched there
+GRAPH_NODE = "graph node on "
 
 
 def _stream_call(stream: str) -> str:
@@ -298,6 +306,8 @@ def _stream_name(written: str) -> str:
     its own words for a default stream and for a stream created where hirace did not see it."""
     if written in ("legacy default stream", "per-thread default stream") or written.startswith("stream "):
         return written
+    if written.startswith(GRAPH_NODE):
+        return GRAPH_NODE + _stream_name(written.removeprefix(GRAPH_NODE))
     return buffer_name(written)
 
 

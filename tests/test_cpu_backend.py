@@ -124,10 +124,10 @@ def test_invalid_launch_configuration_sets_the_error(tmp_path, run_cli):
 
 def test_unsupported_api_is_a_compile_error_naming_it(tmp_path, run_cli):
     src = tmp_path / "unsupported.cu"
-    src.write_text("#include <cuda_runtime.h>\nint main() { cudaGraphCreate(0, 0); }\n")
+    src.write_text("#include <cuda_runtime.h>\nint main() { cudaGraphExecUpdate(0, 0, (cudaGraphExecUpdateResultInfo *)0); }\n")
     r = run_cli("instrument.run", "--backend", "cpu", src)
     assert r.returncode == 2
-    assert "cudaGraphCreate" in r.stderr
+    assert "cudaGraphExecUpdate" in r.stderr
 
 
 def test_a_stray_access_in_device_code_is_reported_with_its_line_not_a_crash(run_cli):

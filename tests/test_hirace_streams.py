@@ -29,23 +29,34 @@ def test_the_programs_cover_races_and_their_fixes():
     assert all(len(expected_lines(p)) == 2 for p in racy)   # (a race names two operations)
 
 
-_RUNS: dict = {}
+# what some programs print, as they print it built plainly (the instrumentation changes nothing they compute)
+PRINTS = {"graph_edge_ok": "2", "graph_no_edge_race": "2", "capture_join_ok": "cudaSuccess 10",
+          "capture_unjoined": "cudaErrorStreamCaptureUnjoined no graph 0", "capture_late_join_race": "10",
+          "async_alloc_event_ok": "6", "symbol_ok": "510", "launch_kernel_race": "10",
+          "pinned_async_copy_ok": "1792 1792"}
 
 
-def run_program(path: Path, tmp_path_factory):
-    """A labelled program built and run once per test process (the tests that read its report share it)."""
-    if path not in _RUNS:
-        config = Config()
-        built = runner.build([path], CpuBackend(), tmp_path_factory.mktemp(path.stem), config)
-        _RUNS[path] = runner.execute(built, config, timeout=120)
-    return _RUNS[path]
+@pytest.fixture(scope="module")
+def run_program(tmp_path_factory):
+    """Each program built and run once for this module's tests: (the process, its results)."""
+    done = {}
+
+    def run(path: Path):
+        if path not in done:
+            config = Config()
+            built = runner.build([path], CpuBackend(), tmp_path_factory.mktemp(path.stem), config)
+            done[path] = runner.execute(built, config, timeout=120)
+        return done[path]
+    return run
 
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
-def test_verdict_and_both_operations(path, tmp_path_factory):
+def test_verdict_and_both_operations(path, run_program):
     expect = expected_lines(path)
-    proc, res = run_program(path, tmp_path_factory)
+    proc, res = run_program(path)
     assert res is not None and res.program_exit == 0, proc.stderr[-2000:]
+    if path.stem in PRINTS:
+        assert proc.stdout.strip() == PRINTS[path.stem]
     assert not res.races and not res.memory_errors   # (the kernels themselves are race-free)
     if not expect:
         assert not res.stream_races, report_text.render(res)
@@ -65,8 +76,9 @@ def test_verdict_and_both_operations(path, tmp_path_factory):
     assert res.findings()
 
 
-def test_the_report_names_both_sides_and_what_would_order_them(tmp_path_factory):
-    _, res = run_program(CUDA / "streams" / "copy_vs_kernel_race.cu", tmp_path_factory)
+def test_the_report_names_both_sides_and_what_would_order_them(run_program):
+    path = CUDA / "streams" / "copy_vs_kernel_race.cu"
+    _, res = run_program(path)
     x = res.stream_races[0]
     assert (x.first.op, x.first.kernel, x.first.access, x.first.stream) == ("kernel", "fill", "write", "compute")
     assert (x.second.op, x.second.access, x.second.stream) == ("cudaMemcpyAsync", "read", "transfer")
@@ -191,3 +203,39 @@ def test_the_programs_own_faults_still_reach_it_and_a_crash_stays_a_crash(tmp_pa
     assert f"read by the host at " in report_text.render(res) and f"robust.cu:{host_line}, before" in report_text.render(res)
     crashed, left = runner.execute(built, config, ["crash"], timeout=120)
     assert left is None and crashed.returncode == -signal.SIGSEGV, (crashed.returncode, crashed.stderr[-2000:])
+
+
+def test_two_nodes_of_a_graph_name_their_lines_and_the_missing_edge(run_program):
+    """hirace/host_graphs.h: each node is named by the line that added it; the hint is an edge."""
+    path = CUDA / "streams" / "graph_no_edge_race.cu"
+    _, res = run_program(path)
+    [x] = res.stream_races
+    assert (x.first.op, x.first.kernel, x.second.kernel) == ("kernel", "fill", "fill")
+    assert x.first.stream == x.second.stream == "graph node on s"
+    assert x.order_hint().startswith("an edge from the first node to the second")
+    assert "a node of a graph launched on stream s" in report_text.render(res)
+    # a graph against a kernel on another stream: the graph's stream is what to synchronise
+    _, res = run_program(CUDA / "streams" / "graph_vs_kernel_race.cu")
+    [x] = res.stream_races
+    assert x.first.stream == "graph node on s1" and x.second.stream == "s2"
+    assert "cudaStreamSynchronize(s1)" in x.order_hint() and "cudaStreamWaitEvent(s2, ev)" in x.order_hint()
+
+
+def test_stream_ordered_allocation_and_free_are_operations(run_program):
+    _, res = run_program(CUDA / "streams" / "async_alloc_race.cu")
+    [x] = res.stream_races
+    assert (x.first.op, x.second.op, x.buffer) == ("cudaMallocAsync", "kernel", "d")
+    _, res = run_program(CUDA / "streams" / "async_alloc_free_race.cu")
+    [x] = res.stream_races
+    assert (x.first.op, x.second.op, x.second.access) == ("kernel", "cudaFreeAsync", "write")
+
+
+def test_kernels_are_registered_by_address_only_where_a_call_names_one(tmp_path):
+    """The cpu lowering registers kernels (cudaemu/graphs.h) only in a unit that launches one by its address."""
+    for name, registered in (("graph_no_edge_race.cu", True), ("launch_kernel_race.cu", True),
+                             ("two_streams_race.cu", False)):
+        path = CUDA / "streams" / name
+        out = tmp_path / path.stem
+        instrument_sources([path], out, [HiracePlanner(Config(), lower_cpu=True)], [path.parent], [], lower_cpu=True)
+        text = "".join(f.read_text() for f in out.rglob("*") if f.is_file() and f.suffix in (".cu", ".h"))
+        assert ("::cudaemu::graphs::register_kernel(&fill" in text) == registered, name

@@ -9,10 +9,17 @@ Adds edits to a plan:
 - `__shared__ T x[N];` inside a function becomes a reference to storage that
   all threads of the current block share; `extern __shared__ T x[];` becomes a
   pointer to the launch's dynamic shared memory.
+- In a unit that names a kernel by its address for the runtime to launch (cudaLaunchKernel, a graph's
+  kernel node), every kernel that is neither a template nor overloaded is registered after its
+  definition: `static const bool cudaemu_kernel_k_12 = ::cudaemu::graphs::register_kernel(&k, "k");`
+  (runtime/include/cudaemu/graphs.h runs it from its address and the parameters' addresses).
 Everything else (`__global__`, `__device__`, `__constant__` ...) is handled
 by the emulation header, runtime/include/cudaemu/cudaemu.h.
 """
 from __future__ import annotations
+
+import re
+from collections import Counter
 
 from ..errors import UnsupportedConstruct
 from .query import Program
@@ -22,6 +29,24 @@ from .rewrite import EditPlan, one_line
 def lower_for_cpu(prog: Program, plan: EditPlan) -> None:
     _lower_launches(prog, plan)
     _lower_shared(prog, plan)
+    _register_kernels(prog, plan)
+
+
+# the calls that launch a kernel named by its address (cudaemu/graphs.h finds it in its registry)
+_BY_ADDRESS = re.compile(rb"\bcuda(?:LaunchKernel|LaunchCooperativeKernel|Graph\w*KernelNode\w*)\b")
+
+
+def _register_kernels(prog: Program, plan: EditPlan) -> None:
+    unit = prog.unit
+    if not any(_BY_ADDRESS.search(unit.source(f).data) for f in unit.user_files):
+        return
+    names = Counter(k.name for k in prog.kernels)
+    for k in prog.kernels:
+        if k.is_template or names[k.name] > 1:
+            continue   # (no single address to register: such a launch fails with a message)
+        plan.insert(k.body, k.body.end, f' static const bool cudaemu_kernel_{k.name}_{k.body.line} = '
+                                        f'::cudaemu::graphs::register_kernel(&{k.name}, "{k.name}");',
+                    f"cpu registration of {k.name}")
 
 
 def _lower_launches(prog: Program, plan: EditPlan) -> None:

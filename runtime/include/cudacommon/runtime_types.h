@@ -98,6 +98,11 @@
   X(cudaErrorLaunchFailure, 719, "unspecified launch failure") \
   X(cudaErrorCooperativeLaunchTooLarge, 720, "too many blocks in cooperative launch") \
   X(cudaErrorNotPermitted, 800, "not permitted") \
+  X(cudaErrorStreamCaptureUnsupported, 900, "operation not permitted when stream is capturing") \
+  X(cudaErrorStreamCaptureInvalidated, 901, "operation failed due to a previous error during capture") \
+  X(cudaErrorStreamCaptureUnmatched, 903, "capture was not initiated in this stream") \
+  X(cudaErrorStreamCaptureUnjoined, 904, "capturing stream has unjoined work") \
+  X(cudaErrorStreamCaptureIsolation, 905, "dependency created on uncaptured work in another stream") \
   X(cudaErrorNotSupported, 801, "operation not supported") \
   X(cudaErrorUnknown, 999, "unknown error")
 
@@ -246,5 +251,31 @@ struct cudaPointerAttributes {
 struct cudaPitchedPtr { void *ptr; size_t pitch, xsize, ysize; };
 struct cudaExtent { size_t width, height, depth; };
 struct cudaPos { size_t x, y, z; };
+
+// CUDA arrays, graphs and stream capture, memory pools
+typedef struct cudaArray *cudaArray_t;
+typedef const struct cudaArray *cudaArray_const_t;
+typedef struct CUgraph_st *cudaGraph_t;
+typedef struct CUgraphExec_st *cudaGraphExec_t;
+typedef struct CUgraphNode_st *cudaGraphNode_t;
+struct cudaMemcpy3DParms {
+  cudaArray_t srcArray; cudaPos srcPos; cudaPitchedPtr srcPtr;
+  cudaArray_t dstArray; cudaPos dstPos; cudaPitchedPtr dstPtr;
+  cudaExtent extent; cudaMemcpyKind kind;
+};
+struct cudaMemsetParams { void *dst; size_t pitch; unsigned int value, elementSize; size_t width, height; };
+struct cudaKernelNodeParams { void *func; dim3 gridDim, blockDim; unsigned int sharedMemBytes; void **kernelParams, **extra; };
+struct cudaHostNodeParams { cudaHostFn_t fn; void *userData; };
+enum cudaGraphExecUpdateResult { cudaGraphExecUpdateSuccess = 0, cudaGraphExecUpdateError = 1,
+                                 cudaGraphExecUpdateErrorTopologyChanged = 2, cudaGraphExecUpdateErrorNodeTypeChanged = 3,
+                                 cudaGraphExecUpdateErrorFunctionChanged = 4, cudaGraphExecUpdateErrorParametersChanged = 5,
+                                 cudaGraphExecUpdateErrorNotSupported = 6 };
+struct cudaGraphExecUpdateResultInfo { cudaGraphExecUpdateResult result; cudaGraphNode_t errorNode, errorFromNode; };
+enum cudaStreamCaptureStatus { cudaStreamCaptureStatusNone = 0, cudaStreamCaptureStatusActive = 1,
+                               cudaStreamCaptureStatusInvalidated = 2 };
+struct cudaGraphEdgeData { unsigned char from_port, to_port, type, reserved[5]; };
+enum cudaGraphNodeType { cudaGraphNodeTypeKernel = 0, cudaGraphNodeTypeMemcpy = 1, cudaGraphNodeTypeMemset = 2,
+                         cudaGraphNodeTypeHost = 3, cudaGraphNodeTypeGraph = 4, cudaGraphNodeTypeEmpty = 5 };
+typedef struct CUmemPoolHandle_st *cudaMemPool_t;
 
 #endif  // CUDACOMMON_RUNTIME_TYPES_H

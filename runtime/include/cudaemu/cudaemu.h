@@ -14,7 +14,8 @@
 // launch's blocks, warps and tiles; options; faults), scheduler.h (which thread runs, barriers,
 // stacks, the grid loop), collectives.h (warp and tile collectives), builtins.h (threadIdx,
 // __syncthreads, shared memory), launch.h (launches), cudaemu_device.h (atomics, shuffles,
-// intrinsics, math), cudaemu_api.h (the runtime API).
+// intrinsics, math), cudaemu_api.h (the runtime API), registry.h (kernels named by address:
+// cudaLaunchKernel), graphs.h (CUDA graphs, stream capture).
 //
 // Environment: CUDAEMU_BLOCK_ORDER=asc|desc|random|<comma list of linear ids>,
 // CUDAEMU_SEED=<n> (seeded block order and thread switches), CUDAEMU_SWITCH=<p>
@@ -52,6 +53,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -106,8 +108,7 @@ using namespace ::cctk::exit_code;   // kExitBarrierDivergence, kExitDeadlock, k
 
 #define threadIdx (::cudaemu::thread_idx())
 #define blockIdx (::cudaemu::block_idx())
-#define blockDim (::cudaemu::block_dim())
-#define gridDim (::cudaemu::grid_dim())
+// (blockDim and gridDim: types.h)
 #define __syncthreads() ::cudaemu::syncthreads(__FILE__, __LINE__)
 #define __syncthreads_count(p) ::cudaemu::syncthreads(__FILE__, __LINE__, (p))
 #define __syncthreads_and(p) (::cudaemu::syncthreads(__FILE__, __LINE__, (p)) == int(::cudaemu::detail::g_block->live))
@@ -116,5 +117,7 @@ using namespace ::cctk::exit_code;   // kExitBarrierDivergence, kExitDeadlock, k
 
 #include "cudaemu_device.h"
 #include "cudaemu_api.h"
+#include "registry.h"
+#include "graphs.h"
 
 #endif  // CUDAEMU_CUDAEMU_H

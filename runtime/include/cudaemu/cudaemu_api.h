@@ -72,6 +72,16 @@ struct DeviceMemoryRelease {
 };
 inline DeviceMemoryRelease g_device_memory_release;
 }  // namespace cudaemu::detail
+// Stream capture (graphs.h): on a capturing stream these calls add a node to its graph (true) instead.
+namespace cudaemu::graphs {
+inline bool capture_copy(cudaStream_t s, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                         size_t height);
+inline bool capture_set(cudaStream_t s, void *p, size_t pitch, unsigned value, unsigned elem, size_t width,
+                        size_t height);
+inline bool capture_host(cudaStream_t s, cudaHostFn_t fn, void *data);
+inline bool capture_record(cudaEvent_t e, cudaStream_t s);   // (also forgets a capture the event was recorded in)
+inline bool capture_wait(cudaStream_t s, cudaEvent_t e);
+}  // namespace cudaemu::graphs
 
 inline cudaError_t cudaMalloc(void **p, size_t n) {
   if (!p) return ::cudaemu::detail::record(cudaErrorInvalidValue);
@@ -97,12 +107,32 @@ inline cudaError_t cudaHostAlloc(void **p, size_t n, unsigned) { return cudaMall
 template <class T> inline cudaError_t cudaHostAlloc(T **p, size_t n, unsigned) { return cudaMallocHost(reinterpret_cast<void **>(p), n); }
 inline cudaError_t cudaFree(void *p) { ::cudaemu::detail::device_free(p); return cudaSuccess; }
 inline cudaError_t cudaFreeHost(void *p) { ::cudaemu::detail::device_free(p); return cudaSuccess; }
+// Stream-ordered allocation (allocated and freed at once: the emulation runs every operation when it is issued)
+inline cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t) { return cudaMalloc(p, n); }
+template <class T> inline cudaError_t cudaMallocAsync(T **p, size_t n, cudaStream_t s) {
+  return cudaMallocAsync(reinterpret_cast<void **>(p), n, s);
+}
+inline cudaError_t cudaMallocFromPoolAsync(void **p, size_t n, cudaMemPool_t, cudaStream_t s) {
+  return cudaMallocAsync(p, n, s);
+}
+template <class T> inline cudaError_t cudaMallocFromPoolAsync(T **p, size_t n, cudaMemPool_t pool, cudaStream_t s) {
+  return cudaMallocFromPoolAsync(reinterpret_cast<void **>(p), n, pool, s);
+}
+inline cudaError_t cudaFreeAsync(void *p, cudaStream_t) { return cudaFree(p); }
+inline cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device) {
+  if (!pool) return ::cudaemu::detail::record(cudaErrorInvalidValue);
+  if (device != 0) return ::cudaemu::detail::record(cudaErrorInvalidDevice);
+  static char the_pool;
+  *pool = reinterpret_cast<cudaMemPool_t>(&the_pool);
+  return cudaSuccess;
+}
 inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind) {
   if (n && (!dst || !src)) return ::cudaemu::detail::record(cudaErrorInvalidValue);
   std::memmove(dst, src, n);
   return cudaSuccess;
 }
-inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, cudaMemcpyKind k, cudaStream_t = nullptr) {
+inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, cudaMemcpyKind k, cudaStream_t s = nullptr) {
+  if (::cudaemu::graphs::capture_copy(s, dst, n, src, n, n, 1)) return cudaSuccess;
   return cudaMemcpy(dst, src, n, k);
 }
 inline cudaError_t cudaMemset(void *p, int v, size_t n) {
@@ -110,7 +140,10 @@ inline cudaError_t cudaMemset(void *p, int v, size_t n) {
   std::memset(p, v, n);
   return cudaSuccess;
 }
-inline cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t = nullptr) { return cudaMemset(p, v, n); }
+inline cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t s = nullptr) {
+  if (::cudaemu::graphs::capture_set(s, p, n, unsigned(v), 1, n, 1)) return cudaSuccess;
+  return cudaMemset(p, v, n);
+}
 template <class T>
 inline cudaError_t cudaMemcpyToSymbol(const T &sym, const void *src, size_t n, size_t off = 0,
                                       cudaMemcpyKind = cudaMemcpyHostToDevice) {
@@ -120,7 +153,10 @@ inline cudaError_t cudaMemcpyToSymbol(const T &sym, const void *src, size_t n, s
 }
 template <class T>
 inline cudaError_t cudaMemcpyToSymbolAsync(const T &sym, const void *src, size_t n, size_t off = 0,
-                                           cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t = nullptr) {
+                                           cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t s = nullptr) {
+  if (off + n > sizeof(T)) return ::cudaemu::detail::record(cudaErrorInvalidValue);
+  if (::cudaemu::graphs::capture_copy(s, reinterpret_cast<char *>(const_cast<T *>(&sym)) + off, n, src, n, n, 1))
+    return cudaSuccess;
   return cudaMemcpyToSymbol(sym, src, n, off, kind);
 }
 template <class T>
@@ -129,6 +165,13 @@ inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &sym, size_t n, size_
   if (off + n > sizeof(T)) return ::cudaemu::detail::record(cudaErrorInvalidValue);
   std::memcpy(dst, reinterpret_cast<const char *>(&sym) + off, n);
   return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const T &sym, size_t n, size_t off = 0,
+                                             cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t s = nullptr) {
+  if (off + n > sizeof(T)) return ::cudaemu::detail::record(cudaErrorInvalidValue);
+  if (::cudaemu::graphs::capture_copy(s, dst, n, reinterpret_cast<const char *>(&sym) + off, n, n, 1)) return cudaSuccess;
+  return cudaMemcpyFromSymbol(dst, sym, n, off, kind);
 }
 template <class T> inline cudaError_t cudaGetSymbolAddress(void **p, const T &sym) {
   *p = const_cast<T *>(&sym);
@@ -209,7 +252,11 @@ inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
 inline cudaError_t cudaEventCreate(cudaEvent_t *e) { *e = new CUevent_st{std::chrono::steady_clock::now()}; return cudaSuccess; }
 inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned) { return cudaEventCreate(e); }
 inline cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return cudaSuccess; }
-inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t = nullptr) { e->t = std::chrono::steady_clock::now(); return cudaSuccess; }
+inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = nullptr) {
+  if (::cudaemu::graphs::capture_record(e, s)) return cudaSuccess;
+  e->t = std::chrono::steady_clock::now();
+  return cudaSuccess;
+}
 inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
 inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
   *ms = std::chrono::duration<float, std::milli>(b->t - a->t).count();
@@ -332,17 +379,24 @@ inline cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_
   return cudaSuccess;
 }
 inline cudaError_t cudaMemcpy2DAsync(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h,
-                                     cudaMemcpyKind k, cudaStream_t = nullptr) {
+                                     cudaMemcpyKind k, cudaStream_t s = nullptr) {
+  if (w > dp || w > sp) return ::cudaemu::detail::record(cudaErrorInvalidPitchValue);
+  if (::cudaemu::graphs::capture_copy(s, dst, dp, src, sp, w, h)) return cudaSuccess;
   return cudaMemcpy2D(dst, dp, src, sp, w, h, k);
 }
 inline cudaError_t cudaMemset2D(void *p, size_t pitch, int v, size_t width, size_t height) {
   for (size_t r = 0; r < height; ++r) std::memset(static_cast<char *>(p) + r * pitch, v, width);
   return cudaSuccess;
 }
+inline cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int v, size_t width, size_t height, cudaStream_t s = nullptr) {
+  if (::cudaemu::graphs::capture_set(s, p, pitch, unsigned(v), 1, width, height)) return cudaSuccess;
+  return cudaMemset2D(p, pitch, v, width, height);
+}
 inline cudaError_t cudaMemcpyPeer(void *dst, int, const void *src, int, size_t n) {
   return cudaMemcpy(dst, src, n, cudaMemcpyDefault);
 }
-inline cudaError_t cudaMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t n, cudaStream_t = nullptr) {
+inline cudaError_t cudaMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t n, cudaStream_t s = nullptr) {
+  if (::cudaemu::graphs::capture_copy(s, dst, n, src, n, n, 1)) return cudaSuccess;
   return cudaMemcpyPeer(dst, dd, src, sd, n);
 }
 inline cudaError_t cudaMemPrefetchAsync(const void *, size_t, int, cudaStream_t = nullptr) { return cudaSuccess; }
@@ -355,12 +409,16 @@ inline cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest) {
 // Work is done when it is issued (synchronous semantics): streams and events are always complete,
 // and a stream's callbacks run at once, in issue order.
 inline cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
-inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned = 0) { return cudaSuccess; }
+inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned = 0) {
+  ::cudaemu::graphs::capture_wait(s, e);
+  return cudaSuccess;
+}
 inline cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t cb, void *data, unsigned) {
   cb(s, cudaSuccess, data);
   return cudaSuccess;
 }
-inline cudaError_t cudaLaunchHostFunc(cudaStream_t, cudaHostFn_t fn, void *data) {
+inline cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *data) {
+  if (::cudaemu::graphs::capture_host(s, fn, data)) return cudaSuccess;
   fn(data);
   return cudaSuccess;
 }

@@ -25,7 +25,14 @@ inline bool valid_config(dim3 grid, dim3 block, size_t shm) {
 inline std::recursive_mutex g_launch_mutex;   // host threads that launch take turns: one grid at a time
 // A tool's hook after each grid that ran (hirace's stream relation, hirace/host_streams.h); none by default
 inline void (*g_launch_done)(const Launch &) = nullptr;
+}  // namespace detail
+namespace graphs {   // stream capture (graphs.h): a launch on a capturing stream becomes a node of its graph
+inline int g_capturing = 0;   // streams that capture now
+inline bool capture_launch(const detail::Launch &L, std::function<void(detail::Launch)> run);
+}  // namespace graphs
+namespace detail {
 template <class F, class Tuple> void run_kernel(Launch L, F f, Tuple args) {
+  if (graphs::g_capturing && graphs::capture_launch(L, [f, args](Launch M) { run_kernel(M, f, args); })) return;
   std::lock_guard<std::recursive_mutex> hold(g_launch_mutex);
   if (!valid_config(L.grid, L.block, L.shm)) return;
   struct Env { F f; Tuple args; } env{f, args};

@@ -382,6 +382,8 @@ inline void run_grid(Launch &L) {
   config();
   ensure_signal_stack();
   g_launch = &L;
+  ::gridDim = L.grid;
+  ::blockDim = L.block;
   unsigned nblocks = L.grid.x * L.grid.y * L.grid.z;
   std::vector<unsigned> order = block_order(nblocks);
   std::deque<LiveBlock> parked;

@@ -4,6 +4,9 @@
 #ifndef CUDAEMU_STATE_H
 #define CUDAEMU_STATE_H
 
+// gridDim and blockDim (types.h): the running launch's, set when its grid starts (scheduler.h run_grid)
+inline dim3 gridDim, blockDim;
+
 namespace cudaemu {
 namespace detail {
 
@@ -83,7 +86,7 @@ struct Config {
 inline Config g_cfg;
 inline Fiber *g_cur = nullptr;
 inline Block *g_block = nullptr;
-inline Launch *g_launch = nullptr;
+inline Launch *g_launch = nullptr;   // (its grid and block are also gridDim and blockDim, below)
 inline std::vector<Fiber> g_fibers;   // the running block's threads
 // Fiber stacks not in use. A thread gets one when it first runs and gives it back when it ends;
 // a thread that ends hands its stack straight to the next thread when that one has not started,

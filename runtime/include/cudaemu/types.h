@@ -35,6 +35,10 @@ struct dim3 {
 };
 
 // ------------------------------------------------------------------ runtime API types
+// gridDim and blockDim name the running launch's (state.h), and fields of the API's structures too
+// (cudaKernelNodeParams::gridDim): one name for both, defined before the structures.
+#define gridDim cudaemu_gridDim
+#define blockDim cudaemu_blockDim
 #include "../cudacommon/runtime_types.h"
 #include "../cudacommon/protocol.h"
 struct CUstream_st { int id; };

@@ -47,8 +47,6 @@ extern "C" cudaError_t cudaDestroyTextureObject(cudaTextureObject_t t);
 template <class T> __device__ T tex1Dfetch(cudaTextureObject_t t, int i);
 
 // CUDA arrays and 2-D textures
-typedef struct cudaArray *cudaArray_t;
-typedef const struct cudaArray *cudaArray_const_t;
 extern "C" cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChannelFormatKind f);
 extern "C" cudaError_t cudaMallocArray(cudaArray_t *a, const cudaChannelFormatDesc *d, size_t w, size_t h = 0,
                                        unsigned flags = 0);
@@ -61,28 +59,10 @@ template <class T> __device__ T tex2D(cudaTextureObject_t t, float x, float y);
 template <class T> __device__ T tex1D(cudaTextureObject_t t, float x);
 template <class T> __device__ T tex3D(cudaTextureObject_t t, float x, float y, float z);
 
-// CUDA graphs and stream capture
-typedef struct CUgraph_st *cudaGraph_t;
-typedef struct CUgraphExec_st *cudaGraphExec_t;
-typedef struct CUgraphNode_st *cudaGraphNode_t;
+// CUDA graphs and stream capture (their types: cudacommon/runtime_types.h)
 __host__ __device__ cudaPos make_cudaPos(size_t x, size_t y, size_t z);
 __host__ __device__ cudaExtent make_cudaExtent(size_t w, size_t h, size_t d);
 __host__ __device__ cudaPitchedPtr make_cudaPitchedPtr(void *d, size_t p, size_t xsz, size_t ysz);
-struct cudaMemcpy3DParms {
-  cudaArray_t srcArray; cudaPos srcPos; cudaPitchedPtr srcPtr;
-  cudaArray_t dstArray; cudaPos dstPos; cudaPitchedPtr dstPtr;
-  cudaExtent extent; cudaMemcpyKind kind;
-};
-struct cudaMemsetParams { void *dst; size_t pitch; unsigned int value, elementSize; size_t width, height; };
-struct cudaKernelNodeParams { void *func; dim3 gridDim, blockDim; unsigned int sharedMemBytes; void **kernelParams, **extra; };
-struct cudaHostNodeParams { cudaHostFn_t fn; void *userData; };
-enum cudaGraphExecUpdateResult { cudaGraphExecUpdateSuccess = 0, cudaGraphExecUpdateError = 1,
-                                 cudaGraphExecUpdateErrorTopologyChanged = 2, cudaGraphExecUpdateErrorNodeTypeChanged = 3,
-                                 cudaGraphExecUpdateErrorFunctionChanged = 4, cudaGraphExecUpdateErrorParametersChanged = 5,
-                                 cudaGraphExecUpdateErrorNotSupported = 6 };
-struct cudaGraphExecUpdateResultInfo { cudaGraphExecUpdateResult result; cudaGraphNode_t errorNode, errorFromNode; };
-enum cudaStreamCaptureStatus { cudaStreamCaptureStatusNone = 0, cudaStreamCaptureStatusActive = 1,
-                               cudaStreamCaptureStatusInvalidated = 2 };
 extern "C" {
 cudaError_t cudaGraphCreate(cudaGraph_t *g, unsigned flags);
 cudaError_t cudaGraphDestroy(cudaGraph_t g);
@@ -94,7 +74,13 @@ cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *n, cudaGraph_t g, const cuda
                                    const cudaMemsetParams *p);
 cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *n, cudaGraph_t g, const cudaGraphNode_t *deps, size_t ndeps,
                                  const cudaHostNodeParams *p);
-cudaError_t cudaGraphAddDependencies(cudaGraph_t g, const cudaGraphNode_t *from, const cudaGraphNode_t *to, size_t n);
+cudaError_t cudaGraphAddDependencies(cudaGraph_t g, const cudaGraphNode_t *from, const cudaGraphNode_t *to,
+                                     const cudaGraphEdgeData *edges, size_t n);
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *n, cudaGraph_t g, const cudaGraphNode_t *deps, size_t ndeps);
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *n, cudaGraph_t g, const cudaGraphNode_t *deps, size_t ndeps,
+                                     void *dst, const void *src, size_t count, cudaMemcpyKind kind);
+cudaError_t cudaMallocFromPoolAsync(void **p, size_t n, cudaMemPool_t pool, cudaStream_t s);
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device);
 cudaError_t cudaGraphGetNodes(cudaGraph_t g, cudaGraphNode_t *nodes, size_t *n);
 cudaError_t cudaGraphGetRootNodes(cudaGraph_t g, cudaGraphNode_t *nodes, size_t *n);
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *e, cudaGraph_t g, unsigned long long flags = 0);
@@ -109,10 +95,13 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g, cudaGraphExecU
 cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode mode);
 cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g);
 cudaError_t cudaStreamIsCapturing(cudaStream_t s, cudaStreamCaptureStatus *status);
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t n, cudaGraphNodeType *t);
+cudaError_t cudaGraphUpload(cudaGraphExec_t e, cudaStream_t s);
 }
 // (the forms of CUDA 11 that cuda_runtime.h keeps as C++ overloads)
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *e, cudaGraph_t g, cudaGraphNode_t *error_node, char *log,
                                  size_t log_size);
+cudaError_t cudaGraphAddDependencies(cudaGraph_t g, const cudaGraphNode_t *from, const cudaGraphNode_t *to, size_t n);
 cudaError_t cudaGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g, cudaGraphNode_t *error_node,
                                 cudaGraphExecUpdateResult *result);
 
@@ -201,6 +190,7 @@ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitc
 cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                               size_t height, cudaMemcpyKind kind, cudaStream_t s = 0);
 cudaError_t cudaMemset2D(void *p, size_t pitch, int v, size_t width, size_t height);
+cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int v, size_t width, size_t height, cudaStream_t s = 0);
 cudaError_t cudaMemcpyPeer(void *dst, int ddev, const void *src, int sdev, size_t n);
 cudaError_t cudaMemcpyPeerAsync(void *dst, int ddev, const void *src, int sdev, size_t n, cudaStream_t s = 0);
 cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s);
@@ -244,6 +234,14 @@ template <class T> cudaError_t cudaMemcpyToSymbol(const T &sym, const void *src,
 template <class T> cudaError_t cudaMemcpyFromSymbol(void *dst, const T &sym, size_t n,
                                                     size_t offset = 0,
                                                     cudaMemcpyKind k = cudaMemcpyDeviceToHost);
+template <class T> cudaError_t cudaMemcpyToSymbolAsync(const T &sym, const void *src, size_t n, size_t offset = 0,
+                                                       cudaMemcpyKind k = cudaMemcpyHostToDevice, cudaStream_t s = 0);
+template <class T> cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const T &sym, size_t n, size_t offset = 0,
+                                                         cudaMemcpyKind k = cudaMemcpyDeviceToHost,
+                                                         cudaStream_t s = 0);
+template <class T> cudaError_t cudaMallocFromPoolAsync(T **p, size_t n, cudaMemPool_t pool, cudaStream_t s);
+template <class T> cudaError_t cudaLaunchKernel(T *f, dim3 grid, dim3 block, void **args, size_t shm = 0,
+                                                cudaStream_t s = 0);
 template <class T> cudaError_t cudaFuncSetAttribute(T *f, cudaFuncAttribute a, int v);
 template <class T> cudaError_t cudaFuncSetCacheConfig(T *f, cudaFuncCache c);
 template <class T> cudaError_t cudaGetSymbolAddress(void **p, const T &sym);

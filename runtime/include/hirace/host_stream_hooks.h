@@ -138,29 +138,35 @@ inline Op copy_op(const char *api, const char *file, unsigned line, void *dst, c
   return x;
 }
 
+// A synchronous copy `x` from src to dst (its footprint: rows for 2D copies, host_stream_copies.h), by the
+// rules of cudaMemcpy.
+inline void sync_copy(Relation &r, Op x, void *dst, const void *src, cudaMemcpyKind kind) {
+  const Memory d = memory_of(dst), s = memory_of(src);
+  const bool dev_dst = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice ||
+                       (kind == cudaMemcpyDefault && d == kDevice);
+  const bool dev_src = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice ||
+                       (kind == cudaMemcpyDefault && s == kDevice);
+  const unsigned a = default_stream(r);
+  const bool pageable_to_device = dev_dst && !dev_src && s == kPageable;
+  if (pageable_to_device) {   // a stream sync before the copy begins
+    Clock c = r.agents[a].clock;
+    host_learns(r, c);
+  }
+  issue(r, a, std::move(x));
+  // done for the host, except device to device and the DMA of a staged pageable copy
+  if (!(dev_dst && dev_src) && !pageable_to_device) {
+    Clock c = r.agents[a].clock;
+    host_learns(r, c);
+  }
+}
+
 inline cudaError_t memcpy_sync(const char *file, unsigned line, void *dst, const void *src, size_t n,
                                cudaMemcpyKind kind) {
   access::Call call;   // (host_access.h)
   Relation &r = relation();
   {
     std::lock_guard<std::recursive_mutex> hold(r.m);
-    const Memory d = memory_of(dst), s = memory_of(src);
-    const bool dev_dst = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice ||
-                         (kind == cudaMemcpyDefault && d == kDevice);
-    const bool dev_src = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice ||
-                         (kind == cudaMemcpyDefault && s == kDevice);
-    const unsigned a = default_stream(r);
-    const bool pageable_to_device = dev_dst && !dev_src && s == kPageable;
-    if (pageable_to_device) {   // a stream sync before the copy begins
-      Clock c = r.agents[a].clock;
-      host_learns(r, c);
-    }
-    issue(r, a, copy_op("cudaMemcpy", file, line, dst, src, n));
-    // done for the host, except device to device and the DMA of a staged pageable copy
-    if (!(dev_dst && dev_src) && !pageable_to_device) {
-      Clock c = r.agents[a].clock;
-      host_learns(r, c);
-    }
+    sync_copy(r, copy_op("cudaMemcpy", file, line, dst, src, n), dst, src, kind);
   }
   return (cudaMemcpy)(dst, src, n, kind);
 }
@@ -176,18 +182,24 @@ inline cudaError_t memcpy_async(const char *file, unsigned line, void *dst, cons
   return (cudaMemcpyAsync)(dst, src, n, kind, s);
 }
 
+// A synchronous set `x` of memory at p, by the rules of cudaMemset.
+inline void sync_set(Relation &r, Op x, const void *p) {
+  const unsigned a = default_stream(r);
+  issue(r, a, std::move(x));
+  if (memory_of(p) == kPinned) {
+    Clock c = r.agents[a].clock;
+    host_learns(r, c);
+  }
+}
+
 inline cudaError_t memset_sync(const char *file, unsigned line, void *p, int v, size_t n) {
   access::Call call;   // (host_access.h)
   Relation &r = relation();
   {
     std::lock_guard<std::recursive_mutex> hold(r.m);
-    const unsigned a = default_stream(r);
-    issue(r, a, copy_op("cudaMemset", file, line, p, nullptr, 0));
-    r.live.back().fp.of[footprint::kWrite].push_back(Span{uintptr_t(p), uintptr_t(p) + n});
-    if (memory_of(p) == kPinned) {
-      Clock c = r.agents[a].clock;
-      host_learns(r, c);
-    }
+    Op x = copy_op("cudaMemset", file, line, p, nullptr, 0);
+    add_span(x.fp, footprint::kWrite, p, n);
+    sync_set(r, std::move(x), p);
   }
   return (cudaMemset)(p, v, n);
 }

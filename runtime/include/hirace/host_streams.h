@@ -266,6 +266,8 @@ inline Memory memory_of(const void *p) {
 
 #include "host_access.h"         // host accesses of managed and pinned memory meanwhile
 #include "host_stream_hooks.h"   // what the program's calls become
+#include "host_graphs.h"         // CUDA graphs and stream capture
+#include "host_stream_copies.h"  // 2D, symbol and peer copies; stream-ordered allocation
 #endif  // CUDAEMU && HIRACE_STREAMS
 
 #endif  // HIRACE_HOST_STREAMS_H

@@ -1,0 +1,192 @@
+// CUDA graphs and stream capture in the stream relation (host_streams.h; cpu backend, HIRACE_STREAMS=1).
+//
+// A graph launch (cudaGraphLaunch(exec, s), cudaemu/graphs.h) is an operation of its stream and a set of
+// operations, its nodes, ordered by the graph's edges: the launch takes what the host and the stream know
+// and what the exec's earlier launch did (CUDA orders the launches of one executable graph), each node
+// what its dependencies did, and what follows in the stream takes every node's. Each node of an exec is an
+// agent of the relation of its own (a clock entry, named "graph node on <stream>"), so two nodes with no
+// path between them are unordered: if they touch the same bytes, one writing, that is a race between
+// unordered operations, reported with both nodes (a kernel node: the kernel's name; the line where the
+// node was added, cudaGraphAdd*Node, or captured: the launch or call on the capturing stream). The nodes
+// run in a topological order, one at a time: the verdict comes from the relation, not the interleaving.
+// A kernel node's footprint is its launch's, as any launch's (stream_footprint.h): its grid runs under
+// hirace's launch brackets (host_launch.h before_launch, after_launch), its threads' accesses checked.
+//
+// While a stream captures, the calls made on it are the graph's, not operations: the hooks of
+// host_stream_hooks.h are bypassed (a capturing stream's copy, set, host function, event record and
+// wait), the launches recorded (host_launch.h `capturing`), and each captured node is named by the line
+// of its call (cudaemu::graphs::site).
+#ifndef HIRACE_HOST_GRAPHS_H
+#define HIRACE_HOST_GRAPHS_H
+
+namespace hirace {
+namespace streams {
+
+struct ExecState {                 // an instantiated graph, as the relation follows it
+  std::vector<unsigned> agent;     // each node's agent
+  std::vector<char> key;           // each node's stream handle: &key[i] (agent_of finds the node's agent)
+  std::vector<Clock> done;         // each node's clock once it ran (this launch)
+  Clock base, last;                // what this launch starts after; what the exec's last launch did
+  unsigned stream = 0;             // the launch's stream
+};
+inline std::unordered_map<const void *, ExecState> &execs() {
+  static auto *x = new std::unordered_map<const void *, ExecState>;
+  return *x;
+}
+
+inline void graph_launch_begin(const CUgraphExec_st &e, cudaStream_t s) {
+  Relation &r = relation();
+  std::lock_guard<std::recursive_mutex> hold(r.m);
+  ExecState &x = execs()[&e];
+  const unsigned a = agent_of(r, s);
+  if (x.agent.empty() && !e.nodes.empty()) {
+    x.key.assign(e.nodes.size(), 0);
+    for (size_t i = 0; i < e.nodes.size(); ++i) {
+      r.agents.push_back(Agent{"", false, {}});
+      x.agent.push_back(unsigned(r.agents.size() - 1));
+      r.by_stream[&x.key[i]] = x.agent.back();
+    }
+  }
+  for (unsigned n : x.agent) r.agents[n].name = "graph node on " + r.agents[a].name;
+  enqueue(r, a);   // the launch, in its stream
+  x.base = r.agents[a].clock;
+  join(x.base, x.last);
+  x.done.assign(e.nodes.size(), Clock{});
+  x.stream = a;
+}
+
+// Node i starts after the launch's start and its dependencies; a copy, set or host node is issued here (a
+// kernel node when its grid has run: kernel_done, on the node's stream handle).
+inline cudaStream_t graph_node_begin(const CUgraphExec_st &e, size_t i) {
+  namespace G = ::cudaemu::graphs;
+  Relation &r = relation();
+  std::lock_guard<std::recursive_mutex> hold(r.m);
+  ExecState &x = execs()[&e];
+  const G::Node &node = e.nodes[i];
+  const unsigned n = x.agent[i];
+  join(r.agents[n].clock, x.base);
+  for (size_t d : node.deps) join(r.agents[n].clock, x.done[d]);
+  if (node.kind == G::Kind::Copy || node.kind == G::Kind::Set || node.kind == G::Kind::Host) {
+    Op op{node.api, "", node.file, unsigned(node.line), 0, 0, {}};
+    for (const G::Row &row : node.rows) {
+      add_span(op.fp, footprint::kWrite, row.dst, row.n);
+      if (row.src) add_span(op.fp, footprint::kRead, row.src, row.n);
+    }
+    for (auto &v : op.fp.of) std::sort(v.begin(), v.end(), [](const Span &p, const Span &q) { return p.lo < q.lo; });
+    issue(r, n, std::move(op));
+  } else if (node.kind == G::Kind::Empty) {
+    enqueue(r, n);
+  }
+  return reinterpret_cast<cudaStream_t>(&x.key[i]);
+}
+
+inline void graph_node_end(const CUgraphExec_st &e, size_t i) {
+  Relation &r = relation();
+  std::lock_guard<std::recursive_mutex> hold(r.m);
+  ExecState &x = execs()[&e];
+  x.done[i] = r.agents[x.agent[i]].clock;
+}
+
+// What follows in the stream comes after every node.
+inline void graph_launch_end(const CUgraphExec_st &e, cudaStream_t) {
+  Relation &r = relation();
+  std::lock_guard<std::recursive_mutex> hold(r.m);
+  ExecState &x = execs()[&e];
+  Clock all = x.base;
+  for (const Clock &c : x.done) join(all, c);
+  join(r.agents[x.stream].clock, all);
+  x.last = all;
+}
+
+inline void graph_exec_destroyed(const CUgraphExec_st &e) {
+  Relation &r = relation();
+  std::lock_guard<std::recursive_mutex> hold(r.m);
+  auto it = execs().find(&e);
+  if (it == execs().end()) return;
+  for (char &k : it->second.key) r.by_stream.erase(&k);   // (its nodes' operations keep their agents)
+  execs().erase(it);
+}
+
+// A kernel node's grid, bracketed as a launch (host_launch.h)
+inline void graph_kernel_begin(const ::cudaemu::graphs::Node &n, const ::cudaemu::detail::Launch &L) {
+  ::hirace::host::before_launch(n.func, L.name, L.grid, L.block, L.shm, false, false, false);
+}
+inline void graph_kernel_end() { ::hirace::host::after_launch(); }
+
+inline const bool kGraphsHooked = [] {
+  ::cudaemu::graphs::Tool &t = ::cudaemu::graphs::g_tool;
+  t.launch_begin = &graph_launch_begin;
+  t.node_begin = &graph_node_begin;
+  t.node_end = &graph_node_end;
+  t.launch_end = &graph_launch_end;
+  t.kernel_begin = &graph_kernel_begin;
+  t.kernel_end = &graph_kernel_end;
+  t.exec_destroyed = &graph_exec_destroyed;
+  return true;
+}();
+
+// Stream capture: hirace's launch brackets record, not run, while a stream captures (host_launch.h).
+inline cudaError_t begin_capture(cudaStream_t s, cudaStreamCaptureMode mode) {
+  cudaError_t e = (cudaStreamBeginCapture)(s, mode);
+  host::state().capturing = ::cudaemu::graphs::g_capturing;
+  return e;
+}
+inline cudaError_t end_capture(cudaStream_t s, cudaGraph_t *g) {
+  cudaError_t e = (cudaStreamEndCapture)(s, g);
+  host::state().capturing = ::cudaemu::graphs::g_capturing;
+  return e;
+}
+inline bool captured(const char *file, unsigned line, const char *api, cudaStream_t s) {
+  if (!::cudaemu::graphs::stream_captures(s)) return false;
+  ::cudaemu::graphs::site(file, int(line), api);
+  return true;
+}
+inline cudaError_t graph_memcpy_async(const char *file, unsigned line, void *dst, const void *src, size_t n,
+                                      cudaMemcpyKind kind, cudaStream_t s = nullptr) {
+  if (captured(file, line, "cudaMemcpyAsync", s)) return (cudaMemcpyAsync)(dst, src, n, kind, s);
+  return memcpy_async(file, line, dst, src, n, kind, s);
+}
+inline cudaError_t graph_memset_async(const char *file, unsigned line, void *p, int v, size_t n, cudaStream_t s = nullptr) {
+  if (captured(file, line, "cudaMemsetAsync", s)) return (cudaMemsetAsync)(p, v, n, s);
+  return memset_async(file, line, p, v, n, s);
+}
+inline cudaError_t graph_launch_host_func(const char *file, unsigned line, cudaStream_t s, cudaHostFn_t fn, void *data) {
+  if (captured(file, line, "cudaLaunchHostFunc", s)) return (cudaLaunchHostFunc)(s, fn, data);
+  return launch_host_func(file, line, s, fn, data);
+}
+inline cudaError_t graph_event_record(cudaEvent_t e, cudaStream_t s = nullptr) {
+  if (::cudaemu::graphs::stream_captures(s)) return (cudaEventRecord)(e, s);
+  return event_record(e, s);
+}
+inline cudaError_t graph_wait_event(cudaStream_t s, cudaEvent_t e, unsigned flags = 0) {
+  if (::cudaemu::graphs::stream_captures(s) || ::cudaemu::graphs::event_captured(e))
+    return (cudaStreamWaitEvent)(s, e, flags);
+  return stream_wait_event(s, e, flags);
+}
+
+}  // namespace streams
+}  // namespace hirace
+
+// The program's calls (after host_stream_hooks.h's, which the capture-aware ones replace)
+#undef cudaMemcpyAsync
+#undef cudaMemsetAsync
+#undef cudaLaunchHostFunc
+#undef cudaEventRecord
+#undef cudaStreamWaitEvent
+#define cudaMemcpyAsync(...) hirace_streams::graph_memcpy_async(__FILE__, __LINE__, __VA_ARGS__)
+#define cudaMemsetAsync(...) hirace_streams::graph_memset_async(__FILE__, __LINE__, __VA_ARGS__)
+#define cudaLaunchHostFunc(s, fn, data) hirace_streams::graph_launch_host_func(__FILE__, __LINE__, s, fn, data)
+#define cudaEventRecord(...) hirace_streams::graph_event_record(__VA_ARGS__)
+#define cudaStreamWaitEvent(...) hirace_streams::graph_wait_event(__VA_ARGS__)
+#define cudaStreamBeginCapture(s, mode) hirace_streams::begin_capture(s, mode)
+#define cudaStreamEndCapture(s, g) hirace_streams::end_capture(s, g)
+// the calls that add a node, or launch a kernel by its address: named by their line
+#define cudaGraphAddKernelNode(...) (::cudaemu::graphs::site(__FILE__, __LINE__), (cudaGraphAddKernelNode)(__VA_ARGS__))
+#define cudaGraphAddMemcpyNode(...) (::cudaemu::graphs::site(__FILE__, __LINE__), (cudaGraphAddMemcpyNode)(__VA_ARGS__))
+#define cudaGraphAddMemcpyNode1D(...) (::cudaemu::graphs::site(__FILE__, __LINE__), (cudaGraphAddMemcpyNode1D)(__VA_ARGS__))
+#define cudaGraphAddMemsetNode(...) (::cudaemu::graphs::site(__FILE__, __LINE__), (cudaGraphAddMemsetNode)(__VA_ARGS__))
+#define cudaGraphAddHostNode(...) (::cudaemu::graphs::site(__FILE__, __LINE__), (cudaGraphAddHostNode)(__VA_ARGS__))
+#define cudaGraphAddEmptyNode(...) (::cudaemu::graphs::site(__FILE__, __LINE__), (cudaGraphAddEmptyNode)(__VA_ARGS__))
+#define cudaLaunchKernel(...) (::cudaemu::graphs::site(__FILE__, __LINE__), (cudaLaunchKernel)(__VA_ARGS__))
+#define cudaLaunchCooperativeKernel(...) (::cudaemu::graphs::site(__FILE__, __LINE__), (cudaLaunchCooperativeKernel)(__VA_ARGS__))
+#endif  // HIRACE_HOST_GRAPHS_H
