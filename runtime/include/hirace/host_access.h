@@ -428,23 +428,7 @@ struct Call {
 }  // namespace access
 }  // namespace hirace
 
-// The runtime's calls that touch memory but are no operations of the relation: every page open while they run
-#undef cudaMemcpyToSymbol
-#undef cudaMemcpyToSymbolAsync
-#undef cudaMemcpyFromSymbol
-#undef cudaMemcpy2D
-#undef cudaMemcpy2DAsync
-#undef cudaMemset2D
-#undef cudaMemcpyPeer
-#undef cudaMemcpyPeerAsync
-#define cudaMemcpyToSymbol(...) (::hirace::access::Call(), (cudaMemcpyToSymbol)(__VA_ARGS__))
-#define cudaMemcpyToSymbolAsync(...) (::hirace::access::Call(), (cudaMemcpyToSymbolAsync)(__VA_ARGS__))
-#define cudaMemcpyFromSymbol(...) (::hirace::access::Call(), (cudaMemcpyFromSymbol)(__VA_ARGS__))
-#define cudaMemcpy2D(...) (::hirace::access::Call(), (cudaMemcpy2D)(__VA_ARGS__))
-#define cudaMemcpy2DAsync(...) (::hirace::access::Call(), (cudaMemcpy2DAsync)(__VA_ARGS__))
-#define cudaMemset2D(...) (::hirace::access::Call(), (cudaMemset2D)(__VA_ARGS__))
-#define cudaMemcpyPeer(...) (::hirace::access::Call(), (cudaMemcpyPeer)(__VA_ARGS__))
-#define cudaMemcpyPeerAsync(...) (::hirace::access::Call(), (cudaMemcpyPeerAsync)(__VA_ARGS__))
+// (the 2D, symbol and peer copies open every page through their hooks: host_stream_copies.h)
 #endif  // CUDAEMU && HIRACE_STREAMS
 
 #endif  // HIRACE_HOST_ACCESS_H

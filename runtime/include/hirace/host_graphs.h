@@ -35,6 +35,7 @@ inline std::unordered_map<const void *, ExecState> &execs() {
 }
 
 inline void graph_launch_begin(const CUgraphExec_st &e, cudaStream_t s) {
+  access::enter();   // (host_access.h: every page open while the nodes run, until graph_launch_end)
   Relation &r = relation();
   std::lock_guard<std::recursive_mutex> hold(r.m);
   ExecState &x = execs()[&e];
@@ -89,13 +90,16 @@ inline void graph_node_end(const CUgraphExec_st &e, size_t i) {
 
 // What follows in the stream comes after every node.
 inline void graph_launch_end(const CUgraphExec_st &e, cudaStream_t) {
-  Relation &r = relation();
-  std::lock_guard<std::recursive_mutex> hold(r.m);
-  ExecState &x = execs()[&e];
-  Clock all = x.base;
-  for (const Clock &c : x.done) join(all, c);
-  join(r.agents[x.stream].clock, all);
-  x.last = all;
+  {
+    Relation &r = relation();
+    std::lock_guard<std::recursive_mutex> hold(r.m);
+    ExecState &x = execs()[&e];
+    Clock all = x.base;
+    for (const Clock &c : x.done) join(all, c);
+    join(r.agents[x.stream].clock, all);
+    x.last = all;
+  }
+  access::leave();
 }
 
 inline void graph_exec_destroyed(const CUgraphExec_st &e) {
@@ -127,11 +131,13 @@ inline const bool kGraphsHooked = [] {
 
 // Stream capture: hirace's launch brackets record, not run, while a stream captures (host_launch.h).
 inline cudaError_t begin_capture(cudaStream_t s, cudaStreamCaptureMode mode) {
+  access::Call call;   // (host_access.h: every page open while the call runs)
   cudaError_t e = (cudaStreamBeginCapture)(s, mode);
   host::state().capturing = ::cudaemu::graphs::g_capturing;
   return e;
 }
 inline cudaError_t end_capture(cudaStream_t s, cudaGraph_t *g) {
+  access::Call call;   // (host_access.h: every page open while the call runs)
   cudaError_t e = (cudaStreamEndCapture)(s, g);
   host::state().capturing = ::cudaemu::graphs::g_capturing;
   return e;
@@ -143,22 +149,27 @@ inline bool captured(const char *file, unsigned line, const char *api, cudaStrea
 }
 inline cudaError_t graph_memcpy_async(const char *file, unsigned line, void *dst, const void *src, size_t n,
                                       cudaMemcpyKind kind, cudaStream_t s = nullptr) {
+  access::Call call;   // (host_access.h: every page open while the call runs)
   if (captured(file, line, "cudaMemcpyAsync", s)) return (cudaMemcpyAsync)(dst, src, n, kind, s);
   return memcpy_async(file, line, dst, src, n, kind, s);
 }
 inline cudaError_t graph_memset_async(const char *file, unsigned line, void *p, int v, size_t n, cudaStream_t s = nullptr) {
+  access::Call call;   // (host_access.h: every page open while the call runs)
   if (captured(file, line, "cudaMemsetAsync", s)) return (cudaMemsetAsync)(p, v, n, s);
   return memset_async(file, line, p, v, n, s);
 }
 inline cudaError_t graph_launch_host_func(const char *file, unsigned line, cudaStream_t s, cudaHostFn_t fn, void *data) {
+  access::Call call;   // (host_access.h: every page open while the call runs)
   if (captured(file, line, "cudaLaunchHostFunc", s)) return (cudaLaunchHostFunc)(s, fn, data);
   return launch_host_func(file, line, s, fn, data);
 }
 inline cudaError_t graph_event_record(cudaEvent_t e, cudaStream_t s = nullptr) {
+  access::Call call;   // (host_access.h: every page open while the call runs)
   if (::cudaemu::graphs::stream_captures(s)) return (cudaEventRecord)(e, s);
   return event_record(e, s);
 }
 inline cudaError_t graph_wait_event(cudaStream_t s, cudaEvent_t e, unsigned flags = 0) {
+  access::Call call;   // (host_access.h: every page open while the call runs)
   if (::cudaemu::graphs::stream_captures(s) || ::cudaemu::graphs::event_captured(e))
     return (cudaStreamWaitEvent)(s, e, flags);
   return stream_wait_event(s, e, flags);

@@ -32,6 +32,7 @@ inline Op rows_op(const char *api, const char *file, unsigned line, void *dst, s
 
 inline cudaError_t memcpy2d(const char *file, unsigned line, void *dst, size_t dp, const void *src, size_t sp, size_t w,
                             size_t h, cudaMemcpyKind kind) {
+  access::Call call;   // (host_access.h: every page open while the call runs)
   Relation &r = relation();
   {
     std::lock_guard<std::recursive_mutex> hold(r.m);
@@ -41,6 +42,7 @@ inline cudaError_t memcpy2d(const char *file, unsigned line, void *dst, size_t d
 }
 inline cudaError_t memcpy2d_async(const char *file, unsigned line, void *dst, size_t dp, const void *src, size_t sp,
                                   size_t w, size_t h, cudaMemcpyKind kind, cudaStream_t s = nullptr) {
+  access::Call call;   // (host_access.h: every page open while the call runs)
   if (captured(file, line, "cudaMemcpy2DAsync", s)) return (cudaMemcpy2DAsync)(dst, dp, src, sp, w, h, kind, s);
   Relation &r = relation();
   {
@@ -50,6 +52,7 @@ inline cudaError_t memcpy2d_async(const char *file, unsigned line, void *dst, si
   return (cudaMemcpy2DAsync)(dst, dp, src, sp, w, h, kind, s);
 }
 inline cudaError_t memset2d(const char *file, unsigned line, void *p, size_t pitch, int v, size_t w, size_t h) {
+  access::Call call;   // (host_access.h: every page open while the call runs)
   Relation &r = relation();
   {
     std::lock_guard<std::recursive_mutex> hold(r.m);
@@ -59,6 +62,7 @@ inline cudaError_t memset2d(const char *file, unsigned line, void *p, size_t pit
 }
 inline cudaError_t memset2d_async(const char *file, unsigned line, void *p, size_t pitch, int v, size_t w, size_t h,
                                   cudaStream_t s = nullptr) {
+  access::Call call;   // (host_access.h: every page open while the call runs)
   if (captured(file, line, "cudaMemset2DAsync", s)) return (cudaMemset2DAsync)(p, pitch, v, w, h, s);
   Relation &r = relation();
   {
@@ -71,6 +75,7 @@ inline cudaError_t memset2d_async(const char *file, unsigned line, void *p, size
 template <class T>
 inline cudaError_t to_symbol(const char *file, unsigned line, const T &sym, const void *src, size_t n, size_t off = 0,
                              cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+  access::Call call;   // (host_access.h: every page open while the call runs)
   void *dst = reinterpret_cast<char *>(const_cast<T *>(&sym)) + off;
   if (off + n <= sizeof(T)) {   // (else the call fails)
     Relation &r = relation();
@@ -84,6 +89,7 @@ template <class T>
 inline cudaError_t to_symbol_async(const char *file, unsigned line, const T &sym, const void *src, size_t n,
                                    size_t off = 0, cudaMemcpyKind kind = cudaMemcpyHostToDevice,
                                    cudaStream_t s = nullptr) {
+  access::Call call;   // (host_access.h: every page open while the call runs)
   if (captured(file, line, "cudaMemcpyToSymbolAsync", s)) return (cudaMemcpyToSymbolAsync)(sym, src, n, off, kind, s);
   if (off + n <= sizeof(T)) {
     Relation &r = relation();
@@ -96,6 +102,7 @@ inline cudaError_t to_symbol_async(const char *file, unsigned line, const T &sym
 template <class T>
 inline cudaError_t from_symbol(const char *file, unsigned line, void *dst, const T &sym, size_t n, size_t off = 0,
                                cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+  access::Call call;   // (host_access.h: every page open while the call runs)
   const void *src = reinterpret_cast<const char *>(&sym) + off;
   if (off + n <= sizeof(T)) {
     Relation &r = relation();
@@ -109,6 +116,7 @@ template <class T>
 inline cudaError_t from_symbol_async(const char *file, unsigned line, void *dst, const T &sym, size_t n,
                                      size_t off = 0, cudaMemcpyKind kind = cudaMemcpyDeviceToHost,
                                      cudaStream_t s = nullptr) {
+  access::Call call;   // (host_access.h: every page open while the call runs)
   if (captured(file, line, "cudaMemcpyFromSymbolAsync", s))
     return (cudaMemcpyFromSymbolAsync)(dst, sym, n, off, kind, s);
   if (off + n <= sizeof(T)) {
@@ -121,6 +129,7 @@ inline cudaError_t from_symbol_async(const char *file, unsigned line, void *dst,
 }
 
 inline cudaError_t memcpy_peer(const char *file, unsigned line, void *dst, int dd, const void *src, int sd, size_t n) {
+  access::Call call;   // (host_access.h: every page open while the call runs)
   Relation &r = relation();
   {
     std::lock_guard<std::recursive_mutex> hold(r.m);
@@ -130,6 +139,7 @@ inline cudaError_t memcpy_peer(const char *file, unsigned line, void *dst, int d
 }
 inline cudaError_t memcpy_peer_async(const char *file, unsigned line, void *dst, int dd, const void *src, int sd,
                                      size_t n, cudaStream_t s = nullptr) {
+  access::Call call;   // (host_access.h: every page open while the call runs)
   if (captured(file, line, "cudaMemcpyPeerAsync", s)) return (cudaMemcpyPeerAsync)(dst, dd, src, sd, n, s);
   Relation &r = relation();
   {
@@ -158,6 +168,7 @@ inline void forget(Relation &r, uintptr_t lo, uintptr_t hi) {
 
 inline cudaError_t malloc_async(const char *api, const char *name, const char *file, unsigned line, void **where,
                                 size_t n, cudaStream_t s) {
+  access::Call call;   // (host_access.h: every page open while the call runs)
   cudaError_t e = host::allocate(kDeviceAlloc, name, file, line, where, n);
   if (e != cudaSuccess || !where || !*where || !n) return e;
   Relation &r = relation();
@@ -168,6 +179,7 @@ inline cudaError_t malloc_async(const char *api, const char *name, const char *f
   return e;
 }
 inline cudaError_t free_async(const char *file, unsigned line, void *p, cudaStream_t s) {
+  access::Call call;   // (host_access.h: every page open while the call runs)
   Relation &r = relation();
   {
     std::lock_guard<std::recursive_mutex> hold(r.m);
