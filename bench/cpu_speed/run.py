@@ -97,6 +97,8 @@ def main(argv=None) -> int:
     roots = {k: Path(v).resolve() for k, _, v in (r.partition("=") for r in a.root)}
     progs = [p for p in load_spec(a.spec) if p.root in roots and (not a.only or p.name in a.only)
              and (not a.suite or p.root == a.suite)]
+    if a.only:   # in the order given
+        progs.sort(key=lambda p: a.only.index(p.name))
     if not progs:
         print("no programs selected: give --root samples=DIR", file=sys.stderr)
         return 2

@@ -41,7 +41,7 @@ inline void *device_alloc(size_t n, bool device = true) {
   }
   // zeroed by calloc, which leaves pages fresh from the system untouched (a tool's large shadows cost
   // no page until used), aligned to 256 bytes as cudaMalloc's are
-  void *r = std::calloc(1, bytes + 256);
+  void *r = bytes < ~size_t(0) - 256 ? std::calloc(1, bytes + 256) : nullptr;
   if (!r) return nullptr;
   void *p = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(r) + 256) & ~uintptr_t(255));
   d.used += bytes;

@@ -158,9 +158,9 @@ CCTK_HD inline unsigned long long cas(unsigned long long *p, unsigned long long 
 #if defined(__CUDA_ARCH__)
   return atomicCAS(p, expected, desired);
 #elif defined(CUDAEMU)
-  // the cpu backend runs a launch's threads as fibers of one OS thread, which switch only where the
-  // emulation yields, never inside a check: a plain compare and store (a locked one cost a fifth of
-  // the check)
+  // the cpu backend runs one grid at a time (cudaemu launch.h), its threads as fibers of one OS thread
+  // that switch only where the emulation yields, never inside a check: a plain compare and store (no
+  // locked instruction at every update; running blocks on several OS threads would need it again)
   unsigned long long seen = *p;
   if (seen == expected) *p = desired;
   return seen;
