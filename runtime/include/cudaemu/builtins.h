@@ -41,7 +41,8 @@ inline BarrierPassed last_barrier() { return {detail::g_launch_count, detail::g_
 // Called by instrumented code at memory accesses: a seeded schedule may
 // switch threads here, so racy programs can show their other outcomes.
 inline void maybe_yield() {
-  const detail::Config &c = detail::config();
+  // (at every checked access: the loaded options read inline, the environment once, out of line)
+  const detail::Config &c = detail::g_cfg.loaded ? detail::g_cfg : detail::config();
   if (c.switch_p > 0 && detail::g_cur && detail::g_rng.uniform() < c.switch_p) detail::switch_away(true);
 }
 
@@ -76,15 +77,18 @@ inline bool shared_offset(const void *p, size_t *offset) {
 }
 // Where p lies in the guard page after the current block's shared window (the end of its dynamic
 // shared memory): an out-of-bounds shared access, as offset from the window's start.
+namespace detail {
+inline const size_t g_page = size_t(sysconf(_SC_PAGESIZE));   // (read once, not at every access)
+}
 inline bool shared_guard_offset(const void *p, size_t *offset) {
   const char *c = static_cast<const char *>(p);
-  static const size_t page = size_t(sysconf(_SC_PAGESIZE));
   const char *end = detail::g_arena + detail::kSharedWindow;
-  if (!detail::g_block || c < end || c >= end + page) return false;
+  if (!detail::g_block || c < end || c >= end + detail::g_page) return false;
   *offset = size_t(c - detail::g_arena);
   return true;
 }
 inline size_t linear_thread() { return detail::g_cur->linear; }
+inline unsigned linear_block() { return detail::g_block->linear; }
 
 template <class T> T *dynamic_shared() { return static_cast<T *>(detail::g_block->dyn); }
 

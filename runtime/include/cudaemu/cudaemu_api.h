@@ -17,6 +17,7 @@ inline cudaError_t record(cudaError_t e) {
 struct DeviceMemory {
   size_t cap = ~size_t(0), used = 0;
   std::map<void *, size_t> sizes;   // the device allocations, by address
+  std::map<void *, void *> raw;     // what calloc returned for each (its start, aligned, is the address)
   std::mutex m;
   bool released = false;            // what was left has gone back: a later free of it is a no-op
   DeviceMemory() {
@@ -33,13 +34,19 @@ inline void *device_alloc(size_t n, bool device = true) {
   DeviceMemory &d = device_memory();
   std::lock_guard<std::mutex> hold(d.m);
   if (device && (bytes > d.cap || d.used > d.cap - bytes)) return nullptr;
-  void *p = std::aligned_alloc(256, bytes);
-  if (!p) return nullptr;
-  std::memset(p, 0, bytes);
-  if (device) {
-    d.used += bytes;
-    d.sizes[p] = bytes;
+  if (!device) {
+    void *p = std::aligned_alloc(256, bytes);
+    if (p) std::memset(p, 0, bytes);
+    return p;
   }
+  // zeroed by calloc, which leaves pages fresh from the system untouched (a tool's large shadows cost
+  // no page until used), aligned to 256 bytes as cudaMalloc's are
+  void *r = bytes < ~size_t(0) - 256 ? std::calloc(1, bytes + 256) : nullptr;
+  if (!r) return nullptr;
+  void *p = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(r) + 256) & ~uintptr_t(255));
+  d.used += bytes;
+  d.sizes[p] = bytes;
+  d.raw[p] = r;
   return p;
 }
 inline void device_free(void *p) {
@@ -51,6 +58,11 @@ inline void device_free(void *p) {
     if (it != d.sizes.end()) {
       d.used -= it->second;
       d.sizes.erase(it);
+      auto r = d.raw.find(p);
+      void *start = r->second;
+      d.raw.erase(r);
+      std::free(start);
+      return;
     } else if (d.released) {
       return;
     }
@@ -64,8 +76,9 @@ struct DeviceMemoryRelease {
   ~DeviceMemoryRelease() {
     DeviceMemory &d = device_memory();
     std::lock_guard<std::mutex> hold(d.m);
-    for (auto &kv : d.sizes) std::free(kv.first);
+    for (auto &kv : d.raw) std::free(kv.second);
     d.sizes.clear();
+    d.raw.clear();
     d.used = 0;
     d.released = true;
   }

@@ -334,6 +334,7 @@ inline void leave(LiveBlock &lb) {
 inline void start_block(Launch &L, uint3 bid, LiveBlock &lb) {
   Block &b = lb.b;
   b.bid = bid;
+  b.linear = bid.x + L.grid.x * (bid.y + L.grid.y * bid.z);
   b.nthreads = L.block.x * L.block.y * L.block.z;
   b.live = b.nthreads;
   b.warps.assign((b.nthreads + 31) / 32, Warp{});

@@ -46,6 +46,7 @@ struct TileMeet {
 
 struct Block {
   uint3 bid{0, 0, 0};
+  unsigned linear = 0;          // bid.x + grid.x * (bid.y + grid.y * bid.z)
   unsigned nthreads = 0, live = 0, arrived = 0, exited = 0;
   unsigned gen = 0;             // block barriers completed
   unsigned last_arrived = 0;    // the threads the last of them released

@@ -14,6 +14,7 @@
 #if HIRACE_MEMORY_SYNC
 #include "memory_sync_hooks.h"
 #endif
+#include "cpu_shared.h"
 
 namespace hirace {
 inline namespace HIRACE_UNIT_CONFIG {   // (config.h: this unit's configuration's own)
@@ -28,7 +29,7 @@ inline namespace HIRACE_UNIT_CONFIG {   // (config.h: this unit's configuration'
 // The shadow update and site slots of the words an access covers, [offset, offset + size) of its
 // buffer or shared window (`shadow`, `sites`: the window's or buffer's; `sites` null without slots),
 // by thread `tid` of block `bid` with clocks `clk`. Inlined where the check knows the memory space.
-CCTK_D inline void check_words(unsigned long long *shadow, unsigned *sites, long long offset, unsigned size,
+HIRACE_PART CCTK_D inline void check_words(unsigned long long *shadow, unsigned *sites, long long offset, unsigned size,
                                unsigned site, fsm::Access kind, bool then_write, unsigned tid, unsigned bid,
                                const unsigned *clk, unsigned space, unsigned buffer
 #if HIRACE_MEMORY_SYNC   // (the launch's record of synchronisation through memory, where it follows the thread)
@@ -182,6 +183,12 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
   if (HIRACE_BENCH_STOP_AFTER_LOCATE) return true;
 #if HIRACE_MEMORY_SYNC
   kind = volatile_kind(kind, how, loc.space, &then_write);
+#endif
+#if defined(CUDAEMU)   // (the block's shared shadow is cleaned as it is used: cpu_shared.h)
+  if (loc.space == kShared)
+    cpu_shared::cover(loc.shadow, loc.sites, (unsigned long long)loc.offset >> L.granularity_shift,
+                      ((unsigned long long)loc.offset + (size ? size : 1) - 1) >> L.granularity_shift,
+                      L.shared_slice_words);
 #endif
 #if defined(CUDAEMU) && HIRACE_STREAMS   // (the launch's footprint, for the stream relation: host_streams.h)
   if (loc.space == kGlobal && loc.buffer != kNoBuffer)

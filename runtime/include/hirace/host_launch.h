@@ -9,18 +9,23 @@
 #include "host_quiet.h"
 #include "host_readback.h"
 #include "memory_sync.h"
+#include "cpu_shared.h"
 
 namespace hirace {
 namespace host {
 
 #if defined(CUDAEMU)
 // the cpu backend runs a block in one of its slots: a block starting there gets a fresh slice
-inline void reset_cpu_shared_shadow() {
-  State &s = state();
-  size_t words = size_t(s.shared_slice_words), slot = ::cudaemu::detail::g_slot;
-  if (s.d_shared) std::memset(s.d_shared + slot * words, 0, words * 8);
-  if (s.d_shared_sites) std::memset(s.d_shared_sites + kSiteSlots * slot * words, 0xff, words * 4 * kSiteSlots);
-}
+// (its words are cleaned as its checks reach them: cpu_shared.h)
+inline void reset_cpu_shared_shadow() { cpu_shared::forget(::cudaemu::detail::g_slot); }
+#endif
+
+// The cpu backend cleans the shared shadow and its site slots as blocks use them (cpu_shared.h): a new
+// allocation of them is left as it is
+#if defined(CUDAEMU)
+constexpr bool kCpuSharedCleaned = true;
+#else
+constexpr bool kCpuSharedCleaned = false;
 #endif
 
 // true: *p is new memory (not zeroed)
@@ -281,7 +286,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
     grow(&s.d_clocks, &s.d_clocks_bytes, clock_bytes, "barrier clocks");
     check_cuda(cudaMemset(s.d_clocks, 0, clock_bytes), "barrier clock reset");
     size_t shared_bytes = std::max<size_t>(size_t(s.shared_slice_words * slices * 8), 8);
-    if (grow(&s.d_shared, &s.d_shared_bytes, shared_bytes, "shared-memory shadow"))
+    if (grow(&s.d_shared, &s.d_shared_bytes, shared_bytes, "shared-memory shadow") && !kCpuSharedCleaned)
       check_cuda(cudaMemset(s.d_shared, 0, s.d_shared_bytes), "shared-memory shadow reset");
   }
   // (a grid of 4M blocks or more names one access; sites given up for room name none)
@@ -302,7 +307,8 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
     size_t site_bytes = std::max<size_t>(size_t(s.shared_slice_words * site_slices), 2) * 4 * kSiteSlots;
     if (site_bytes > s.d_shared_sites_bytes || !s.d_shared_sites) {
       tool_free(s.d_shared_sites);
-      s.d_shared_sites = site_slots(site_bytes);
+      s.d_shared_sites = kCpuSharedCleaned ? static_cast<unsigned *>(try_tool_alloc(site_bytes)) : site_slots(site_bytes);
+      if (!s.d_shared_sites && kCpuSharedCleaned) evict_sites();   // (as site_slots does)
       s.d_shared_sites_bytes = s.d_shared_sites ? site_bytes : 0;
     }
   }

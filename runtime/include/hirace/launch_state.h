@@ -75,12 +75,17 @@ CCTK_HD inline unsigned ran(unsigned site) {
 }
 }  // namespace
 
+#if defined(CUDAEMU)   // (the cpu backend keeps both: one load each, at every check)
+CCTK_D inline unsigned linear_tid() { return unsigned(::cudaemu::linear_thread()); }
+CCTK_D inline unsigned linear_bid() { return ::cudaemu::linear_block(); }
+#else
 CCTK_D inline unsigned linear_tid() {
   return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
 }
 CCTK_D inline unsigned linear_bid() {
   return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
 }
+#endif
 
 }  // namespace hirace
 

@@ -43,7 +43,7 @@ CCTK_D inline Location smem_window(unsigned long long off) {
 #endif
 
 // false: nowhere hirace watches (host memory, constant, local)
-CCTK_D inline bool locate(const void *p, Location *loc) {
+HIRACE_PART CCTK_D inline bool locate(const void *p, Location *loc) {
   const LaunchState &L = g_launch;
 #if defined(__CUDA_ARCH__)
   if (__isShared(p)) {
@@ -71,10 +71,25 @@ CCTK_D inline bool locate(const void *p, Location *loc) {
 #endif
   unsigned long long a = (unsigned long long)p;
   unsigned lo = 0, hi = L.nranges;
+#if defined(CUDAEMU)
+  // The cpu backend runs one grid at a time (cudaemu launch.h), and a thread's accesses mostly stay in one
+  // buffer: the range the last search found, when it is still the answer the search would give (the
+  // last range starting at or before a, redzones included, whatever the table holds now), spares
+  // the search.
+  static unsigned last = 0;   // (any value is safe: it is tested before it is used)
+  if (last < hi && L.ranges[last].base - L.ranges[last].redzone <= a &&
+      (last + 1 == hi || L.ranges[last + 1].base - L.ranges[last + 1].redzone > a)) {
+    lo = last + 1;
+  } else {
+#endif
   while (lo < hi) {  // last range starting (redzone included) at or before a
     unsigned mid = (lo + hi) / 2;
     if (L.ranges[mid].base - L.ranges[mid].redzone <= a) lo = mid + 1; else hi = mid;
   }
+#if defined(CUDAEMU)
+  if (lo) last = lo - 1;
+  }
+#endif
   if (lo == 0) return false;
   const Range &r = L.ranges[lo - 1];
   if (a >= r.base + r.size + r.redzone) return false;

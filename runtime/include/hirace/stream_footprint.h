@@ -22,17 +22,15 @@ struct Touched {
   std::vector<uint64_t> bits[kUses];   // a bit per word of the buffer (the shadow's granularity)
 };
 
-inline std::vector<Touched> &touched() {
-  static std::vector<Touched> t;
-  return t;
-}
+inline std::vector<Touched> g_touched;   // (a variable, not a function's static: no guard at every access)
+inline std::vector<Touched> &touched() { return g_touched; }
 
 // The access [offset, offset + size) of buffer `buffer` (`limit` bytes), by kind (fsm::Access), its
 // write too when `then_write` (a read-modify-write).
 inline void note(unsigned buffer, long long offset, unsigned size, unsigned kind, bool then_write,
                  unsigned long long limit, unsigned shift) {
   static Touched *last = nullptr;
-  std::vector<Touched> &all = touched();
+  std::vector<Touched> &all = g_touched;
   if (all.empty()) last = nullptr;   // (a new launch: the relation took the last one's)
   if (!last || last->buffer != buffer) {
     last = nullptr;

@@ -134,7 +134,7 @@ CCTK_HD inline unsigned lane_group_inputs(ShadowWord s, const ThreadCtx &c, unsi
   return fsm::kSameBlock << 2 | b;
 }
 
-CCTK_HD inline void inputs(ShadowWord s, const ThreadCtx &c, unsigned state, unsigned *rel, unsigned *syn) {
+HIRACE_PART CCTK_HD inline void inputs(ShadowWord s, const ThreadCtx &c, unsigned state, unsigned *rel, unsigned *syn) {
   if (s.bid() != (c.bid & ((1ull << ShadowWord::kBidBits) - 1))) {
     *rel = fsm::kOtherBlock;
     *syn = fsm::kUnsynced;
@@ -165,6 +165,13 @@ CCTK_HD inline unsigned long long cas(unsigned long long *p, unsigned long long 
                                         unsigned long long desired) {
 #if defined(__CUDA_ARCH__)
   return atomicCAS(p, expected, desired);
+#elif defined(CUDAEMU)
+  // the cpu backend runs one grid at a time (cudaemu launch.h), its threads as fibers of one OS thread
+  // that switch only where the emulation yields, never inside a check: a plain compare and store (no
+  // locked instruction at every update; running blocks on several OS threads would need it again)
+  unsigned long long seen = *p;
+  if (seen == expected) *p = desired;
+  return seen;
 #else
   __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   return expected;
@@ -186,7 +193,7 @@ CCTK_HD inline memsync::Thread memory_thread(const ThreadCtx &c) {
 // followed), `slot`: the checked word's flag slot in it (its atomics are read-modify-writes of that
 // slot, which the caller applies after the update: memsync::strong); kFindSlot: the slot of `flag_word`
 // (the shadow of the access's first word: every word of an access takes the flag slot of its first).
-CCTK_HD inline bool update(unsigned long long *shadow, const ThreadCtx &c, fsm::Access a,
+HIRACE_PART CCTK_HD inline bool update(unsigned long long *shadow, const ThreadCtx &c, fsm::Access a,
                              ShadowWord *prior = nullptr
 #if HIRACE_MEMORY_SYNC
                            , const memsync::MemorySync *mem = nullptr, unsigned slot = 0,
