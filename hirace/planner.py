@@ -454,14 +454,18 @@ class HiracePlanner:
             if call.name == "cudaDeviceReset":
                 plan.wrap(call.span, "(::hirace::host::before_reset(), ", ")", "hirace read-back before reset")
         regs = []
+        # every variable the unit defines, in its own file or in a header of the program's (a counter that
+        # threadFenceReduction's kernel header defines): registered at the end of the unit's file
         for g in prog.globals:
-            if g.space in ("device", "managed") and g.span.file == unit.main and g.name not in ignore:
+            if g.space in ("device", "managed") and g.name not in ignore:
                 where = g.span.file.replace("\\", "\\\\").replace('"', '\\"')
-                regs.append(f'static ::hirace::host::SymbolRegistrar hirace_symbol_{g.name}('
-                            f'+[]() -> void * {{ void *p = nullptr; cudaGetSymbolAddress(&p, {g.name}); '
-                            f'return p; }}, sizeof({g.name}), "{g.name}", "{where}", {g.span.line}u);')
+                ref = g.qualified or g.name
+                tag = "ns_" + "_".join(filter(None, ref.split("::"))) if g.qualified else g.name
+                regs.append(f'static ::hirace::host::SymbolRegistrar hirace_symbol_{tag}('
+                            f'+[]() -> void * {{ void *p = nullptr; cudaGetSymbolAddress(&p, {ref}); '
+                            f'return p; }}, sizeof({ref}), "{g.name}", "{where}", {g.span.line}u);')
                 if g.space == "managed" and self.streams:   # (its host accesses watched: host_access.h)
-                    regs.append(f"static ::hirace::access::ManagedVar hirace_managed_{g.name}(&{g.name});")
+                    regs.append(f"static ::hirace::access::ManagedVar hirace_managed_{tag}(&{ref});")
         if regs:
             data = src(unit.main).data
             plan.insert(_end_span(unit.main, data), len(data), "\n" + " ".join(regs) + "\n",

@@ -249,6 +249,7 @@ class GlobalVar:
     span: Span
     type: str
     space: str            # 'device' | 'constant' | 'managed'
+    qualified: str = ""   # its name as the end of the file can spell it ('ns::x'; '' when `name` is)
 
 
 @dataclass(frozen=True)
@@ -483,6 +484,17 @@ def _attribute_kinds(c: cindex.Cursor) -> set:
     return kinds
 
 
+def _qualified(c: cindex.Cursor) -> str:
+    """A variable's name qualified by its named namespaces ('ns::x'), as code at the end of its file can
+    spell it; '' when its name alone does (at file scope, or only in unnamed namespaces)."""
+    parts, p = [], c.semantic_parent
+    while p is not None and p.kind == CK.NAMESPACE:
+        if p.spelling:
+            parts.append(p.spelling)
+        p = p.semantic_parent
+    return "::".join(["", *reversed(parts), c.spelling]) if parts else ""
+
+
 def _is_decomposition(c: cindex.Cursor) -> bool:
     """The declaration of a structured binding, `auto &[x, y] = e` (libclang names it '[x, y]')."""
     return c.kind == CK.UNEXPOSED_DECL and c.spelling.startswith("[")
@@ -578,12 +590,12 @@ class _Walker:
             self.p.shared.append(SharedDecl(c.spelling, sp, c.type.spelling,
                                             c.storage_class == cindex.StorageClass.EXTERN, ""))
         elif CK.CUDACONSTANT_ATTR in kinds:
-            self.p.globals.append(GlobalVar(c.spelling, sp, c.type.spelling, "constant"))
+            self.p.globals.append(GlobalVar(c.spelling, sp, c.type.spelling, "constant", _qualified(c)))
         elif "__managed__" in {t.spelling for t in c.get_tokens()} or self._managed_before(sp):
             # declared as device memory for the parse, so kernels' accesses to it are checked
-            self.p.globals.append(GlobalVar(c.spelling, sp, c.type.spelling, "managed"))
+            self.p.globals.append(GlobalVar(c.spelling, sp, c.type.spelling, "managed", _qualified(c)))
         elif CK.CUDADEVICE_ATTR in kinds:
-            self.p.globals.append(GlobalVar(c.spelling, sp, c.type.spelling, "device"))
+            self.p.globals.append(GlobalVar(c.spelling, sp, c.type.spelling, "device", _qualified(c)))
 
     def _managed_before(self, sp: Span) -> bool:
         """`__managed__` among the specifiers written before the variable's name, inside its extent or just
