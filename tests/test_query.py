@@ -73,6 +73,14 @@ def test_shared_atomics_barriers(program):
     assert [(b.name, b.scope, b.span.line) for b in p.barriers] == [
         ("__syncthreads", "block", 15), ("__syncwarp", "warp", 24)]
     assert [(g.name, g.space) for g in p.globals] == [("g", "device"), ("c", "constant")]
+    assert [g.qualified for g in p.globals] == ["", ""]   # (file scope: the name alone spells it)
+
+
+def test_globals_of_headers_with_their_namespaces(program):
+    # a header's __device__ variable in a namespace: hirace registers it by this name (planner.py)
+    p = program("races/ms_counter_in_header_ok.cu")
+    assert [(g.name, g.qualified, g.space, g.span.file.rsplit("/", 1)[-1]) for g in p.globals] == [
+        ("count", "::tickets::count", "device", "ms_counter_in_header.cuh")]
 
 
 def test_branches_and_loops(program):
