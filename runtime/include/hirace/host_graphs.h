@@ -73,7 +73,7 @@ inline cudaStream_t graph_node_begin(const CUgraphExec_st &e, size_t i) {
       add_span(op.fp, footprint::kWrite, row.dst, row.n);
       if (row.src) add_span(op.fp, footprint::kRead, row.src, row.n);
     }
-    for (auto &v : op.fp.of) std::sort(v.begin(), v.end(), [](const Span &p, const Span &q) { return p.lo < q.lo; });
+    sort_spans(op.fp);
     issue(r, n, std::move(op));
   } else if (node.kind == G::Kind::Empty) {
     enqueue(r, n);

@@ -26,7 +26,7 @@ inline Op rows_op(const char *api, const char *file, unsigned line, void *dst, s
     add_span(x.fp, footprint::kWrite, static_cast<char *>(dst) + r * dpitch, width);
     if (src) add_span(x.fp, footprint::kRead, static_cast<const char *>(src) + r * spitch, width);
   }
-  for (auto &v : x.fp.of) std::sort(v.begin(), v.end(), [](const Span &p, const Span &q) { return p.lo < q.lo; });
+  sort_spans(x.fp);
   return x;
 }
 

@@ -35,7 +35,7 @@ inline void kernel_done(const ::cudaemu::detail::Launch &L) {
     }
   }
   footprint::touched().clear();
-  for (auto &v : x.fp.of) std::sort(v.begin(), v.end(), [](const Span &p, const Span &q) { return p.lo < q.lo; });
+  sort_spans(x.fp);
   issue(r, agent_of(r, L.stream), std::move(x));
 }
 

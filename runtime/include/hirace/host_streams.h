@@ -250,6 +250,10 @@ inline void issue(Relation &r, unsigned a, Op x) {
 inline void add_span(Footprint &f, unsigned use, const void *p, size_t n) {
   if (n) f.of[use].push_back(Span{uintptr_t(p), uintptr_t(p) + n});
 }
+// Each use's spans in address order (what the pair checks walk), once an operation's spans are all added.
+inline void sort_spans(Footprint &f) {
+  for (auto &v : f.of) std::sort(v.begin(), v.end(), [](const Span &p, const Span &q) { return p.lo < q.lo; });
+}
 
 // Where a pointer lies, for the rules of synchronous copies: device (or managed) memory, pinned host
 // memory (cudaMallocHost, cudaHostAlloc), or pageable host memory (anything else).
