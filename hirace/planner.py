@@ -19,6 +19,7 @@ from pathlib import Path
 
 from instrument.errors import UnsupportedConstruct
 from instrument.protocol import SITE_ID_BITS, Macro, define
+from instrument.frontend.api_launches import api_launches
 from instrument.frontend.query import GROUP_SYNC, Program
 from instrument.frontend.rewrite import EditPlan, one_line
 
@@ -523,28 +524,21 @@ class HiracePlanner:
         area): `cudaLaunchCooperativeKernel((void *)k, g, b, args)` ->
         `(::hirace::host::before_launch((const void *)((void *)k), "k", dim3(g), dim3(b), (size_t)(0), false,
         ...), ::hirace::host::launched(cudaLaunchCooperativeKernel((void *)k, g, b, args)))`."""
-        src = prog.unit.source
         graphs = [c for c in prog.api_calls if c.name in ("cudaGraphAddKernelNode", "cudaStreamBeginCapture",
                                                            "cudaStreamBeginCaptureToGraph")]
         if graphs and not self.streams:   # (on the cpu backend a graph's kernels run in brackets: host_graphs.h)
             plan.warnings.append(f"{graphs[0].span.where()}: the kernels CUDA graphs run are not checked (a graph "
                                  f"launches them outside hirace's brackets; a captured launch is counted at exit)")
-        for call in prog.api_calls:
-            if call.name not in ("cudaLaunchKernel", "cudaLaunchCooperativeKernel") or len(call.args) < 4:
-                continue
-            s = src(call.span.file)
-            args = [one_line(s.text(a.start, a.end)) for a in call.args] + ["0", "0"]
-            name = re.findall(r"[A-Za-z_]\w*", re.sub(r"<.*", "", re.sub(r"^\s*\([^()]*\)\s*", "", args[0])))
-            kernel = name[-1] if name else "kernel"
-            if not plan.wrap(call.span, f'(::hirace::host::before_launch((const void *)({args[0]}), "{kernel}", '
-                                        f'dim3({args[1]}), dim3({args[2]}), (size_t)({args[4]}), false, '
-                                        f'{_in_order(args[5])}, {str(call.name == "cudaLaunchCooperativeKernel").lower()}'
-                                        f'), ::hirace::host::launched(', "))",
-                             f"hirace launch of {kernel} through {call.name}",
+        for la in api_launches(prog):
+            if not plan.wrap(la.call.span, f'(::hirace::host::before_launch((const void *)({la.func}), "{la.kernel}", '
+                                           f'dim3({la.grid}), dim3({la.block}), (size_t)({la.shmem}), false, '
+                                           f'{_in_order(la.stream)}, {str(la.cooperative).lower()}'
+                                           f'), ::hirace::host::launched(', "))",
+                             f"hirace launch of {la.kernel} through {la.call.name}",
                              # (inside one argument of a macro, checkCudaErrors(cudaLaunchKernel(...)), the
                              # edit goes where the macro puts that argument)
-                             allow_macro=call.span.in_macro_arg):
-                self.unbracketed.append(f"{call.span.file}:{call.span.line}: a launch left unbracketed")
+                             allow_macro=la.call.span.in_macro_arg):
+                self.unbracketed.append(f"{la.call.span.file}:{la.call.span.line}: a launch left unbracketed")
 
     def _plan_collectives(self, prog: Program, plan: EditPlan, reach: set[str], needs: dict,
                           shadow_free: dict) -> None:

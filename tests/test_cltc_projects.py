@@ -466,3 +466,31 @@ def test_counts_of_executions_through_cltc_cc(tmp_path):
     assert items["global function k entered"] == 16
     assert items["if (threadIdx.x % 2): then"] == 24 and items["if (threadIdx.x % 2): else (absent)"] == 24
     assert "FNDA:16,k" in (tmp_path / "c.info").read_text()
+
+
+@needs_tools
+def test_kernels_launched_through_the_runtime_api_are_measured(tmp_path):
+    """A program whose only launches are `cudaLaunchKernel` and `cudaLaunchCooperativeKernel` (no
+    `<<<...>>>`, as cuda-samples' reductionMultiBlockCG and simpleAWBarrier): each is a launch to
+    cltc, so the process writes its log and both kernels' items are measured, not 'no instrumented
+    unit ran'."""
+    (tmp_path / "api.cu").write_text(
+        "#include <cstdio>\n"
+        "__global__ void plain(int *a, int n) { if (threadIdx.x < n) a[threadIdx.x] = 1; else a[threadIdx.x] = 2; }\n"
+        "__global__ void coop(int *a) { if (threadIdx.x == 0) a[0] += 10; }\n"
+        "int main() {\n"
+        "  int *d; cudaMalloc(&d, 8 * sizeof(int)); int n = 4;\n"
+        "  void *pa[] = {&d, &n};\n"
+        "  if (cudaLaunchKernel((const void *)plain, dim3(1), dim3(8), pa, 0, 0) != cudaSuccess) return 3;\n"
+        "  void *ca[] = {&d};\n"
+        "  if (cudaLaunchCooperativeKernel((void *)coop,\n"
+        "                                  dim3(1), dim3(4), ca) != cudaSuccess) return 4;\n"
+        "  int h[8]; cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);\n"
+        "  printf(\"%d %d\\n\", h[0], h[7]); return 0; }\n")
+    built = _run([CLTC_CC, "nvcc", "api.cu", "-o", "api"], tmp_path)
+    assert built.returncode == 0, built.stderr
+    res = _run([CLTC, "coverage", "--no-progress", "--json", "r.json", "--", "./api"], tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert res.stdout.startswith("11 2\n")
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["total"]["branches"]["covered"] == report["total"]["branches"]["total"] == 4

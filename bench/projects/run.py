@@ -119,6 +119,14 @@ def _build(p: Program, base: Path, builds: dict, work: Path, cc: Path | None, en
     return exe, ""
 
 
+def _program_output(stdout: str) -> str:
+    """The program's own stdout under `cltc coverage -- PROGRAM`: what comes before cltc's report,
+    which follows the command's output and opens with `cltc coverage: COMMAND (...)`."""
+    lines = stdout.splitlines(keepends=True)
+    heads = [i for i, line in enumerate(lines) if line.startswith("cltc coverage: ")]
+    return "".join(lines[:heads[-1]]) if heads else stdout
+
+
 def check(p: Program, roots: dict, builds: dict, backend: str, work: Path, py: str, cc: Path, timeout: float,
           jobs: int, tool: str = "hirace") -> Row:
     row = Row(p.name, p.root, backend)
@@ -169,7 +177,8 @@ def check(p: Program, roots: dict, builds: dict, backend: str, work: Path, py: s
              for r in doc["races"][:20]]))
     if plain_exe is not None:
         varying = p.varying + builds.get(p.name, {}).get("varying", [])
-        a, b = _comparable(plain_out, varying), _comparable(h.stdout.replace(str(hirace_exe), "PROGRAM"), varying)
+        out = _program_output(h.stdout) if tool == "cltc" else h.stdout
+        a, b = _comparable(plain_out, varying), _comparable(out.replace(str(hirace_exe), "PROGRAM"), varying)
         row.same_output = "yes" if a == b else "reordered" if sorted(a) == sorted(b) else "no"
         if row.same_output == "no":
             i = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import re
 
+from instrument.frontend.api_launches import api_launches
 from instrument.frontend.parse import Span
 from instrument.frontend.query import Branch, Loop, Program
 from instrument.protocol import SEEN_BARRIER_FLAG, SEEN_BITS, Macro, define
@@ -220,6 +221,9 @@ class CoveragePlanner:
             cfg = [s.text(x.start, x.end) for x in ls.config_args]
             plan.wrap(ls.span, f"(::cltc::cov::host::before_launch(dim3({cfg[0]}), dim3({cfg[1]})), ", ")",
                       f"cltc launch of {ls.kernel}")
+        for la in api_launches(prog):   # (cudaLaunchKernel, cudaLaunchCooperativeKernel: launches too)
+            plan.wrap(la.call.span, f"(::cltc::cov::host::before_launch(dim3({la.grid}), dim3({la.block})), ", ")",
+                      f"cltc launch of {la.kernel} through {la.call.name}", allow_macro=la.call.span.in_macro_arg)
         for call in prog.api_calls:
             if call.name == "cudaDeviceReset":
                 plan.wrap(call.span, "(::cltc::cov::host::before_reset(), ", ")", "cltc collection before reset")

@@ -21,6 +21,7 @@ import json
 import os
 from dataclasses import asdict, dataclass
 
+from instrument.frontend.api_launches import api_launches
 from instrument.frontend.parse import Span
 from instrument.frontend.query import ATOMIC_OPS, Operator, Program
 from instrument.protocol import Macro, define
@@ -163,6 +164,9 @@ class MutationPlanner:
                 self._operator(prog, plan, op)
         for ls in prog.launches:
             plan.wrap(ls.span, "(::cltc::mut::host::before_launch(), ", ")", f"cltc mutant choice before {ls.kernel}")
+        for la in api_launches(prog):
+            plan.wrap(la.call.span, "(::cltc::mut::host::before_launch(), ", ")",
+                      f"cltc mutant choice before {la.kernel}", allow_macro=la.call.span.in_macro_arg)
         for call in prog.api_calls:
             if call.name == "cudaDeviceReset":
                 plan.wrap(call.span, "(::cltc::mut::host::before_reset(), ", ")", "cltc reach flags before reset")

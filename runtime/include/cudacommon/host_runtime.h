@@ -103,9 +103,19 @@ inline void at_end(void (*fn)(), bool on_fault = true) {
 // runtime ends at exit too, in the reverse order of registration. A program whose first CUDA call is
 // a launch would otherwise have its runtime torn down before the hook runs ("driver shutting down",
 // found on an H100 with cuda-samples' simpleCooperativeGroups: its coverage was lost). An error of
-// this setup is the program's too: its first CUDA call reports it.
+// this setup is the program's too: its first CUDA call reports it. The first launch may come while the
+// thread's stream captures a graph (cuda-samples' simpleCudaGraphs: its first `<<<...>>>` is captured),
+// where `cudaFree` is a call the default (global) capture mode forbids: it would invalidate the
+// program's capture. In relaxed mode, this thread's for the one call, it is allowed and changes nothing.
 inline void at_end_reading_device(void (*fn)(), bool on_fault = true) {
+#if defined(CUDAEMU)
   (void)cudaFree(nullptr);
+#else
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  const bool swapped = cudaThreadExchangeStreamCaptureMode(&mode) == cudaSuccess;
+  (void)cudaFree(nullptr);
+  if (swapped) (void)cudaThreadExchangeStreamCaptureMode(&mode);
+#endif
   at_end(fn, on_fault);
 }
 
