@@ -2,7 +2,7 @@
 # The projects validation on a GPU machine: cuda-samples and Rodinia programs built by their own
 # CMake and Makefiles, plainly and through hirace-cc, run plainly and under `hirace run --`, outputs
 # compared (bench/projects/run.py); then our own CMake and Make projects (tests/projects/) the same way.
-# usage: [TOOL=cltc] bench/projects/gpu.sh OUT   (from the repository root; TOOL: hirace (default) or
+# usage: [TOOL=cltc] [ONLY="NAME ..."] bench/projects/gpu.sh OUT   (from the repository root; TOOL: hirace (default) or
 # cltc, whose launcher is cltc-cc and whose run is `cltc coverage --`; .whl/ holds the libclang wheel,
 # .rwcarry/samples and .rwcarry/rodinia the programs' trees: never committed)
 set -u
@@ -22,7 +22,7 @@ export PATH=$BIN:$PATH
 {
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvcc --version | tail -1; nproc; git log --oneline -1
   time python3 bench/projects/run.py --backend gpu --root samples=.rwcarry/samples --root rodinia=.rwcarry/rodinia \
-    --tool "$TOOL" -j "${JOBS:-8}" --build-jobs 2 --timeout 120 --out "$OUT"
+    --tool "$TOOL" -j "${JOBS:-8}" --build-jobs 2 --timeout 120 --out "$OUT" ${ONLY:+--only $ONLY}
   for p in cmake_app make_app; do cp -r tests/projects/$p /tmp/$p; done
   if [ "$TOOL" = hirace ]; then RUN="hirace run --"; else RUN="cltc coverage --no-progress --"; fi
   cmake -S /tmp/cmake_app -B /tmp/cmake_app/build -DCMAKE_CUDA_COMPILER_LAUNCHER=$TOOL-cc \
