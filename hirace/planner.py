@@ -34,6 +34,8 @@ from .sites import Site
 
 # streams a launch may name that are the default stream
 _DEFAULT_STREAMS = {"0", "0x0", "NULL", "nullptr", "cudaStreamLegacy", "cudaStreamDefault"}
+# the default stream written as a null pointer or zero
+_ZERO_STREAMS = {"0", "0x0", "NULL", "nullptr", "cudaStreamDefault"}
 # a stream expression hirace may evaluate once more without changing the program: names, members, subscripts
 _PLAIN = re.compile(r"[A-Za-z_][\w\s.:\[\]]*(?:->[\w\s.:\[\]]*)*")
 # a kernel argument hirace may evaluate once more: no call, cast, assignment, increment or decrement
@@ -114,6 +116,11 @@ def uses_streams(prog: Program) -> bool:
     return False
 
 
+# calls that make CUDA graphs or launch them (hirace/host_graphs.h)
+GRAPH_APIS = frozenset({"cudaGraphCreate", "cudaGraphLaunch", "cudaStreamBeginCapture", "cudaStreamBeginCaptureToGraph",
+                        "cudaGraphAddKernelNode", "cudaGraphInstantiate", "cudaGraphInstantiateWithFlags"})
+
+
 # calls that give the host memory a kernel or a copy may touch meanwhile (hirace/host_access.h)
 HOST_MEMORY_APIS = frozenset({"cudaMallocManaged", "cudaMallocHost", "cudaHostAlloc", "cudaHostGetDevicePointer"})
 
@@ -168,8 +175,9 @@ class HiracePlanner:
         self.grid_syncs = False   # a grid.sync(): blocks numbered on past each (check.h)
         # a unit follows synchronisation through memory (memory_sync_needed): HIRACE_MEMORY_SYNC=1
         self.memory_sync = False
-        # the program uses streams, events or asynchronous copies (uses_streams), on the cpu backend:
-        # HIRACE_STREAMS=1, and every access is checked whole (its launch's footprint needs them all)
+        # the program uses streams, events or asynchronous copies (uses_streams) or managed or pinned memory
+        # (uses_host_memory): HIRACE_STREAMS=1, and every access is checked whole (its launch's footprint needs
+        # them all); on the gpu backend each launch also says where it is and its stream (_stream_launch)
         self.streams = False
 
     def _site(self, span, kind, text, function, variable, space, bound="", proof: Proof | None = None) -> int:
@@ -296,8 +304,10 @@ class HiracePlanner:
         ignore = set(self.config.ignore)
         monitor = set(self.config.monitor)
         # what the analyses found (hirace/proofs): every access below gets its check from the rules
-        if self.lower_cpu and (uses_streams(prog) or uses_host_memory(prog)):
+        if uses_streams(prog) or uses_host_memory(prog):
             self.streams = True
+            if not self.lower_cpu:   # (what the gpu backend does not follow yet: said in the report)
+                self._gpu_stream_limits(prog, plan)
         facts = FactTable(prog, self.config.quiet_reads and not self.streams)
         self.facts.append(facts)
         # a kernel whose every shared-memory site is quiet never checks a shared word whole where the
@@ -441,7 +451,8 @@ class HiracePlanner:
                        if area or self.lower_cpu else None)
             if version:
                 quiet_args += version[0]
-            if not plan.wrap(ls.span, f'({quiet_args}::hirace::host::before_launch({kptr}, "{ls.kernel}", '
+            site = self._stream_launch(plan, ls.config_args[3] if len(ls.config_args) > 3 else None, cfg[3], ls.span)
+            if not plan.wrap(ls.span, f'({site}{quiet_args}::hirace::host::before_launch({kptr}, "{ls.kernel}", '
                                       f'dim3({cfg[0]}), dim3({cfg[1]}), (size_t)({cfg[2]}), '
                                       f'{"true" if area else "false"}, {_in_order(cfg[3])}), ',
                              ", ::hirace::host::after_launch())", f"hirace launch of {ls.kernel}"):
@@ -465,7 +476,7 @@ class HiracePlanner:
                 regs.append(f'static ::hirace::host::SymbolRegistrar hirace_symbol_{tag}('
                             f'+[]() -> void * {{ void *p = nullptr; cudaGetSymbolAddress(&p, {ref}); '
                             f'return p; }}, sizeof({ref}), "{g.name}", "{where}", {g.span.line}u);')
-                if g.space == "managed" and self.streams:   # (its host accesses watched: host_access.h)
+                if g.space == "managed" and self.streams and self.lower_cpu:   # (its host accesses watched: host_access.h)
                     regs.append(f"static ::hirace::access::ManagedVar hirace_managed_{tag}(&{ref});")
         if regs:
             data = src(unit.main).data
@@ -519,6 +530,38 @@ class HiracePlanner:
                 if la.function in needs:
                     needs[la.function].loud(la.span)
 
+    def _stream_launch(self, plan: EditPlan, stream, text: str, span, allow_macro: bool = False) -> str:
+        """On the gpu backend, in a program that uses streams: the text that says where a launch is, put before
+        its bracket, with its stream argument passed through `launch_stream` (hirace/host_stream_launches.h: the
+        launch becomes an operation of that stream once it ran); else nothing."""
+        if not self.streams or self.lower_cpu:
+            return ""
+        if stream is not None and text.strip() in _ZERO_STREAMS:
+            stream = None   # (the default stream, as a launch that names none: launch_site says so)
+        if stream is not None and not plan.wrap(stream, "::hirace::streams::launch_stream(", ")",
+                                                "hirace stream of a launch", allow_macro=allow_macro):
+            plan.warnings.append(f"{span.file}:{span.line}: hirace cannot follow the stream this launch names (in a "
+                                 f"macro): it is taken as the default stream's operation")
+        return "::hirace::streams::launch_site(__FILE__, __LINE__), "
+
+    def _gpu_stream_limits(self, prog: Program, plan: EditPlan) -> None:
+        """What the gpu backend does not follow of a stream program (hirace/host_streams.h), said in the report:
+        the host's own accesses of managed and pinned memory (watched on the cpu backend only:
+        host_access.h), and CUDA graphs' nodes (no operations of the relation there)."""
+        host_memory = [c.span for c in prog.api_calls if c.name in HOST_MEMORY_APIS] + [
+            g.span for g in prog.globals if g.space == "managed"]
+        if host_memory:
+            first = min(host_memory, key=lambda sp: (sp.file, sp.line))
+            plan.warnings.append(f"{first.where()}: on the gpu backend the host's own reads and writes of managed and "
+                                 f"pinned memory are not checked against the operations the host does not order "
+                                 f"(the cpu backend watches them: HIRACE_BACKEND=cpu)")
+        graphs = [c.span for c in prog.api_calls if c.name in GRAPH_APIS]
+        if graphs:
+            first = min(graphs, key=lambda sp: (sp.file, sp.line))
+            plan.warnings.append(f"{first.where()}: on the gpu backend the nodes of CUDA graphs are not compared with "
+                                 f"other operations, nor with each other (the cpu backend follows graphs: "
+                                 f"HIRACE_BACKEND=cpu)")
+
     def _plan_api_launches(self, prog: Program, plan: EditPlan) -> None:
         """Launches through the runtime API, bracketed as `<<<...>>>` ones are (without hirace's shared
         area): `cudaLaunchCooperativeKernel((void *)k, g, b, args)` ->
@@ -526,11 +569,13 @@ class HiracePlanner:
         ...), ::hirace::host::launched(cudaLaunchCooperativeKernel((void *)k, g, b, args)))`."""
         graphs = [c for c in prog.api_calls if c.name in ("cudaGraphAddKernelNode", "cudaStreamBeginCapture",
                                                            "cudaStreamBeginCaptureToGraph")]
-        if graphs and not self.streams:   # (on the cpu backend a graph's kernels run in brackets: host_graphs.h)
+        if graphs and not (self.streams and self.lower_cpu):   # (cpu: a graph's kernels run in brackets: host_graphs.h)
             plan.warnings.append(f"{graphs[0].span.where()}: the kernels CUDA graphs run are not checked (a graph "
                                  f"launches them outside hirace's brackets; a captured launch is counted at exit)")
         for la in api_launches(prog):
-            if not plan.wrap(la.call.span, f'(::hirace::host::before_launch((const void *)({la.func}), "{la.kernel}", '
+            site = self._stream_launch(plan, la.call.args[5] if len(la.call.args) > 5 else None, la.stream,
+                                       la.call.span, la.call.span.in_macro_arg)
+            if not plan.wrap(la.call.span, f'({site}::hirace::host::before_launch((const void *)({la.func}), "{la.kernel}", '
                                            f'dim3({la.grid}), dim3({la.block}), (size_t)({la.shmem}), false, '
                                            f'{_in_order(la.stream)}, {str(la.cooperative).lower()}'
                                            f'), ::hirace::host::launched(', "))",

@@ -327,9 +327,10 @@ MACROS: dict[Macro, MacroDoc] = {
                                        "set where a unit has a fence or an ordered libcu++ atomic (the model "
                                        "checker's harness too: hirace/modelcheck.py)"),
     Macro.HIRACE_STREAMS: MacroDoc("hirace/host_streams.h", 0, "hirace/planner.py",
-                                   "1: the program uses streams, events or asynchronous copies (cpu backend): the "
-                                   "host-side order of its operations is followed and each launch's footprint "
-                                   "collected (hirace/host_streams.h, stream_footprint.h)"),
+                                   "1: the program uses streams, events or asynchronous copies: the host-side order "
+                                   "of its operations is followed and each launch's footprint collected "
+                                   "(hirace/host_streams.h, stream_footprint.h; on the gpu backend in device "
+                                   "memory, read back after each launch)"),
     Macro.HIRACE_BRACKETED_ONLY: MacroDoc("hirace/host_launch.h", 0, "hirace/planner.py",
                                           "1: the planner found no way for the program's instrumented code to run "
                                           "in a launch hirace does not bracket (hirace/planner.py "

@@ -34,7 +34,7 @@
 #define HIRACE_MEMORY_SYNC 0   // 1: the check follows synchronisation through memory (fences, flags, locks: docs/memory-model.md, hirace/memory_sync.h, memory_sync_hooks.h); set where a unit has a fence or an ordered libcu++ atomic (the model checker's harness too: hirace/modelcheck.py) (hirace/update.h; set by hirace/planner.py)
 #endif
 #ifndef HIRACE_STREAMS
-#define HIRACE_STREAMS 0   // 1: the program uses streams, events or asynchronous copies (cpu backend): the host-side order of its operations is followed and each launch's footprint collected (hirace/host_streams.h, stream_footprint.h) (hirace/host_streams.h; set by hirace/planner.py)
+#define HIRACE_STREAMS 0   // 1: the program uses streams, events or asynchronous copies: the host-side order of its operations is followed and each launch's footprint collected (hirace/host_streams.h, stream_footprint.h; on the gpu backend in device memory, read back after each launch) (hirace/host_streams.h; set by hirace/planner.py)
 #endif
 #ifndef HIRACE_BRACKETED_ONLY
 #define HIRACE_BRACKETED_ONLY 0   // 1: the planner found no way for the program's instrumented code to run in a launch hirace does not bracket (hirace/planner.py _note_unbracketed), so no "off" state follows each launch (hirace/host_launch.h; set by hirace/planner.py)

@@ -193,6 +193,10 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
 #if defined(CUDAEMU) && HIRACE_STREAMS   // (the launch's footprint, for the stream relation: host_streams.h)
   if (loc.space == kGlobal && loc.buffer != kNoBuffer)
     footprint::note(loc.buffer, loc.offset, size, unsigned(kind), then_write, loc.limit, L.granularity_shift);
+#elif HIRACE_STREAMS && defined(__CUDA_ARCH__)   // (the gpu backend's: in device memory, stream_footprint.h)
+  if (loc.space == kGlobal && loc.buffer != kNoBuffer)
+    footprint::note(L.footprints, L.footprint_touched, loc.buffer, loc.offset, size, unsigned(kind), then_write,
+                    loc.limit, L.granularity_shift);
 #endif
   check_words(loc.shadow, loc.sites, loc.offset, size, site, kind, then_write, tid, bid, thread_clocks(), loc.space,
               loc.buffer HIRACE_MEMORY_ARGS(mem));

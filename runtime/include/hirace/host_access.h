@@ -18,9 +18,10 @@
 #ifndef HIRACE_HOST_ACCESS_H
 #define HIRACE_HOST_ACCESS_H
 
-#if defined(CUDAEMU) && HIRACE_STREAMS
-// (HIRACE_HOST_ACCESS=0: not built, for measuring its cost: bench/host_access/)
-#if HIRACE_HOST_ACCESS && defined(__x86_64__) && defined(__linux__)
+#if HIRACE_STREAMS
+// (HIRACE_HOST_ACCESS=0: not built, for measuring its cost: bench/host_access/; the gpu backend watches
+// nothing: its device runs beside the host, and managed memory's pages are the driver's to protect)
+#if HIRACE_HOST_ACCESS && defined(CUDAEMU) && defined(__x86_64__) && defined(__linux__)
 #define HIRACE_HOST_ACCESS_WATCH 1
 #else
 #define HIRACE_HOST_ACCESS_WATCH 0
@@ -429,6 +430,6 @@ struct Call {
 }  // namespace hirace
 
 // (the 2D, symbol and peer copies open every page through their hooks: host_stream_copies.h)
-#endif  // CUDAEMU && HIRACE_STREAMS
+#endif  // HIRACE_STREAMS
 
 #endif  // HIRACE_HOST_ACCESS_H

@@ -16,11 +16,18 @@
 // host_stream_hooks.h are bypassed (a capturing stream's copy, set, host function, event record and
 // wait), the launches recorded (host_launch.h `capturing`), and each captured node is named by the line
 // of its call (cudaemu::graphs::site).
+//
+// On the gpu backend CUDA runs the graphs: a graph's nodes are no operations of the relation (their kernels run
+// outside hirace's brackets, unchecked: hirace/planner.py says so in the report), and what a capturing stream
+// is given (cudaStreamIsCapturing, asked only while the program captures: host_alloc.h begin_capture) is the
+// graph's, not an operation, as on the cpu backend.
 #ifndef HIRACE_HOST_GRAPHS_H
 #define HIRACE_HOST_GRAPHS_H
 
 namespace hirace {
 namespace streams {
+
+#if defined(CUDAEMU)
 
 struct ExecState {                 // an instantiated graph, as the relation follows it
   std::vector<unsigned> agent;     // each node's agent
@@ -142,11 +149,25 @@ inline cudaError_t end_capture(cudaStream_t s, cudaGraph_t *g) {
   host::state().capturing = ::cudaemu::graphs::g_capturing;
   return e;
 }
+inline bool stream_captures(cudaStream_t s) { return ::cudaemu::graphs::stream_captures(s); }
+inline bool event_captured(cudaEvent_t e) { return ::cudaemu::graphs::event_captured(e); }
 inline bool captured(const char *file, unsigned line, const char *api, cudaStream_t s) {
   if (!::cudaemu::graphs::stream_captures(s)) return false;
   ::cudaemu::graphs::site(file, int(line), api);
   return true;
 }
+#else
+// Whether s captures (a stream the runtime says it cannot tell of while a capture runs: taken as capturing,
+// so that no operation is made of a call the capture may have taken)
+inline bool stream_captures(cudaStream_t s) {
+  if (host::state().capturing <= 0) return false;
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(s, &status) != cudaSuccess) return true;
+  return status == cudaStreamCaptureStatusActive;
+}
+inline bool event_captured(cudaEvent_t) { return false; }
+inline bool captured(const char *, unsigned, const char *, cudaStream_t s) { return stream_captures(s); }
+#endif
 inline cudaError_t graph_memcpy_async(const char *file, unsigned line, void *dst, const void *src, size_t n,
                                       cudaMemcpyKind kind, cudaStream_t s = nullptr) {
   access::Call call;   // (host_access.h: every page open while the call runs)
@@ -165,12 +186,12 @@ inline cudaError_t graph_launch_host_func(const char *file, unsigned line, cudaS
 }
 inline cudaError_t graph_event_record(cudaEvent_t e, cudaStream_t s = nullptr) {
   access::Call call;   // (host_access.h: every page open while the call runs)
-  if (::cudaemu::graphs::stream_captures(s)) return (cudaEventRecord)(e, s);
+  if (stream_captures(s)) return (cudaEventRecord)(e, s);
   return event_record(e, s);
 }
 inline cudaError_t graph_wait_event(cudaStream_t s, cudaEvent_t e, unsigned flags = 0) {
   access::Call call;   // (host_access.h: every page open while the call runs)
-  if (::cudaemu::graphs::stream_captures(s) || ::cudaemu::graphs::event_captured(e))
+  if (stream_captures(s) || event_captured(e))
     return (cudaStreamWaitEvent)(s, e, flags);
   return stream_wait_event(s, e, flags);
 }
@@ -189,6 +210,7 @@ inline cudaError_t graph_wait_event(cudaStream_t s, cudaEvent_t e, unsigned flag
 #define cudaLaunchHostFunc(s, fn, data) hirace_streams::graph_launch_host_func(__FILE__, __LINE__, s, fn, data)
 #define cudaEventRecord(...) hirace_streams::graph_event_record(__VA_ARGS__)
 #define cudaStreamWaitEvent(...) hirace_streams::graph_wait_event(__VA_ARGS__)
+#if defined(CUDAEMU)   // (on the gpu backend host_alloc.h's capture hooks stay, and CUDA names the nodes)
 #define cudaStreamBeginCapture(s, mode) hirace_streams::begin_capture(s, mode)
 #define cudaStreamEndCapture(s, g) hirace_streams::end_capture(s, g)
 // the calls that add a node, or launch a kernel by its address: named by their line
@@ -200,4 +222,5 @@ inline cudaError_t graph_wait_event(cudaStream_t s, cudaEvent_t e, unsigned flag
 #define cudaGraphAddEmptyNode(...) (::cudaemu::graphs::site(__FILE__, __LINE__), (cudaGraphAddEmptyNode)(__VA_ARGS__))
 #define cudaLaunchKernel(...) (::cudaemu::graphs::site(__FILE__, __LINE__), (cudaLaunchKernel)(__VA_ARGS__))
 #define cudaLaunchCooperativeKernel(...) (::cudaemu::graphs::site(__FILE__, __LINE__), (cudaLaunchCooperativeKernel)(__VA_ARGS__))
+#endif
 #endif  // HIRACE_HOST_GRAPHS_H

@@ -187,6 +187,11 @@ template <class S> inline bool in_order_stream(const S &stream) {
 // whichever unit's copy of before_launch the linker keeps.
 inline void (*g_access_enter)() = nullptr;
 inline void (*g_access_leave)() = nullptr;
+// A program that uses streams, on the gpu backend (host_streams.h, stream_footprint.h): every launch is
+// waited for, its footprint arrays are prepared before the range table (they are hirace's memory) and read
+// back once it ran, as an operation of its stream (`failed`: the launch did not start).
+inline void (*g_footprint_prepare)(unsigned long long *const **table, unsigned **touched) = nullptr;
+inline void (*g_footprint_take)(bool failed) = nullptr;
 
 // A cooperative launch's block numberings: at most the grid syncs BlockWord counts, and at least
 // this many where the numbering left after the earlier launches holds fewer (else reset first)
@@ -206,6 +211,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   }
   init();
   State &s = state();
+  if (g_footprint_take) in_order = false;   // (a footprint is read back after its launch alone)
   int device = 0;
   cudaGetDevice(&device);
   set_unit_bases(device);
@@ -350,6 +356,9 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   if (!s.memsync_tus.empty())   // (before the range table: the record is hirace's memory)
     prepare_memory_sync(name, enabled && !s.quiet_chosen && !cooperative && s.bid_lo == 0 && s.bid_hi == ~0u &&
                                   s.tid_lo == 0 && s.tid_hi == ~0u, blocks, tpb);
+  unsigned long long *const *footprints = nullptr;
+  unsigned *footprint_touched = nullptr;
+  if (g_footprint_prepare) g_footprint_prepare(&footprints, &footprint_touched);   // (before the range table)
   if (s.table_generation != s.generation) {   // a buffer or hirace's memory came or went
     size_t nbuffers = 0;
     for (const Buffer &b : s.buffers) nbuffers += b.live && b.shadow;
@@ -426,6 +435,8 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   std::copy(quiet.quiet_lo, quiet.quiet_lo + kQuietParams, L.quiet_lo);
   std::copy(quiet.quiet_hi, quiet.quiet_hi + kQuietParams, L.quiet_hi);
   L.grid_epochs = unsigned(epochs);
+  L.footprints = enabled ? footprints : nullptr;
+  L.footprint_touched = footprint_touched;
   s.block_base += blocks * epochs;
   if (sites) s.site_base += blocks * epochs;
   s.h_states[slot] = L;   // pinned, kept until the launch is read back: the source of an asynchronous copy
@@ -471,6 +482,7 @@ inline void after_launch() {
     std::_Exit(::cctk::exit_code::kExitRuntimeFailure);
   }
   if (!s.last_in_order) drain();   // a launch on another stream: waited for (see before_launch)
+  if (g_footprint_take) g_footprint_take(s.launches.back().failed != 0);
   // kernels launched outside hirace's brackets check nothing (the copy need not be waited for: the
   // next launch's state is copied after it, in order). Not where the planner found that the
   // program runs its instrumented code in bracketed launches only (HIRACE_BRACKETED_ONLY): the

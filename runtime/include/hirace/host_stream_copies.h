@@ -1,4 +1,4 @@
-// More operations of the stream relation (host_streams.h; cpu backend, HIRACE_STREAMS=1): 2D copies and
+// More operations of the stream relation (host_streams.h, HIRACE_STREAMS=1): 2D copies and
 // sets (their footprint: the rows, not the pitch between them), copies to and from symbols, peer copies,
 // and stream-ordered allocation.
 // - cudaMemcpy2D, cudaMemcpyToSymbol, cudaMemcpyFromSymbol: by cudaMemcpy's rules (host_stream_hooks.h
@@ -12,12 +12,25 @@
 //   before it is a race with the free (a use after free). After the free, no earlier operation's footprint
 //   keeps the freed bytes: memory the allocator gives again belongs to another buffer, and no race is
 //   reported between the two. The buffers are hirace's as cudaMalloc's are (host_alloc.h allocate); the
-//   emulation allocates and frees at once (also during a capture: allocation nodes are not emulated).
+//   emulation allocates and frees at once (also during a capture: allocation nodes are not emulated); on the
+//   gpu backend hirace allocates with cudaMalloc and frees with cudaFree (which orders more than the
+//   program asked: the verdict comes from the relation, which follows the program's calls).
 #ifndef HIRACE_HOST_STREAM_COPIES_H
 #define HIRACE_HOST_STREAM_COPIES_H
 
 namespace hirace {
 namespace streams {
+
+// Where a symbol's bytes are, as kernels and the range table see them (on the gpu backend the host's `&sym`
+// is a stand-in for the device's variable)
+template <class T> inline char *symbol_address(const T &sym) {
+#if !defined(CUDAEMU)
+  void *p = nullptr;
+  if (cudaGetSymbolAddress(&p, sym) == cudaSuccess && p) return static_cast<char *>(p);
+  cudaGetLastError();   // (the program's own call fails too, and says so)
+#endif
+  return reinterpret_cast<char *>(const_cast<T *>(&sym));
+}
 
 inline Op rows_op(const char *api, const char *file, unsigned line, void *dst, size_t dpitch, const void *src,
                   size_t spitch, size_t width, size_t height) {
@@ -76,7 +89,7 @@ template <class T>
 inline cudaError_t to_symbol(const char *file, unsigned line, const T &sym, const void *src, size_t n, size_t off = 0,
                              cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
   access::Call call;   // (host_access.h: every page open while the call runs)
-  void *dst = reinterpret_cast<char *>(const_cast<T *>(&sym)) + off;
+  void *dst = symbol_address(sym) + off;
   if (off + n <= sizeof(T)) {   // (else the call fails)
     Relation &r = relation();
     std::lock_guard<std::recursive_mutex> hold(r.m);
@@ -95,7 +108,7 @@ inline cudaError_t to_symbol_async(const char *file, unsigned line, const T &sym
     Relation &r = relation();
     std::lock_guard<std::recursive_mutex> hold(r.m);
     issue(r, agent_of(r, s), copy_op("cudaMemcpyToSymbolAsync", file, line,
-                                     reinterpret_cast<char *>(const_cast<T *>(&sym)) + off, src, n));
+                                     symbol_address(sym) + off, src, n));
   }
   return (cudaMemcpyToSymbolAsync)(sym, src, n, off, kind, s);
 }
@@ -103,7 +116,7 @@ template <class T>
 inline cudaError_t from_symbol(const char *file, unsigned line, void *dst, const T &sym, size_t n, size_t off = 0,
                                cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
   access::Call call;   // (host_access.h: every page open while the call runs)
-  const void *src = reinterpret_cast<const char *>(&sym) + off;
+  const void *src = symbol_address(sym) + off;
   if (off + n <= sizeof(T)) {
     Relation &r = relation();
     std::lock_guard<std::recursive_mutex> hold(r.m);
@@ -122,8 +135,7 @@ inline cudaError_t from_symbol_async(const char *file, unsigned line, void *dst,
   if (off + n <= sizeof(T)) {
     Relation &r = relation();
     std::lock_guard<std::recursive_mutex> hold(r.m);
-    issue(r, agent_of(r, s), copy_op("cudaMemcpyFromSymbolAsync", file, line, dst,
-                                     reinterpret_cast<const char *>(&sym) + off, n));
+    issue(r, agent_of(r, s), copy_op("cudaMemcpyFromSymbolAsync", file, line, dst, symbol_address(sym) + off, n));
   }
   return (cudaMemcpyFromSymbolAsync)(dst, sym, n, off, kind, s);
 }

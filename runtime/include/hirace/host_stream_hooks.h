@@ -1,45 +1,12 @@
-// The stream relation's hooks (host_streams.h, HIRACE_STREAMS=1 on the cpu backend): what a launch that
-// ran, and each CUDA call of the program that orders or issues operations, does to the relation; the
-// macros that put them where the program makes those calls; the races written to the log at exit.
+// The stream relation's hooks (host_streams.h, HIRACE_STREAMS=1): what each CUDA call of the program that
+// orders or issues operations does to the relation (a launch that ran: host_stream_launches.h); the macros
+// that put them where the program makes those calls; the races written to the log at exit.
 #ifndef HIRACE_HOST_STREAM_HOOKS_H
 #define HIRACE_HOST_STREAM_HOOKS_H
 
 namespace hirace {
 namespace streams {
 
-
-// A launch that ran (cudaemu's g_launch_done): its footprint, from the words its checks noted.
-inline void kernel_done(const ::cudaemu::detail::Launch &L) {
-  Relation &r = relation();
-  std::lock_guard<std::recursive_mutex> hold(r.m);
-  Op x{"kernel", L.name ? L.name : "?", L.file ? L.file : "", unsigned(L.line), 0, 0, {}};
-  const auto &bufs = host::state().buffers;
-  for (const footprint::Touched &t : footprint::touched()) {
-    if (t.buffer >= bufs.size()) continue;
-    uintptr_t base = uintptr_t(bufs[t.buffer].base);
-    size_t size = bufs[t.buffer].size;
-    for (unsigned u = 0; u < footprint::kUses; ++u) {
-      const std::vector<uint64_t> &bits = t.bits[u];
-      size_t words = bits.size() * 64;
-      for (size_t w = 0; w < words;) {   // runs of set bits -> spans
-        if (!(bits[w / 64] >> (w % 64) & 1)) {
-          w = (bits[w / 64] >> (w % 64)) ? w + 1 : (w / 64 + 1) * 64;
-          continue;
-        }
-        size_t e = w;
-        while (e < words && (bits[e / 64] >> (e % 64) & 1)) ++e;
-        uintptr_t lo = base + (uintptr_t(w) << host::kShift), hi = std::min(base + size, base + (uintptr_t(e) << host::kShift));
-        if (lo < hi) x.fp.of[u].push_back(Span{lo, hi});
-        w = e;
-      }
-    }
-  }
-  footprint::touched().clear();
-  sort_spans(x.fp);
-  issue(r, agent_of(r, L.stream), std::move(x));
-}
-
-inline const bool kHooked = (::cudaemu::detail::g_launch_done = &kernel_done, true);
 
 inline cudaError_t create(const char *text, const char *file, unsigned line, cudaStream_t *p, unsigned flags,
                           cudaError_t e) {

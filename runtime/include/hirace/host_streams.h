@@ -31,11 +31,19 @@
 //   two host threads' operations is reported that only the threads' own synchronisation would order).
 // Execution stays serial (cudaemu runs each operation when it is issued): the verdict comes from the
 // relation, not from an interleaving, so it is the same on every run and holds for what ran.
+// On the gpu backend the same relation, from the same hooks: each launch is waited for before the program
+// goes on (host_launch.h), its footprint read back from device memory (stream_footprint.h), so a verdict is
+// the cpu backend's. What it does not follow there: host accesses of managed and pinned memory (host_access.h
+// watches nothing), and the nodes of CUDA graphs (not operations of the relation; hirace/planner.py says so).
 #ifndef HIRACE_HOST_STREAMS_H
 #define HIRACE_HOST_STREAMS_H
 
-#if defined(CUDAEMU) && HIRACE_STREAMS
+#if HIRACE_STREAMS
+#include <algorithm>
 #include <map>
+#include <mutex>
+#include <string>
+#include <vector>
 #include <thread>
 #include <unordered_map>
 
@@ -269,9 +277,10 @@ inline Memory memory_of(const void *p) {
 }  // namespace hirace
 
 #include "host_access.h"         // host accesses of managed and pinned memory meanwhile
+#include "host_stream_launches.h"  // a launch that ran: its footprint, an operation of its stream
 #include "host_stream_hooks.h"   // what the program's calls become
 #include "host_graphs.h"         // CUDA graphs and stream capture
 #include "host_stream_copies.h"  // 2D, symbol and peer copies; stream-ordered allocation
-#endif  // CUDAEMU && HIRACE_STREAMS
+#endif  // HIRACE_STREAMS
 
 #endif  // HIRACE_HOST_STREAMS_H

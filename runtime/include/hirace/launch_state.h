@@ -54,6 +54,11 @@ struct LaunchState {
   // block numberings reserved for the launch, one per grid sync and one more (1: no grid sync; a
   // cooperative launch: as many as the shadow's and the slots' numbering hold, see after_grid_barrier)
   unsigned grid_epochs;
+  // A program that uses streams (HIRACE_STREAMS, gpu backend: stream_footprint.h): per buffer (the range
+  // table's id), the words the launch read, wrote and touched by atomics (three bit arrays, null: none
+  // kept) and a flag set once the launch touched it; null elsewhere
+  unsigned long long *const *footprints;
+  unsigned *footprint_touched;
 };
 
 static CCTK_CONSTANT LaunchState g_launch;

@@ -1,8 +1,11 @@
-// What a kernel launch read and wrote, for the stream relation (host_streams.h): on the cpu backend, in a
-// build whose program uses streams, events or asynchronous copies (HIRACE_STREAMS=1, hirace/planner.py),
-// every checked access of a buffer of the program sets its words' bits here (check.h `check`), and the
-// relation turns them into the launch's footprint when the grid has run. Nothing here in other builds.
-// One launch runs at a time and its threads on one OS thread (cudaemu), so no lock is taken.
+// What a kernel launch read and wrote, for the stream relation (host_streams.h), in a build whose program
+// uses streams, events or asynchronous copies (HIRACE_STREAMS=1, hirace/planner.py): every checked access
+// of a buffer of the program sets its words' bits here (check.h `check`), and the relation turns them into
+// the launch's footprint when the grid has run. Nothing here in other builds.
+// cpu backend: one launch runs at a time and its threads on one OS thread (cudaemu), so no lock is taken.
+// gpu backend: the bits are in device memory, three arrays per buffer (LaunchState::footprints, allocated
+// and read back by host_streams.h `prepare_footprints`, `take_footprints` once the launch is waited for),
+// set with atomicOr where not yet set, and a flag per buffer says which buffers the launch touched.
 #ifndef HIRACE_STREAM_FOOTPRINT_H
 #define HIRACE_STREAM_FOOTPRINT_H
 
@@ -51,6 +54,42 @@ inline void note(unsigned buffer, long long offset, unsigned size, unsigned kind
     if (then_write) last->bits[kWrite][w / 64] |= 1ull << (w % 64);
   }
 }
+
+}  // namespace footprint
+}  // namespace hirace
+#elif HIRACE_STREAMS   // (the gpu backend)
+namespace hirace {
+namespace footprint {
+
+enum Use : unsigned { kRead = 0, kWrite = 1, kAtomic = 2, kUses = 3 };
+
+// 64-bit words of one use's bit array for a buffer of `limit` bytes (a bit per shadow word)
+CCTK_HD inline unsigned long long bit_words(unsigned long long limit, unsigned shift) {
+  return (((limit + (1ull << shift) - 1) >> shift) + 63) / 64;
+}
+
+#if defined(__CUDA_ARCH__)
+// The access [offset, offset + size) of buffer `buffer` (`limit` bytes), by kind (fsm::Access), its write
+// too when `then_write`: its words' bits in the launch's arrays.
+__device__ inline void note(unsigned long long *const *table, unsigned *touched, unsigned buffer, long long offset,
+                            unsigned size, unsigned kind, bool then_write, unsigned long long limit, unsigned shift) {
+  if (!table) return;
+  unsigned long long *bits = table[buffer];
+  if (!bits) return;
+  if (!*(volatile unsigned *)&touched[buffer]) *(volatile unsigned *)&touched[buffer] = 1u;
+  const unsigned long long n = bit_words(limit, shift);
+  const unsigned use = kind == 0 ? kRead : kind == 3 ? kAtomic : kWrite;
+  unsigned long long first = (unsigned long long)offset >> shift;
+  unsigned long long end = ((unsigned long long)offset + (size ? size : 1) - 1) >> shift;
+  for (unsigned pass = 0; pass < (then_write ? 2u : 1u); ++pass) {
+    unsigned long long *a = bits + (pass ? kWrite : use) * n;
+    for (unsigned long long w = first; w <= end; ++w) {
+      unsigned long long *p = a + w / 64, m = 1ull << (w % 64);
+      if (!(*(volatile unsigned long long *)p & m)) atomicOr(p, m);
+    }
+  }
+}
+#endif
 
 }  // namespace footprint
 }  // namespace hirace
