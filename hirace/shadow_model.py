@@ -51,7 +51,7 @@ class MemorySync:
     fenced: dict = field(default_factory=dict)    # thread -> (bclk, wclk, scope) after its last fence
     pending: dict = field(default_factory=dict)   # thread -> (flag, version, scope) of its last strong read
     unreleased: dict = field(default_factory=dict)  # flag -> its strong accesses that were no release
-    acquired: dict = field(default_factory=dict)  # block -> (flag, version, tid, bclk) of its last acquire
+    acquired: dict = field(default_factory=dict)  # (block, flag) -> (version, tid, bclk, wclk) of its complete acquire
     scoped: dict = field(default_factory=dict)    # flag -> the block of its sequence's block-scope releases (-1: several)
 
     def copy(self) -> "MemorySync":
@@ -128,7 +128,10 @@ class ShadowSim:
         scoped = m.scoped.get(flag, -2)
         complete = complete and scoped in (-2, b) and narrower(read_scope, read_scope if scope is None else scope) == DEVICE or (
             complete and scoped in (-2, b) and all(e.block == b for e in m.flags.get(flag, (0, {}))[1].values()))
-        m.acquired[b] = (flag, version, t, self.bclk[t], self.wclk[t]) if complete else (None,) * 5
+        # kept per flag: an acquire of another flag later (a volatile read in shared memory, then a
+        # barrier) leaves it; one that is not complete leaves an earlier complete one of this value
+        if complete:
+            m.acquired[(b, flag)] = (version, t, self.bclk[t], self.wclk[t])
 
     def _flag(self, t: int, op: str, scope: str, flag: int) -> None:
         m, g = self.mem, self.grid
@@ -169,19 +172,19 @@ class ShadowSim:
             m.pending[t] = (flag, m.stamp, scope)   # (its own write is what it read past)
 
     def after_every_release(self, t: int) -> bool:
-        """Whether t (its block's last acquire, visible to t) read the checked word's current
-        value, and every strong access of the word was a release: t is then ordered after all."""
+        """Whether t (its block's complete acquire of the checked word, visible to t) read the word's
+        current value, and every strong access of the word was a release: t is then ordered after all."""
         m, g = self.mem, self.grid
         u = m.unreleased.get(0)     # the accesses that were no release: t's own, before a barrier t passed,
         if u is not None and u[0] != t and not (u[0] >= 0 and self._covered(t, *u)):   # or before a release t knows
             return False
-        flag, version, tid, bclk, _wclk = m.acquired.get(self.grid.block_of(t), (None,) * 5)
-        return flag == 0 and version == m.flags.get(0, (0, {}))[0] and (tid == t or self.bclk[t] > bclk)
+        version, tid, bclk, _wclk = m.acquired.get((self.grid.block_of(t), 0), (None,) * 4)
+        return version == m.flags.get(0, (0, {}))[0] and (tid == t or self.bclk[t] > bclk)
 
     def _sync_after_acquire(self, t: int, sync: int) -> int:
         """Of a barrier (2) or warp sync (1) since L's access, the one that also came after the
         acquire: the threads it orders after X are ordered after everything too."""
-        _flag, _version, _tid, bclk, wclk = self.mem.acquired[self.grid.block_of(t)]
+        _version, _tid, bclk, wclk = self.mem.acquired[(self.grid.block_of(t), 0)]
         if sync == 2 and self.bclk[t] > bclk:
             return 2
         return 1 if sync >= 1 and self.wclk[t] - self.marks[t] > wclk else 0

@@ -255,6 +255,16 @@ MEMORY_LITMUS = {
     "a counter whose unfenced increment a later release of its thread covers": (
         [("GA", 0), (fence(DEVICE), 0), ("GA", 0), (fence(DEVICE), 1), ("GA", 1), (fence(DEVICE), 1), ("R", 1)], None),
     "a counter reset before the last increment is read": ([(fence(DEVICE), 0), ("GA", 0), (BAR, 1), ("W", 1)], 3),
+    # the last block's acquire of the counter is kept per flag: threadFenceReduction's last block reads
+    # volatile shared words (another flag) and passes barriers between its ticket and the reset
+    "a counter reset by the last after its block acquired another flag": (
+        [(fence(DEVICE), 0), ("GA", 0), (fence(DEVICE), 1), ("GA", 1), (BAR, 1), (flag_op("LD", DEVICE), 1), (BAR, 1),
+         ("W", 1)], None),
+    "a counter reset by the last after its block released and acquired another flag": (
+        [(fence(DEVICE), 0), ("GA", 0), (fence(DEVICE), 1), ("GA", 1), (BAR, 1), (flag_op("ST", DEVICE), 1),
+         (flag_op("LD", DEVICE), 1), (BAR, 1), ("W", 1)], None),
+    "a counter acquired, then released again by another block, then reset": (
+        [(fence(DEVICE), 0), ("GA", 0), ("GA", 1), (BAR, 1), (fence(DEVICE), 0), ("GA", 0), ("W", 1)], 6),
 }
 
 
@@ -375,6 +385,8 @@ _BROKEN = {   # a rule of the header's, broken in a copy: (file, text, replaceme
     "the fence's mark taken for a warp sync": (
         "update.h", "    return WarpWord::count(warp) - WarpWord::marks(warp);", "    return WarpWord::count(warp);"),
     "the fast paths in atomic states": ("update.h", "if (!mem || !((fsm::kAtomicStates >> st) & 1u)) {", "if (true) {"),
+    "a block's acquire kept past the flag's next release": (
+        "memory_sync.h", "    e.learnt = 0;   // (a new version: no block acquired it yet)", ""),
 }
 
 

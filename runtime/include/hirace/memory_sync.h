@@ -58,10 +58,15 @@ CCTK_HD constexpr bool newer(unsigned a, unsigned b) { return int(a - b) > 0; }
 // A release of some block, as a flag's value carries it or as a block learnt it (shadow_model.Entry,
 // Known). 16 bytes: one vector access on the device.
 struct alignas(16) Entry {
+  static constexpr unsigned kAcquired = 1u << 30;
   unsigned stamp;    // the release's stamp (0: no release)
   unsigned only;     // a release of block scope: the block it synchronises with, plus one (0: any block)
   unsigned at;       // the releasing thread and its clocks at its fence (Point): what it did before is ordered
-  unsigned learnt;   // in the knowledge table: who learnt it (Point, its tid and block clock then)
+  // In the knowledge table: who learnt it (Point, its tid and block clock then). In a flag's entry of
+  // block b: b's complete acquire of the flag's current value (kAcquired | the acquiring thread and its
+  // clocks then, Point; 0: none), kept per flag (shadow_model.MemorySync.acquired) and cleared wherever
+  // the flag's version changes (every such change rewrites the flag's entries)
+  unsigned learnt;
 };
 
 // A thread's part: its last fence and its last strong read that no fence has made an acquire yet
@@ -82,29 +87,22 @@ struct alignas(16) FlagSync {
   unsigned unreleased_at;  // that one thread and its block clock at its latest (Point)
 };
 
-// A block's last complete acquire: every release the flag's value carried synchronised with it
-struct alignas(16) Acquire {
-  unsigned flag;      // the flag slot plus one (0: none, or the last acquire was not complete)
-  unsigned version;   // the flag's version it acquired
-  unsigned who;       // the acquiring thread and its clocks then (Point)
-  unsigned unused;
-};
-static_assert(sizeof(Entry) == 16 && sizeof(ThreadSync) == 16 && sizeof(FlagSync) == 16 && sizeof(Acquire) == 16,
+static_assert(sizeof(Entry) == 16 && sizeof(ThreadSync) == 16 && sizeof(FlagSync) == 16,
               "the record's items are 16 bytes each (record_items, carve)");
 
 // The record of one launch: plain data in one zeroed allocation (all zero: nothing happened yet), every
 // part in 16-byte items. Kept per launch, not per word: each block's knowledge of each block's latest
-// release (blocks x blocks entries), what each flag slot's value carries (a slot per flag word, and the
-// checked words' own), each thread's fence and pending read, each block's last acquire.
+// release (blocks x blocks entries), what each flag slot's value carries and which blocks acquired it (a
+// slot per flag word, and the checked words' own), each thread's fence and pending read.
 // (Sequential in this step: the model checker's harness drives it; the device wiring must keep each
 // routine's reads and writes of a slot or a block's row together.)
 struct MemorySync {
   unsigned *stamp;        // the launch's count of releases (each release takes the next)
   ThreadSync *threads;    // [block * threads_per_block + tid]
   FlagSync *flags;        // [slot]
-  Entry *carried;         // [slot * blocks + block]: the latest release of that block the slot's value carries
+  Entry *carried;         // [slot * blocks + block]: the latest release of that block the slot's value carries,
+                          // and that block's complete acquire of the value (Entry::learnt)
   Entry *known;           // [block * blocks + of]: the latest release of block `of` that `block` learnt
-  Acquire *acquired;      // [block]
   unsigned blocks, threads_per_block, slots;
   // The device wiring's (memory_sync_hooks.h; null in the model checker's harness): the flag slots'
   // keys (the address of the word's shadow, 0: free; find_slot), and on the GPU the lock that keeps
@@ -114,7 +112,7 @@ struct MemorySync {
 };
 
 CCTK_HD constexpr unsigned long long record_items(unsigned blocks, unsigned threads_per_block, unsigned slots) {
-  return 1ull + 1ull * blocks * threads_per_block + slots + 1ull * slots * blocks + 1ull * blocks * blocks + blocks;
+  return 1ull + 1ull * blocks * threads_per_block + slots + 1ull * slots * blocks + 1ull * blocks * blocks;
 }
 // The bytes of a launch's record
 CCTK_HD constexpr unsigned long long record_bytes(unsigned blocks, unsigned threads_per_block, unsigned slots) {
@@ -129,7 +127,6 @@ CCTK_HD inline MemorySync carve(void *base, unsigned blocks, unsigned threads_pe
   m.flags = reinterpret_cast<FlagSync *>(m.threads + 1ull * blocks * threads_per_block);
   m.carried = reinterpret_cast<Entry *>(m.flags + slots);
   m.known = m.carried + 1ull * slots * blocks;
-  m.acquired = reinterpret_cast<Acquire *>(m.known + 1ull * blocks * blocks);
   m.blocks = blocks;
   m.threads_per_block = threads_per_block;
   m.slots = slots;
@@ -221,7 +218,8 @@ CCTK_HD inline unsigned next_stamp(const MemorySync &m) {
 }
 
 // t's last strong read becomes an acquire: a fence of `scope` after it (kBarrier: a barrier, at the
-// read's own scope), if the flag has not changed since; t's block learns what the value carried
+// read's own scope), if the flag has not changed since; t's block learns what the value carried, and
+// where every release it carries synchronised with t, the flag's entry of t's block keeps the acquire
 // (ShadowSim._acquire).
 CCTK_HD inline void acquire(const MemorySync &m, const Thread &t, unsigned scope) {
   ThreadSync &me = thread_sync(m, t);
@@ -250,7 +248,9 @@ CCTK_HD inline void acquire(const MemorySync &m, const Thread &t, unsigned scope
   // complete: every release the value carries synchronised with t (a block's entry keeps its latest
   // release: one of block scope marks the flag's sequence, `scoped`)
   complete = complete && (f.scoped == 0 || f.scoped == t.block + 1) && (s0 == kDevice || own_only);
-  m.acquired[t.block] = complete ? Acquire{slot + 1, me.version, Point::make(t.tid, t.bclk, t.wclk), 0} : Acquire{};
+  // kept per flag: a later acquire of another flag (a volatile read in shared memory, then a barrier)
+  // leaves it, and one that is not complete leaves an earlier complete one of this value
+  if (complete) m.carried[1ull * slot * m.blocks + t.block].learnt = Entry::kAcquired | Point::make(t.tid, t.bclk, t.wclk);
 }
 
 // A fence of `scope` by t (its clocks before it; wclk_after: its warp clock after the fence's mark,
@@ -311,6 +311,7 @@ CCTK_HD inline void strong(const MemorySync &m, const Thread &t, unsigned op, un
   const unsigned stamp = next_stamp(m);
   for (unsigned of = 0; of < m.blocks; ++of) {
     Entry e = op == kRmw ? carried[of] : Entry{};
+    e.learnt = 0;   // (a new version: no block acquired it yet)
     if (of == t.block) e = Entry{stamp, only, me.fence & ThreadSync::kPointMask, 0};   // its own (the newest)
     const Entry &k = m.known[1ull * t.block * m.blocks + of];
     if (visible(k, t) && (!e.stamp || newer(k.stamp, e.stamp)))   // what t knows
@@ -344,8 +345,8 @@ CCTK_HD inline bool ordered_through_memory(const MemorySync &m, ShadowWord s, un
   return covered(m, x, l_block, s.tid(), s.bclk(), s.wclk());
 }
 
-// Whether X (its block's last complete acquire, visible to X) read slot's current value, and every
-// strong access of it was a release (or X's own, before a barrier X passed, or before a release X
+// Whether X (its block's complete acquire of slot's current value, visible to X) read that value, and
+// every strong access of it was a release (or X's own, before a barrier X passed, or before a release X
 // knows): X is then ordered after every access (ShadowSim.after_every_release)
 CCTK_HD inline bool after_every_release(const MemorySync &m, const Thread &x, unsigned slot) {
   if (slot >= m.slots) return false;   // (kNoSlot: no strong access of the word was recorded)
@@ -358,20 +359,19 @@ CCTK_HD inline bool after_every_release(const MemorySync &m, const Thread &x, un
                 Point::wclk(f.unreleased_at));
     if (!mine && !before_barrier && !before_release) return false;
   }
-  const Acquire &a = m.acquired[x.block];
-  return a.flag == slot + 1 && a.version == f.version &&
-         (Point::tid(a.who) == x.tid || bclk_ahead(x.bclk, Point::bclk(a.who)));
+  const unsigned a = m.carried[1ull * slot * m.blocks + x.block].learnt;
+  return (a & Entry::kAcquired) && (Point::tid(a) == x.tid || bclk_ahead(x.bclk, Point::bclk(a)));
 }
 
 // Of a barrier (kBlockSynced) or warp-level sync (kWarpSynced) since L's access, the one that also came
-// after X's block's last acquire: the threads it orders after X are then ordered after everything
+// after X's block's acquire of slot: the threads it orders after X are then ordered after everything
 // (ShadowSim._sync_after_acquire; after after_every_release said yes)
-CCTK_HD inline unsigned sync_after_acquire(const MemorySync &m, const Thread &x, unsigned sync) {
-  const Acquire &a = m.acquired[x.block];
-  if (sync == fsm::kBlockSynced && bclk_ahead(x.bclk, Point::bclk(a.who))) return fsm::kBlockSynced;
+CCTK_HD inline unsigned sync_after_acquire(const MemorySync &m, const Thread &x, unsigned sync, unsigned slot) {
+  const unsigned who = m.carried[1ull * slot * m.blocks + x.block].learnt;
+  if (sync == fsm::kBlockSynced && bclk_ahead(x.bclk, Point::bclk(who))) return fsm::kBlockSynced;
   const bool wrapped = (x.wclk >> ShadowWord::kWclkBits) != 0;
-  return sync >= fsm::kWarpSynced && (x.wclk - x.marks > Point::wclk(a.who) || wrapped) ? fsm::kWarpSynced
-                                                                                       : fsm::kUnsynced;
+  return sync >= fsm::kWarpSynced && (x.wclk - x.marks > Point::wclk(who) || wrapped) ? fsm::kWarpSynced
+                                                                                    : fsm::kUnsynced;
 }
 
 }  // namespace memsync

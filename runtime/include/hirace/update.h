@@ -228,7 +228,7 @@ HIRACE_PART CCTK_HD inline bool update(unsigned long long *shadow, const ThreadC
       // where memory_sync_hooks.h strong_access keys it)
       const unsigned w = slot == kFindSlot ? memsync::find_slot(*mem, (unsigned long long)flag_word, false) : slot;
       if (memsync::after_every_release(*mem, memory_thread(c), w))
-        next = fsm::lookup(fsm::index(a, memsync::sync_after_acquire(*mem, memory_thread(c), syn), fsm::kSameThread,
+        next = fsm::lookup(fsm::index(a, memsync::sync_after_acquire(*mem, memory_thread(c), syn, w), fsm::kSameThread,
                                       fsm::atomic_one_accessor(st)));
     }
     // (the fast paths leave the record naming an earlier accessor; the rule above asks the sync since

@@ -1,0 +1,38 @@
+#include "harness.h"
+// ms_last_block_volatile_reduce_ok.cu where the block that took the first ticket, not the last, resets
+// the counter: it acquired none of the tickets taken after its own, so its reset races with them.
+__device__ unsigned retired;
+
+__device__ void block_sum(volatile int *s, int v, int t) {
+  s[t] = v;
+  __syncthreads();
+  for (int i = 32; i > 0; i >>= 1) {
+    if (t < i) s[t] = v = v + s[t + i];
+    __syncthreads();
+  }
+}
+
+__global__ void k(const int *in, int *out, int n) {
+  __shared__ int part[64];
+  __shared__ bool first;
+  int *partial = &out[64];
+  int t = threadIdx.x;
+  block_sum(part, in[blockIdx.x * 64 + t], t);
+  if (t == 0) partial[blockIdx.x] = part[0];
+  __threadfence();
+  if (t == 0) {
+    unsigned ticket = atomicInc(&retired, gridDim.x);  // RACE
+    first = ticket == 0;
+  }
+  __syncthreads();
+  if (first) {
+    block_sum(part, t, t);
+    if (t == 0) retired = 0;  // RACE
+  }
+}
+int main() {
+  Bufs b = setup();
+  k<<<8, 64>>>(b.in, b.out, b.n);
+  k<<<8, 64>>>(b.in, b.out, b.n);
+  return finish(b);
+}
