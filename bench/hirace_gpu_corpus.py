@@ -50,7 +50,7 @@ def one_stream_program(path: Path, backend: str) -> dict:
     expect = stream_lines(path)
     verdict, lines, wrong, err = "error", set(), [], ""
     try:
-        config = Config()
+        config = Config(gpu_streams=True)   # (the gpu backend checks the relation when asked: --gpu-streams)
         with temp_dir(prefix="hirace-streams-") as tmp:
             built = runner.build([path], get_backend(backend, announce=False), Path(tmp), config)
             proc, res = runner.execute(built, config, timeout=300)

@@ -304,10 +304,19 @@ class HiracePlanner:
         ignore = set(self.config.ignore)
         monitor = set(self.config.monitor)
         # what the analyses found (hirace/proofs): every access below gets its check from the rules
-        if uses_streams(prog) or uses_host_memory(prog):
+        if (uses_streams(prog) or uses_host_memory(prog)) and (self.lower_cpu or self.config.gpu_streams):
             self.streams = True
             if not self.lower_cpu:   # (what the gpu backend does not follow yet: said in the report)
                 self._gpu_stream_limits(prog, plan)
+        elif uses_streams(prog) or uses_host_memory(prog):   # (the gpu backend, not asked to: said in the report)
+            first = min([c.span for c in prog.api_calls if c.name in STREAM_APIS | HOST_MEMORY_APIS] +
+                        [g.span for g in prog.globals if g.space == "managed"] + [ls.span for ls in prog.launches],
+                        key=lambda sp: (sp.file, sp.line))
+            plan.warnings.append(f"{first.where()}: races between operations the host does not order (kernels on "
+                                 f"streams, copies, sets, host accesses of managed and pinned memory) are not checked "
+                                 f"on the gpu backend unless asked (--gpu-streams, or gpu_streams = true in "
+                                 f"hirace.toml: it waits for every launch); the cpu backend checks them "
+                                 f"(HIRACE_BACKEND=cpu)")
         facts = FactTable(prog, self.config.quiet_reads and not self.streams)
         self.facts.append(facts)
         # a kernel whose every shared-memory site is quiet never checks a shared word whole where the

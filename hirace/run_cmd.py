@@ -73,6 +73,11 @@ def setup_run(p: argparse.ArgumentParser) -> None:
                    help="on the gpu backend too, record which sites ran, so that the report names those that "
                         "never ran on this input (the cpu backend always does; on the GPU it costs a flag per "
                         f"access; default: hirace.toml's sites_ran, {config_mod.default_text('sites_ran')} unless set)")
+    p.add_argument("--gpu-streams", action=argparse.BooleanOptionalAction, default=None,
+                   help="on the gpu backend too, check races between operations the host does not order (streams, "
+                        "events, asynchronous copies): every launch of such a program is waited for and its footprint "
+                        "read back, which costs much more than the checks inside kernels (the cpu backend always "
+                        f"checks them; default: hirace.toml's gpu_streams, {config_mod.default_text('gpu_streams')} unless set)")
     p.add_argument("--granularity", type=int, choices=(0, 1, 2, 4, 8), default=None, metavar="BYTES",
                    help="bytes covered by one shadow word: 1, 2, 4 or 8 (8 takes half the shadow memory of 4; 0: the "
                         "narrowest access in the program; default: hirace.toml's granularity, "
@@ -101,6 +106,7 @@ _KEYS = {"kernel_name": ("kernels", "--kernel-name"), "kernel_name_exclude": ("k
          "print_limit": ("print_limit", "--print-limit"), "github": ("github", "--github"),
          "prior_sites": ("prior_sites", "--prior-sites"), "quiet_reads": ("quiet_reads", "--quiet-reads"),
          "sites_ran": ("sites_ran", "--sites-ran"), "granularity": ("granularity", "--granularity"),
+         "gpu_streams": ("gpu_streams", "--gpu-streams"),
          "root": ("root", "--root")}
 
 

@@ -188,9 +188,17 @@ def test_a_stream_program_checks_every_access_whole(tmp_path):
     assert planner.streams and "HIRACE_STREAMS=1" in planner.defines()
     cpu = (tmp_path / path.name).read_text()
     assert "launch_site" not in cpu and "launch_stream" not in cpu   # (cudaemu's launcher says both)
-    # on the gpu backend too: each launch says where it is, and its stream passes through launch_stream
+    # on the gpu backend, unless asked (gpu_streams), the program is built as before and the report says the
+    # relation is not checked
+    plain = HiracePlanner(Config(), lower_cpu=False)
+    plan = instrument_sources([path], tmp_path / "plain", [plain], [path.parent], [])
+    assert not plain.streams and not any(d.startswith("HIRACE_STREAMS") for d in plain.defines())
+    assert any("two_streams_race.cu:" in w and "not checked on the gpu backend unless asked (--gpu-streams"
+               in w for w in plan.warnings), plan.warnings
+    assert "launch_site" not in (tmp_path / "plain" / path.name).read_text()
+    # asked: each launch says where it is, and its stream passes through launch_stream
     # (hirace/host_stream_launches.h)
-    gpu = HiracePlanner(Config(), lower_cpu=False)
+    gpu = HiracePlanner(Config(gpu_streams=True), lower_cpu=False)
     instrument_sources([path], tmp_path / "gpu", [gpu], [path.parent], [])
     assert gpu.streams and "HIRACE_STREAMS=1" in gpu.defines() and not gpu.bounds_only
     text = (tmp_path / "gpu" / path.name).read_text()
@@ -207,7 +215,7 @@ def test_the_gpu_build_says_what_it_does_not_check(name, said, tmp_path):
     """Host accesses of managed and pinned memory, graphs' nodes: a warning in the report (planner.py
     _gpu_stream_limits), none on the cpu backend, which checks them."""
     path = CUDA / "streams" / name
-    gpu, cpu = HiracePlanner(Config(), lower_cpu=False), HiracePlanner(Config(), lower_cpu=True)
+    gpu, cpu = HiracePlanner(Config(gpu_streams=True), lower_cpu=False), HiracePlanner(Config(), lower_cpu=True)
     plan_gpu = instrument_sources([path], tmp_path / "gpu", [gpu], [path.parent], [])
     plan_cpu = instrument_sources([path], tmp_path / "cpu", [cpu], [path.parent], [], lower_cpu=True)
     warned = " ".join(plan_gpu.warnings)
@@ -226,7 +234,7 @@ def test_the_gpu_build_of_stream_programs_compiles(tmp_path, nvcc):
     from runtime import include_dir
     for name in ("launch_kernel_race.cu", "capture_late_join_race.cu", "symbol_async_race.cu"):
         src = CUDA / "streams" / name
-        ins = runner.instrument([src], tmp_path / src.stem, Config())
+        ins = runner.instrument([src], tmp_path / src.stem, Config(gpu_streams=True))
         assert "HIRACE_STREAMS=1" in ins.planner.defines()
         r = subprocess.run([str(nvcc), "-std=c++17", "-arch=sm_90", "-c", f"-I{include_dir()}",
                             *[f"-I{d}" for d in ins.include_dirs], *[f"-D{d}" for d in ins.planner.defines()],
