@@ -59,6 +59,9 @@ def test_the_search_reaches_every_feasible_item_the_thin_suite_missed(thin):
     # `key == 4242` from a key of 5: the distance-guided step (a key no havoc change makes)
     [k4242] = [k for k in res.kept if any(":15: " in a for a in k.adds)]
     assert "4242" in k4242.inp.args and "(distance" in k4242.inp.how[-1]
+    # each kept input names the generated run that found it: every feasible item within the 60 runs' budget
+    runs = [k.run for k in res.kept]
+    assert runs == sorted(set(runs)) and 1 <= runs[0] and runs[-1] <= 60, runs
     # rounds 0 prints nan (0 / 0.0), which the test (rounds 1) did not: a finding
     [nan] = res.specials
     assert nan["kind"] == "nan" and nan["seed"] == "one-round" and res.findings == 1
@@ -135,5 +138,7 @@ def test_the_command_line_exit_status_json_and_a_refused_out(tmp_path, capsys, b
     text = capsys.readouterr().out
     doc = json.loads((tmp_path / "s.json").read_text())
     assert doc["tool"] == "cltc search" and doc["runs"]["generated"] == 8
+    assert doc["runs"]["last_kept"] == (doc["kept"][-1]["run"] if doc["kept"] else None)
+    assert all(1 <= k["run"] <= 8 for k in doc["kept"])
     assert status == (1 if doc["findings"]["nan_inf"] else 0) and text.rstrip().splitlines()[-1].startswith("SEARCH")
     assert {u["label"] for u in doc["unreached"]} >= {"if (r > 3): then"}

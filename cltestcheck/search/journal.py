@@ -51,6 +51,7 @@ class Journal:
                                 hint="give --out a new folder, or delete this one to start over")
             for r in lines[1:]:
                 self.records[r["key"]] = r
+        self.started_empty = not lines
         self._fh = open(self.path, "a")
         if not lines:
             self._append({"record": "campaign", "fingerprint": campaign, "seed": seed, "format": FORMAT})
@@ -102,6 +103,12 @@ class Journal:
 
     def close(self) -> None:
         self._fh.close()
+
+    def discard_if_bare(self) -> None:
+        """Remove the journal this search started when it holds no generated input's run (a search that
+        failed in its builds or its tests' runs: nothing to resume)."""
+        if self.started_empty and not any(k.startswith("run:") for k in self.records):
+            self.path.unlink(missing_ok=True)
 
 
 def check_out(out: Path) -> bool:
