@@ -1,13 +1,15 @@
 """cltc search on the cpu backend: a thin suite of our own whose feasible missed items a small budget
 reaches (an equality only the distance-guided step reaches, a NaN its test never printed) and whose
-infeasible arm stays listed; an Indigo-style code of our own whose racy line a 5-node graph never
-reaches, found racy from that seed by --check races, and its race-free twin found clean; the same seed
+infeasible arm stays listed; a loop case only the loop condition's distance leads to; two Indigo-style
+codes of our own whose racy line a 5-node graph never reaches (a hub's push, a push along a back edge),
+found racy from that seed by --check races, and their race-free twins found clean; the same seed
 making the same tests, a journal resuming a search, and an --out that is a file refused. Tiny programs,
-small budgets, fixed seeds: the whole file runs in about 20 s on 2 cores."""
+small budgets, fixed seeds: the whole file runs in about 40 s on 2 cores (80 s shared with other work)."""
 from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import tomllib
 
@@ -166,3 +168,15 @@ def test_a_race_only_a_back_edge_shows_is_found_from_a_dag_and_none_on_its_twin(
     assert not racy.unreached() and racy.stopped == "every coverage item reached"
     assert twin.kept and not twin.races and twin.findings == 0 and not twin.unreached()
     assert set(twin.race_checks) == {"test 'dag5'", *(k.name for k in twin.kept)}
+
+
+def test_a_loop_case_only_its_conditions_distance_leads_to_is_reached(tmp_path, build_cache):
+    """`for (s = 1; s < width - 1000; s *= 2)` from a width of 1032: once needs a width of exactly 1002,
+    which no change of a number makes but a step the loop condition's distance suggests (at the entry's
+    second test, s = 2 was width - 1002 from ending the loop)."""
+    res = loop.run(load(SUITES / "search_loops"), tmp_path / "found", "cpu", seed=0, budget_runs=40, progress=False,
+                   cache=True)
+    assert res.loops == 1 and res.stopped == "every coverage item reached" and not res.unreached()
+    [once] = [k for k in res.kept if any(a.endswith("s *= 2): body once") for a in k.adds)]
+    assert once.inp.args == ("1002",) and re.search(r"-> 1002 \(distance \d+\)$", once.inp.how[-1]), once.inp.how
+    assert any(a.endswith("body 0 times") for k in res.kept for a in k.adds)

@@ -115,3 +115,17 @@ def test_the_written_script_runs_only_its_commands_whatever_the_paths_and_argume
                          env={"PATH": os.environ["PATH"]})
     assert res.returncode == 0, res.stderr
     assert not [p for p in (tmp_path, root) for f in p.iterdir() if f.name.startswith("pwned")]
+
+
+def test_the_numbers_two_episodes_move_arguments_first_then_the_files_in_turn():
+    from cltestcheck.search.climb import MAX_SLOTS, choose
+    inp = Input(("8", "2.0"), (("x.txt", b"1.0\n2.0\n3.0\n4.0\n5.0\n"), ("y.txt", b"0\n0\n0\n0\n0\n")),
+                places=("launch-1/1-n", "launch-1/2-k"))
+    found = values.slots(inp, {"x.txt": False, "y.txt": False})
+    first, second = choose(found, 0), choose(found, 1)
+    assert len(first) == len(second) == MAX_SLOTS
+    name = {id(s): f"{s.kind}:{s.where}:{s.index}" for s in found}
+    assert [name[id(s)] for s in first] == ["arg:0:0", "arg:1:0", "text:x.txt:0", "text:y.txt:0", "text:x.txt:1",
+                                            "text:y.txt:1", "text:x.txt:2", "text:y.txt:2"]
+    assert {name[id(s)] for s in first} | {name[id(s)] for s in second} == set(name.values())   # (12: all)
+    assert choose(found[:5], 3) == found[:5]

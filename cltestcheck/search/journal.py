@@ -21,7 +21,7 @@ from instrument.errors import UserError
 from instrument.files import not_regular
 
 JOURNAL = "search-journal.jsonl"
-FORMAT = 1
+FORMAT = 2   # (2: loop distances, the episodes' numbers chosen in order)
 
 
 def fingerprint(suite, seed: int, backend: str) -> str:

@@ -73,6 +73,7 @@ class SearchResult:
     wall_s: float = 0.0
     stopped: str = ""
     comparisons: int = 0                    # branch comparisons measured for distances
+    loops: int = 0                          # loop conditions measured for distances
     episodes: int = 0
     warnings: list[str] = field(default_factory=list)
     checked_races: bool = False
@@ -102,7 +103,7 @@ class Search:
         self.campaign, self.races, self.bar = campaign, races, progress
         self.goals = goal_mod.goals(runner.table, runner.suppressed)
         self.goal_keys = {g.key for g in self.goals if not g.suppressed}
-        self.arms = goal_mod.arms(runner.table)
+        self.arms = goal_mod.targets(runner.table)   # (branch arms and loop cases)
         self.reached: set[str] = set()
         self.reached_by: dict[str, str] = {}
         self.corpus: list[Entry] = []
@@ -184,15 +185,17 @@ class Search:
     def _closer(self, o: Outcome, where: str, inp: Input, test: TestCase) -> None:
         """Note the run where it came among the closest to an unreached branch arm (the EPISODES_PER_ARM
         closest inputs: each episode starts from the next)."""
+        seen = [(f"f{flag}", d) for flag, d in o.loop_distances.items()]
         for flag, (to_true, to_false) in o.distances.items():
-            for key, d in ((f"f{flag}", to_true), (f"f{int(flag) + 1}", to_false)):
-                if key in self.reached or key not in self.arms:
-                    continue
-                best = self.closest.setdefault(key, [])
-                if len(best) < EPISODES_PER_ARM or d < best[-1][0]:
-                    best.append((d, where, inp, test))
-                    best.sort(key=lambda e: e[0])   # (stable: the earlier run first among equals)
-                    del best[EPISODES_PER_ARM:]
+            seen += [(f"f{flag}", to_true), (f"f{int(flag) + 1}", to_false)]
+        for key, d in seen:
+            if key in self.reached or key not in self.arms:
+                continue
+            best = self.closest.setdefault(key, [])
+            if len(best) < EPISODES_PER_ARM or d < best[-1][0]:
+                best.append((d, where, inp, test))
+                best.sort(key=lambda e: e[0])   # (stable: the earlier run first among equals)
+                del best[EPISODES_PER_ARM:]
 
     def _reach(self, keys: set[str], name: str) -> None:
         self.reached |= keys
@@ -283,9 +286,8 @@ class Search:
             jobs = [(f"run:{self.draws + k}", test, c, self.timeouts[test.name], True) for k, c in enumerate(cands)]
             self.draws += len(jobs)
             return self._run_batch(jobs)
-        rng = np.random.default_rng([self.seed, self.draws, 1])
         start = inp if where.startswith("run ") else inp.derived(where, [])   # (an input not kept: its own changes too)
-        climbing.climb(start, d, self.arms[key], binary, evaluate, runs_left, rng)
+        climbing.climb(start, d, self.arms[key], binary, evaluate, runs_left, n)
 
     def loop(self, budget_runs: int | None, deadline: float | None) -> str:
         def runs_left() -> int:
@@ -373,7 +375,8 @@ def run(suite: Suite | None, out: Path, backend_name: str = "auto", seed: int = 
                         {k: v for k, v in s.reached_by.items()}, s.kept,
                         {k: best[0][:2] for k, best in s.closest.items() if best}, s.specials,
                         list(s.found_races.values()), s.race_checks, s.failures, s.runs, s.replayed,
-                        time.monotonic() - t0, stopped, len(runner.distance.measured), sum(s.episodes.values()),
+                        time.monotonic() - t0, stopped, len(runner.distance.measured), len(runner.distance.loops),
+                        sum(s.episodes.values()),
                         list(warnings), check_races, command=shlex.join(command) if command is not None else "",
                         kind="command" if command is not None else suite.kind.name,
                         closest_inputs=_closest_inputs(s), no_distance=_no_distance(s, command is not None))
@@ -432,14 +435,19 @@ def _closest_inputs(s: Search) -> dict[str, dict]:
 def _no_distance(s: Search, command: bool) -> dict[str, str]:
     """Why an unreached goal has no distance: nothing to measure, or no run that measured it."""
     measured = set(s.runner.distance.measured)
+    loops = goal_mod.loop_cases(s.runner.table)
     out = {}
     for g in s.goals:
         if g.key in s.reached or g.suppressed or g.key in s.closest:
             continue
         if command:
             why = "no distances with -- COMMAND (cltc-cc builds no distance helpers)"
+        elif g.category == "loop" and g.key in loops and loops[g.key][0] in s.runner.distance.loops:
+            why = "no run reached that test of its loop condition (an entry's first: 0 times; its second: once, more)"
+        elif g.category == "loop" and g.key in loops:
+            why = "a loop whose condition is not one comparison of numbers"
         elif g.category == "loop":
-            why = "a loop case (loop conditions are not measured)"
+            why = "a loop case no condition's distance measures (ended by its condition)"
         elif g.category == "barrier":
             why = "a barrier (no comparison decides it)"
         elif g.category == "function":
