@@ -129,3 +129,13 @@ def test_the_numbers_two_episodes_move_arguments_first_then_the_files_in_turn():
                                             "text:y.txt:1", "text:x.txt:2", "text:y.txt:2"]
     assert {name[id(s)] for s in first} | {name[id(s)] for s in second} == set(name.values())   # (12: all)
     assert choose(found[:5], 3) == found[:5]
+
+
+def test_a_journal_of_another_version_is_refused_by_name(tmp_path, capsys):
+    out = tmp_path / "old"
+    out.mkdir()
+    (out / "search-journal.jsonl").write_text('{"fingerprint": "x", "format": 1, "record": "campaign", "seed": 0}\n')
+    assert cli.main(["search", "--suite", str(THIN), "--backend", "cpu", "--no-progress", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "another version of cltc search (its journal's format 1, this version's 2)" in err and "Traceback" not in err
+    assert (out / "search-journal.jsonl").read_text().count("\n") == 1   # (left as it was)

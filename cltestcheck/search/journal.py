@@ -45,6 +45,10 @@ class Journal:
             if head.get("record") != "campaign":
                 raise UserError(f"{self.path}: not a journal of cltc search (its first line names no campaign)",
                                 hint="give --out a new folder")
+            if head.get("format") != FORMAT:
+                raise UserError(f"{out}: holds a search of another version of cltc search (its journal's format "
+                                f"{head.get('format')}, this version's {FORMAT}): its inputs would not be made again",
+                                hint="give --out a new folder, or delete this one to start over")
             if head.get("fingerprint") != campaign:
                 raise UserError(f"{out}: holds a search of another campaign (seed {head.get('seed')}, or other "
                                 f"tests, input files, sources, defines, flags or backend)",
