@@ -224,18 +224,10 @@ class CommandWriter(_Writer):
         return "\n".join(lines) + "\n"
 
 
-class SuiteWriter:
+class SuiteWriter(_Writer):
     def __init__(self, out: Path, suite: Suite, seed: int, show=str):
-        self.out, self.suite, self.seed, self.show = Path(out).resolve(), suite, seed, show
-        self.kept: list[Kept] = []
-
-    def _write_new(self, path: Path, data: bytes) -> None:
-        if path.exists():
-            if path.is_file() and path.read_bytes() == data:
-                return
-            raise UserError(f"{path}: exists and holds something else; cltc search writes no file over another",
-                            hint="give --out a new folder, or delete this one to start over")
-        atomic_write_bytes(path, data)
+        super().__init__(out, seed, show)
+        self.suite = suite
 
     def _placed(self, k: Kept) -> tuple[list[str], list[str]]:
         """The test's arguments and files as the written suite has them."""
