@@ -57,6 +57,12 @@ def _int(_base, v):
     return v
 
 
+def _count(_base, v):
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise TypeError("an integer, 0 or more")
+    return v
+
+
 def _number(_base, v):
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
         raise TypeError("a positive number")
@@ -212,7 +218,7 @@ KEYS: dict[str, dict[str, tuple[str, Convert, str]]] = {
     "search": {
         "budget_runs": ("budget_runs", _positive_int, "generated inputs to run"),
         "budget_seconds": ("budget_seconds", _number, "seconds to search"),
-        "seed": ("seed", _int, "seed of the search"),
+        "seed": ("seed", _count, "seed of the search (0 or more)"),
         "out": ("out", _path, "folder of the inputs kept (a suite) and the journal"),
         "check": ("check", _check, "\"races\": run the inputs kept under hirace"),
         "json": ("json", _path, "JSON report file"),

@@ -467,11 +467,14 @@ SCHEDULE_LOG = (   # cltc amplify: the launches a run made (CLTC_SCHED_LOG, CLTC
     _record("end", "the last record: the log is complete"),
 )
 
-SEARCH_LOG = (   # cltc search: how close each comparison of a branch came to each outcome (CLTC_SEARCH_LOG)
+SEARCH_LOG = (   # cltc search: how close each comparison of a branch or loop came to each outcome (CLTC_SEARCH_LOG)
     _record("cmp", "a comparison that decides a branch, by the coverage flag of its true arm (the false arm's is "
             "the next): the least distance the run saw to making it true and to making it false (0: it was; "
             "integers: the difference, floating point: steps between representable values)", "flag:uint",
             "to_true:u64", "to_false:u64"),
+    _record("loop", "a loop whose condition is one comparison, by the coverage flag of one of its cases (body 0 "
+            "times, once, more than once): the least distance the run saw to that case (the condition's distance "
+            "to false at an entry's first test, to false and to true at its second)", "flag:uint", "distance:u64"),
     _record("end", "the last record: the log is complete"),
 )
 

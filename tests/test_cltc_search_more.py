@@ -103,6 +103,7 @@ def test_a_command_without_input_or_instrumented_program_is_refused(thin_program
     assert cli.main(["search", "--no-progress", "--out", str(tmp_path / "b"), "--junit", str(tmp_path / "e.xml"),
                      "--", "/bin/echo", "5"]) == 2
     assert "no instrumented unit ran" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()   # (no --out left by a refused search)
     assert ET.parse(tmp_path / "e.xml").getroot().find("testsuite").get("errors") == "1"
     assert cli.main(["search", "--no-progress", "--check", "races", "--", "./thin", "8"]) == 2
     assert "--check races" in capsys.readouterr().err

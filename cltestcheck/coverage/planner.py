@@ -356,7 +356,7 @@ class CoveragePlanner:
         cases = [c for c in LOOP_CASES
                  if not (c == "zero" and (lp.kind == "do" or endless)) and not (c == "boundary" and not boundary)]
         base = self._alloc(len(LOOP_CASES))
-        var = f"cltc_loop{base}_"
+        var = loop_var(base)
         outer = self._semi_after(prog, lp.span) if (lp.kind == "do" or not lp.body_compound) else lp.span
         body = lp.body if lp.body_compound else self._semi_after(prog, lp.body)
         where = lp.span.where()
@@ -380,6 +380,12 @@ class CoveragePlanner:
             plan.wrap(lp.cond, f"{var}.test(!!(", "))", f"cltc loop condition at {where}", allow_macro=True)
         self.table.loops.append(LoopSite(lp.kind, lp.span.file, lp.span.line, lp.span.col, lp.function,
                                          _short(src.text(lp.span.start, lp.body.start).strip()), base, cases))
+
+
+def loop_var(base: int) -> str:
+    """The name of a loop's coverage record (`Loop`, `LoopIn`: its `n`, the iterations of the entry so
+    far), declared around the loop: the distance planner's loop helpers read it in the condition."""
+    return f"cltc_loop{base}_"
 
 
 def _innermost_switch(prog: Program, case: Branch) -> Branch | None:

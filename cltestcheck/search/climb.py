@@ -14,14 +14,13 @@ An episode ends when the arm is reached (distance 0), when no round brings it cl
 runs. Each input tried is run as any other (the search keeps it when it reaches something new).
 
 The numbers are those values.slots finds (numeric arguments, the numbers of text files and of the
-standard input, the first words of binary files), at most MAX_SLOTS of them, drawn by the search's
-generator when there are more; a graph's structure is not one (graphs.py changes it)."""
+standard input, the first words of binary files), at most MAX_SLOTS of them an episode (`choose`: the
+arguments first; a second episode toward the same arm takes the next ones); a graph's structure is not
+one (graphs.py changes it)."""
 from __future__ import annotations
 
 import math
 from typing import Callable
-
-import numpy as np
 
 from .inputs import Input
 from .runs import Outcome
@@ -31,8 +30,11 @@ EPISODE = 40          # runs one episode may take
 MAX_SLOTS = 8
 
 
-def distance(o: Outcome, target: tuple[int, bool]) -> int | None:
-    """How close a run came to the arm (flag of the true arm, is it the true arm); None: not measured."""
+def distance(o: Outcome, target: tuple[int, bool | None]) -> int | None:
+    """How close a run came to the goal (goals.py `targets`: a branch arm as the flag of the true arm and
+    whether it is that arm; a loop case as its flag and None); None: not measured."""
+    if target[1] is None:
+        return o.loop_distances.get(str(target[0]))
     d = o.distances.get(str(target[0]))
     return None if d is None else d[0 if target[1] else 1]
 
@@ -57,17 +59,35 @@ def _moves(slot: Slot, d: int, unit_gain: float, sign: int) -> list[float]:
     return out
 
 
+def choose(found: list[Slot], episode: int) -> list[Slot]:
+    """The numbers an episode moves, at most MAX_SLOTS of them: the numeric arguments first (a size, a
+    key, a parameter: what decides a branch more often than one value of a file), then the numbers of
+    the standard input and of the files in turn (the first of each, then the second of each, ...). The
+    `episode`-th toward an arm (from 0) starts MAX_SLOTS * episode further along that order, so that a
+    second episode moves the numbers the first did not (scale(n, k, x, y)'s pytest input: n, k and x's
+    and y's first three values, then their next four)."""
+    if len(found) <= MAX_SLOTS:
+        return found
+    groups: dict[tuple[str, str], list[Slot]] = {}
+    for s in found:
+        groups.setdefault((s.kind, s.where) if s.kind != "arg" else ("arg", ""), []).append(s)
+    order = groups.pop(("arg", ""), [])
+    rest = list(groups.values())
+    for i in range(max(len(g) for g in rest) if rest else 0):
+        order += [g[i] for g in rest if i < len(g)]
+    k = (episode * MAX_SLOTS) % len(order)
+    return (order[k:] + order[:k])[:MAX_SLOTS]
+
+
 def climb(start: Input, start_d: int, target: tuple[int, bool], binary: dict[str, bool],
           evaluate: Callable[[list[Input]], list[Outcome]], runs_left: Callable[[], int],
-          rng: np.random.Generator) -> int:
-    """One episode from `start` toward `target`; `evaluate` runs inputs (journaled, kept as the search
-    keeps any), `runs_left` says how many the budget still allows. Each input tried names start's parent
-    and adds its own step to start's changes. Returns the distance reached."""
+          episode: int = 0) -> int:
+    """One episode (the `episode`-th toward this arm, from 0) from `start` toward `target`; `evaluate`
+    runs inputs (journaled, kept as the search keeps any), `runs_left` says how many the budget still
+    allows. Each input tried names start's parent and adds its own step to start's changes. Returns the
+    distance reached."""
     cur, cur_d = start, start_d
-    found = slots(start, binary)
-    places = [(s.kind, s.where, s.index) for s in found]
-    if len(places) > MAX_SLOTS:
-        places = [places[int(i)] for i in sorted(rng.choice(len(places), size=MAX_SLOTS, replace=False))]
+    places = [(s.kind, s.where, s.index) for s in choose(slots(start, binary), episode)]
     used = 0
 
     def run(moves: list[tuple[Slot, float]]) -> list[tuple[int | None, Input, Slot, float]]:

@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from instrument.cli_support import positive_float, positive_int, show_progress
+from instrument.cli_support import count, positive_float, positive_int, show_progress
 from instrument.errors import EXIT_FINDINGS, EXIT_OK, UserError
 from instrument.files import Output, check_outputs
 
@@ -25,8 +25,8 @@ def setup(p: argparse.ArgumentParser) -> None:
                              f"{defaults['budget_runs']} when no budget is given)")
     budget.add_argument("--budget-seconds", type=positive_float, metavar="S",
                         help="seconds to search (the builds and the suite's own tests not counted)")
-    p.add_argument("--seed", type=int, default=defaults["seed"],
-                   help="seed of the search: the same seed makes the same inputs (default %(default)s)")
+    p.add_argument("--seed", type=count, default=defaults["seed"],
+                   help="seed of the search, 0 or more: the same seed makes the same inputs (default %(default)s)")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="folder for the inputs kept, as tests in the suite's format (cltc.toml; a pytest suite: "
                         "test_search_found.py; a command: commands.sh), and the search's journal; an earlier "

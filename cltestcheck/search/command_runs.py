@@ -111,7 +111,7 @@ class CommandRunner:
     def __init__(self, suite: CommandSuite, work: Path):
         self.suite, self.work = suite, Path(work)
         self.warnings: list[str] = []
-        self.distance = type("NoDistances", (), {"measured": {}})()
+        self.distance = type("NoDistances", (), {"measured": {}, "loops": {}})()
         self.table: SiteTable | None = None
         self.backend = "unknown"
         test = suite.tests[0]

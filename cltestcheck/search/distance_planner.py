@@ -3,18 +3,22 @@ that is one comparison of numbers (`a < b`, `x == 1234`, as an `if`'s or `?:`'s 
 operand of `&&`/`||`) becomes `::cltc::search::lt(FLAG, a, b)` (runtime/include/cltc/search.h): the
 same result, and on the cpu backend the least distance each run saw to either outcome, written at exit
 to $CLTC_SEARCH_LOG by the coverage flag of the branch's true arm (FLAG; the false arm's is FLAG + 1).
+A loop coverage measured whose condition is one such comparison (`k < rounds`, `stride < blockDim.x`)
+becomes `::cltc::search::loop_lt(BASE, L.n, a, b)`, L the loop's coverage record (coverage/planner.py
+`loop_var`): the least distance to each of its cases body 0 times, once and more than once, by the
+case's flag.
 
 It plans after the CoveragePlanner, over the same program and plan, and reads that planner's table
-for the flags: a condition coverage did not measure gets no distance. Loop conditions, switches and
-conditions that are not a single comparison (`!(a < b)`, `f(x)`, `a < b + c && d` as a whole) are
-not measured (their operands of `&&`/`||` are, one by one)."""
+for the flags: a condition coverage did not measure gets no distance. Switches and conditions that are
+not a single comparison (`!(a < b)`, `f(x)`, `a < b + c && d` as a whole) are not measured (their
+operands of `&&`/`||` are, one by one), nor is a loop's case "ended by its condition"."""
 from __future__ import annotations
 
 from instrument.frontend.parse import Span
 from instrument.frontend.query import Operator, Program
 from instrument.frontend.rewrite import EditPlan
 
-from ..coverage.planner import CoveragePlanner, _balanced
+from ..coverage.planner import CoveragePlanner, _balanced, loop_var
 
 HELPERS = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
 NUMBERS = ("int", "float")
@@ -24,6 +28,7 @@ class DistancePlanner:
     def __init__(self, coverage: CoveragePlanner) -> None:
         self.coverage = coverage
         self.measured: dict[int, str] = {}   # true arm's flag -> the comparison's text
+        self.loops: dict[int, str] = {}      # a loop's base flag -> its condition's text
 
     def __call__(self, prog: Program, plan: EditPlan) -> None:
         if prog.unit.language == "host":
@@ -47,6 +52,17 @@ class DistancePlanner:
                 if op is not None and self._wrap(plan, op, flag):
                     self.measured[flag] = prog.unit.source(op.span.file).text(op.span.start, op.span.end)
                     planned = True
+        bases = {(lp.file, lp.line, lp.col): lp.base for lp in self.coverage.table.loops}
+        for lp in prog.loops:
+            base = bases.get((lp.span.file, lp.span.line, lp.span.col))
+            if base is None or base in self.loops or lp.cond is None or not lp.plain_cond:
+                continue
+            op = comparisons.get(_unparenthesised(prog, lp.cond))
+            if op is not None and plan.wrap_replace(op.span, f"::cltc::search::loop_{HELPERS[op.op]}({base}u, "
+                                                             f"{loop_var(base)}.n, ", ")", [(op.op_span, ", ")],
+                                                    f"cltc search distance of the loop condition at {op.span.where()}"):
+                self.loops[base] = prog.unit.source(op.span.file).text(op.span.start, op.span.end)
+                planned = True
         if planned:
             plan.add_prelude(prog.unit.main, '#include "cltc/search.h"')
 

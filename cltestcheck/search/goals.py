@@ -75,6 +75,21 @@ def arms(table: SiteTable) -> dict[str, tuple[int, bool]]:
     return out
 
 
+MEASURED_LOOP_CASES = ("zero", "one", "many")   # (search.h: a loop's first and second tests of an entry)
+
+
+def loop_cases(table: SiteTable) -> dict[str, tuple[int, str]]:
+    """Each loop case a loop condition's distance can measure: its key -> (the loop's base flag, the case)."""
+    return {f"f{lp.flag(case)}": (lp.base, case) for lp in table.loops for case in lp.cases
+            if case in MEASURED_LOOP_CASES}
+
+
+def targets(table: SiteTable) -> dict[str, tuple[int, bool | None]]:
+    """What a distance may lead to: each branch arm (`arms`) and each loop case (`loop_cases`: its flag,
+    None), by key."""
+    return {**arms(table), **{k: (int(k[1:]), None) for k in loop_cases(table)}}
+
+
 def shown(text: str, show) -> str:
     """A line of what an input adds (FILE:LINE: ...) with its file named by `show` (ReportPaths.show)."""
     head, sep, rest = text.partition(": ")

@@ -104,6 +104,8 @@ def _fewer_edges(rng, g):
         return None, ""
     src, dst = _edges(g)
     keep = rng.random(g.edges) >= rng.uniform(0.1, 0.6)
+    if keep.all():
+        return None, ""
     return _graph(g.nodes, src[keep], dst[keep]), f"{g.edges - int(keep.sum())} edges removed"
 
 

@@ -21,7 +21,7 @@ from instrument.errors import UserError
 from instrument.files import not_regular
 
 JOURNAL = "search-journal.jsonl"
-FORMAT = 1
+FORMAT = 2   # (2: loop distances, the episodes' numbers chosen in order)
 
 
 def fingerprint(suite, seed: int, backend: str) -> str:
@@ -45,12 +45,17 @@ class Journal:
             if head.get("record") != "campaign":
                 raise UserError(f"{self.path}: not a journal of cltc search (its first line names no campaign)",
                                 hint="give --out a new folder")
+            if head.get("format") != FORMAT:
+                raise UserError(f"{out}: holds a search of another version of cltc search (its journal's format "
+                                f"{head.get('format')}, this version's {FORMAT}): its inputs would not be made again",
+                                hint="give --out a new folder, or delete this one to start over")
             if head.get("fingerprint") != campaign:
                 raise UserError(f"{out}: holds a search of another campaign (seed {head.get('seed')}, or other "
                                 f"tests, input files, sources, defines, flags or backend)",
                                 hint="give --out a new folder, or delete this one to start over")
             for r in lines[1:]:
                 self.records[r["key"]] = r
+        self.started_empty = not lines
         self._fh = open(self.path, "a")
         if not lines:
             self._append({"record": "campaign", "fingerprint": campaign, "seed": seed, "format": FORMAT})
@@ -102,6 +107,12 @@ class Journal:
 
     def close(self) -> None:
         self._fh.close()
+
+    def discard_if_bare(self) -> None:
+        """Remove the journal this search started when it holds no generated input's run (a search that
+        failed in its builds or its tests' runs: nothing to resume)."""
+        if self.started_empty and not any(k.startswith("run:") for k in self.records):
+            self.path.unlink(missing_ok=True)
 
 
 def check_out(out: Path) -> bool:

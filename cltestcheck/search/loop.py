@@ -73,6 +73,7 @@ class SearchResult:
     wall_s: float = 0.0
     stopped: str = ""
     comparisons: int = 0                    # branch comparisons measured for distances
+    loops: int = 0                          # loop conditions measured for distances
     episodes: int = 0
     warnings: list[str] = field(default_factory=list)
     checked_races: bool = False
@@ -102,7 +103,7 @@ class Search:
         self.campaign, self.races, self.bar = campaign, races, progress
         self.goals = goal_mod.goals(runner.table, runner.suppressed)
         self.goal_keys = {g.key for g in self.goals if not g.suppressed}
-        self.arms = goal_mod.arms(runner.table)
+        self.arms = goal_mod.targets(runner.table)   # (branch arms and loop cases)
         self.reached: set[str] = set()
         self.reached_by: dict[str, str] = {}
         self.corpus: list[Entry] = []
@@ -151,8 +152,9 @@ class Search:
         return ([f"{g.file}:{g.line}: [{g.function}] {g.label}" for g in goals]
                 + [goal_mod.describe_extra(k, self.runner.table) for k in extra])
 
-    def absorb(self, where: str, test: TestCase, inp: Input, o: Outcome) -> None:
-        """Decide on one generated input's run (in the order the inputs were made)."""
+    def absorb(self, where: str, test: TestCase, inp: Input, o: Outcome, ordinal: int = 0) -> None:
+        """Decide on one generated input's run (in the order the inputs were made; `ordinal`: which
+        generated run it was, from 1, as the budget counts them)."""
         self.seen.add(inp.digest)
         why = o.failed
         if why:
@@ -174,7 +176,7 @@ class Search:
                                   "stdout": o.stdout})
         self._reach(new, name)
         why = "coverage" if new else special[0]
-        kept = Kept(name, test, inp, o.exit_code, self._describe(new), why, o.where.get(why, ""))
+        kept = Kept(name, test, inp, o.exit_code, self._describe(new), why, o.where.get(why, ""), ordinal)
         self.kept.append(kept)
         self.writer.add(kept)
         self.corpus.append(Entry(name, test, inp))
@@ -183,15 +185,17 @@ class Search:
     def _closer(self, o: Outcome, where: str, inp: Input, test: TestCase) -> None:
         """Note the run where it came among the closest to an unreached branch arm (the EPISODES_PER_ARM
         closest inputs: each episode starts from the next)."""
+        seen = [(f"f{flag}", d) for flag, d in o.loop_distances.items()]
         for flag, (to_true, to_false) in o.distances.items():
-            for key, d in ((f"f{flag}", to_true), (f"f{int(flag) + 1}", to_false)):
-                if key in self.reached or key not in self.arms:
-                    continue
-                best = self.closest.setdefault(key, [])
-                if len(best) < EPISODES_PER_ARM or d < best[-1][0]:
-                    best.append((d, where, inp, test))
-                    best.sort(key=lambda e: e[0])   # (stable: the earlier run first among equals)
-                    del best[EPISODES_PER_ARM:]
+            seen += [(f"f{flag}", to_true), (f"f{int(flag) + 1}", to_false)]
+        for key, d in seen:
+            if key in self.reached or key not in self.arms:
+                continue
+            best = self.closest.setdefault(key, [])
+            if len(best) < EPISODES_PER_ARM or d < best[-1][0]:
+                best.append((d, where, inp, test))
+                best.sort(key=lambda e: e[0])   # (stable: the earlier run first among equals)
+                del best[EPISODES_PER_ARM:]
 
     def _reach(self, keys: set[str], name: str) -> None:
         self.reached |= keys
@@ -262,8 +266,8 @@ class Search:
 
     def _run_batch(self, jobs) -> list[Outcome]:
         outs = self.evaluate(jobs)
-        for (key, test, inp, _, _), o in zip(jobs, outs):
-            self.absorb(key.replace(":", " "), test, inp, o)
+        for k, ((key, test, inp, _, _), o) in enumerate(zip(jobs, outs)):
+            self.absorb(key.replace(":", " "), test, inp, o, self.runs + k + 1)
         self.runs += len(jobs)
         return outs
 
@@ -282,9 +286,8 @@ class Search:
             jobs = [(f"run:{self.draws + k}", test, c, self.timeouts[test.name], True) for k, c in enumerate(cands)]
             self.draws += len(jobs)
             return self._run_batch(jobs)
-        rng = np.random.default_rng([self.seed, self.draws, 1])
         start = inp if where.startswith("run ") else inp.derived(where, [])   # (an input not kept: its own changes too)
-        climbing.climb(start, d, self.arms[key], binary, evaluate, runs_left, rng)
+        climbing.climb(start, d, self.arms[key], binary, evaluate, runs_left, n)
 
     def loop(self, budget_runs: int | None, deadline: float | None) -> str:
         def runs_left() -> int:
@@ -323,6 +326,8 @@ def run(suite: Suite | None, out: Path, backend_name: str = "auto", seed: int = 
     t0 = time.monotonic()
     if budget_runs is None and budget_seconds is None:
         budget_runs = DEFAULT_RUNS
+    if seed < 0:
+        raise UserError(f"the search's seed must be 0 or more, not {seed}")
     if command is not None and check_races:
         raise UserError("--check races runs the suite's program under hirace, built by hirace-cc; with -- COMMAND "
                         "the program is the project's own build (through cltc-cc)",
@@ -336,46 +341,32 @@ def run(suite: Suite | None, out: Path, backend_name: str = "auto", seed: int = 
     warnings = Warnings("cltc", show_warnings)
     out = Path(out)
     check_out(out)
-    out.mkdir(parents=True, exist_ok=True)
     if command is not None:
         from . import command_runs
         suite = command_runs.command_suite(command, timeout)
         campaign_id = command_runs.fingerprint(suite, seed)
     else:
         campaign_id = fingerprint(suite, seed, backend.name)
-    with campaign_lock(out / JOURNAL, "cltc search"), temp_dir(prefix="cltc-search-") as tmp:
-        journal = Journal(out, campaign_id, seed)   # (another campaign's: refused now)
-        executor = None
-        bar = Progress(budget_runs or 0, "cltc search", enabled=progress and budget_runs is not None, unit="runs")
-        show = (paths or ReportPaths(find_root(str(suite.root)))).show
-        try:
-            if command is not None:
-                runner = command_runs.CommandRunner(suite, Path(tmp) / "command")
-                races = None
-                writer = CommandWriter(out, suite, seed, show)
-            else:
-                with ThreadPoolExecutor(max_workers=2) as pool:   # the two builds at once (two compilers)
-                    cov = pool.submit(CoverageRunner, suite, backend, Path(tmp) / "coverage", cache)
-                    rac = None
-                    if check_races:
-                        from .races import RaceChecker
-                        rac = pool.submit(RaceChecker, suite, backend, Path(tmp) / "hirace")
-                    runner = cov.result()
-                    races = rac.result() if rac is not None else None
-                writer = (PytestWriter(out, suite, seed, show, runner.dump) if suite.kind.name == "pytest"
-                          else SuiteWriter(out, suite, seed, show))
-            warnings.add(*runner.warnings)
-            executor = open_executor(None, jobs, backend.name if backend is not None else "cpu")
-            with Campaign(executor, "search") as campaign:
-                s = Search(suite, runner, journal, writer, seed, campaign, races, bar)
-                seed_reached = s.seeds()
-                deadline = None if budget_seconds is None else time.monotonic() + budget_seconds
-                stopped = s.loop(budget_runs, deadline)
-        finally:
-            bar.close()
-            if executor is not None:
-                executor.close()
-            journal.close()
+    made = [p for p in (out, *out.parents) if not p.exists()]   # (deepest first: taken back if it fails)
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        with campaign_lock(out / JOURNAL, "cltc search"), temp_dir(prefix="cltc-search-") as tmp:
+            journal = Journal(out, campaign_id, seed)   # (another campaign's: refused now)
+            try:
+                s, runner, seed_reached, stopped = _search(suite, out, tmp, journal, backend, seed, budget_runs,
+                                                           budget_seconds, check_races, jobs, progress, warnings,
+                                                           cache, paths, command)
+            except BaseException:
+                journal.close()
+                journal.discard_if_bare()   # (a search that failed before a run of its own leaves nothing)
+                raise
+    except BaseException:
+        for d in made:
+            try:
+                d.rmdir()
+            except OSError:
+                break
+        raise
     budget = f"{budget_runs} runs" if budget_runs is not None else f"{budget_seconds:g} s"
     if budget_runs is not None and budget_seconds is not None:
         budget = f"{budget_runs} runs or {budget_seconds:g} s"
@@ -384,10 +375,50 @@ def run(suite: Suite | None, out: Path, backend_name: str = "auto", seed: int = 
                         {k: v for k, v in s.reached_by.items()}, s.kept,
                         {k: best[0][:2] for k, best in s.closest.items() if best}, s.specials,
                         list(s.found_races.values()), s.race_checks, s.failures, s.runs, s.replayed,
-                        time.monotonic() - t0, stopped, len(runner.distance.measured), sum(s.episodes.values()),
+                        time.monotonic() - t0, stopped, len(runner.distance.measured), len(runner.distance.loops),
+                        sum(s.episodes.values()),
                         list(warnings), check_races, command=shlex.join(command) if command is not None else "",
                         kind="command" if command is not None else suite.kind.name,
                         closest_inputs=_closest_inputs(s), no_distance=_no_distance(s, command is not None))
+
+
+def _search(suite, out: Path, tmp: str, journal: Journal, backend, seed: int, budget_runs, budget_seconds,
+            check_races: bool, jobs: int, progress: bool, warnings: Warnings, cache: bool, paths, command):
+    """The builds, the seeds and the loop, with the journal open: (the search, its runner, what the
+    tests reached, why it stopped)."""
+    executor = None
+    bar = Progress(budget_runs or 0, "cltc search", enabled=progress and budget_runs is not None, unit="runs")
+    show = (paths or ReportPaths(find_root(str(suite.root)))).show
+    try:
+        if command is not None:
+            from . import command_runs
+            runner = command_runs.CommandRunner(suite, Path(tmp) / "command")
+            races = None
+            writer = CommandWriter(out, suite, seed, show)
+        else:
+            with ThreadPoolExecutor(max_workers=2) as pool:   # the two builds at once (two compilers)
+                cov = pool.submit(CoverageRunner, suite, backend, Path(tmp) / "coverage", cache)
+                rac = None
+                if check_races:
+                    from .races import RaceChecker
+                    rac = pool.submit(RaceChecker, suite, backend, Path(tmp) / "hirace")
+                runner = cov.result()
+                races = rac.result() if rac is not None else None
+            writer = (PytestWriter(out, suite, seed, show, runner.dump) if suite.kind.name == "pytest"
+                      else SuiteWriter(out, suite, seed, show))
+        warnings.add(*runner.warnings)
+        executor = open_executor(None, jobs, backend.name if backend is not None else "cpu")
+        with Campaign(executor, "search") as campaign:
+            s = Search(suite, runner, journal, writer, seed, campaign, races, bar)
+            seed_reached = s.seeds()
+            deadline = None if budget_seconds is None else time.monotonic() + budget_seconds
+            stopped = s.loop(budget_runs, deadline)
+    finally:
+        bar.close()
+        if executor is not None:
+            executor.close()
+        journal.close()
+    return s, runner, seed_reached, stopped
 
 
 def _closest_inputs(s: Search) -> dict[str, dict]:
@@ -404,14 +435,19 @@ def _closest_inputs(s: Search) -> dict[str, dict]:
 def _no_distance(s: Search, command: bool) -> dict[str, str]:
     """Why an unreached goal has no distance: nothing to measure, or no run that measured it."""
     measured = set(s.runner.distance.measured)
+    loops = goal_mod.loop_cases(s.runner.table)
     out = {}
     for g in s.goals:
         if g.key in s.reached or g.suppressed or g.key in s.closest:
             continue
         if command:
             why = "no distances with -- COMMAND (cltc-cc builds no distance helpers)"
+        elif g.category == "loop" and g.key in loops and loops[g.key][0] in s.runner.distance.loops:
+            why = "no run reached that test of its loop condition (an entry's first: 0 times; its second: once, more)"
+        elif g.category == "loop" and g.key in loops:
+            why = "a loop whose condition is not one comparison of numbers"
         elif g.category == "loop":
-            why = "a loop case (loop conditions are not measured)"
+            why = "a loop case no condition's distance measures (ended by its condition)"
         elif g.category == "barrier":
             why = "a barrier (no comparison decides it)"
         elif g.category == "function":

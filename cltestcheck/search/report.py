@@ -61,15 +61,17 @@ def render_text(res: SearchResult, paths: ReportPaths, quiet: bool = False, verb
         lines.append(f"cltc search: {what} ({res.backend} backend, seed {res.seed}, budget {res.budget})")
         replay = f" ({res.replayed} of them from the journal)" if res.replayed else ""
         first = "the command as given" if res.command else "the suite's tests"
+        last = f" (the last input kept: run {res.kept[-1].run})" if res.kept else ""
         lines.append(f"Ran {first}, then {_plural(res.runs, 'generated input')}{replay}; "
-                     f"{res.wall_s:.1f} s in all, the builds included; stopped: {res.stopped}.")
-        lines.append(f"Distance-guided: {_plural(res.comparisons, 'branch comparison')} measured, "
+                     f"{res.wall_s:.1f} s in all, the builds included; stopped: {res.stopped}{last}.")
+        lines.append(f"Distance-guided: {_plural(res.comparisons, 'branch comparison')} and "
+                     f"{_plural(res.loops, 'loop condition')} measured, "
                      f"{_plural(res.episodes, 'episode')}.")
         if res.kept:
             lines += ["", f"Kept {_plural(len(res.kept), 'input')}, written as tests to {res.out / written(res)}:"]
             for k in res.kept:
                 how = "; ".join(k.inp.how)
-                lines.append(f"  {k.name}  from {k.inp.parent}: {how}")
+                lines.append(f"  {k.name}  (run {k.run}) from {k.inp.parent}: {how}")
                 if verbose or len(k.adds) <= 4:
                     lines += [f"      + {_adds(a, paths)}" for a in k.adds]
                 else:
@@ -147,10 +149,10 @@ def render_json(res: SearchResult, paths: ReportPaths) -> str:
         "root": str(paths.root), "backend": res.backend, "written": str(res.out / written(res)),
         "seed": res.seed, "budget": res.budget, "out": str(res.out), "stopped": res.stopped,
         "runs": {"generated": res.runs, "replayed": res.replayed, "failed": len(res.failures),
-                 "wall_s": round(res.wall_s, 2)},
-        "distance": {"comparisons": res.comparisons, "episodes": res.episodes},
+                 "last_kept": res.kept[-1].run if res.kept else None, "wall_s": round(res.wall_s, 2)},
+        "distance": {"comparisons": res.comparisons, "loops": res.loops, "episodes": res.episodes},
         "items": {"reached": reached, "total": total, "by_tests": by_tests},
-        "kept": [{"name": k.name, "test": k.test.name, "from": k.inp.parent, "how": list(k.inp.how),
+        "kept": [{"name": k.name, "run": k.run, "test": k.test.name, "from": k.inp.parent, "how": list(k.inp.how),
                   "args": list(k.inp.args), "exit_code": k.exit_code, "why": k.why, "where": k.where or None,
                   "adds": [_adds(a, paths) for a in k.adds]} for k in res.kept],
         "findings": {

@@ -49,6 +49,7 @@ class Outcome:
     stdout: str = ""                    # the beginning of what it printed
     where: dict[str, str] = field(default_factory=dict)   # nan / inf -> where the run first showed it
     launches: list[dict] = field(default_factory=list)    # a pytest seed's launches (pytest_inputs.py)
+    loop_distances: dict[str, int] = field(default_factory=dict)   # a loop case's flag -> least distance to it
 
     @property
     def failed(self) -> str | None:
@@ -173,10 +174,13 @@ class CoverageRunner:
             else:
                 s, case = materialize(self.suite, test, inp, tmp / "in", test.name)
             tc, obs = measure(self.backend, self.exe, s, case, tmp / "coverage.jsonl", env, timeout)
-            distances = {}
+            distances, loops = {}, {}
             if dist.is_file():
-                for r in logs.read_complete(dist, SEARCH_LOG, "the search's distance log")["cmp"]:
+                read = logs.read_complete(dist, SEARCH_LOG, "the search's distance log")
+                for r in read["cmp"]:
                     distances[str(r.flag)] = [r.to_true, r.to_false]
+                for r in read["loop"]:
+                    loops[str(r.flag)] = r.distance
             where = run_specials(obs, printed=not test.pytest)
             launches, failed = [], None
             if record.is_file():
@@ -189,4 +193,4 @@ class CoverageRunner:
                     failed = seen["failed"]
             return Outcome(sorted(keys_of(tc)), obs.exit_code, round(obs.wall_s, 3), tc.collected, obs.timed_out,
                            failed or obs.fault, sorted(where), distances, tc.divergences, obs.stdout.excerpt(160),
-                           where, launches)
+                           where, launches, loops)

@@ -39,18 +39,28 @@ class Kept:
     adds: list[str]         # what it reached first, in words
     why: str = "coverage"   # coverage | nan | inf
     where: str = ""         # nan / inf: where the run showed it (runs.py `Outcome.where`)
+    run: int = 0            # the generated input it was, counted from 1 as the budget counts runs
 
 
 def _toml(v) -> str:
-    if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, str):   # (a TOML basic string as JSON writes one, but DEL escaped: TOML refuses it raw)
+        return json.dumps(v, ensure_ascii=False).replace("\x7f", "\\u007f")
     if isinstance(v, list):
         return "[" + ", ".join(_toml(x) for x in v) + "]"
     return str(v)
 
 
 def _comment(text: str) -> str:
-    return " ".join(text.split())
+    """Text for a comment line: one line, its characters that print as they are, others escaped
+    (TOML refuses a control character even in a comment)."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                   for c in " ".join(text.split()))
+
+
+def _origin(k: Kept) -> str:
+    """Where a kept input comes from, for a comment line (one line, whatever its test's name holds)."""
+    origin = "" if k.inp.parent == f"test '{k.inp.seed}'" else f" (from test '{k.inp.seed}')"
+    return _comment(f"made from {k.inp.parent}{origin}: {'; '.join(k.inp.how)}")
 
 
 def special_text(kind: str, where: str = "") -> str:
@@ -62,7 +72,7 @@ def _notes(k: Kept, show, comment: str = "#") -> list[str]:
     """The comment lines of a kept input: the NaN/Inf it shows, what it adds."""
     lines = []
     if k.why != "coverage":
-        lines.append(f"{comment} {special_text(k.why, k.where)} (its test showed none)")
+        lines.append(f"{comment} {_comment(special_text(k.why, k.where))} (its test showed none)")
     for a in k.adds:
         lines.append(f"{comment} adds: {_comment(shown(a, show))}")
     return lines
@@ -83,10 +93,6 @@ class _Writer:
                             hint="give --out a new folder, or delete this one to start over")
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(path, data)
-
-    def _origin(self, k: Kept) -> str:
-        origin = "" if k.inp.parent == f"test '{k.inp.seed}'" else f" (from test '{k.inp.seed}')"
-        return f"made from {k.inp.parent}{origin}: {_comment('; '.join(k.inp.how))}"
 
 
 class PytestWriter(_Writer):
@@ -138,8 +144,9 @@ class PytestWriter(_Writer):
 
     def render(self) -> str:
         rel = Path(os.path.relpath(self.suite.root.resolve(), self.out)).as_posix()
-        lines = [f'"""Written by `cltc search` (seed {self.seed}) from the pytest suite {rel}: inputs that reach',
-                 "coverage items its tests do not reach, or make a kernel write NaN or Inf where its test did not.",
+        lines = [f"# Written by `cltc search` (seed {self.seed}) from the pytest suite {_comment(rel)}.",
+                 '"""Inputs that reach coverage items the suite\'s tests do not reach, or make a kernel write NaN or',
+                 "Inf where its test did not.",
                  "Each test replays the launches of the test it was made from as the search's input changed them",
                  "(inputs/NAME/launches.json, the arrays as .npy files). Measure them: cltc coverage --suite <this",
                  'folder>"""',
@@ -157,9 +164,9 @@ class PytestWriter(_Writer):
                  '        kernel = cuda_kernel(HERE / launch["source"], launch["kernel"])',
                  '        kernel(tuple(launch["grid"]), tuple(launch["block"]), *args, shared_mem=launch["shared_mem"])']
         for k in self.kept:
-            lines += ["", "", f"# {self._origin(k)}", *_notes(k, self.show),
+            lines += ["", "", f"# {_origin(k)}", *_notes(k, self.show),
                       f"def test_{k.name.replace('-', '_')}(cuda_kernel):",
-                      f'    """{k.name}: test {k.test.name} with the search\'s input."""',
+                      f"    {repr(f'{k.name}: test {k.test.name} with the search input.')}",
                       f"    _replay(cuda_kernel, {k.name!r})"]
         return "\n".join(lines) + "\n"
 
@@ -202,32 +209,25 @@ class CommandWriter(_Writer):
         import shlex
         back = os.path.relpath(self.suite.root, self.out)
         lines = ["#!/bin/sh",
-                 f"# Written by `cltc search` (seed {self.seed}) from the command: {shlex.join(self.suite.command)}",
+                 f"# Written by `cltc search` (seed {self.seed}) from the command: "
+                 f"{_comment(shlex.join(self.suite.command))}",
                  "# Inputs that reach coverage items the command's own input does not reach, or make the program",
                  "# print NaN or Inf where it did not. Measure them: cltc coverage -- sh <this file>",
-                 f'cd "$(dirname "$0")/{back}" || exit 2',
+                 f'cd "$(dirname "$0")"/{shlex.quote(back)} || exit 2',
                  "status=0",
                  'check() { want=$1; shift; "$@"; got=$?; if [ "$got" -ne "$want" ]; then '
                  'echo "$*: exit status $got, expected $want" >&2; status=1; fi; }']
         for k in self.kept:
-            lines += ["", f"# {k.name}: {self._origin(k)}", *_notes(k, self.show),
+            lines += ["", f"# {k.name}: {_origin(k)}", *_notes(k, self.show),
                       f"check {k.exit_code} {shlex.join(self.argv[k.name])}"]
         lines.append('exit "$status"')
         return "\n".join(lines) + "\n"
 
 
-class SuiteWriter:
+class SuiteWriter(_Writer):
     def __init__(self, out: Path, suite: Suite, seed: int, show=str):
-        self.out, self.suite, self.seed, self.show = Path(out).resolve(), suite, seed, show
-        self.kept: list[Kept] = []
-
-    def _write_new(self, path: Path, data: bytes) -> None:
-        if path.exists():
-            if path.is_file() and path.read_bytes() == data:
-                return
-            raise UserError(f"{path}: exists and holds something else; cltc search writes no file over another",
-                            hint="give --out a new folder, or delete this one to start over")
-        atomic_write_bytes(path, data)
+        super().__init__(out, seed, show)
+        self.suite = suite
 
     def _placed(self, k: Kept) -> tuple[list[str], list[str]]:
         """The test's arguments and files as the written suite has them."""
@@ -257,7 +257,7 @@ class SuiteWriter:
         def rel(p: Path) -> str:
             return Path(os.path.relpath(Path(p).resolve(), self.out)).as_posix()
         s = self.suite
-        lines = [f"# Written by `cltc search` (seed {self.seed}) from the suite {rel(s.root)}: inputs that reach",
+        lines = [f"# Written by `cltc search` (seed {self.seed}) from the suite {_comment(rel(s.root))}: inputs that reach",
                  "# coverage items its tests do not reach, or make the program print NaN or Inf where its",
                  "# test did not. Measure them: cltc coverage --suite <this folder>",
                  "[build]", f"sources = {_toml([rel(p) for p in s.sources])}"]
@@ -270,8 +270,7 @@ class SuiteWriter:
                 lines.append(f"{key} = {_toml(list(getattr(s, key)))}")
         for k in self.kept:
             args, files = self._placed(k)
-            origin = "" if k.inp.parent == f"test '{k.inp.seed}'" else f" (from test '{k.inp.seed}')"
-            lines += ["", f"# made from {k.inp.parent}{origin}: {_comment('; '.join(k.inp.how))}"]
+            lines += ["", f"# {_origin(k)}"]
             lines += _notes(k, self.show)
             lines += ["[[test]]", f"name = {_toml(k.name)}"]
             if args:

@@ -6,6 +6,7 @@ The numbers of an input are also its *slots* (`slots`, `with_slot`): the variabl
 step moves one at a time (climb.py)."""
 from __future__ import annotations
 
+import math
 import re
 import struct
 from dataclasses import dataclass
@@ -49,7 +50,11 @@ def new_int(rng: np.random.Generator, v: int) -> int:
 
 
 def new_float(rng: np.random.Generator, v: float) -> float:
+    """A new value near v, a multiple of it, or interesting. A number past the double's range (an
+    input's 1e999, a step of 1e308's) draws an interesting value instead of a value around it."""
     k = int(rng.integers(6))
+    if not math.isfinite(v) or (k == 3 and not math.isfinite(4 * abs(v) + 2)):
+        return INTERESTING_FLOATS[int(rng.integers(len(INTERESTING_FLOATS)))]
     if k == 0:
         return v + float(rng.choice([-1.0, 1.0]))
     if k == 1:

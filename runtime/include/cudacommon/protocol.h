@@ -395,6 +395,10 @@ namespace search_log {
 inline void write_cmp(std::FILE *f, unsigned flag, unsigned long long to_true, unsigned long long to_false) {
   std::fprintf(f, "{\"record\": \"cmp\", \"flag\": %u, \"to_true\": %llu, \"to_false\": %llu}\n", flag, to_true, to_false);
 }
+// a loop whose condition is one comparison, by the coverage flag of one of its cases (body 0 times, once, more than once): the least distance the run saw to that case (the condition's distance to false at an entry's first test, to false and to true at its second)
+inline void write_loop(std::FILE *f, unsigned flag, unsigned long long distance) {
+  std::fprintf(f, "{\"record\": \"loop\", \"flag\": %u, \"distance\": %llu}\n", flag, distance);
+}
 // the last record: the log is complete
 inline void write_end(std::FILE *f) {
   std::fprintf(f, "{\"record\": \"end\"}\n");
