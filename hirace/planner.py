@@ -19,6 +19,7 @@ from pathlib import Path
 
 from instrument.errors import UnsupportedConstruct
 from instrument.protocol import SITE_ID_BITS, Macro, define
+from instrument.frontend import device_view
 from instrument.frontend.api_launches import api_launches
 from instrument.frontend.query import GROUP_SYNC, Program
 from instrument.frontend.rewrite import EditPlan, one_line
@@ -130,10 +131,6 @@ def uses_host_memory(prog: Program) -> bool:
     own accesses of it race with what it does not know done, so on the cpu backend it is built with
     HIRACE_STREAMS=1 too (the relation says what the host knows done; host_access.h watches the accesses)."""
     return any(c.name in HOST_MEMORY_APIS for c in prog.api_calls) or any(g.space == "managed" for g in prog.globals)
-
-
-# a preprocessor condition on __CUDA_ARCH__ (device-pass-only code, which the parser does not see)
-_DEVICE_PASS_ONLY = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|elif)\b[^\n]*__CUDA_ARCH__", re.M)
 
 
 def _in_order(stream: str) -> str:
@@ -339,14 +336,8 @@ class HiracePlanner:
         for name in sorted(constexpr & reach & {a.function for a in prog.accesses}):
             plan.warnings.append(f"{prog.functions[name].span.where()}: the accesses of constexpr function '{name}' "
                                  f"are not checked (a check cannot run in a constant expression)")
-        for f in prog.definitions:   # (the parser reads a file as nvcc's host pass does)
-            body = src(f.body.file).data[f.body.start:f.body.end] if f.name in reach else b""
-            m = _DEVICE_PASS_ONLY.search(body)
-            if m:
-                line = f.body.line + body[:m.start()].count(b"\n")
-                plan.warnings.append(f"{f.body.file}:{line}: code of '{f.name}' that only nvcc's device pass compiles "
-                                     f"(#if on __CUDA_ARCH__) is read as the host pass reads it: accesses written "
-                                     f"only there are not checked")
+        # code no reading of the unit saw (frontend/device_view.py)
+        plan.warnings += device_view.unseen(prog, reach, "accesses written only there are not checked")
         for a in prog.accesses:
             if a.function not in reach or a.space in ("constant", "local") or a.base in ignore or a.function in constexpr:
                 continue

@@ -473,3 +473,57 @@ def test_kernel_items_beyond_the_register_bits_and_counting_builds_use_flags(tmp
     (tmp_path / "asm.cu").write_text(program.replace("  out[t] = acc;\n", '  if (acc < 0) asm volatile("exit;");\n  out[t] = acc;\n'))
     text = instrument_sources([tmp_path / "asm.cu"], tmp_path / "inst3", [CoveragePlanner()]).sources[0].read_text()
     assert "cltc_seen_" not in text and text.count("::cltc::cov::br(") == 41
+
+
+ARCH_PROGRAM = """#include <cstdio>
+#ifdef __CUDA_ARCH__
+__device__ int twice(int v) {
+  if (v > 2) return 2 * v;
+  return v;
+}
+#endif
+__global__ void k(int *out) {
+#if __CUDA_ARCH__ >= 700
+  int v = threadIdx.x;
+  for (int i = 0; i < 2; ++i) v += twice(i);
+  if (v > 100) out[threadIdx.x] = -1;
+  else out[threadIdx.x] = v;
+#endif
+}
+int main() {
+  int *d;
+  cudaMalloc(&d, 32 * sizeof(int));
+  k<<<1, 32>>>(d);
+  int h[32];
+  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+  printf("%d %d\\n", h[0], h[31]);
+  return 0;
+}
+"""
+
+
+def test_code_only_the_device_pass_compiles_is_counted(tmp_path, request):
+    """A kernel body and a device function wholly under a condition on __CUDA_ARCH__ (the device pass's
+    view: instrument/frontend/device_view.py): their items are counted, the cpu backend runs the body
+    (the output), and the instrumented text compiles with nvcc."""
+    src = tmp_path / "arch.cu"
+    src.write_text(ARCH_PROGRAM)
+    (tmp_path / "cltc.toml").write_text('[build]\nsources = ["arch.cu"]\n\n[[test]]\nname = "t"\nstdout = "1 32\\n"\n')
+    res = engine.run(suite_mod.load(tmp_path), "cpu", progress=False)
+    assert all(t.verdict.passed for t in res.tests), [t.verdict.reason for t in res.tests]
+    branches = {(i.function, i.line, i.label): i.covered for i in res.items() if i.category == "branch"}
+    assert branches == {("twice", 4, "if (v > 2): then"): False, ("twice", 4, "if (v > 2): else (absent)"): True,
+                        ("k", 12, "if (v > 100): then"): False, ("k", 13, "if (v > 100): else"): True}, branches
+    assert {i.function for i in res.items() if i.category == "function"} == {"twice", "k"}
+    assert not res.warnings, res.warnings
+    request.getfixturevalue("nvcc")   # the rest needs nvcc: skipped without a CUDA toolkit
+    from instrument.backends import BuildRequest
+    from instrument.backends.gpu import GpuBackend
+    from instrument.compile.pipeline import instrument_sources
+    from runtime import include_dir
+    planner = CoveragePlanner()
+    instrumented = instrument_sources([src], tmp_path / "inst", [planner], archs=(90,))
+    assert len([i for i in planner.table.branches]) == 2
+    GpuBackend(arch="sm_90").compile_object(BuildRequest(instrumented.sources, tmp_path / "arch.o",
+                                                         list(instrumented.include_dirs) + [include_dir()],
+                                                         planner.defines()))

@@ -133,8 +133,11 @@ def test_what_the_parser_cannot_see_is_named_and_what_nvcc_takes_parses(tmp_path
                    "#if __CUDA_ARCH__ >= 700\n  o[threadIdx.x] = tile[0][0];\n#endif\n}\n"
                    "int main() { return 0; }\n")
     ins = pipeline.instrument_sources([src], tmp_path / "out", [HiracePlanner(Config())])
-    assert f"{src}:4: code of 'k' that only nvcc's device pass compiles (#if on __CUDA_ARCH__)" in "\n".join(ins.warnings)
-    assert "__shared__ alignas(16) float tile[4][8];" in ins.sources[0].read_text()
+    # the code only nvcc's device pass compiles is read as that pass reads it (device_view.py: what stays
+    # unseen is named, tests/test_device_view.py), its read of tile checked
+    assert not ins.warnings, ins.warnings
+    text = ins.sources[0].read_text()
+    assert "__shared__ alignas(16) float tile[4][8];" in text and "::hirace::rd(&(tile[0][0])" in text
 
 
 def test_a_host_source_and_a_source_other_sources_include_share_instrumented_headers(tmp_path):

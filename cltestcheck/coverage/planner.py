@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import re
 
+from instrument.frontend import device_view
 from instrument.frontend.api_launches import api_launches
 from instrument.frontend.parse import Span
 from instrument.frontend.query import Branch, Loop, Program
@@ -142,6 +143,8 @@ class CoveragePlanner:
         const_fns = {n for n, f in prog.functions.items() if f.is_constexpr}
         live = reach - const_fns
         plan.add_prelude(unit.main, '#include "cltc/coverage.h"')
+        # code no reading of the unit saw (instrument/frontend/device_view.py)
+        self.skipped += device_view.unseen(prog, live, "items written only there are not counted")
 
         self._nested = list(prog.nested_bodies)
         for name in sorted(live, key=lambda n: (prog.functions[n].span.file, prog.functions[n].span.start)):

@@ -35,6 +35,10 @@ class Backend:
         (orders_blocks False: a tool imposes an order on the device itself)."""
         return {}
 
+    def device_archs(self) -> list[int]:
+        """The GPU architectures its builds compile device code for (90: sm_90); [] where it names none."""
+        return []
+
     def toolchain_id(self) -> str:
         """What identifies this backend's compiler and target, for caches of its builds."""
         return self.name

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from ..errors import ToolchainMissing
 from ..compile.toolchain import gpu_arch, gpu_usable, nvcc_path
+from ..frontend.device_view import archs_of
 from .base import Backend, BuildRequest
 
 
@@ -14,6 +15,10 @@ class GpuBackend(Backend):
 
     def toolchain_id(self) -> str:
         return f"gpu\0{nvcc_path()}\0{self.arch or gpu_arch()}"
+
+    def device_archs(self) -> list[int]:
+        arch = self.arch if self.arch and self.arch != "native" else gpu_arch()
+        return archs_of([f"-arch={arch}"]) if arch else []
 
     def compilers(self) -> list[str]:
         return [str(nvcc_path()), "gcc", "g++"]   # (nvcc's host compiler: the one on PATH)

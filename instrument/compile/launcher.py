@@ -35,7 +35,8 @@ from ..frontend.parse import error_diagnostics
 from .pipeline import instrument_sources, planned_defines
 from .. import reaper
 from ..reaper import temp_dir
-from .toolchain import host_cxx, library_options
+from .toolchain import gpu_arch, host_cxx, library_options
+from ..frontend.device_view import archs_of
 
 # a host source that allocates device memory (hirace plans those: its Tool's host_units)
 ALLOCATES = re.compile(rb"\bcuda(?:Malloc\w*|Free\w*|HostAlloc)\b")
@@ -184,7 +185,7 @@ class _Build:
         ins = instrument_sources([Path(src.path)], scratch / "src", planners,
                                  [d for d in line.include_dirs() if d not in toolkit], line.defines(),
                                  lower_cpu=self.cpu, parse_extra=line.parse_extra(skip_dirs=toolkit),
-                                 as_cuda=src.language == "cuda")
+                                 as_cuda=src.language == "cuda", archs=self._archs())
         for w in ins.warnings:
             print(f"{self.tool.name}: warning: {w}", file=sys.stderr)
         new = str(ins.sources[0])
@@ -217,6 +218,13 @@ class _Build:
             _fix_dependencies(line, out, scratch / "src", ins.root)
         return 0
 
+    def _archs(self) -> list[int]:
+        """The architectures the line compiles device code for (-arch, -gencode; `native`: the device's)."""
+        archs = archs_of(self.line.argv())
+        if not archs and any(a.partition("=")[2] == "native" or a == "native" for a in self.line.argv()):
+            archs = archs_of([f"-arch={gpu_arch()}"]) if gpu_arch() else []
+        return archs
+
     def _register_budget(self, src: Input, others: set[int], keep, extra: list[str], scratch: Path):
         """A CUDA unit whose kernels' occupancy the program sees (it asks the occupancy API, or launches
         cooperatively) keeps it: compiled first as written, to learn each kernel's registers
@@ -242,7 +250,7 @@ class _Build:
         line, toolkit = self.line, self.toolkit
         ins = instrument_sources([Path(src.path)], out, [planner], [d for d in line.include_dirs() if d not in toolkit],
                                  line.defines(), parse_extra=line.parse_extra(skip_dirs=toolkit),
-                                 as_cuda=src.language == "cuda")
+                                 as_cuda=src.language == "cuda", archs=self._archs())
         dirs = list(ins.include_dirs) + [include_dir()] + \
             [i.value for i in line.items if i.name in ("-isystem", "-idirafter") and i.value not in toolkit]
         defines = list(line.defines()) + planned_defines([planner])

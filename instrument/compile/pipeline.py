@@ -15,7 +15,8 @@ from typing import Callable
 
 from ..backends.base import Backend, BuildRequest
 from . import build_cache, register_budget
-from ..errors import UnsupportedConstruct
+from ..errors import ParseError, UnsupportedConstruct
+from ..frontend import device_view
 from ..frontend.c_includes import user_headers
 from ..frontend.deep import run_deep
 from ..frontend.lower_cpu import lower_for_cpu
@@ -59,11 +60,14 @@ class BuiltProgram:
 
 def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planner] = (),
                        include_dirs=(), defines=(), lower_cpu: bool = False, parse_extra=(),
-                       as_cuda: bool = False) -> Instrumented:
+                       as_cuda: bool = False, archs=()) -> Instrumented:
     """Parse every source, apply the planners (and the cpu lowering), and write every
     user file the sources include to out_dir, mirroring their layout (`parse_extra`: more
     arguments for the parser, parse.parse_args; `as_cuda`: every source is compiled as CUDA,
-    whatever its suffix, as `nvcc -x cu` does)."""
+    whatever its suffix, as `nvcc -x cu` does; `archs`: the GPU architectures the build compiles
+    for, 90 for sm_90: a unit with a condition on __CUDA_ARCH__ is also read as the first one's device
+    pass reads it, frontend/device_view.py)."""
+    reading = device_view.reading_arch(lower_cpu, archs)
     sources = [Path(s).resolve() for s in sources]
     incs = [Path(d).resolve() for d in include_dirs]
     roots = sorted({s.parent for s in sources} | set(incs))
@@ -87,7 +91,8 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
                                 f"buffers are not checked")
             continue
         language = "cuda" if as_cuda else None
-        unit, prog, plan = run_deep(lambda: _analyse(src, incs, defines, parse_extra, planners, lower_cpu, language), src)
+        unit, prog, plan = run_deep(lambda: _analyse(src, incs, defines, parse_extra, planners, lower_cpu, language, reading),
+                                     src)
         warnings += unit.warnings + plan.warnings
         programs.append(prog)
         touched = set(unit.user_files)
@@ -221,9 +226,9 @@ def shared_parses(limit: int = 16):
                 _shared["cache"].clear()
 
 
-def _analyse(src: Path, incs, defines, extra, planners, lower_cpu: bool, language: str | None):
+def _analyse(src: Path, incs, defines, extra, planners, lower_cpu: bool, language: str | None, reading=(0, ())):
     """Parse, query and plan one source: (unit, program, plan)."""
-    unit, prog = _parse_and_query(src, incs, defines, extra, language)
+    unit, prog = _parse_and_query(src, incs, defines, extra, language, reading)
     plan = EditPlan(unit)
     for planner in planners:
         planner(prog, plan)   # a tool's own refusal (with its reason) comes first
@@ -233,24 +238,41 @@ def _analyse(src: Path, incs, defines, extra, planners, lower_cpu: bool, languag
     return unit, prog, plan
 
 
-def _parse_and_query(src: Path, incs, defines, extra=(), language: str | None = None) -> tuple[ParsedUnit, Program]:
+def _parse_and_query(src: Path, incs, defines, extra=(), language: str | None = None,
+                     reading=(0, ())) -> tuple[ParsedUnit, Program]:
     if not _shared["depth"]:
-        unit = parse_file(src, include_dirs=incs, defines=defines, extra=extra, language=language)
-        return unit, query(unit)
+        return _read(src, incs, defines, extra, language, reading)
     key = (str(src), hashlib.sha256(Path(src).read_bytes()).hexdigest(), tuple(map(str, incs)), tuple(defines),
-           tuple(extra), language)
+           tuple(extra), language, reading)
     with _shared_lock:
         hit = _shared["cache"].get(key)
         if hit is not None:
             _shared["cache"].move_to_end(key)
             return hit
-    unit = parse_file(src, include_dirs=incs, defines=defines, extra=extra, language=language)
-    found = (unit, query(unit))
+    found = _read(src, incs, defines, extra, language, reading)
     with _shared_lock:
         _shared["cache"][key] = found
         while len(_shared["cache"]) > _shared.get("limit", 16):
             _shared["cache"].popitem(last=False)
     return found
+
+
+def _read(src: Path, incs, defines, extra, language, reading) -> tuple[ParsedUnit, Program]:
+    """The unit as nvcc's host pass reads it; where it holds a condition on __CUDA_ARCH__, merged with its
+    reading as the device pass of `reading`'s architecture (device_view.py; its failure is noted, not
+    raised: the unseen code is then named by the planners' warnings)."""
+    unit = parse_file(src, include_dirs=incs, defines=defines, extra=extra, language=language)
+    prog = query(unit)
+    arch, others = reading
+    if not arch or unit.language != "cuda" or not device_view.wanted(unit):
+        return unit, prog
+    try:
+        dunit = parse_file(src, include_dirs=incs, defines=defines, extra=extra, language=language, device_arch=arch)
+    except ParseError as exc:
+        prog.device_error = str(exc)
+        return unit, prog
+    merged = device_view.merge(prog, query(dunit), others)
+    return merged.unit, merged
 
 
 def build(sources: list[Path], backend: Backend, work_dir: Path, planners: list[Planner] = (),
@@ -276,7 +298,8 @@ def build(sources: list[Path], backend: Backend, work_dir: Path, planners: list[
     if not planners and not lower:   # the sources as they are
         ins = Instrumented([Path(s).resolve() for s in sources], [Path(d).resolve() for d in include_dirs], [], [])
     else:
-        ins = instrument_sources(sources, work_dir / src_name, planners, include_dirs, defines, lower_cpu=lower)
+        ins = instrument_sources(sources, work_dir / src_name, planners, include_dirs, defines, lower_cpu=lower,
+                                 archs=device_view.archs_of(list(flags)) or backend.device_archs())
     exe = work_dir / (exe_name + ".so" if library else exe_name)
     defines = list(defines) + planned_defines(planners)
     req = BuildRequest(list(ins.sources), exe, list(ins.include_dirs) + [include_dir()], defines,

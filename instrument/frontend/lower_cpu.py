@@ -13,6 +13,11 @@ Adds edits to a plan:
   kernel node), every kernel that is neither a template nor overloaded is registered after its
   definition: `static const bool cudaemu_kernel_k_12 = ::cudaemu::graphs::register_kernel(&k, "k");`
   (runtime/include/cudaemu/graphs.h runs it from its address and the parameters' addresses).
+- A condition on `__CUDA_ARCH__` whose text is device code only (device_view.Condition, verdict
+  "device") is read as the device pass of device_view.CPU_ARCH reads it: `__CUDA_ARCH__` becomes
+  800 there, `defined(__CUDA_ARCH__)` 1, `#ifdef __CUDA_ARCH__` `#if 1`, `#ifndef` `#if 0` (the unit's
+  other code keeps __CUDA_ARCH__ undefined, as the emulation's headers need); one that mixes host and
+  device code is built as the host pass reads it, with a warning naming it.
 Everything else (`__global__`, `__device__`, `__constant__` ...) is handled
 by the emulation header, runtime/include/cudaemu/cudaemu.h.
 """
@@ -22,6 +27,8 @@ import re
 from collections import Counter
 
 from ..errors import UnsupportedConstruct
+from .device_view import CPU_ARCH
+from .parse import Span
 from .query import Program
 from .rewrite import EditPlan, one_line
 
@@ -30,6 +37,41 @@ def lower_for_cpu(prog: Program, plan: EditPlan) -> None:
     _lower_launches(prog, plan)
     _lower_shared(prog, plan)
     _register_kernels(prog, plan)
+    _lower_arch_conditions(prog, plan)
+
+
+_DEFINED_ARCH = re.compile(r"\bdefined\s*(?:\(\s*__CUDA_ARCH__\s*\)|__CUDA_ARCH__\b)")
+_ARCH_NAME = re.compile(r"\b__CUDA_ARCH__\b")
+_IFDEF = re.compile(r"^([ \t]*#[ \t]*)(ifdef|ifndef|elifdef|elifndef)([ \t]+)__CUDA_ARCH__\b")
+
+
+def arch_directive(text: str) -> list[tuple[int, int, str]]:
+    """The pieces of a directive naming __CUDA_ARCH__ to change, (start, end, new text) in `text`, for the
+    directive to read as the device pass of CPU_ARCH reads it (none spans a line break)."""
+    m = _IFDEF.match(text)
+    if m:
+        keyword = {"ifdef": "if 1", "ifndef": "if 0", "elifdef": "elif 1", "elifndef": "elif 0"}[m.group(2)]
+        return [(m.start(2), m.end(), keyword)]
+    out = [(d.start(), d.end(), "1") for d in _DEFINED_ARCH.finditer(text)]
+    out += [(a.start(), a.end(), str(CPU_ARCH * 10)) for a in _ARCH_NAME.finditer(text)
+            if not any(s <= a.start() < e for s, e, _ in out)]
+    return sorted(out)
+
+
+def _lower_arch_conditions(prog: Program, plan: EditPlan) -> None:
+    src = prog.unit.source
+    for cond in prog.arch_conditions:
+        if cond.verdict == "device":
+            for d in cond.directives:
+                sf = src(d.file)
+                for start, end, text in arch_directive(sf.data[d.start:d.end].decode("latin-1")):
+                    at = Span(d.file, d.start + start, d.start + end, *sf.line_col(d.start + start))
+                    plan.replace(at, text, f"cpu reading of __CUDA_ARCH__ at {d.where()}", allow_macro=True)
+        elif cond.verdict == "mixed":
+            plan.warnings.append(
+                f"{cond.where()}: this condition on __CUDA_ARCH__ holds {cond.why}: the cpu backend builds it as "
+                f"nvcc's host pass reads it, so device code that only the device pass compiles there does not run "
+                f"(keep host and device code in separate conditions, or use --backend gpu)")
 
 
 # the calls that launch a kernel named by its address (cudaemu/graphs.h finds it in its registry)

@@ -123,6 +123,8 @@ class ParsedUnit:
     # "cuda", or "host" for C++ the host compiler builds (files.source_language; a .cpp compiled
     # with -x cu is "cuda")
     language: str = "cuda"
+    # the architecture whose device pass this parse reads (80: sm_80); 0: nvcc's host pass
+    device_arch: int = 0
 
     def is_user_file(self, path: str | None) -> bool:
         """The main file and every header it includes that is not a system header
@@ -190,12 +192,14 @@ def _file_location(loc: cindex.SourceLocation):
     return cindex.File(f).name, off.value, line.value, col.value
 
 
-def parse_args(include_dirs=(), defines=(), std: str = "c++17", extra=()) -> list[str]:
+def parse_args(include_dirs=(), defines=(), std: str = "c++17", extra=(), device_arch: int = 0) -> list[str]:
     """libclang's arguments; `extra`: more of them (a compile line's -isystem, -U, -include and -std,
-    instrument/compile/compile_line.py), after ours so that a -std there wins."""
+    instrument/compile/compile_line.py), after ours so that a -std there wins. `device_arch` (80 for
+    sm_80): the unit as nvcc's device pass for that architecture reads it (device_view.py); 0: as its
+    host pass reads it."""
     inc = include_dir() / "cudaparse"
     args = [
-        "-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib",
+        "-x", "cuda", "--cuda-device-only" if device_arch else "--cuda-host-only", "-nocudainc", "-nocudalib",
         # (nvcc and g++ take `register` in C++17 with a warning; clang makes it an error)
         f"-std={std}", "-Wno-unknown-cuda-version", "-Wno-register", "-ferror-limit=50",
         "-include", str(inc / "cuda_decls.h"),
@@ -209,7 +213,21 @@ def parse_args(include_dirs=(), defines=(), std: str = "c++17", extra=()) -> lis
         args += ["-I", str(d)]
     for d in defines:
         args += [f"-D{d}"]
+    if device_arch:
+        args += device_arch_args(device_arch)
     return args + list(extra)
+
+
+# the newest architecture libclang's CUDA knows; a newer one is read as it with __CUDA_ARCH__ set
+# to the newer one's value
+PARSER_NEWEST_ARCH = 90
+
+
+def device_arch_args(arch: int) -> list[str]:
+    """libclang's arguments for the device pass of sm_`arch`: __CUDA_ARCH__ is arch * 10."""
+    if arch <= PARSER_NEWEST_ARCH:
+        return [f"--cuda-gpu-arch=sm_{arch}"]
+    return [f"--cuda-gpu-arch=sm_{PARSER_NEWEST_ARCH}", "-U__CUDA_ARCH__", f"-D__CUDA_ARCH__={arch * 10}"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -220,9 +238,11 @@ def _index() -> cindex.Index:
     return cindex.Index.create()
 
 
-def parse_file(path: str | Path, include_dirs=(), defines=(), extra=(), language: str | None = None) -> ParsedUnit:
+def parse_file(path: str | Path, include_dirs=(), defines=(), extra=(), language: str | None = None,
+               device_arch: int = 0) -> ParsedUnit:
     """Parse one .cu file; raise ParseError naming file:line:col on any error. `language`: as the
-    file is compiled ("cuda" for a .cpp given with -x cu); default: by its suffix."""
+    file is compiled ("cuda" for a .cpp given with -x cu); default: by its suffix. `device_arch`: read
+    as nvcc's device pass for sm_`device_arch` reads it (parse_args); 0: as its host pass does."""
     p = Path(path)
     if not p.is_file():
         raise ParseError(f"{path}: no such file")
@@ -233,12 +253,12 @@ def parse_file(path: str | Path, include_dirs=(), defines=(), extra=(), language
     opts = (cindex.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
             | cindex.TranslationUnit.PARSE_INCOMPLETE)
     try:
-        tu = _index().parse(main, args=parse_args(include_dirs, defines, extra=extra), options=opts,
+        tu = _index().parse(main, args=parse_args(include_dirs, defines, extra=extra, device_arch=device_arch), options=opts,
                             unsaved_files=_spaced_launches(main))
         errors = [d for d in tu.diagnostics if d.severity >= cindex.Diagnostic.Error]
         fixed = _constructed_shared(tu, errors)
         if fixed:   # again, with those declarations' __shared__ spelled as an annotation
-            tu = _index().parse(main, args=parse_args(include_dirs, defines, extra=extra), options=opts,
+            tu = _index().parse(main, args=parse_args(include_dirs, defines, extra=extra, device_arch=device_arch), options=opts,
                                 unsaved_files=fixed)
     except cindex.TranslationUnitLoadError as exc:
         raise ParseError(f"{path}: libclang could not load the file ({exc})") from None
@@ -270,7 +290,8 @@ def parse_file(path: str | Path, include_dirs=(), defines=(), extra=(), language
                 if d.severity == cindex.Diagnostic.Warning and d.location.file
                 and d.location.file.name in user]
     unit = ParsedUnit(main=main, tu=tu, files={}, user_files=frozenset(user), macro_expansions={},
-                      warnings=warnings, library_includes=libraries, language=language or source_language(p))
+                      warnings=warnings, library_includes=libraries, language=language or source_language(p),
+                      device_arch=device_arch)
     unit.files[main] = _load_file(tu, main)
     for c in tu.cursor.get_children():
         if c.spelling in RUNTIME_NAMESPACES and c.location.file is not None and c.location.file.name in user \

@@ -448,6 +448,13 @@ class Program:
     # every function definition's libclang cursor, by its body's (file, start): for analyses that
     # follow statements (hirace/proofs/intervals.py)
     cursors: dict[tuple[str, int], cindex.Cursor] = field(default_factory=dict)
+    # the device pass's view (device_view.py): the architecture whose device pass gave the facts of
+    # device code (80: sm_80; 0: every fact is the host pass's), the other architectures the build
+    # compiles, why the device pass's reading failed (''), and the unit's conditions on __CUDA_ARCH__
+    device_arch: int = 0
+    other_archs: tuple[int, ...] = ()
+    device_error: str = ""
+    arch_conditions: list = field(default_factory=list)
 
     @property
     def kernels(self) -> list[Function]:
@@ -466,7 +473,7 @@ class Program:
         return seen
 
 
-def _attr_kind(cursor: cindex.Cursor) -> str | None:
+def attr_kind(cursor: cindex.Cursor) -> str | None:
     kinds = {c.kind for c in cursor.get_children()}
     if CK.CUDAGLOBAL_ATTR in kinds:
         return "global"
@@ -514,6 +521,11 @@ def _strip(c: cindex.Cursor) -> cindex.Cursor:
 # conversion operator that declares `extern __shared__` memory is common, e.g. SharedMemory<T>)
 _FUNCTION_KINDS = (CK.FUNCTION_DECL, CK.FUNCTION_TEMPLATE, CK.CXX_METHOD, CK.CONVERSION_FUNCTION,
                    CK.CONSTRUCTOR, CK.DESTRUCTOR)
+
+
+# what clang calls for a launch's <<<...>>>: in the host pass's reading, and in the device pass's
+# (parse.py device_arch; declared by runtime/include/cudaparse/api_decls.h)
+_LAUNCH_CONFIGURATION = ("__cudaPushCallConfiguration", "cudaConfigureCall")
 
 
 class _Walker:
@@ -614,7 +626,7 @@ class _Walker:
         return False
 
     def _function(self, c: cindex.Cursor) -> None:
-        kind = _attr_kind(c) or "host"
+        kind = attr_kind(c) or "host"
         body = next((k for k in c.get_children() if k.kind == CK.COMPOUND_STMT), None)
         sp, bsp = self.u.span_of(c), (self.u.span_of(body) if body is not None else None)
         if sp is None or bsp is None:
@@ -714,10 +726,10 @@ class _Walker:
     def _call(self, c: cindex.Cursor, sp: Span | None) -> None:
         name = c.spelling
         kids = list(c.get_children())
-        if name == "__cudaPushCallConfiguration":
+        if name in _LAUNCH_CONFIGURATION:
             return
         cfg = next((k for k in kids[1:2] if k.kind == CK.CALL_EXPR
-                    and k.spelling == "__cudaPushCallConfiguration"), None)
+                    and k.spelling in _LAUNCH_CONFIGURATION), None)
         if cfg is not None and sp is not None:
             csp = self.u.span_of(cfg)
             cargs = tuple(s for s in (self.u.span_of(a) for a in cfg.get_children()

@@ -170,6 +170,9 @@ cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig c);
 cudaError_t cudaDeviceSetLimit(int limit, size_t value);
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes);
 int __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shm = 0, cudaStream_t s = 0);
+#if defined(__CUDA_ARCH__)   // (a parse as nvcc's device pass reads the unit: clang's launches call this one there)
+int cudaConfigureCall(dim3 grid, dim3 block, size_t shm = 0, cudaStream_t s = 0);
+#endif
 cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device);
 cudaError_t cudaDriverGetVersion(int *v);
 cudaError_t cudaRuntimeGetVersion(int *v);

@@ -326,6 +326,7 @@ __device__ void *__cvta_constant_to_generic(size_t);
 __device__ void *__cvta_local_to_generic(size_t);
 __device__ unsigned __isShared(const void *);
 __device__ unsigned __isGlobal(const void *);
+__device__ unsigned __isClusterShared(const void *);   // (sm_90: libcu++ asks it in the device pass's reading)
 __device__ unsigned __isConstant(const void *);
 __device__ unsigned __isLocal(const void *);
 #define CUDAPARSE_SIMD(NAME) __device__ unsigned NAME##2(unsigned, unsigned); __device__ unsigned NAME##4(unsigned, unsigned);
