@@ -93,6 +93,7 @@ cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t n, const cudaKernelNode
 cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t e, cudaGraphNode_t n, const cudaKernelNodeParams *p);
 cudaError_t cudaGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g, cudaGraphExecUpdateResultInfo *info);
 cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode mode);
+cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode *mode);
 cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g);
 cudaError_t cudaStreamIsCapturing(cudaStream_t s, cudaStreamCaptureStatus *status);
 cudaError_t cudaGraphNodeGetType(cudaGraphNode_t n, cudaGraphNodeType *t);
