@@ -50,7 +50,7 @@ _METHOD_KINDS = {"CXX_METHOD", "CONVERSION_FUNCTION", "CONSTRUCTOR", "DESTRUCTOR
 # What a hook of synchronisation through memory does (docs/memory-model.md): bits of the runtime's
 # memsync::How (runtime/include/hirace/memory_sync_hooks.h, the same values: tests/test_memory_sync_wiring.py)
 MEMORY_HOW = {"load": 0, "store": 1, "rmw": 2, "cas": 3, "device": 4, "release_before": 8, "full_before": 16,
-              "acquire_after": 32, "strong": 64, "then_store": 128, "volatile": 256}
+              "acquire_after": 32, "strong": 64, "then_store": 128, "volatile": 256, "held": 512}
 
 
 def memory_sync_needed(prog: Program, reach: set[str]) -> bool:
@@ -379,8 +379,10 @@ class HiracePlanner:
             if at.function in needs:
                 needs[at.function].site(proof, at.span)
             extra = f", {named}, {proof.bit}u" if proof.rule is Rule.ATOMIC_PARAM else _bounds(at, src)
-            if memory:
-                extra = f", {atomic_how(at)}u" + extra
+            if memory:   # on the GPU the record's lock is held until the atomic happened (strong_done)
+                held = plan.wrap(at.span, f"{_NS}strong_done(", ")", f"hirace record of {at.name}",
+                                 allow_macro=unit.editable_argument(at.span))
+                extra = f", {atomic_how(at) | (MEMORY_HOW['held'] if held else 0)}u" + extra
             texts = [_check_text(proof, self._sid(sid), extra, True, ns) for ns in (_NS, _Q)]
             if plan.wrap(at.address, *texts[0], f"hirace check of {at.name}", allow_macro=unit.editable_argument(at.address),
                          quiet=None if proof.whole else texts[1]):

@@ -53,10 +53,16 @@ class MemorySync:
     unreleased: dict = field(default_factory=dict)  # flag -> its strong accesses that were no release
     acquired: dict = field(default_factory=dict)  # (block, flag) -> (version, tid, bclk, wclk) of its complete acquire
     scoped: dict = field(default_factory=dict)    # flag -> the block of its sequence's block-scope releases (-1: several)
+    # What a read saw, where the flag changed before the fence that makes it an acquire: the version at
+    # which each entry of a flag joined its value ({block: version}; a read-modify-write keeps the others'),
+    # and the version of the flag's last store, which replaced every entry (0: none)
+    since: dict = field(default_factory=dict)     # flag -> {block: version}
+    replaced: dict = field(default_factory=dict)  # flag -> version
 
     def copy(self) -> "MemorySync":
         return MemorySync(self.stamp, dict(self.known), dict(self.flags), dict(self.fenced), dict(self.pending),
-                          dict(self.unreleased), dict(self.acquired), dict(self.scoped))
+                          dict(self.unreleased), dict(self.acquired), dict(self.scoped),
+                          {f: dict(v) for f, v in self.since.items()}, dict(self.replaced))
 
     def visible(self, block: int, of: int, tid: int, bclk: int) -> Entry | None:
         k = self.known.get((block, of))
@@ -106,14 +112,25 @@ class ShadowSim:
 
     def _acquire(self, t: int, scope: str | None) -> None:
         """t's last strong read becomes an acquire (a fence of `scope` after it; None: a barrier,
-        at the read's own scope) if the flag has not changed since: what it carried, t learns."""
+        at the read's own scope): what the value it read carried, t learns. Where the flag changed
+        since the read, only by read-modify-writes (no store replaced its entries), the entries that
+        joined it by the read's version are still those the read saw (an entry a later release of its
+        block replaced is lost: not acquired, fewer orderings); the acquire is then not the complete
+        one of the flag's current value."""
         m, g = self.mem, self.grid
         flag, version, read_scope = m.pending.pop(t, (None, None, None))
-        if flag is None or m.flags.get(flag, (0, {}))[0] != version:
+        if flag is None:
             return
+        current, entries = m.flags.get(flag, (0, {}))
+        changed = current != version
+        if changed:
+            if m.replaced.get(flag, 0) > version:
+                return
+            since = m.since.get(flag, {})
+            entries = {k: e for k, e in entries.items() if since.get(k, 0) <= version}
         b = g.block_of(t)
-        complete = True
-        for e in m.flags.get(flag, (0, {}))[1].values():
+        complete = not changed
+        for e in entries.values():
             s = narrower(read_scope, read_scope if scope is None else scope)
             if e.only >= 0:
                 s = BLOCK if e.only == b else None
@@ -127,7 +144,7 @@ class ShadowSim:
         # release: one of block scope marks the flag's sequence, `scoped`)
         scoped = m.scoped.get(flag, -2)
         complete = complete and scoped in (-2, b) and narrower(read_scope, read_scope if scope is None else scope) == DEVICE or (
-            complete and scoped in (-2, b) and all(e.block == b for e in m.flags.get(flag, (0, {}))[1].values()))
+            complete and scoped in (-2, b) and all(e.block == b for e in entries.values()))
         # kept per flag: an acquire of another flag later (a volatile read in shared memory, then a
         # barrier) leaves it; one that is not complete leaves an earlier complete one of this value
         if complete:
@@ -148,11 +165,15 @@ class ShadowSim:
                 m.stamp += 1
                 m.flags[flag] = (m.stamp, {})
                 m.scoped.pop(flag, None)
+                m.since[flag], m.replaced[flag] = {}, m.stamp
             return
         bclk, wclk, fscope = m.fenced[t]
         only = b if narrower(fscope, scope) == BLOCK else -1
         m.stamp += 1
         carried = dict(entries) if op == "RMW" else {}
+        since = dict(m.since.get(flag, {})) if op == "RMW" else {}
+        if op == "ST":
+            m.replaced[flag] = m.stamp
         mine = [Entry(m.stamp, b, t % (g.warps * g.lanes), bclk, wclk, only)]
         mine += [k.entry for (kb, _), k in m.known.items() if kb == b and (k.tid == t or self.bclk[t] > k.bclk)]
         for e in mine:
@@ -160,7 +181,9 @@ class ShadowSim:
             old = carried.get(e2.block)
             if old is None or e2.stamp > old.stamp:
                 carried[e2.block] = e2
+                since[e2.block] = m.stamp
         m.flags[flag] = (m.stamp, carried)
+        m.since[flag] = since
         before = m.scoped.get(flag, -2) if op == "RMW" else -2
         if only >= 0:
             before = only if before in (-2, only) else -1

@@ -30,10 +30,12 @@ def test_the_hooks_constants_are_the_runtimes():
     header = {m.group(1): int(m.group(2)) for m in re.finditer(r"k(\w+) = (\d+)", enum)}
     names = {"OpMask": None, "Cas": "cas", "DeviceScope": "device", "ReleaseBefore": "release_before",
              "FullBefore": "full_before", "AcquireAfter": "acquire_after", "Strong": "strong", "ThenStore": "then_store",
-             "Volatile": "volatile"}
+             "Volatile": "volatile", "Held": "held"}
     for k, v in header.items():
         if names[k]:
             assert hplanner.MEMORY_HOW[names[k]] == v, k
+    assert set(hplanner.MEMORY_HOW) - {"load", "store", "rmw"} == {n for n in names.values() if n}
+    assert set(names) == set(header)
     assert hplanner.MEMORY_HOW["load"] == 0 and hplanner.MEMORY_HOW["store"] == 1 and hplanner.MEMORY_HOW["rmw"] == 2
 
 
@@ -60,7 +62,8 @@ def test_units_with_fences_hook_fences_barriers_and_strong_accesses(tmp_path):
     assert planner.memory_sync and "HIRACE_MEMORY_SYNC=1" in planner.defines()
     assert "(__threadfence(), ::hirace::after_fence(20u))" in text
     assert "(::hirace::before_block_barrier(), __syncthreads(), ::hirace::after_block_barrier())" in text
-    assert re.search(r"atomicInc\(::hirace::strong_device\(count, ::hirace::ran\(\d+u\), 70u", text)
+    # a CUDA atomic keeps the record's lock on the GPU until it happened (kHeld: 512; strong_done)
+    assert re.search(r"::hirace::strong_done\(atomicInc\(::hirace::strong_device\(count, ::hirace::ran\(\d+u\), 582u", text)
     _, text = _instrument(CUDA / "races" / "ms_mp_blocks_volatile_ok.cu", tmp_path / "v")
     assert "::hirace::vwr(" in text and "::hirace::vrd(" in text
     _, text = _instrument(CUDA / "races" / "ms_mp_blocks_atomic_ref_ok.cu", tmp_path / "r")

@@ -103,16 +103,22 @@ struct MemorySync {
   Entry *carried;         // [slot * blocks + block]: the latest release of that block the slot's value carries,
                           // and that block's complete acquire of the value (Entry::learnt)
   Entry *known;           // [block * blocks + of]: the latest release of block `of` that `block` learnt
+  // What a read saw where the flag changed before the fence that makes it an acquire (shadow_model.
+  // MemorySync.since, replaced): the flag's version at which each carried entry joined its value, and
+  // the version of its last store (which replaced every entry; 0: none)
+  unsigned *since;        // [slot * blocks + block]
+  unsigned *replaced;     // [slot]
   unsigned blocks, threads_per_block, slots;
   // The device wiring's (memory_sync_hooks.h; null in the model checker's harness): the flag slots'
   // keys (the address of the word's shadow, 0: free; find_slot), and on the GPU the lock that keeps
-  // each routine's reads and writes of the record together
+  // each routine's reads and writes of the record together (0: free; else its holder: Guard)
   unsigned long long *keys;
-  unsigned *lock;
+  unsigned long long *lock;
 };
 
 CCTK_HD constexpr unsigned long long record_items(unsigned blocks, unsigned threads_per_block, unsigned slots) {
-  return 1ull + 1ull * blocks * threads_per_block + slots + 1ull * slots * blocks + 1ull * blocks * blocks;
+  return 1ull + 1ull * blocks * threads_per_block + slots + 1ull * slots * blocks + 1ull * blocks * blocks +
+         (1ull * slots * blocks + slots + 3) / 4;   // (since and replaced: four words an item)
 }
 // The bytes of a launch's record
 CCTK_HD constexpr unsigned long long record_bytes(unsigned blocks, unsigned threads_per_block, unsigned slots) {
@@ -127,6 +133,8 @@ CCTK_HD inline MemorySync carve(void *base, unsigned blocks, unsigned threads_pe
   m.flags = reinterpret_cast<FlagSync *>(m.threads + 1ull * blocks * threads_per_block);
   m.carried = reinterpret_cast<Entry *>(m.flags + slots);
   m.known = m.carried + 1ull * slots * blocks;
+  m.since = reinterpret_cast<unsigned *>(m.known + 1ull * blocks * blocks);
+  m.replaced = m.since + 1ull * slots * blocks;
   m.blocks = blocks;
   m.threads_per_block = threads_per_block;
   m.slots = slots;
@@ -144,7 +152,7 @@ CCTK_HD inline MemorySync carve_wired(void *base, unsigned blocks, unsigned thre
   MemorySync m = carve(base, blocks, threads_per_block, slots);
   char *end = static_cast<char *>(base) + record_bytes(blocks, threads_per_block, slots);
   m.keys = reinterpret_cast<unsigned long long *>(end);
-  m.lock = reinterpret_cast<unsigned *>(end + 8ull * slots);
+  m.lock = reinterpret_cast<unsigned long long *>(end + 8ull * slots);
   return m;
 }
 
@@ -186,28 +194,60 @@ CCTK_HD inline void strong_unfollowed(const MemorySync &m, unsigned op, unsigned
     f.version = s ? s : ++*m.stamp;
     for (unsigned of = 0; of < m.blocks; ++of) m.carried[1ull * slot * m.blocks + of] = Entry{};
     f.scoped = 0;
+    m.replaced[slot] = f.version;
   }
 }
 
 // On the GPU, the record's routines run one at a time (one lock per launch: hooks run at fences, strong
 // accesses and barriers only); on the cpu backend and in the harness one fiber runs at a time already.
-struct Guard {
-  unsigned *lock;
-  CCTK_HD explicit Guard(unsigned *l) : lock(l) {
+// The lock holds its holder (lock_holder: the thread's block and index, never 0), so that a thread that
+// holds it takes it again freely: a strong access of a CUDA atomic keeps the lock from its part in the
+// record until the atomic itself happened (keep(); memory_sync_hooks.h strong_done releases it), and
+// the checks of the atomic's other arguments, evaluated in between, take it again.
 #if defined(__CUDA_ARCH__)
-    if (lock)
-      while (atomicCAS(lock, 0u, 1u) != 0u) {
+CCTK_D inline unsigned long long lock_holder() {
+  const unsigned long long bid = (blockIdx.z * 1ull * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+  const unsigned tid = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+  return (bid + 1) << 32 | tid;
+}
+CCTK_D inline bool lock_held(unsigned long long *lock) {
+  return lock && *static_cast<volatile unsigned long long *>(lock) == lock_holder();   // (only the holder wrote it)
+}
+#endif
+struct Guard {
+  unsigned long long *lock;
+  bool taken = false;   // taken here (else not at all, or already held by this thread)
+  CCTK_HD explicit Guard(unsigned long long *l) : lock(l) {
+#if defined(__CUDA_ARCH__)
+    if (lock && !lock_held(lock)) {
+      const unsigned long long me = lock_holder();
+      while (atomicCAS(lock, 0ull, me) != 0ull) {
       }
+      taken = true;
+    }
     __threadfence();
 #endif
   }
+  // the lock stays held past this guard (where it took it): the caller releases it (release)
+  CCTK_HD void keep() { taken = false; }
   CCTK_HD ~Guard() {
 #if defined(__CUDA_ARCH__)
     __threadfence();
-    if (lock) atomicExch(lock, 0u);
+    if (taken) atomicExch(lock, 0ull);
 #endif
   }
 };
+// Releases the lock where the calling thread holds it (after a kept Guard)
+CCTK_HD inline void release(unsigned long long *lock) {
+#if defined(__CUDA_ARCH__)
+  if (lock_held(lock)) {
+    __threadfence();
+    atomicExch(lock, 0ull);
+  }
+#else
+  (void)lock;
+#endif
+}
 
 CCTK_HD inline ThreadSync &thread_sync(const MemorySync &m, const Thread &t) {
   return m.threads[1ull * t.block * m.threads_per_block + t.tid];
@@ -218,9 +258,10 @@ CCTK_HD inline unsigned next_stamp(const MemorySync &m) {
 }
 
 // t's last strong read becomes an acquire: a fence of `scope` after it (kBarrier: a barrier, at the
-// read's own scope), if the flag has not changed since; t's block learns what the value carried, and
-// where every release it carries synchronised with t, the flag's entry of t's block keeps the acquire
-// (ShadowSim._acquire).
+// read's own scope); t's block learns what the value it read carried, and where every release it carries
+// synchronised with t, the flag's entry of t's block keeps the acquire (ShadowSim._acquire). Where the
+// flag changed since the read by read-modify-writes only (no store since), the entries that joined it by
+// the read's version are those the read saw; the acquire is then not the complete one of the current value.
 CCTK_HD inline void acquire(const MemorySync &m, const Thread &t, unsigned scope) {
   ThreadSync &me = thread_sync(m, t);
   const unsigned read = me.read;
@@ -228,12 +269,13 @@ CCTK_HD inline void acquire(const MemorySync &m, const Thread &t, unsigned scope
   if (!read) return;
   const unsigned slot = (read >> 1) - 1, read_scope = read & 1u;
   const FlagSync &f = m.flags[slot];
-  if (f.version != me.version) return;   // a release came after the read: not acquired
+  const bool changed = f.version != me.version;
+  if (changed && m.replaced[slot] && newer(m.replaced[slot], me.version)) return;   // a store since: not acquired
   const unsigned s0 = narrower(read_scope, scope == kBarrier ? read_scope : scope);
-  bool complete = true, own_only = true;
+  bool complete = !changed, own_only = true;
   for (unsigned of = 0; of < m.blocks; ++of) {
     const Entry &e = m.carried[1ull * slot * m.blocks + of];
-    if (!e.stamp) continue;
+    if (!e.stamp || (changed && newer(m.since[1ull * slot * m.blocks + of], me.version))) continue;
     own_only = own_only && of == t.block;
     // a release of block scope synchronises with the threads of the block it names only
     const bool none = e.only ? e.only - 1 != t.block : false;
@@ -303,22 +345,27 @@ CCTK_HD inline void strong(const MemorySync &m, const Thread &t, unsigned op, un
       f.version = next_stamp(m);
       for (unsigned of = 0; of < m.blocks; ++of) carried[of] = Entry{};
       f.scoped = 0;
+      m.replaced[slot] = f.version;
     }
     return;
   }
   const unsigned fscope = me.fence >> ThreadSync::kScopeShift;
   const unsigned only = narrower(fscope, scope & 1u) == kBlock ? t.block + 1 : 0;
   const unsigned stamp = next_stamp(m);
+  unsigned *since = m.since + 1ull * slot * m.blocks;
   for (unsigned of = 0; of < m.blocks; ++of) {
     Entry e = op == kRmw ? carried[of] : Entry{};
+    const unsigned kept = e.stamp;
     e.learnt = 0;   // (a new version: no block acquired it yet)
     if (of == t.block) e = Entry{stamp, only, me.fence & ThreadSync::kPointMask, 0};   // its own (the newest)
     const Entry &k = m.known[1ull * t.block * m.blocks + of];
     if (visible(k, t) && (!e.stamp || newer(k.stamp, e.stamp)))   // what t knows
       e = Entry{k.stamp, only ? only : k.only, k.at, 0};
     carried[of] = e;
+    if (op != kRmw || e.stamp != kept) since[of] = stamp;   // (joined the value now)
   }
   f.version = stamp;
+  if (op == kStore) m.replaced[slot] = stamp;
   unsigned before = op == kRmw ? f.scoped : 0;
   if (only) before = before == 0 || before == only ? only : FlagSync::kSeveral;
   f.scoped = before;

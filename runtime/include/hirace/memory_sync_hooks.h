@@ -21,10 +21,12 @@ namespace memsync {
 // may have failed is only a read), its scope, the fences an ordered libcu++ operation implies around it
 // (release: one before that only releases; seq_cst: a full one before; acquire: one after that only
 // acquires), kThenStore: a volatile compound assignment, a load and then a store; kVolatile: a volatile
-// access (check.h vrd), which the state machine takes as a plain one in shared memory (volatile_kind).
+// access (check.h vrd), which the state machine takes as a plain one in shared memory (volatile_kind);
+// kHeld: a CUDA atomic's access, wrapped in strong_done, so that on the GPU the record's lock stays held
+// from the access's part in the record until the atomic happened (strong_access).
 enum How : unsigned {
   kOpMask = 3, kCas = 3, kDeviceScope = 4, kReleaseBefore = 8, kFullBefore = 16, kAcquireAfter = 32,
-  kStrong = 64, kThenStore = 128, kVolatile = 256
+  kStrong = 64, kThenStore = 128, kVolatile = 256, kHeld = 512
 };
 
 }  // namespace memsync
@@ -122,11 +124,16 @@ CCTK_D inline void strong_before(unsigned how) {
 // that may switch fibers comes between, on the cpu backend): the flag's part (memsync::strong), and the
 // acquire an ordered operation implies after it. A word without a slot (the table full) orders nothing;
 // a read of it still ends the thread's pending read.
+// On the GPU, an access with kHeld keeps the lock until strong_done, after the access: a release's part
+// in the record then comes before its write is seen, and a read's part after every release whose write
+// it may see; without it, a release between a read's part and the read itself, seen by the read, was
+// not acquired by the fence after it (a false alarm: a look-back scan's predecessors on an H200).
 CCTK_D inline void strong_access(unsigned long long *word, unsigned how) {
   using namespace memsync;
   const MemorySync &m = g_memsync;
   if (!g_launch.enabled || !m.stamp) return;
   Guard hold(m.lock);
+  if (how & kHeld) hold.keep();
   const unsigned slot = find_slot(m, (unsigned long long)word, true);
   Thread t;
   const bool followed = memory_thread_now(&t);
@@ -144,6 +151,14 @@ CCTK_D inline void strong_access(unsigned long long *word, unsigned how) {
   strong(m, t, first, scope, slot);
   if (how & kThenStore) strong(m, t, kStore, scope, slot);
   if ((how & kAcquireAfter) && first != kStore) memsync::acquire(m, t, scope);
+}
+
+// Around a CUDA atomic whose address strong_device/strong_block checked with kHeld
+// (`::hirace::strong_done(atomicAdd(::hirace::strong_device(&f[i], 8u, 582u), 1))`): the atomic happened,
+// the record's lock goes (where this thread holds it); its value passes through
+template <class T> CCTK_D inline T strong_done(T value) {
+  memsync::release(g_memsync.lock);
+  return value;
 }
 
 }  // inline namespace HIRACE_UNIT_CONFIG
