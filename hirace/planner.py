@@ -21,6 +21,7 @@ from instrument.errors import UnsupportedConstruct
 from instrument.protocol import SITE_ID_BITS, Macro, define
 from instrument.frontend import device_view
 from instrument.frontend.api_launches import api_launches
+from instrument.frontend.parse import WAITING_OBJECTS
 from instrument.frontend.query import GROUP_SYNC, Program
 from instrument.frontend.rewrite import EditPlan, one_line
 
@@ -338,6 +339,7 @@ class HiracePlanner:
                                  f"are not checked (a check cannot run in a constant expression)")
         # code no reading of the unit saw (frontend/device_view.py)
         plan.warnings += device_view.unseen(prog, reach, "accesses written only there are not checked")
+        plan.warnings += _unfollowed_waits(prog, reach)
         for a in prog.accesses:
             if a.function not in reach or a.space in ("constant", "local") or a.base in ignore or a.function in constexpr:
                 continue
@@ -717,6 +719,19 @@ def _again(expr: str) -> bool:
         return False
     return all(m.group(1) in ("sizeof", "alignof") for m in re.finditer(r"\b(\w+)\s*\(", expr)) and \
         not re.search(r"[)\]]\s*\(", expr)
+
+
+def _unfollowed_waits(prog: Program, reach: set[str]) -> list[str]:
+    """Device code that waits in a libcu++ waiting object (cuda::barrier's arrive/wait, a latch, a
+    semaphore, a pipeline): the orderings it makes are not followed, so a race reported between
+    accesses it orders is not there; said once per function, at its first use."""
+    out, seen = [], set()
+    for _library, name, span, fn in sorted(prog.library_uses, key=lambda u: (u[2].file, u[2].start)):
+        if fn in reach and fn not in seen and name.split("::")[-1] in WAITING_OBJECTS:
+            seen.add(fn)
+            out.append(f"{span.where()}: {fn} synchronises through {name}, whose arrive and wait hirace does "
+                       f"not follow: a race reported between accesses it orders is not there (docs/limitations.md)")
+    return out
 
 
 _NS, _Q = "::hirace::", "::hirace::q::"   # the runtime's namespace, and its quiet versions' (quiet_version.h q)

@@ -21,7 +21,7 @@ from ..frontend.c_includes import user_headers
 from ..frontend.deep import run_deep
 from ..frontend.lower_cpu import lower_for_cpu
 from ..output import write_tree
-from ..frontend.parse import ParsedUnit, parse_file
+from ..frontend.parse import WAITING_OBJECTS, ParsedUnit, parse_file
 from ..frontend.query import Program, query
 from ..frontend.rewrite import EditPlan, apply
 from runtime import include_dir
@@ -134,8 +134,6 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
 
 # libcu++'s synchronisation objects, which wait by spinning or sleeping the host thread when built
 # for the host
-_BLOCKING_ON_HOST = {"barrier", "pipeline", "latch", "counting_semaphore", "binary_semaphore",
-                     "make_pipeline", "memcpy_async", "pipeline_shared_state"}
 _API_NAME = re.compile(r"\b(cuda[A-Z]\w*)\s*\(")
 
 
@@ -172,7 +170,7 @@ def _refuse_on_cpu(prog: Program) -> None:
             raise UnsupportedConstruct(
                 f"{span.where()}: {kind} {fn} uses {name}: {library} runs on a GPU only; the cpu backend "
                 f"emulates the CUDA language and runtime, not the {library} library", hint="use --backend gpu")
-        if name.split("::")[-1] in _BLOCKING_ON_HOST:
+        if name.split("::")[-1] in WAITING_OBJECTS:
             raise UnsupportedConstruct(
                 f"{span.where()}: {fn} uses {name}, which waits as the host waits: the cpu backend runs a "
                 f"block's threads as fibers of one thread, and one that waits so would never let the others "
