@@ -53,6 +53,7 @@ system-scope atomic. A level's contents are summarised by which X would clash:
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass
 
@@ -81,27 +82,40 @@ class State:
     """An abstract history. kind: INIT, RACE, MB (several blocks), MW (one block,
     several warps in the block epoch), SW (one block, one warp in the epoch).
     warp / warp_multi: the warp level (SW only); block / block_multi: block level;
-    grid: grid-level class."""
+    grid: grid-level class. memory: what synchronisation through memory left in the record
+    (docs/memory-model.md, "Several readers of one release"; only its rules enter these states):
+    "read" (SW_1X_X_X_MR: SW_1X_X_X whose last accessor read the word ordered through memory
+    after a history that held a write, and has only read it since: its own read keeps the state,
+    anything else is SW_1X_X_X's), "writer" (MB_RW: reads of several threads, each ordered after
+    the one access the record keeps, which every earlier access is ordered before or at; the
+    table takes every access for a race, the memory rule keeps a read ordered after that access)."""
 
     kind: str
     warp: str = ""
     warp_multi: bool = False
     block: str = ""
     grid: str = ""
+    memory: str = ""
 
     @property
     def name(self) -> str:
         if self.kind in ("INIT", "RACE"):
             return self.kind
+        if self.memory == "writer":
+            return "MB_RW"
         if self.kind == "MB":
             return f"MB_{self.grid}"
         if self.kind == "MW":
             return f"MW_{self.block}_{self.grid}"
-        return f"SW_{'M' if self.warp_multi else '1'}{self.warp}_{self.block}_{self.grid}"
+        mark = "_MR" if self.memory == "read" else ""
+        return f"SW_{'M' if self.warp_multi else '1'}{self.warp}_{self.block}_{self.grid}{mark}"
 
 
 INIT = State("INIT")
 RACE = State("RACE")
+# The states only synchronisation through memory enters (State.memory)
+MEMORY_READ = State("SW", "X", False, "X", "X", memory="read")
+AFTER_WRITER = State("MB", grid="X", memory="writer")
 
 
 # ---------------------------------------------------------------- level algebra
@@ -181,6 +195,10 @@ def step(state: State, access: str, sync: str, relation: str) -> State:
     if state == INIT:
         return State("SW", access_class(access), False, access_class(access),
                      _kinds_class(frozenset({access}), True))
+    if state.memory == "read":    # SW_1X_X_X's, but its last accessor's read keeps the mark
+        plain = dataclasses.replace(state, memory="")
+        new = step(plain, access, sync, relation)
+        return state if access == "R" and new == plain else new
     sync = effective_sync(sync, relation)
     if state.kind == "MB":
         return RACE if clash_other_block(state.grid, access) else state
@@ -219,9 +237,10 @@ def access_class(access: str) -> str:
 
 # ---------------------------------------------------------------- enumeration and table
 def reachable_states() -> list[State]:
-    """Every state reachable from INIT, INIT first, RACE last, the rest sorted."""
-    seen = {INIT}
-    todo = [INIT]
+    """Every state reachable from INIT or from the states memory's rules enter, INIT first, RACE
+    last, the rest sorted."""
+    seen = {INIT, MEMORY_READ, AFTER_WRITER}
+    todo = list(seen)
     while todo:
         s = todo.pop()
         for a, sy, r in itertools.product(ACCESSES, SYNCS, RELATIONS):
@@ -252,6 +271,29 @@ def atomic_states() -> dict[int, int]:
     one = {st.grid: STATE_INDEX[st] for st in STATES if st.kind == "SW" and not st.warp_multi and st.warp == "A"
            and st.block == "A" and st.grid in ("AG", "AB")}
     return {STATE_INDEX[st]: one[st.grid] for st in STATES if st.grid in ("AG", "AB")}
+
+
+def read_through_memory(state: State) -> State | None:
+    """The state a read takes that is ordered through memory after the one-accessor history `state`
+    (the read is taken as the last accessor's own, next in its program order) where that history holds
+    an access a read clashes with (its grid class is not reads only); None for other states. The
+    runtime then keeps the record it replaced beside the new one (docs/memory-model.md): its own read
+    keeps SW_1X_X_X marked (MEMORY_READ), so that the record stays the same only while it reads."""
+    if state.kind != "SW" or state.warp_multi or state.grid == "R":
+        return None
+    new = step(state, "R", "U", "S")
+    return MEMORY_READ if new == dataclasses.replace(MEMORY_READ, memory="") else new
+
+
+def read_through_states() -> int:
+    """The states (a bit each) for which read_through_memory gives a state."""
+    return sum(1 << STATE_INDEX[st] for st in STATES if read_through_memory(st) is not None)
+
+
+def reader_states() -> int:
+    """The states (a bit each) read_through_memory gives: in these, a record the runtime kept beside
+    the one it replaced names a reader that has only read since (its own read keeps the record)."""
+    return sum(1 << STATE_INDEX[n] for n in {read_through_memory(st) for st in STATES} if n is not None)
 
 
 def warp_multi_states() -> int:

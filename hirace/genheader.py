@@ -39,6 +39,20 @@ def _atomic_one_accessor() -> list[str]:
             f"  return {chain}{last}u;", "}"]
 
 
+def _read_through_memory() -> list[str]:
+    """read_through_memory(state): fsm.read_through_memory as a chain of masks, one per state it gives
+    (asked only for the states of kReadThroughStates)."""
+    targets: dict[int, int] = {}
+    for st in fsm.STATES:
+        n = fsm.read_through_memory(st)
+        if n is not None:
+            targets[fsm.STATE_INDEX[n]] = targets.get(fsm.STATE_INDEX[n], 0) | 1 << fsm.STATE_INDEX[st]
+    *rest, last = sorted(targets)
+    chain = "".join(f"(0x{targets[t]:x}u >> state & 1u) ? {t}u : " for t in rest)
+    return ["CCTK_HD constexpr unsigned read_through_memory(unsigned state) {",
+            f"  return {chain}{last}u;", "}"]
+
+
 def render() -> str:
     tbl = fsm.table()
     race = fsm.STATE_INDEX[fsm.RACE]
@@ -82,6 +96,15 @@ def render() -> str:
         f"constexpr unsigned kOneAccessorStates = 0x{fsm.one_accessor_states():x}u;",
         f"constexpr unsigned kAtomicStates = 0x{sum(1 << s for s in fsm.atomic_states()):x}u;",
         *_atomic_one_accessor(),
+        "// Several readers of one release (docs/memory-model.md): the states in which a read ordered through",
+        "// memory after the last accessor keeps the record it replaced (its history holds an access a read",
+        "// clashes with), the state it takes (fsm.read_through_memory), the states it gives (a kept record",
+        "// names a reader that has only read since: fsm.reader_states), and MB_RW, reads of several threads",
+        "// after the access the record keeps (fsm.AFTER_WRITER: the table takes every access for a race)",
+        f"constexpr unsigned kReadThroughStates = 0x{fsm.read_through_states():x}u;",
+        *_read_through_memory(),
+        f"constexpr unsigned kReaderStates = 0x{fsm.reader_states():x}u;",
+        f"constexpr unsigned kAfterWriter = {fsm.STATE_INDEX[fsm.AFTER_WRITER]};",
         "",
         "// index = access | sync | relation | state, concatenated (most significant first)",
         "CCTK_HD constexpr unsigned index(unsigned access, unsigned sync, unsigned relation, unsigned state) {",

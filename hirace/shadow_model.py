@@ -16,6 +16,9 @@ _A = {k: i for i, k in enumerate(fsm.ACCESSES)}
 _WARP_MULTI = fsm.warp_multi_states()
 _ONE_ACCESSOR = fsm.one_accessor_states()
 _ATOMIC = fsm.atomic_states()
+_READ_THROUGH = {fsm.STATE_INDEX[s]: fsm.STATE_INDEX[n] for s in fsm.STATES if (n := fsm.read_through_memory(s))}
+_READERS = fsm.reader_states()
+_AFTER_WRITER = fsm.STATE_INDEX[fsm.AFTER_WRITER]
 
 
 @dataclass(frozen=True)
@@ -58,11 +61,15 @@ class MemorySync:
     # and the version of the flag's last store, which replaced every entry (0: none)
     since: dict = field(default_factory=dict)     # flag -> {block: version}
     replaced: dict = field(default_factory=dict)  # flag -> version
+    # A read ordered through memory after a one-accessor history that held a write (ShadowSim.event):
+    # the record it replaced and the record it left, (state, last, bclk, wclk, narrow) each; kept per
+    # word (the runtime's table of them is keyed by the word's shadow; here one word is checked)
+    readers: tuple | None = None
 
     def copy(self) -> "MemorySync":
         return MemorySync(self.stamp, dict(self.known), dict(self.flags), dict(self.fenced), dict(self.pending),
                           dict(self.unreleased), dict(self.acquired), dict(self.scoped),
-                          {f: dict(v) for f, v in self.since.items()}, dict(self.replaced))
+                          {f: dict(v) for f, v in self.since.items()}, dict(self.replaced), self.readers)
 
     def visible(self, block: int, of: int, tid: int, bclk: int) -> Entry | None:
         k = self.known.get((block, of))
@@ -228,30 +235,48 @@ class ShadowSim:
             return False
         return self._covered(t, self.last, self.last_bclk, self.last_wclk)
 
-    def inputs(self, t: int) -> tuple[int, int]:
-        """(relation, sync) of an access by t against the record (update.h inputs)."""
+    def record(self) -> tuple:
+        """The shadow record as the runtime keeps it: (state, last, its bclk, wclk, narrowing)."""
+        return self.state, self.last, self.last_bclk, self.last_wclk, self.last_narrow
+
+    def after_access(self, t: int, record: tuple) -> bool:
+        """Whether t is ordered after the access `record` names (as record() gives it: one accessor's, in a
+        state whose warp level is its alone), one that came before now: t made it (program order), or a
+        barrier or warp-level sync orders them (the table's inputs), or a release of its block that t knows
+        came after it (_covered)."""
+        _state, u, bclk, wclk, _narrow = record
+        if t == u:
+            return True
+        if self.inputs(t, record)[1] != 0:     # (a sync only where it is trusted: fsm.effective_sync)
+            return True
+        return self._covered(t, u, bclk, wclk)
+
+    def inputs(self, t: int, record: tuple | None = None) -> tuple[int, int]:
+        """(relation, sync) of an access by t against the record (update.h inputs), or against `record`
+        (as record() gives it)."""
         g = self.grid
-        if g.block_of(t) != g.block_of(self.last):
+        state, last, last_bclk, last_wclk, last_narrow = self.record() if record is None else record
+        if g.block_of(t) != g.block_of(last):
             return 3, 0
-        block = self.bclk[t] > self.last_bclk
+        block = self.bclk[t] > last_bclk
         b, w = (2, 2) if block else (0, 1)
-        after_full = self.last_wclk < self.full[t]   # a sync of the whole warp since L's access
+        after_full = last_wclk < self.full[t]   # a sync of the whole warp since L's access
         # X's group finer than L's, and L's warp level holds several lanes (some maybe outside X's)
-        if self.narrow[t] > self.last_narrow and _WARP_MULTI >> self.state & 1:
+        if self.narrow[t] > last_narrow and _WARP_MULTI >> state & 1:
             return (1, w) if after_full else (2, b)
-        if t == self.last:
-            return 0, w if self.wclk[t] - self.marks[t] > self.last_wclk else b
-        if g.warp_of(t) == g.warp_of(self.last):
-            synced = self.last_wclk < self.wclk[t] - self.marks[t]   # (of L's group: a sync of both since L's access)
-            if self._one_group(t, max(self.narrow[t], self.last_narrow)):   # one group of the finer
+        if t == last:
+            return 0, w if self.wclk[t] - self.marks[t] > last_wclk else b
+        if g.warp_of(t) == g.warp_of(last):
+            synced = last_wclk < self.wclk[t] - self.marks[t]   # (of L's group: a sync of both since L's access)
+            if self._one_group(t, last, max(self.narrow[t], last_narrow)):   # one group of the finer
                 return 1, w if synced else b
-            if (synced and self._one_group(t, self.narrow[t])) or after_full:   # X's last sync took L
+            if (synced and self._one_group(t, last, self.narrow[t])) or after_full:   # X's last sync took L
                 return 1, w
         return 2, b
 
-    def _one_group(self, t: int, n: int) -> bool:
+    def _one_group(self, t: int, last: int, n: int) -> bool:
         width = max(1, self.grid.lanes >> n)
-        return t % self.grid.lanes // width == self.last % self.grid.lanes // width
+        return t % self.grid.lanes // width == last % self.grid.lanes // width
 
     def event(self, ev) -> bool:
         kind, t = ev
@@ -293,16 +318,40 @@ class ShadowSim:
             return False
         state = self.state
         rel, sync = (0, 0) if state == 0 else self.inputs(t)
+        through = False
         # no barrier or warp sync since L's access (but a fence's mark on X's own clock, if L is X)
         if (state != 0 and self.mem is not None and sync == 0 and _ONE_ACCESSOR >> state & 1 and t != self.last
                 and self.ordered_through_memory(t)):
             rel = 0              # after L and all before it: as L's own thread, next in its program order
+            through = True
         new = self.table[fsm.table_index(_A[kind], sync, rel, state)]
         if new == _RACE and state in _ATOMIC and self.mem is not None and self.after_every_release(t):
             # after every access, all atomics: as one accessor's, next in its program order (after
             # a barrier or warp sync too where it came after the acquire: the threads it orders
             # after X are then ordered after everything)
             new = self.table[fsm.table_index(_A[kind], self._sync_after_acquire(t, sync), 0, _ATOMIC[state])]
+        if through and kind == "R" and state in _READ_THROUGH:
+            new = _READ_THROUGH[state]     # (SW_1X_X_X marked: the reader's own read keeps the record)
+        if kind == "R" and new != _RACE and self.mem is not None:
+            kept, mine = self.mem.readers, (new, t, self.bclk[t], self.wclk[t], self.narrow[t])
+            if kept is not None and kept[1] == self.record() and _READERS >> new & 1:
+                # only reads since the kept record, and a record a later non-read would change: still so
+                self.mem.readers = (kept[0], mine)
+            elif through and state in _READ_THROUGH:
+                # a read through memory after a history that held a write: the record it replaced is kept
+                # beside the one it leaves
+                self.mem.readers = (self.record(), mine)
+        elif new == _RACE and kind == "R" and self.mem is not None:
+            if state == _AFTER_WRITER and self.after_access(t, self.record()):
+                return False     # ordered after the one access before the reads: the record stays
+            kept = self.mem.readers
+            if (_READERS >> state & 1 and kept is not None and kept[1] == self.record()
+                    and self.after_access(t, kept[0])):
+                # the record is still the reader's, which has only read since the history kept before it, and
+                # t is ordered after that history's last accessor: reads of several threads after it, the
+                # record keeps that accessor (MB_RW)
+                self.state, self.last, self.last_bclk, self.last_wclk, self.last_narrow = (_AFTER_WRITER, *kept[0][1:])
+                return False
         self.state, self.last, self.last_bclk, self.last_wclk = new, t, self.bclk[t], self.wclk[t]
         self.last_narrow = self.narrow[t]
         if flag is not None and self.mem is not None:

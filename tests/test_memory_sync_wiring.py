@@ -91,3 +91,35 @@ def test_orders_of_libcu_operations():
 
 
 # (each program's verdict: tests/test_hirace_corpus.py, which runs every tests/cuda/races program)
+
+
+@pytest.fixture(scope="module")
+def lookback_scans(tmp_path_factory):
+    """The look-back scans, race-free and under-fenced, built once (the block order is the run's)."""
+    from hirace import runner
+    from instrument.backends.cpu import CpuBackend
+    config = Config(prior_sites=True)
+    out = tmp_path_factory.mktemp("lookback")
+    return config, {stem: runner.build([CUDA / "races" / f"{stem}.cu"], CpuBackend(), out / stem, config)
+                    for stem in ("ms_lookback_scan_ok", "ms_lookback_scan_underfenced_race")}
+
+
+@pytest.mark.parametrize("order", ["desc", "random:1", "random:2"])
+def test_several_readers_of_one_release_under_other_block_orders(order, lookback_scans, monkeypatch):
+    """The look-back scan's successors read one predecessor's aggregate and prefix (several readers of one
+    release, docs/memory-model.md): with blocks run last to first or at random, the race-free scan reports
+    nothing (it reported lines 30/36 and 33/22 before the readers' rule), and the scan whose prefix is
+    published without a fence reports its labelled lines and no others (it added lines 20 and 31)."""
+    from hirace import runner
+    name, _, seed = order.partition(":")
+    monkeypatch.setenv("CUDAEMU_BLOCK_ORDER", name)
+    if seed:
+        monkeypatch.setenv("CUDAEMU_SEED", seed)
+    config, built = lookback_scans
+    for stem, program in built.items():
+        proc, res = runner.execute(program, config, timeout=120)
+        assert res is not None and res.program_exit == 0, proc.stderr[-2000:]
+        lines = {r.site.line for r in res.races} | {r.prior_site.line for r in res.races if r.prior_site}
+        expect = expected_lines(CUDA / "races" / f"{stem}.cu")
+        assert expect == ({28, 34} if stem.endswith("_race") else set())
+        assert lines == expect, (stem, sorted(lines))

@@ -24,8 +24,9 @@ int main(int argc, char **argv) {
   std::vector<unsigned> bclk(n), wclk(n), narrow(n), full(n), marks(n);
 #if HIRACE_MEMORY_SYNC
   constexpr unsigned kSlots = 4;   // flag 0 (the checked word) and the traces' flags
-  std::vector<hirace::memsync::Entry> record(hirace::memsync::record_items(B, per_block, kSlots));
-  const hirace::memsync::MemorySync mem = hirace::memsync::carve(record.data(), B, per_block, kSlots);
+  constexpr unsigned kReaders = 4;   // the kept records of readers (the one checked word's)
+  std::vector<hirace::memsync::Entry> record(hirace::memsync::record_items(B, per_block, kSlots, kReaders));
+  const hirace::memsync::MemorySync mem = hirace::memsync::carve(record.data(), B, per_block, kSlots, kReaders);
 #endif
   // the thread's context as the runtime gives it (marks: its fences since its last warp-level sync)
   auto ctx = [&](unsigned t) {

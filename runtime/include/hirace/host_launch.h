@@ -119,11 +119,12 @@ inline bool area_keeps_occupancy(const void *kernel, int tpb, size_t shm, size_t
 // Synchronisation through memory (docs/memory-model.md, "The device wiring"): the launch's record, zeroed,
 // given to every unit that follows it (where one does). It follows the first kMemsyncBlocks blocks of the
 // grid (knowledge is blocks x blocks entries), whose flag slots it keeps as many as 2^20 / blocks (a flag's
-// releases are an entry per block), a power of two within [kMemsyncSlotsMin, kMemsyncSlotsMax]. Not
-// followed (the record all zero: orders nothing, false alarms only): a launch not checked, a quiet
+// releases are an entry per block), a power of two within [kMemsyncSlotsMin, kMemsyncSlotsMax], and
+// kMemsyncReaders words' kept records of a read through memory (memsync::ReadPair: several readers of one
+// release; 24 bytes each, 384 KiB). Not followed (the record all zero: orders nothing, false alarms only): a launch not checked, a quiet
 // version, a cooperative launch (a grid sync would have to start the record afresh), a thread filter (the
 // filtered threads' strong accesses would go unseen), a record hirace's memory cannot hold.
-constexpr unsigned kMemsyncBlocks = 1024, kMemsyncSlotsMin = 256, kMemsyncSlotsMax = 16384;
+constexpr unsigned kMemsyncBlocks = 1024, kMemsyncSlotsMin = 256, kMemsyncSlotsMax = 16384, kMemsyncReaders = 16384;
 inline void prepare_memory_sync(const char *name, bool follow, unsigned long long blocks, unsigned long long tpb) {
   State &s = state();
   memsync::MemorySync m{};
@@ -131,7 +132,7 @@ inline void prepare_memory_sync(const char *name, bool follow, unsigned long lon
     const unsigned b = unsigned(std::min<unsigned long long>(blocks, kMemsyncBlocks));
     unsigned slots = kMemsyncSlotsMin;
     while (slots < kMemsyncSlotsMax && 2ull * slots * b <= (1ull << 20)) slots *= 2;
-    const size_t bytes = size_t(memsync::wired_bytes(b, unsigned(tpb), slots));
+    const size_t bytes = size_t(memsync::wired_bytes(b, unsigned(tpb), slots, kMemsyncReaders));
     if (bytes > s.d_memsync_bytes || !s.d_memsync) {
       tool_free(s.d_memsync);
       s.d_memsync = try_tool_alloc(bytes);
@@ -139,7 +140,7 @@ inline void prepare_memory_sync(const char *name, bool follow, unsigned long lon
     }
     if (s.d_memsync) {
       check_cuda(cudaMemset(s.d_memsync, 0, bytes), "memory-sync record reset");
-      m = memsync::carve_wired(s.d_memsync, b, unsigned(tpb), slots);
+      m = memsync::carve_wired(s.d_memsync, b, unsigned(tpb), slots, kMemsyncReaders);
     }
     static bool told = false;
     if (!told && (blocks > b || !s.d_memsync)) {

@@ -87,7 +87,17 @@ struct alignas(16) FlagSync {
   unsigned unreleased_at;  // that one thread and its block clock at its latest (Point)
 };
 
-static_assert(sizeof(Entry) == 16 && sizeof(ThreadSync) == 16 && sizeof(FlagSync) == 16,
+// Several readers of one release (docs/memory-model.md; shadow_model.MemorySync.readers): where a read
+// ordered through memory after a one-accessor history that held a write took the record, the record it
+// replaced (`writer`: its last accessor, before or at which every access of the word was) and the record
+// it left (`reader`), carried on while only reads follow; kept per word in a table of `readers` pairs
+// keyed by the address of the word's shadow (MemorySync::pair_keys, read_pair)
+struct alignas(16) ReadPair {
+  unsigned long long writer;
+  unsigned long long reader;
+};
+
+static_assert(sizeof(Entry) == 16 && sizeof(ThreadSync) == 16 && sizeof(FlagSync) == 16 && sizeof(ReadPair) == 16,
               "the record's items are 16 bytes each (record_items, carve)");
 
 // The record of one launch: plain data in one zeroed allocation (all zero: nothing happened yet), every
@@ -108,7 +118,10 @@ struct MemorySync {
   // the version of its last store (which replaced every entry; 0: none)
   unsigned *since;        // [slot * blocks + block]
   unsigned *replaced;     // [slot]
+  ReadPair *pairs;        // [pair]: a word's kept records (ReadPair)
+  unsigned long long *pair_keys;   // [pair]: the address of its word's shadow (0: free)
   unsigned blocks, threads_per_block, slots;
+  unsigned readers;       // the pairs (a power of two)
   // The device wiring's (memory_sync_hooks.h; null in the model checker's harness): the flag slots'
   // keys (the address of the word's shadow, 0: free; find_slot), and on the GPU the lock that keeps
   // each routine's reads and writes of the record together (0: free; else its holder: Guard)
@@ -116,16 +129,24 @@ struct MemorySync {
   unsigned long long *lock;
 };
 
-CCTK_HD constexpr unsigned long long record_items(unsigned blocks, unsigned threads_per_block, unsigned slots) {
+// (since and replaced: four words an item)
+CCTK_HD constexpr unsigned long long since_items(unsigned blocks, unsigned slots) {
+  return (1ull * slots * blocks + slots + 3) / 4;
+}
+CCTK_HD constexpr unsigned long long record_items(unsigned blocks, unsigned threads_per_block, unsigned slots,
+                                                  unsigned readers) {
   return 1ull + 1ull * blocks * threads_per_block + slots + 1ull * slots * blocks + 1ull * blocks * blocks +
-         (1ull * slots * blocks + slots + 3) / 4;   // (since and replaced: four words an item)
+         since_items(blocks, slots) + readers + (readers + 1ull) / 2;   // (the pairs' keys: two an item)
 }
 // The bytes of a launch's record
-CCTK_HD constexpr unsigned long long record_bytes(unsigned blocks, unsigned threads_per_block, unsigned slots) {
-  return 16ull * record_items(blocks, threads_per_block, slots);
+CCTK_HD constexpr unsigned long long record_bytes(unsigned blocks, unsigned threads_per_block, unsigned slots,
+                                                  unsigned readers) {
+  return 16ull * record_items(blocks, threads_per_block, slots, readers);
 }
-// The record's parts in `base` (16-byte aligned, record_bytes long, zeroed by the owner)
-CCTK_HD inline MemorySync carve(void *base, unsigned blocks, unsigned threads_per_block, unsigned slots) {
+// The record's parts in `base` (16-byte aligned, record_bytes long, zeroed by the owner); `readers` a power
+// of two
+CCTK_HD inline MemorySync carve(void *base, unsigned blocks, unsigned threads_per_block, unsigned slots,
+                                unsigned readers) {
   Entry *p = static_cast<Entry *>(base);
   MemorySync m;
   m.stamp = &p->stamp;
@@ -135,9 +156,12 @@ CCTK_HD inline MemorySync carve(void *base, unsigned blocks, unsigned threads_pe
   m.known = m.carried + 1ull * slots * blocks;
   m.since = reinterpret_cast<unsigned *>(m.known + 1ull * blocks * blocks);
   m.replaced = m.since + 1ull * slots * blocks;
+  m.pairs = reinterpret_cast<ReadPair *>(m.known + 1ull * blocks * blocks + since_items(blocks, slots));
+  m.pair_keys = reinterpret_cast<unsigned long long *>(m.pairs + readers);
   m.blocks = blocks;
   m.threads_per_block = threads_per_block;
   m.slots = slots;
+  m.readers = readers;
   m.keys = nullptr;
   m.lock = nullptr;
   return m;
@@ -145,12 +169,14 @@ CCTK_HD inline MemorySync carve(void *base, unsigned blocks, unsigned threads_pe
 
 // The device wiring's record (host_launch.h): the record, then the slots' keys, then the lock; `slots` a
 // power of two
-CCTK_HD constexpr unsigned long long wired_bytes(unsigned blocks, unsigned threads_per_block, unsigned slots) {
-  return record_bytes(blocks, threads_per_block, slots) + 8ull * slots + 16;
+CCTK_HD constexpr unsigned long long wired_bytes(unsigned blocks, unsigned threads_per_block, unsigned slots,
+                                                 unsigned readers) {
+  return record_bytes(blocks, threads_per_block, slots, readers) + 8ull * slots + 16;
 }
-CCTK_HD inline MemorySync carve_wired(void *base, unsigned blocks, unsigned threads_per_block, unsigned slots) {
-  MemorySync m = carve(base, blocks, threads_per_block, slots);
-  char *end = static_cast<char *>(base) + record_bytes(blocks, threads_per_block, slots);
+CCTK_HD inline MemorySync carve_wired(void *base, unsigned blocks, unsigned threads_per_block, unsigned slots,
+                                      unsigned readers) {
+  MemorySync m = carve(base, blocks, threads_per_block, slots, readers);
+  char *end = static_cast<char *>(base) + record_bytes(blocks, threads_per_block, slots, readers);
   m.keys = reinterpret_cast<unsigned long long *>(end);
   m.lock = reinterpret_cast<unsigned long long *>(end + 8ull * slots);
   return m;
@@ -161,27 +187,40 @@ CCTK_HD inline MemorySync carve_wired(void *base, unsigned blocks, unsigned thre
 // back in a launch, so a word that found none never gets one later: the strong accesses it saw unrecorded
 // can never be taken for releases (a flag without a slot orders nothing: false alarms, never a missed race).
 constexpr unsigned kNoSlot = ~0u, kProbes = 32;
-CCTK_HD inline unsigned find_slot(const MemorySync &m, unsigned long long key, bool take) {
-  if (!m.keys || !m.slots) return kNoSlot;
+// The place of `key` (never 0) in a table of `count` keys (a power of two), taken where it has none and
+// `take`: open addressing, kProbes places from its hash
+CCTK_HD inline unsigned probe(unsigned long long *keys, unsigned count, unsigned long long key, bool take) {
   unsigned long long h = key >> 3;
   h ^= h >> 17;
   h *= 0x9e3779b97f4a7c15ull;
-  const unsigned mask = m.slots - 1;
+  const unsigned mask = count - 1;
   for (unsigned i = 0, s = unsigned(h >> 40) & mask; i < kProbes; ++i, s = (s + 1) & mask) {
-    unsigned long long k = m.keys[s];
+    unsigned long long k = keys[s];
     if (k == key) return s;
     if (k == 0) {
       if (!take) return kNoSlot;
 #if defined(__CUDA_ARCH__)
-      k = atomicCAS(&m.keys[s], 0ull, key);
+      k = atomicCAS(&keys[s], 0ull, key);
       if (k == 0 || k == key) return s;
 #else
-      m.keys[s] = key;   // (the cpu backend: one fiber runs at a time)
+      keys[s] = key;   // (the cpu backend: one fiber runs at a time)
       return s;
 #endif
     }
   }
   return kNoSlot;
+}
+CCTK_HD inline unsigned find_slot(const MemorySync &m, unsigned long long key, bool take) {
+  if (!m.keys || !m.slots) return kNoSlot;
+  return probe(m.keys, m.slots, key, take);
+}
+// The kept records of the word whose shadow is `shadow` (ReadPair), the pair taken where it has none and
+// `take`; null where it has none (the table full within kProbes of its place: never a pair, so a second
+// reader is reported as before, a false alarm). Like a slot, a pair is never given back in a launch.
+CCTK_HD inline ReadPair *read_pair(const MemorySync &m, const unsigned long long *shadow, bool take) {
+  if (!m.readers) return nullptr;
+  const unsigned i = probe(m.pair_keys, m.readers, (unsigned long long)shadow, take);
+  return i == kNoSlot ? nullptr : &m.pairs[i];
 }
 
 // A strong access of a thread the record does not follow (a block past the blocks it keeps): no release,
@@ -215,9 +254,16 @@ CCTK_D inline bool lock_held(unsigned long long *lock) {
 }
 #endif
 struct Guard {
-  unsigned long long *lock;
-  bool taken = false;   // taken here (else not at all, or already held by this thread)
-  CCTK_HD explicit Guard(unsigned long long *l) : lock(l) {
+  unsigned long long *lock = nullptr;
+  bool engaged = false;   // take() was called
+  bool taken = false;     // taken here (else not at all, or already held by this thread)
+  CCTK_HD Guard() {}      // (not yet: take)
+  CCTK_HD explicit Guard(unsigned long long *l) { take(l); }
+  // takes the lock, where this guard has not yet (a guard made empty takes it where it first needs it)
+  CCTK_HD void take(unsigned long long *l) {
+    if (engaged) return;
+    engaged = true;
+    lock = l;
 #if defined(__CUDA_ARCH__)
     if (lock && !lock_held(lock)) {
       const unsigned long long me = lock_holder();
@@ -232,6 +278,7 @@ struct Guard {
   CCTK_HD void keep() { taken = false; }
   CCTK_HD ~Guard() {
 #if defined(__CUDA_ARCH__)
+    if (!engaged) return;
     __threadfence();
     if (taken) atomicExch(lock, 0ull);
 #endif

@@ -185,6 +185,21 @@ constexpr unsigned kFindSlot = ~0u;
 CCTK_HD inline memsync::Thread memory_thread(const ThreadCtx &c) {
   return memsync::Thread{c.bid - c.base, c.tid, c.bclk, c.wclk(), WarpWord::marks(c.warp)};
 }
+
+// Whether X is ordered after the access the record `w` names (one accessor's, in a state whose warp level
+// is its alone; an access that came before now): X made it (program order), or a barrier or warp-level
+// sync orders them (the table's inputs give a sync only where it is trusted), or a release of its block
+// that X knows came after it (memsync::covered: the record's lock, taken in `hold` where needed)
+// (ShadowSim.after_access)
+HIRACE_PART CCTK_HD inline bool after_access(ShadowWord w, unsigned state, const ThreadCtx &c,
+                                             const memsync::MemorySync &m, memsync::Guard &hold) {
+  if (w.bid() == (c.bid & ((1ull << ShadowWord::kBidBits) - 1)) && w.tid() == c.tid) return true;
+  unsigned rel, syn;
+  inputs(w, c, state, &rel, &syn);
+  if (syn != fsm::kUnsynced) return true;
+  hold.take(m.lock);
+  return memsync::covered(m, memory_thread(c), w.bid() - c.base, w.tid(), w.bclk(), w.wclk());
+}
 #endif
 
 // Returns true when this access completes a race (the word enters RACE now);
@@ -208,13 +223,20 @@ HIRACE_PART CCTK_HD inline bool update(unsigned long long *shadow, const ThreadC
     unsigned rel = fsm::kSameThread, syn = fsm::kUnsynced;
     if (st != fsm::kInit) inputs(s, c, st, &rel, &syn);
 #if HIRACE_MEMORY_SYNC
+    // (the record's lock where a rule below needs it, kept until the record is written: the kept records
+    // of the word change with it)
+    memsync::Guard hold;
+    bool through = false;
     // Synchronisation through memory (ShadowSim.event, docs/memory-model.md): with no barrier or warp
     // sync since L's access, a history ordered before or at L, and a release of L's block that X knows
     // after L's access: X is taken as L's own thread, next in its program order.
     if (mem && st != fsm::kInit && syn == fsm::kUnsynced && rel != fsm::kSameThread &&
         ((fsm::kOneAccessorStates >> st) & 1u)) {
-      memsync::Guard hold(mem->lock);
-      if (memsync::ordered_through_memory(*mem, s, s.bid() - c.base, memory_thread(c))) rel = fsm::kSameThread;
+      hold.take(mem->lock);
+      if (memsync::ordered_through_memory(*mem, s, s.bid() - c.base, memory_thread(c))) {
+        rel = fsm::kSameThread;
+        through = true;
+      }
     }
 #endif
     unsigned next = fsm::lookup(fsm::index(a, syn, rel, st));
@@ -223,13 +245,41 @@ HIRACE_PART CCTK_HD inline bool update(unsigned long long *shadow, const ThreadC
     // of one accessor that made them all (after a barrier or warp sync too, where it came after the
     // acquire)
     if (mem && next == fsm::kRace && ((fsm::kAtomicStates >> st) & 1u)) {
-      memsync::Guard hold(mem->lock);
+      hold.take(mem->lock);
       // (kFindSlot: the device wiring's, the slot of the access's flag word: the shadow of its first word,
       // where memory_sync_hooks.h strong_access keys it)
       const unsigned w = slot == kFindSlot ? memsync::find_slot(*mem, (unsigned long long)flag_word, false) : slot;
       if (memsync::after_every_release(*mem, memory_thread(c), w))
         next = fsm::lookup(fsm::index(a, memsync::sync_after_acquire(*mem, memory_thread(c), syn, w), fsm::kSameThread,
                                       fsm::atomic_one_accessor(st)));
+    }
+    // Several readers of one release (ShadowSim.event, docs/memory-model.md): a read through memory after a
+    // history that held a write keeps the record it replaces beside the one it leaves (`pair`, written with
+    // the record), carried on while only reads follow; a read the table takes for a race, of a record still
+    // the kept one, ordered after the access the record replaced named, takes MB_RW, the record naming that
+    // access (`kept`); in MB_RW a read ordered after it leaves the record as it is.
+    memsync::ReadPair *pair = nullptr;
+    unsigned long long writer = 0;   // (the pair's `writer` where the pair still holds, for `kept` below)
+    bool kept = false;
+    if (mem && a == fsm::kRead) {
+      const bool install = through && ((fsm::kReadThroughStates >> st) & 1u);
+      if (install) next = fsm::read_through_memory(st);
+      if (install || (next != fsm::kRace && ((fsm::kReaderStates >> st) & 1u) && ((fsm::kReaderStates >> next) & 1u))) {
+        hold.take(mem->lock);
+        pair = memsync::read_pair(*mem, shadow, install);
+        if (pair) writer = pair->reader == old ? pair->writer : install ? old : 0;
+        if (!writer) pair = nullptr;
+      } else if (next == fsm::kRace && st == fsm::kAfterWriter) {
+        if (after_access(s, st, c, *mem, hold)) next = st;
+      } else if (next == fsm::kRace && ((fsm::kReaderStates >> st) & 1u)) {
+        hold.take(mem->lock);
+        const memsync::ReadPair *p = memsync::read_pair(*mem, shadow, false);
+        if (p && p->reader == old && after_access(ShadowWord(p->writer), ShadowWord(p->writer).state(), c, *mem, hold)) {
+          next = fsm::kAfterWriter;
+          writer = p->writer;
+          kept = true;
+        }
+      }
     }
     // (the fast paths leave the record naming an earlier accessor; the rule above asks the sync since
     // the last one: in the states it applies to, with memory followed, the record is always rewritten)
@@ -250,9 +300,18 @@ HIRACE_PART CCTK_HD inline bool update(unsigned long long *shadow, const ThreadC
     }
 #endif
     ShadowWord n = ShadowWord::make(next, c.tid, c.bid, c.narrow(), c.bclk, c.wclk());
+#if HIRACE_MEMORY_SYNC
+    if (kept) {   // MB_RW: the record names the access the reads are ordered after
+      const ShadowWord w(writer);
+      n = ShadowWord::make(next, w.tid(), w.bid(), w.lanes(), w.bclk(), w.wclk());
+    }
+#endif
     if (n.bits == old) return false;  // fast path: the record would not change
     unsigned long long seen = cas(shadow, old, n.bits);
     if (seen == old) {
+#if HIRACE_MEMORY_SYNC
+      if (pair) *pair = memsync::ReadPair{writer, n.bits};   // (under the record's lock: hold)
+#endif
       if (prior) *prior = s;
       return next == fsm::kRace;
     }
