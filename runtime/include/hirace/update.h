@@ -264,7 +264,9 @@ HIRACE_PART CCTK_HD inline bool update(unsigned long long *shadow, const ThreadC
     if (mem && a == fsm::kRead) {
       const bool install = through && ((fsm::kReadThroughStates >> st) & 1u);
       if (install) next = fsm::read_through_memory(st);
-      if (install || (next != fsm::kRace && ((fsm::kReaderStates >> st) & 1u) && ((fsm::kReaderStates >> next) & 1u))) {
+      // (a record that does not change carries nothing: the reader's own read with its clocks takes no lock)
+      if (install || (next != fsm::kRace && ((fsm::kReaderStates >> st) & 1u) && ((fsm::kReaderStates >> next) & 1u) &&
+                      ShadowWord::make(next, c.tid, c.bid, c.narrow(), c.bclk, c.wclk()).bits != old)) {
         hold.take(mem->lock);
         pair = memsync::read_pair(*mem, shadow, install);
         if (pair) writer = pair->reader == old ? pair->writer : install ? old : 0;
