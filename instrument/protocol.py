@@ -291,6 +291,7 @@ class Macro(StrEnum):
     CLTC_COV_LATE_BARRIERS = "CLTC_COV_LATE_BARRIERS"
     CLTC_MUT_SITES = "CLTC_MUT_SITES"
     CLTC_MUT_UNITS = "CLTC_MUT_UNITS"
+    CUDAEMU_GRAPHS = "CUDAEMU_GRAPHS"
 
 
 @dataclass(frozen=True)
@@ -353,6 +354,10 @@ MACROS: dict[Macro, MacroDoc] = {
     Macro.CLTC_MUT_SITES: MacroDoc("cltc/mutate.h", 1, "cltestcheck/mutate/planner.py", "mutation sites"),
     Macro.CLTC_MUT_UNITS: MacroDoc("cltc/mutate.h", 0, "cltestcheck/mutate/planner.py",
                                    "1: a unit built by itself through cltc-cc, with its own mutant table"),
+    Macro.CUDAEMU_GRAPHS: MacroDoc("cudaemu/cudaemu.h", 1, "instrument/compile/cpu_parts.py",
+                                   "0: no unit of the program calls the CUDA graph or stream capture API: the cpu "
+                                   "backend's units leave cudaemu/graphs.h (and hirace's host_graphs.h) out; every "
+                                   "unit of one program must be built with the same value"),
 }
 
 

@@ -69,6 +69,9 @@
 #ifndef CLTC_MUT_UNITS
 #define CLTC_MUT_UNITS 0   // 1: a unit built by itself through cltc-cc, with its own mutant table (cltc/mutate.h; set by cltestcheck/mutate/planner.py)
 #endif
+#ifndef CUDAEMU_GRAPHS
+#define CUDAEMU_GRAPHS 1   // 0: no unit of the program calls the CUDA graph or stream capture API: the cpu backend's units leave cudaemu/graphs.h (and hirace's host_graphs.h) out; every unit of one program must be built with the same value (cudaemu/cudaemu.h; set by instrument/compile/cpu_parts.py)
+#endif
 
 // the quiet forms of a site (hirace/quiet.h) and the hooks a quiet version keeps as no-ops: each has
 // a namesake in namespace hirace::q (hirace/quiet_version.h checks that it does)
