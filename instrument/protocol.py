@@ -336,9 +336,11 @@ MACROS: dict[Macro, MacroDoc] = {
                                           "1: the planner found no way for the program's instrumented code to run "
                                           "in a launch hirace does not bracket (hirace/planner.py "
                                           "_note_unbracketed), so no \"off\" state follows each launch"),
-    Macro.HIRACE_HOST_ACCESS: MacroDoc("hirace/host_access.h", 1, "",
+    Macro.HIRACE_HOST_ACCESS: MacroDoc("hirace/host_access.h", 1, "hirace/planner.py",
                                        "with HIRACE_STREAMS: the host's accesses of managed and pinned memory are "
-                                       "watched (x86-64 Linux); 0: not (bench/host_access measures the cost)"),
+                                       "watched (x86-64 Linux); 0: not (bench/host_access measures the cost), set "
+                                       "where no unit of a whole program allocates such memory or declares a "
+                                       "__managed__ variable: nothing to watch"),
     Macro.HIRACE_PENDING_LAUNCHES: MacroDoc("hirace/records.h", 64, "",
                                             "launches that log into one race log before the host reads it back"),
     Macro.CLTC_COV_FLAGS: MacroDoc("cltc/coverage_state.h", 1, "cltestcheck/coverage/planner.py", "coverage items"),

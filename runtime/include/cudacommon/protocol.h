@@ -40,7 +40,7 @@
 #define HIRACE_BRACKETED_ONLY 0   // 1: the planner found no way for the program's instrumented code to run in a launch hirace does not bracket (hirace/planner.py _note_unbracketed), so no "off" state follows each launch (hirace/host_launch.h; set by hirace/planner.py)
 #endif
 #ifndef HIRACE_HOST_ACCESS
-#define HIRACE_HOST_ACCESS 1   // with HIRACE_STREAMS: the host's accesses of managed and pinned memory are watched (x86-64 Linux); 0: not (bench/host_access measures the cost) (hirace/host_access.h; a tuning a build may override)
+#define HIRACE_HOST_ACCESS 1   // with HIRACE_STREAMS: the host's accesses of managed and pinned memory are watched (x86-64 Linux); 0: not (bench/host_access measures the cost), set where no unit of a whole program allocates such memory or declares a __managed__ variable: nothing to watch (hirace/host_access.h; set by hirace/planner.py)
 #endif
 #ifndef HIRACE_PENDING_LAUNCHES
 #define HIRACE_PENDING_LAUNCHES 64   // launches that log into one race log before the host reads it back (hirace/records.h; a tuning a build may override)
