@@ -177,6 +177,9 @@ class HiracePlanner:
         # (uses_host_memory): HIRACE_STREAMS=1, and every access is checked whole (its launch's footprint needs
         # them all); on the gpu backend each launch also says where it is and its stream (_stream_launch)
         self.streams = False
+        # a unit allocates managed or pinned memory or declares a __managed__ variable (uses_host_memory): with
+        # none in a whole program the host's accesses have nothing to watch (HIRACE_HOST_ACCESS=0)
+        self.host_memory = False
 
     def _site(self, span, kind, text, function, variable, space, bound="", proof: Proof | None = None) -> int:
         sid = len(self.sites)
@@ -217,6 +220,8 @@ class HiracePlanner:
             out.append(define(Macro.HIRACE_MEMORY_SYNC, 1))
         if self.streams:           # (the host's order of operations followed: hirace/host_streams.h)
             out.append(define(Macro.HIRACE_STREAMS, 1))
+            if self.lower_cpu and not self.unit_mode and not self.host_memory:   # (no memory to watch:
+                out.append(define(Macro.HIRACE_HOST_ACCESS, 0))   # host_access.h left out of the build)
         if self.unit_mode:
             out.append(define(Macro.HIRACE_UNITS, 1))   # (other units may launch anything: no HIRACE_BRACKETED_ONLY)
         elif self.planned and not self.unbracketed:
@@ -302,6 +307,7 @@ class HiracePlanner:
         ignore = set(self.config.ignore)
         monitor = set(self.config.monitor)
         # what the analyses found (hirace/proofs): every access below gets its check from the rules
+        self.host_memory |= uses_host_memory(prog)
         if (uses_streams(prog) or uses_host_memory(prog)) and (self.lower_cpu or self.config.gpu_streams):
             self.streams = True
             if not self.lower_cpu:   # (what the gpu backend does not follow yet: said in the report)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..backends.base import Backend, BuildRequest
-from . import build_cache, register_budget
+from . import build_cache, cpu_parts, register_budget
 from ..errors import ParseError, UnsupportedConstruct
 from ..frontend import device_view
 from ..frontend.c_includes import user_headers
@@ -300,6 +300,8 @@ def build(sources: list[Path], backend: Backend, work_dir: Path, planners: list[
                                  archs=device_view.archs_of(list(flags)) or backend.device_archs())
     exe = work_dir / (exe_name + ".so" if library else exe_name)
     defines = list(defines) + planned_defines(planners)
+    if lower:   # what no unit uses left out of the emulation (every source of the program is in this build)
+        defines += cpu_parts.defines(ins.programs)
     req = BuildRequest(list(ins.sources), exe, list(ins.include_dirs) + [include_dir()], defines,
                        list(flags), opt=opt, library=library)
     if not cache:
