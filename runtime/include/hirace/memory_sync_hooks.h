@@ -126,8 +126,9 @@ CCTK_D inline void strong_before(unsigned how) {
 // a read of it still ends the thread's pending read.
 // On the GPU, an access with kHeld keeps the lock until strong_done, after the access: a release's part
 // in the record then comes before its write is seen, and a read's part after every release whose write
-// it may see; without it, a release between a read's part and the read itself, seen by the read, was
-// not acquired by the fence after it (a false alarm: a look-back scan's predecessors on an H200).
+// it may see; without it, a release between a read's part and the read itself, seen by the read, is not
+// acquired by the fence after it (a false alarm), or one recorded before but written after the read is
+// (a missed race): the window docs/memory-model.md names for `volatile` flags and libcu++ atomics.
 CCTK_D inline void strong_access(unsigned long long *word, unsigned how) {
   using namespace memsync;
   const MemorySync &m = g_memsync;
