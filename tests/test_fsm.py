@@ -391,6 +391,17 @@ def test_two_readers_of_one_release():
     assert fsm.STATES[sim.state] == fsm.AFTER_WRITER and sim.last == 0
 
 
+def test_a_race_in_mb_rw_is_described_against_what_it_clashed_with():
+    """In MB_RW the record names the access the reads were ordered after: a read is described where that
+    access was, anything else as clashing with the reads (hirace/results.py)."""
+    from hirace.results import _clash_level
+    assert _clash_level(fsm.AFTER_WRITER, False, False, read=True) == ("X", _clash_level(fsm.RACE, False, False)[1])
+    assert _clash_level(fsm.AFTER_WRITER, True, False, read=True) == ("X", "same block, different warps, not ordered after it")
+    assert _clash_level(fsm.AFTER_WRITER, True, True, read=True)[1] == "same warp, not ordered after it"
+    cls, scope = _clash_level(fsm.AFTER_WRITER, True, True, read=False)
+    assert cls == "R" and scope.startswith("reads of several threads")
+
+
 # every trace of 9 events on three blocks of one thread that starts as a producer and a first reader (the
 # events after it: a second reader's acquire and read at most)
 READER = _PRODUCE + _acquire(1) + [("R", 1)]
