@@ -21,6 +21,7 @@ from instrument.errors import UnsupportedConstruct
 from instrument.protocol import SITE_ID_BITS, Macro, define
 from instrument.frontend import device_view
 from instrument.frontend.api_launches import api_launches
+from instrument.frontend.parse import WAITING_OBJECTS
 from instrument.frontend.query import GROUP_SYNC, Program
 from instrument.frontend.rewrite import EditPlan, one_line
 
@@ -176,6 +177,9 @@ class HiracePlanner:
         # (uses_host_memory): HIRACE_STREAMS=1, and every access is checked whole (its launch's footprint needs
         # them all); on the gpu backend each launch also says where it is and its stream (_stream_launch)
         self.streams = False
+        # a unit allocates managed or pinned memory or declares a __managed__ variable (uses_host_memory): with
+        # none in a whole program the host's accesses have nothing to watch (HIRACE_HOST_ACCESS=0)
+        self.host_memory = False
 
     def _site(self, span, kind, text, function, variable, space, bound="", proof: Proof | None = None) -> int:
         sid = len(self.sites)
@@ -216,6 +220,8 @@ class HiracePlanner:
             out.append(define(Macro.HIRACE_MEMORY_SYNC, 1))
         if self.streams:           # (the host's order of operations followed: hirace/host_streams.h)
             out.append(define(Macro.HIRACE_STREAMS, 1))
+            if self.lower_cpu and not self.unit_mode and not self.host_memory:   # (no memory to watch:
+                out.append(define(Macro.HIRACE_HOST_ACCESS, 0))   # host_access.h left out of the build)
         if self.unit_mode:
             out.append(define(Macro.HIRACE_UNITS, 1))   # (other units may launch anything: no HIRACE_BRACKETED_ONLY)
         elif self.planned and not self.unbracketed:
@@ -301,6 +307,7 @@ class HiracePlanner:
         ignore = set(self.config.ignore)
         monitor = set(self.config.monitor)
         # what the analyses found (hirace/proofs): every access below gets its check from the rules
+        self.host_memory |= uses_host_memory(prog)
         if (uses_streams(prog) or uses_host_memory(prog)) and (self.lower_cpu or self.config.gpu_streams):
             self.streams = True
             if not self.lower_cpu:   # (what the gpu backend does not follow yet: said in the report)
@@ -338,6 +345,7 @@ class HiracePlanner:
                                  f"are not checked (a check cannot run in a constant expression)")
         # code no reading of the unit saw (frontend/device_view.py)
         plan.warnings += device_view.unseen(prog, reach, "accesses written only there are not checked")
+        plan.warnings += _unfollowed_waits(prog, reach)
         for a in prog.accesses:
             if a.function not in reach or a.space in ("constant", "local") or a.base in ignore or a.function in constexpr:
                 continue
@@ -717,6 +725,19 @@ def _again(expr: str) -> bool:
         return False
     return all(m.group(1) in ("sizeof", "alignof") for m in re.finditer(r"\b(\w+)\s*\(", expr)) and \
         not re.search(r"[)\]]\s*\(", expr)
+
+
+def _unfollowed_waits(prog: Program, reach: set[str]) -> list[str]:
+    """Device code that waits in a libcu++ waiting object (cuda::barrier's arrive/wait, a latch, a
+    semaphore, a pipeline): the orderings it makes are not followed, so a race reported between
+    accesses it orders is not there; said once per function, at its first use."""
+    out, seen = [], set()
+    for _library, name, span, fn in sorted(prog.library_uses, key=lambda u: (u[2].file, u[2].start)):
+        if fn in reach and fn not in seen and name.split("::")[-1] in WAITING_OBJECTS:
+            seen.add(fn)
+            out.append(f"{span.where()}: {fn} synchronises through {name}, whose arrive and wait hirace does "
+                       f"not follow: a race reported between accesses it orders is not there (docs/limitations.md)")
+    return out
 
 
 _NS, _Q = "::hirace::", "::hirace::q::"   # the runtime's namespace, and its quiet versions' (quiet_version.h q)

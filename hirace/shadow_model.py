@@ -68,11 +68,15 @@ class MemorySync:
     # the record it replaced and the record it left, (state, last, bclk, wclk, narrow) each; kept per
     # word (the runtime's table of them is keyed by the word's shadow; here one word is checked)
     readers: tuple | None = None
+    # The entry a read-modify-write's newer release of the same block replaced, with the version it had
+    # joined at (one deep): a read between the two still acquires the one it saw
+    previous: dict = field(default_factory=dict)  # flag -> {block: (Entry, version)}
 
     def copy(self) -> "MemorySync":
         return MemorySync(self.stamp, dict(self.known), dict(self.flags), dict(self.fenced), dict(self.pending),
                           dict(self.unreleased), dict(self.acquired), dict(self.scoped),
-                          {f: dict(v) for f, v in self.since.items()}, dict(self.replaced), self.readers)
+                          {f: dict(v) for f, v in self.since.items()}, dict(self.replaced), self.readers,
+                          {f: dict(v) for f, v in self.previous.items()})
 
     def visible(self, block: int, of: int, tid: int, bclk: int) -> Entry | None:
         k = self.known.get((block, of))
@@ -124,9 +128,10 @@ class ShadowSim:
         """t's last strong read becomes an acquire (a fence of `scope` after it; None: a barrier,
         at the read's own scope): what the value it read carried, t learns. Where the flag changed
         since the read, only by read-modify-writes (no store replaced its entries), the entries that
-        joined it by the read's version are still those the read saw (an entry a later release of its
-        block replaced is lost: not acquired, fewer orderings); the acquire is then not the complete
-        one of the flag's current value."""
+        joined it by the read's version are still those the read saw, and where a later release of a
+        block replaced its entry, the one it replaced, if that one had joined by the read's version
+        (`previous`, one deep: a second replacement loses it, fewer orderings); the acquire is then not
+        the complete one of the flag's current value."""
         m, g = self.mem, self.grid
         flag, version, read_scope = m.pending.pop(t, (None, None, None))
         if flag is None:
@@ -136,8 +141,13 @@ class ShadowSim:
         if changed:
             if m.replaced.get(flag, 0) > version:
                 return
-            since = m.since.get(flag, {})
-            entries = {k: e for k, e in entries.items() if since.get(k, 0) <= version}
+            since, previous, seen = m.since.get(flag, {}), m.previous.get(flag, {}), {}
+            for k, e in entries.items():
+                if since.get(k, 0) <= version:
+                    seen[k] = e
+                elif k in previous and previous[k][1] <= version:
+                    seen[k] = previous[k][0]
+            entries = seen
         b = g.block_of(t)
         complete = not changed
         for e in entries.values():
@@ -175,13 +185,14 @@ class ShadowSim:
                 m.stamp += 1
                 m.flags[flag] = (m.stamp, {})
                 m.scoped.pop(flag, None)
-                m.since[flag], m.replaced[flag] = {}, m.stamp
+                m.since[flag], m.replaced[flag], m.previous[flag] = {}, m.stamp, {}
             return
         bclk, wclk, fscope = m.fenced[t]
         only = b if narrower(fscope, scope) == BLOCK else -1
         m.stamp += 1
         carried = dict(entries) if op == "RMW" else {}
         since = dict(m.since.get(flag, {})) if op == "RMW" else {}
+        previous = dict(m.previous.get(flag, {})) if op == "RMW" else {}
         if op == "ST":
             m.replaced[flag] = m.stamp
         mine = [Entry(m.stamp, b, t % (g.warps * g.lanes), bclk, wclk, only)]
@@ -190,10 +201,13 @@ class ShadowSim:
             e2 = replace(e, via=b) if only < 0 else replace(e, only=only, via=b)
             old = carried.get(e2.block)
             if old is None or e2.stamp > old.stamp:
+                if old is not None:
+                    previous[e2.block] = (old, since.get(e2.block, 0))
                 carried[e2.block] = e2
                 since[e2.block] = m.stamp
         m.flags[flag] = (m.stamp, carried)
         m.since[flag] = since
+        m.previous[flag] = previous
         before = m.scoped.get(flag, -2) if op == "RMW" else -2
         if only >= 0:
             before = only if before in (-2, only) else -1

@@ -291,6 +291,7 @@ class Macro(StrEnum):
     CLTC_COV_LATE_BARRIERS = "CLTC_COV_LATE_BARRIERS"
     CLTC_MUT_SITES = "CLTC_MUT_SITES"
     CLTC_MUT_UNITS = "CLTC_MUT_UNITS"
+    CUDAEMU_GRAPHS = "CUDAEMU_GRAPHS"
 
 
 @dataclass(frozen=True)
@@ -335,9 +336,11 @@ MACROS: dict[Macro, MacroDoc] = {
                                           "1: the planner found no way for the program's instrumented code to run "
                                           "in a launch hirace does not bracket (hirace/planner.py "
                                           "_note_unbracketed), so no \"off\" state follows each launch"),
-    Macro.HIRACE_HOST_ACCESS: MacroDoc("hirace/host_access.h", 1, "",
+    Macro.HIRACE_HOST_ACCESS: MacroDoc("hirace/host_access.h", 1, "hirace/planner.py",
                                        "with HIRACE_STREAMS: the host's accesses of managed and pinned memory are "
-                                       "watched (x86-64 Linux); 0: not (bench/host_access measures the cost)"),
+                                       "watched (x86-64 Linux); 0: not (bench/host_access measures the cost), set "
+                                       "where no unit of a whole program allocates such memory or declares a "
+                                       "__managed__ variable: nothing to watch"),
     Macro.HIRACE_PENDING_LAUNCHES: MacroDoc("hirace/records.h", 64, "",
                                             "launches that log into one race log before the host reads it back"),
     Macro.CLTC_COV_FLAGS: MacroDoc("cltc/coverage_state.h", 1, "cltestcheck/coverage/planner.py", "coverage items"),
@@ -353,6 +356,10 @@ MACROS: dict[Macro, MacroDoc] = {
     Macro.CLTC_MUT_SITES: MacroDoc("cltc/mutate.h", 1, "cltestcheck/mutate/planner.py", "mutation sites"),
     Macro.CLTC_MUT_UNITS: MacroDoc("cltc/mutate.h", 0, "cltestcheck/mutate/planner.py",
                                    "1: a unit built by itself through cltc-cc, with its own mutant table"),
+    Macro.CUDAEMU_GRAPHS: MacroDoc("cudaemu/cudaemu.h", 1, "instrument/compile/cpu_parts.py",
+                                   "0: no unit of the program calls the CUDA graph or stream capture API: the cpu "
+                                   "backend's units leave cudaemu/graphs.h (and hirace's host_graphs.h) out; every "
+                                   "unit of one program must be built with the same value"),
 }
 
 

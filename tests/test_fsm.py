@@ -325,6 +325,18 @@ RMW_AFTER_READ = {
     "an acquire survives another block's fenced read-modify-write before its fence": (
         [("W", 0), (fence(DEVICE), 0), (flag_op("RMW", DEVICE), 0), (flag_op("RMW", DEVICE), 1), (fence(DEVICE), 2),
          (flag_op("RMW", DEVICE), 2), (fence(DEVICE), 1), ("R", 1)], None),
+    "an acquire survives two read-modify-writes of another block before its fence": (
+        [("W", 0), (fence(DEVICE), 0), (flag_op("RMW", DEVICE), 0), (flag_op("RMW", DEVICE), 1), (fence(DEVICE), 2),
+         (flag_op("RMW", DEVICE), 2), (flag_op("RMW", DEVICE), 2), (fence(DEVICE), 1), ("R", 1)], None),
+    "the writer's next release between the read and its fence": (
+        [("W", 0), (fence(DEVICE), 0), (flag_op("RMW", DEVICE), 0), (flag_op("RMW", DEVICE), 1), (fence(DEVICE), 0),
+         (flag_op("RMW", DEVICE), 0), (fence(DEVICE), 1), ("R", 1)], None),
+    "the writer's next release, whose write the read did not see": (
+        [(fence(DEVICE), 0), (flag_op("RMW", DEVICE), 0), (flag_op("RMW", DEVICE), 1), ("W", 0), (fence(DEVICE), 0),
+         (flag_op("RMW", DEVICE), 0), (fence(DEVICE), 1), ("R", 1)], 7),
+    "two releases of the writer after the read: neither acquired": (
+        [(flag_op("RMW", DEVICE), 1), ("W", 0), (fence(DEVICE), 0), (flag_op("RMW", DEVICE), 0), (fence(DEVICE), 0),
+         (flag_op("RMW", DEVICE), 0), (fence(DEVICE), 1), ("R", 1)], 7),
     "a release that came after the read is not acquired": (
         [(fence(DEVICE), 0), (flag_op("RMW", DEVICE), 0), (flag_op("RMW", DEVICE), 1), ("W", 2), (fence(DEVICE), 2),
          (flag_op("RMW", DEVICE), 2), (fence(DEVICE), 1), ("R", 1)], 7),
@@ -547,9 +559,14 @@ _BROKEN = {   # a rule of the header's, broken in a copy: (file, text, replaceme
         "update.h", "    return WarpWord::count(warp) - WarpWord::marks(warp);", "    return WarpWord::count(warp);"),
     "the fast paths in atomic states": ("update.h", "if (!mem || !((fsm::kAtomicStates >> st) & 1u)) {", "if (true) {"),
     "entries that joined the flag after the read acquired": (
-        "memory_sync.h", "(changed && newer(m.since[1ull * slot * m.blocks + of], me.version))", "false"),
+        "memory_sync.h", "!changed || !newer(m.since[1ull * slot * m.blocks + of], me.version)", "true"),
+    "the entry a newer release replaced not kept": (
+        "memory_sync.h", "      if (kept) previous[of] = Entry{was.stamp, was.only, was.at, since[of]};", ""),
+    "the entry a newer release replaced taken whenever it joined": (
+        "memory_sync.h", "  return p.stamp && !newer(p.learnt, version) ? p : Entry{};", "  return p;"),
     "a read's entries taken as replaced by a read-modify-write": (
-        "memory_sync.h", "    if (op != kRmw || e.stamp != kept) since[of] = stamp;", "    since[of] = stamp;"),
+        "memory_sync.h", "    } else if (e.stamp != kept) {   // (joined the value now; the entry it replaced kept one deep)",
+        "    } else {"),
     "a block's acquire kept past the flag's next release": (
         "memory_sync.h", "    e.learnt = 0;   // (a new version: no block acquired it yet)", ""),
     "a block-scope acquire taking its own block's entry another block's release put in": (

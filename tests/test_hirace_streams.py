@@ -186,6 +186,12 @@ def test_a_stream_program_checks_every_access_whole(tmp_path):
     path = CUDA / "streams" / "two_streams_race.cu"
     instrument_sources([path], tmp_path, [planner], [path.parent], [], lower_cpu=True)
     assert planner.streams and "HIRACE_STREAMS=1" in planner.defines()
+    # no managed or pinned memory in the whole program: the host's accesses have nothing to watch, and
+    # host_access.h is left out of the build
+    assert "HIRACE_HOST_ACCESS=0" in planner.defines()
+    unit = HiracePlanner(Config(), lower_cpu=True, unit_mode=True)   # (hirace-cc: other units may allocate it)
+    instrument_sources([path], tmp_path / "unit", [unit], [path.parent], [], lower_cpu=True)
+    assert unit.streams and not any(d.startswith("HIRACE_HOST_ACCESS") for d in unit.defines())
     cpu = (tmp_path / path.name).read_text()
     assert "launch_site" not in cpu and "launch_stream" not in cpu   # (cudaemu's launcher says both)
     # on the gpu backend, unless asked (gpu_streams), the program is built as before and the report says the
@@ -248,6 +254,7 @@ def test_a_program_with_managed_memory_follows_the_host(tmp_path):
     planner = HiracePlanner(Config(), lower_cpu=True)
     instrument_sources([path], tmp_path, [planner], [path.parent], [], lower_cpu=True)
     assert planner.streams and "HIRACE_STREAMS=1" in planner.defines()
+    assert not any(d.startswith("HIRACE_HOST_ACCESS") for d in planner.defines())
 
 
 @pytest.mark.parametrize("name,registered", [("managed_var_sync_ok.cu", True), ("pinned_mapped_race.cu", False)])

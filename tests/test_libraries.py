@@ -105,6 +105,11 @@ def test_the_cpu_backend_refuses_graph_updates_and_libcudacxx_waits_by_name(tmp_
     res = _hirace_run(wait)
     assert res.returncode == 2 and f"{wait}:3:20: k uses cuda::barrier, which waits as the host waits" in res.stderr, \
         res.stderr
+    # for the gpu backend it is instrumented, and what hirace does not follow of it is said
+    res = subprocess.run([sys.executable, "-m", "hirace.cli", "instrument", "-o", str(tmp_path / "out"), str(wait)],
+                         capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0 and (f"{wait}:3:20: k synchronises through cuda::barrier, whose arrive and wait hirace "
+                                    f"does not follow") in res.stderr, res.stderr
 
 
 def test_runtime_api_launches_are_bracketed_even_inside_a_macro(tmp_path, nvcc):

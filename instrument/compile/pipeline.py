@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Callable
 
 from ..backends.base import Backend, BuildRequest
-from . import build_cache, register_budget
+from . import build_cache, cpu_parts, register_budget
 from ..errors import ParseError, UnsupportedConstruct
 from ..frontend import device_view
 from ..frontend.c_includes import user_headers
 from ..frontend.deep import run_deep
 from ..frontend.lower_cpu import lower_for_cpu
 from ..output import write_tree
-from ..frontend.parse import ParsedUnit, parse_file
+from ..frontend.parse import WAITING_OBJECTS, ParsedUnit, parse_file
 from ..frontend.query import Program, query
 from ..frontend.rewrite import EditPlan, apply
 from runtime import include_dir
@@ -134,8 +134,6 @@ def instrument_sources(sources: list[Path], out_dir: Path, planners: list[Planne
 
 # libcu++'s synchronisation objects, which wait by spinning or sleeping the host thread when built
 # for the host
-_BLOCKING_ON_HOST = {"barrier", "pipeline", "latch", "counting_semaphore", "binary_semaphore",
-                     "make_pipeline", "memcpy_async", "pipeline_shared_state"}
 _API_NAME = re.compile(r"\b(cuda[A-Z]\w*)\s*\(")
 
 
@@ -172,7 +170,7 @@ def _refuse_on_cpu(prog: Program) -> None:
             raise UnsupportedConstruct(
                 f"{span.where()}: {kind} {fn} uses {name}: {library} runs on a GPU only; the cpu backend "
                 f"emulates the CUDA language and runtime, not the {library} library", hint="use --backend gpu")
-        if name.split("::")[-1] in _BLOCKING_ON_HOST:
+        if name.split("::")[-1] in WAITING_OBJECTS:
             raise UnsupportedConstruct(
                 f"{span.where()}: {fn} uses {name}, which waits as the host waits: the cpu backend runs a "
                 f"block's threads as fibers of one thread, and one that waits so would never let the others "
@@ -302,6 +300,8 @@ def build(sources: list[Path], backend: Backend, work_dir: Path, planners: list[
                                  archs=device_view.archs_of(list(flags)) or backend.device_archs())
     exe = work_dir / (exe_name + ".so" if library else exe_name)
     defines = list(defines) + planned_defines(planners)
+    if lower:   # what no unit uses left out of the emulation (every source of the program is in this build)
+        defines += cpu_parts.defines(ins.programs)
     req = BuildRequest(list(ins.sources), exe, list(ins.include_dirs) + [include_dir()], defines,
                        list(flags), opt=opt, library=library)
     if not cache:

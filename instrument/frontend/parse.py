@@ -317,6 +317,10 @@ RUNTIME_NAMESPACES = frozenset({"hirace", "cltc", "cctk", "cudaemu", "cudaemu_cg
 
 # the toolkit's libraries, by the first directory of their headers
 LIBRARIES = {"cub": "CUB", "thrust": "Thrust", "cuda": "libcu++", "nv": "libcu++"}
+# libcu++'s waiting objects (their names' last part): threads wait in them as the host waits (the cpu
+# backend refuses them: pipeline.py), and the orderings they make are not followed by hirace
+WAITING_OBJECTS = frozenset({"barrier", "pipeline", "latch", "counting_semaphore", "binary_semaphore",
+                             "make_pipeline", "memcpy_async", "pipeline_shared_state"})
 
 
 def library_of(path: str) -> tuple[str, str] | None:

@@ -40,7 +40,7 @@
 #define HIRACE_BRACKETED_ONLY 0   // 1: the planner found no way for the program's instrumented code to run in a launch hirace does not bracket (hirace/planner.py _note_unbracketed), so no "off" state follows each launch (hirace/host_launch.h; set by hirace/planner.py)
 #endif
 #ifndef HIRACE_HOST_ACCESS
-#define HIRACE_HOST_ACCESS 1   // with HIRACE_STREAMS: the host's accesses of managed and pinned memory are watched (x86-64 Linux); 0: not (bench/host_access measures the cost) (hirace/host_access.h; a tuning a build may override)
+#define HIRACE_HOST_ACCESS 1   // with HIRACE_STREAMS: the host's accesses of managed and pinned memory are watched (x86-64 Linux); 0: not (bench/host_access measures the cost), set where no unit of a whole program allocates such memory or declares a __managed__ variable: nothing to watch (hirace/host_access.h; set by hirace/planner.py)
 #endif
 #ifndef HIRACE_PENDING_LAUNCHES
 #define HIRACE_PENDING_LAUNCHES 64   // launches that log into one race log before the host reads it back (hirace/records.h; a tuning a build may override)
@@ -68,6 +68,9 @@
 #endif
 #ifndef CLTC_MUT_UNITS
 #define CLTC_MUT_UNITS 0   // 1: a unit built by itself through cltc-cc, with its own mutant table (cltc/mutate.h; set by cltestcheck/mutate/planner.py)
+#endif
+#ifndef CUDAEMU_GRAPHS
+#define CUDAEMU_GRAPHS 1   // 0: no unit of the program calls the CUDA graph or stream capture API: the cpu backend's units leave cudaemu/graphs.h (and hirace's host_graphs.h) out; every unit of one program must be built with the same value (cudaemu/cudaemu.h; set by instrument/compile/cpu_parts.py)
 #endif
 
 // the quiet forms of a site (hirace/quiet.h) and the hooks a quiet version keeps as no-ops: each has

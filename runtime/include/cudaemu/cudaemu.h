@@ -15,7 +15,7 @@
 // stacks, the grid loop), collectives.h (warp and tile collectives), builtins.h (threadIdx,
 // __syncthreads, shared memory), launch.h (launches), cudaemu_device.h (atomics, shuffles,
 // intrinsics, math), cudaemu_api.h (the runtime API), registry.h (kernels named by address:
-// cudaLaunchKernel), graphs.h (CUDA graphs, stream capture).
+// cudaLaunchKernel), graphs.h (CUDA graphs, stream capture; graphs_absent.h where CUDAEMU_GRAPHS is 0).
 //
 // Environment: CUDAEMU_BLOCK_ORDER=asc|desc|random|<comma list of linear ids>,
 // CUDAEMU_SEED=<n> (seeded block order and thread switches), CUDAEMU_SWITCH=<p>
@@ -118,6 +118,11 @@ using namespace ::cctk::exit_code;   // kExitBarrierDivergence, kExitDeadlock, k
 #include "cudaemu_device.h"
 #include "cudaemu_api.h"
 #include "registry.h"
+// CUDA graphs and stream capture, in a program that calls their API (CUDAEMU_GRAPHS: cudacommon/protocol.h)
+#if CUDAEMU_GRAPHS
 #include "graphs.h"
+#else
+#include "graphs_absent.h"
+#endif
 
 #endif  // CUDAEMU_CUDAEMU_H

@@ -96,6 +96,11 @@ inline bool capture_record(cudaEvent_t e, cudaStream_t s);   // (also forgets a 
 inline bool capture_wait(cudaStream_t s, cudaEvent_t e);
 }  // namespace cudaemu::graphs
 
+// (the 3D copies' descriptions: graphs.h's memcpy nodes take them)
+inline cudaPos make_cudaPos(size_t x, size_t y, size_t z) { return cudaPos{x, y, z}; }
+inline cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) { return cudaExtent{w, h, d}; }
+inline cudaPitchedPtr make_cudaPitchedPtr(void *d, size_t p, size_t xsz, size_t ysz) { return cudaPitchedPtr{d, p, xsz, ysz}; }
+
 inline cudaError_t cudaMalloc(void **p, size_t n) {
   if (!p) return ::cudaemu::detail::record(cudaErrorInvalidValue);
   *p = ::cudaemu::detail::device_alloc(n);

@@ -1,4 +1,6 @@
-// cudaemu: CUDA graphs and stream capture. Included by cudaemu.h; not meant to be included on its own.
+// cudaemu: CUDA graphs and stream capture. Included by cudaemu.h where the program calls the graph or capture API
+// (CUDAEMU_GRAPHS, set by instrument/compile/cpu_parts.py; graphs_absent.h otherwise); not meant to be included on
+// its own.
 //
 // A graph is a list of nodes (a kernel with its parameters bound, copies and sets as rows of bytes, a host
 // function, an empty node) and each node's dependencies. cudaGraphInstantiate orders the nodes
@@ -246,9 +248,6 @@ inline void run_node(const Node &n, cudaStream_t s) {
 }  // namespace cudaemu::graphs
 
 // ------------------------------------------------------------------ the runtime API
-inline cudaPos make_cudaPos(size_t x, size_t y, size_t z) { return cudaPos{x, y, z}; }
-inline cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) { return cudaExtent{w, h, d}; }
-inline cudaPitchedPtr make_cudaPitchedPtr(void *d, size_t p, size_t xsz, size_t ysz) { return cudaPitchedPtr{d, p, xsz, ysz}; }
 
 inline cudaError_t cudaGraphCreate(cudaGraph_t *g, unsigned) {
   if (!g) return ::cudaemu::detail::record(cudaErrorInvalidValue);

@@ -28,11 +28,19 @@ inline void (*g_launch_done)(const Launch &) = nullptr;
 }  // namespace detail
 namespace graphs {   // stream capture (graphs.h): a launch on a capturing stream becomes a node of its graph
 inline int g_capturing = 0;   // streams that capture now
+#if CUDAEMU_GRAPHS
 inline bool capture_launch(const detail::Launch &L, std::function<void(detail::Launch)> run);
+#else
+[[noreturn]] inline void absent();   // (graphs_absent.h)
+#endif
 }  // namespace graphs
 namespace detail {
 template <class F, class Tuple> void run_kernel(Launch L, F f, Tuple args) {
+#if CUDAEMU_GRAPHS
   if (graphs::g_capturing && graphs::capture_launch(L, [f, args](Launch M) { run_kernel(M, f, args); })) return;
+#else
+  if (graphs::g_capturing) graphs::absent();
+#endif
   std::lock_guard<std::recursive_mutex> hold(g_launch_mutex);
   if (!valid_config(L.grid, L.block, L.shm)) return;
   struct Env { F f; Tuple args; } env{f, args};

@@ -27,7 +27,7 @@
 namespace hirace {
 namespace streams {
 
-#if defined(CUDAEMU)
+#if defined(CUDAEMU) && CUDAEMU_GRAPHS
 
 struct ExecState {                 // an instantiated graph, as the relation follows it
   std::vector<unsigned> agent;     // each node's agent
@@ -156,6 +156,10 @@ inline bool captured(const char *file, unsigned line, const char *api, cudaStrea
   ::cudaemu::graphs::site(file, int(line), api);
   return true;
 }
+#elif defined(CUDAEMU)
+// No unit of the program calls the graph or capture API (CUDAEMU_GRAPHS=0, cudaemu/graphs_absent.h): no stream
+// captures, and the hooks of host_stream_hooks.h stay the program's calls
+inline bool captured(const char *, unsigned, const char *, cudaStream_t) { return false; }
 #else
 // Whether s captures (a stream the runtime says it cannot tell of while a capture runs: taken as capturing,
 // so that no operation is made of a call the capture may have taken)
@@ -168,6 +172,7 @@ inline bool stream_captures(cudaStream_t s) {
 inline bool event_captured(cudaEvent_t) { return false; }
 inline bool captured(const char *, unsigned, const char *, cudaStream_t s) { return stream_captures(s); }
 #endif
+#if !defined(CUDAEMU) || CUDAEMU_GRAPHS
 inline cudaError_t graph_memcpy_async(const char *file, unsigned line, void *dst, const void *src, size_t n,
                                       cudaMemcpyKind kind, cudaStream_t s = nullptr) {
   access::Call call;   // (host_access.h: every page open while the call runs)
@@ -195,11 +200,13 @@ inline cudaError_t graph_wait_event(cudaStream_t s, cudaEvent_t e, unsigned flag
     return (cudaStreamWaitEvent)(s, e, flags);
   return stream_wait_event(s, e, flags);
 }
+#endif
 
 }  // namespace streams
 }  // namespace hirace
 
 // The program's calls (after host_stream_hooks.h's, which the capture-aware ones replace)
+#if !defined(CUDAEMU) || CUDAEMU_GRAPHS
 #undef cudaMemcpyAsync
 #undef cudaMemsetAsync
 #undef cudaLaunchHostFunc
@@ -213,13 +220,16 @@ inline cudaError_t graph_wait_event(cudaStream_t s, cudaEvent_t e, unsigned flag
 #if defined(CUDAEMU)   // (on the gpu backend host_alloc.h's capture hooks stay, and CUDA names the nodes)
 #define cudaStreamBeginCapture(s, mode) hirace_streams::begin_capture(s, mode)
 #define cudaStreamEndCapture(s, g) hirace_streams::end_capture(s, g)
-// the calls that add a node, or launch a kernel by its address: named by their line
+// the calls that add a node: named by their line
 #define cudaGraphAddKernelNode(...) (::cudaemu::graphs::site(__FILE__, __LINE__), (cudaGraphAddKernelNode)(__VA_ARGS__))
 #define cudaGraphAddMemcpyNode(...) (::cudaemu::graphs::site(__FILE__, __LINE__), (cudaGraphAddMemcpyNode)(__VA_ARGS__))
 #define cudaGraphAddMemcpyNode1D(...) (::cudaemu::graphs::site(__FILE__, __LINE__), (cudaGraphAddMemcpyNode1D)(__VA_ARGS__))
 #define cudaGraphAddMemsetNode(...) (::cudaemu::graphs::site(__FILE__, __LINE__), (cudaGraphAddMemsetNode)(__VA_ARGS__))
 #define cudaGraphAddHostNode(...) (::cudaemu::graphs::site(__FILE__, __LINE__), (cudaGraphAddHostNode)(__VA_ARGS__))
 #define cudaGraphAddEmptyNode(...) (::cudaemu::graphs::site(__FILE__, __LINE__), (cudaGraphAddEmptyNode)(__VA_ARGS__))
+#endif
+#endif  // !defined(CUDAEMU) || CUDAEMU_GRAPHS
+#if defined(CUDAEMU)   // a launch by the kernel's address, named by its line (cudaemu/registry.h, with graphs or not)
 #define cudaLaunchKernel(...) (::cudaemu::graphs::site(__FILE__, __LINE__), (cudaLaunchKernel)(__VA_ARGS__))
 #define cudaLaunchCooperativeKernel(...) (::cudaemu::graphs::site(__FILE__, __LINE__), (cudaLaunchCooperativeKernel)(__VA_ARGS__))
 #endif

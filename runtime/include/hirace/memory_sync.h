@@ -123,6 +123,9 @@ struct MemorySync {
   // the version of its last store (which replaced every entry; 0: none)
   unsigned *since;        // [slot * blocks + block]
   unsigned *replaced;     // [slot]
+  // The entry a read-modify-write's newer release of the same block replaced, its `learnt` the version it
+  // had joined at (shadow_model.MemorySync.previous: one deep; cleared by a store)
+  Entry *previous;        // [slot * blocks + block]
   ReadPair *pairs;        // [pair]: a word's kept records (ReadPair)
   unsigned long long *pair_keys;   // [pair]: the address of its word's shadow (0: free)
   unsigned blocks, threads_per_block, slots;
@@ -141,7 +144,8 @@ CCTK_HD constexpr unsigned long long since_items(unsigned blocks, unsigned slots
 CCTK_HD constexpr unsigned long long record_items(unsigned blocks, unsigned threads_per_block, unsigned slots,
                                                   unsigned readers) {
   return 1ull + 1ull * blocks * threads_per_block + slots + 1ull * slots * blocks + 1ull * blocks * blocks +
-         since_items(blocks, slots) + readers + (readers + 1ull) / 2;   // (the pairs' keys: two an item)
+         since_items(blocks, slots) + readers + (readers + 1ull) / 2 +   // (the pairs' keys: two an item)
+         1ull * slots * blocks;                                          // (previous)
 }
 // The bytes of a launch's record
 CCTK_HD constexpr unsigned long long record_bytes(unsigned blocks, unsigned threads_per_block, unsigned slots,
@@ -163,6 +167,7 @@ CCTK_HD inline MemorySync carve(void *base, unsigned blocks, unsigned threads_pe
   m.replaced = m.since + 1ull * slots * blocks;
   m.pairs = reinterpret_cast<ReadPair *>(m.known + 1ull * blocks * blocks + since_items(blocks, slots));
   m.pair_keys = reinterpret_cast<unsigned long long *>(m.pairs + readers);
+  m.previous = reinterpret_cast<Entry *>(m.pairs + readers) + (readers + 1ull) / 2;
   m.blocks = blocks;
   m.threads_per_block = threads_per_block;
   m.slots = slots;
@@ -236,7 +241,8 @@ CCTK_HD inline void strong_unfollowed(const MemorySync &m, unsigned op, unsigned
   if (op == kStore) {
     unsigned s = ++*m.stamp;
     f.version = s ? s : ++*m.stamp;
-    for (unsigned of = 0; of < m.blocks; ++of) m.carried[1ull * slot * m.blocks + of] = Entry{};
+    for (unsigned of = 0; of < m.blocks; ++of)
+      m.carried[1ull * slot * m.blocks + of] = m.previous[1ull * slot * m.blocks + of] = Entry{};
     f.scoped = 0;
     m.replaced[slot] = f.version;
   }
@@ -309,6 +315,13 @@ CCTK_HD inline unsigned next_stamp(const MemorySync &m) {
   return s ? s : ++*m.stamp;   // (0 is none)
 }
 
+// Of flag `slot`'s entry of block `of`, the one a read at `version` saw where a later release replaced it:
+// the entry that release replaced, if it had joined by then (MemorySync::previous), else none
+CCTK_HD inline Entry seen_before(const MemorySync &m, unsigned slot, unsigned of, unsigned version) {
+  const Entry &p = m.previous[1ull * slot * m.blocks + of];
+  return p.stamp && !newer(p.learnt, version) ? p : Entry{};
+}
+
 // t's last strong read becomes an acquire: a fence of `scope` after it (kBarrier: a barrier, at the
 // read's own scope); t's block learns what the value it read carried, and where every release it carries
 // synchronised with t, the flag's entry of t's block keeps the acquire (ShadowSim._acquire). Where the
@@ -326,8 +339,10 @@ CCTK_HD inline void acquire(const MemorySync &m, const Thread &t, unsigned scope
   const unsigned s0 = narrower(read_scope, scope == kBarrier ? read_scope : scope);
   bool complete = !changed, own_only = true;
   for (unsigned of = 0; of < m.blocks; ++of) {
-    const Entry &e = m.carried[1ull * slot * m.blocks + of];
-    if (!e.stamp || (changed && newer(m.since[1ull * slot * m.blocks + of], me.version))) continue;
+    const Entry e = !changed || !newer(m.since[1ull * slot * m.blocks + of], me.version)
+                         ? m.carried[1ull * slot * m.blocks + of]
+                         : seen_before(m, slot, of, me.version);
+    if (!e.stamp) continue;
     own_only = own_only && of == t.block;
     // a release of block scope synchronises with the threads of the block it names only; an acquire of
     // block scope with a release of its own block only (the one that put the entry into the flag)
@@ -397,7 +412,7 @@ CCTK_HD inline void strong(const MemorySync &m, const Thread &t, unsigned op, un
   if (!fenced) {   // no fence before: a store ends the flag's release sequence
     if (op == kStore) {
       f.version = next_stamp(m);
-      for (unsigned of = 0; of < m.blocks; ++of) carried[of] = Entry{};
+      for (unsigned of = 0; of < m.blocks; ++of) carried[of] = m.previous[1ull * slot * m.blocks + of] = Entry{};
       f.scoped = 0;
       m.replaced[slot] = f.version;
     }
@@ -407,8 +422,10 @@ CCTK_HD inline void strong(const MemorySync &m, const Thread &t, unsigned op, un
   const unsigned only = narrower(fscope, scope & 1u) == kBlock ? t.block + 1 : 0;
   const unsigned stamp = next_stamp(m);
   unsigned *since = m.since + 1ull * slot * m.blocks;
+  Entry *previous = m.previous + 1ull * slot * m.blocks;
   for (unsigned of = 0; of < m.blocks; ++of) {
     Entry e = op == kRmw ? carried[of] : Entry{};
+    const Entry was = e;
     const unsigned kept = e.stamp;
     e.learnt = 0;   // (a new version: no block acquired it yet)
     const unsigned via = (t.block + 1) << kViaShift;   // (put into the flag by this release)
@@ -417,7 +434,13 @@ CCTK_HD inline void strong(const MemorySync &m, const Thread &t, unsigned op, un
     if (visible(k, t) && (!e.stamp || newer(k.stamp, e.stamp)))   // what t knows
       e = Entry{k.stamp, (only ? only : k.only & kOnlyMask) | via, k.at, 0};
     carried[of] = e;
-    if (op != kRmw || e.stamp != kept) since[of] = stamp;   // (joined the value now)
+    if (op != kRmw) {   // (a store: what came before is gone)
+      previous[of] = Entry{};
+      since[of] = stamp;
+    } else if (e.stamp != kept) {   // (joined the value now; the entry it replaced kept one deep)
+      if (kept) previous[of] = Entry{was.stamp, was.only, was.at, since[of]};
+      since[of] = stamp;
+    }
   }
   f.version = stamp;
   if (op == kStore) m.replaced[slot] = stamp;
