@@ -197,8 +197,16 @@ def _coords(linear: int, dims) -> tuple:
     return (linear % x, (linear // x) % y, linear // (x * y))
 
 
-def _clash_level(state: fsm.State, same_block: bool, same_warp: bool) -> tuple[str, str]:
-    """(class of the level the access clashed with, scope description)."""
+def _clash_level(state: fsm.State, same_block: bool, same_warp: bool, read: bool = False) -> tuple[str, str]:
+    """(class of the level the access clashed with, scope description). In MB_RW (several readers of one
+    release, docs/memory-model.md) the record names the access the reads were ordered after: a read clashes
+    with it, where it was; anything else with the reads."""
+    if state == fsm.AFTER_WRITER:
+        if not read:
+            return "R", "reads of several threads, some not ordered before it (several readers of one release)"
+        if same_block:
+            return state.grid, ("same warp, not ordered after it" if same_warp else
+                                "same block, different warps, not ordered after it")
     if state.kind == "MB" or not same_block:
         return state.grid, "different blocks (nothing orders blocks within a launch)"
     if state.kind == "MW" or not same_warp:
@@ -428,7 +436,7 @@ def collect(log_path: Path, sites: list[Site] | None, warp_size: int = 32) -> Ra
             prior = None
         same_block = r.bid == r.prior_bid
         same_warp = same_block and r.tid // warp_size == r.prior_tid // warp_size
-        cls, scope = _clash_level(state, same_block, same_warp)
+        cls, scope = _clash_level(state, same_block, same_warp, read=r.access == 0)
         memory = "shared" if r.space == Space.SHARED else "global"
         variable = site.variable if (memory == "shared" or not buffers.get(r.buffer)) else buffers[r.buffer]
         merged[key] = Race(

@@ -5,7 +5,7 @@ Used by the model checker for speed; the checker also drives the header's own
 routine, compiled for the host, over the same traces (hirace.modelcheck)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import fsm
 from .oracle import BAR, BLOCK, DEVICE, SYNCWARP, Grid, fence_scope, flag_of, lanes_of, narrower
@@ -25,13 +25,16 @@ _AFTER_WRITER = fsm.STATE_INDEX[fsm.AFTER_WRITER]
 class Entry:
     """A release of block `block` known to someone: its stamp (a launch-wide count of releases),
     the releasing thread and its clocks at its fence (what it did before is ordered before the
-    release), and, in a flag, `only`: the block it synchronises with (a release of block scope)."""
+    release), and, in a flag, `only`: the block it synchronises with (a release of block scope), and
+    `via`: the block of the release that put it into the flag (its own, or one whose thread knew it): an
+    acquire of block scope synchronises with that release, so it takes the entry only in that block."""
     stamp: int
     block: int
     tid: int
     bclk: int
     wclk: int
     only: int = -1
+    via: int = -1
 
 
 @dataclass(frozen=True)
@@ -151,7 +154,7 @@ class ShadowSim:
             s = narrower(read_scope, read_scope if scope is None else scope)
             if e.only >= 0:
                 s = BLOCK if e.only == b else None
-            if s is None or (s == BLOCK and e.block != b):
+            if s is None or (s == BLOCK and e.via != b):
                 complete = False
                 continue
             old = m.known.get((b, e.block))
@@ -195,7 +198,7 @@ class ShadowSim:
         mine = [Entry(m.stamp, b, t % (g.warps * g.lanes), bclk, wclk, only)]
         mine += [k.entry for (kb, _), k in m.known.items() if kb == b and (k.tid == t or self.bclk[t] > k.bclk)]
         for e in mine:
-            e2 = e if only < 0 else Entry(e.stamp, e.block, e.tid, e.bclk, e.wclk, only)
+            e2 = replace(e, via=b) if only < 0 else replace(e, only=only, via=b)
             old = carried.get(e2.block)
             if old is None or e2.stamp > old.stamp:
                 if old is not None:

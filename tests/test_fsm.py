@@ -403,6 +403,17 @@ def test_two_readers_of_one_release():
     assert fsm.STATES[sim.state] == fsm.AFTER_WRITER and sim.last == 0
 
 
+def test_a_race_in_mb_rw_is_described_against_what_it_clashed_with():
+    """In MB_RW the record names the access the reads were ordered after: a read is described where that
+    access was, anything else as clashing with the reads (hirace/results.py)."""
+    from hirace.results import _clash_level
+    assert _clash_level(fsm.AFTER_WRITER, False, False, read=True) == ("X", _clash_level(fsm.RACE, False, False)[1])
+    assert _clash_level(fsm.AFTER_WRITER, True, False, read=True) == ("X", "same block, different warps, not ordered after it")
+    assert _clash_level(fsm.AFTER_WRITER, True, True, read=True)[1] == "same warp, not ordered after it"
+    cls, scope = _clash_level(fsm.AFTER_WRITER, True, True, read=False)
+    assert cls == "R" and scope.startswith("reads of several threads")
+
+
 # every trace of 9 events on three blocks of one thread that starts as a producer and a first reader (the
 # events after it: a second reader's acquire and read at most)
 READER = _PRODUCE + _acquire(1) + [("R", 1)]
@@ -430,6 +441,29 @@ def test_a_second_reader_taken_as_after_the_writer_is_caught(monkeypatch):
     res = check(M3, 8, with_header=False, memory=True, prefix=READER)
     assert res.disagreements["missed race"] > 0
     assert res.examples["missed race"].endswith("R by t(b2,w0,l0)")
+
+
+# An acquire of block scope (a fence of block scope after the read) synchronises with the release whose value
+# it read only where that release is of its own block: an entry of its own block that another block's release
+# put into the flag (what that block's thread knew) is not acquired (Entry.via); one the flag's release
+# sequence still holds (a read-modify-write since) is. Two lanes in block 0: the writer and the reader.
+M22 = Grid(2, 1, 2)
+BLOCK_SCOPE_ACQUIRE = {
+    "a block-scope acquire of another block's store that carries its own block's release": (
+        _PRODUCE + _acquire(2) + [(_ST, 2), (_LD, 1), (fence(BLOCK), 1), ("R", 1)], 8),
+    "a device-scope acquire of the same": (_PRODUCE + _acquire(2) + [(_ST, 2), (_LD, 1), (_F, 1), ("R", 1)], None),
+    "a block-scope acquire of another block's read-modify-write in its own block's release sequence": (
+        _PRODUCE + _acquire(2) + [(_RMW, 2), (_LD, 1), (fence(BLOCK), 1), ("R", 1)], None),
+    "a second reader that took its own block's release from another block's store at block scope": (
+        _PRODUCE + _acquire(2) + [("R", 2), (_ST, 2), (_LD, 1), (fence(BLOCK), 1), ("R", 1)], 9),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BLOCK_SCOPE_ACQUIRE))
+def test_a_block_scope_acquire_synchronises_with_its_own_blocks_release(name):
+    trace, expected = BLOCK_SCOPE_ACQUIRE[name]
+    assert first_race(trace, M22) == expected
+    assert model_first_race(trace, M22) == expected
 
 
 def test_an_acquire_of_entries_that_joined_after_the_read_is_caught(monkeypatch):
@@ -465,7 +499,7 @@ def _memory_traces():
     """grid -> [(trace, the model's first race or -1)]: every trace of 4 events (three grids), every
     trace of 6 that starts as a producer, of 5 that starts as a counter's release, of 9 that starts as a
     producer and a first reader (READER), the litmus traces STALE, the read-modify-writes between a read
-    and its fence and several readers of one release."""
+    and its fence, several readers of one release and acquires of block scope."""
     from hirace.modelcheck import _Enumerator
     by_grid = {}
     for grid, k, prefix in ((Grid(2, 1, 1), 4, ()), (Grid(1, 2, 1), 4, ()), (Grid(1, 1, 2), 4, ()),
@@ -476,6 +510,8 @@ def _memory_traces():
     en = _Enumerator(M3, 9, keep_traces=True, memory=True)   # a second reader after a first (READER)
     en.run(READER)
     by_grid.setdefault(M3, []).extend(en.maximal_traces)
+    by_grid.setdefault(M22, []).extend((trace, -1 if (at := model_first_race(trace, M22)) is None else at)
+                                       for trace, _ in BLOCK_SCOPE_ACQUIRE.values())
     for trace, grid, _ in SEVERAL_READERS.values():
         by_grid.setdefault(grid, []).append((trace, -1 if (at := model_first_race(trace, grid)) is None else at))
     for grid, traces in ((M, [trace for trace, _ in MEMORY_LITMUS.values()]), (STALE[0], [STALE[1]]),
@@ -533,6 +569,8 @@ _BROKEN = {   # a rule of the header's, broken in a copy: (file, text, replaceme
         "    } else {"),
     "a block's acquire kept past the flag's next release": (
         "memory_sync.h", "    e.learnt = 0;   // (a new version: no block acquired it yet)", ""),
+    "a block-scope acquire taking its own block's entry another block's release put in": (
+        "memory_sync.h", "if (none || (s == kBlock && via != t.block)) {", "if (none || (s == kBlock && of != t.block)) {"),
     # several readers of one release
     "a second reader not asked whether it is after the kept access": (
         "update.h", "p->reader == old && after_access(ShadowWord(p->writer), ShadowWord(p->writer).state(), c, *mem, hold)",

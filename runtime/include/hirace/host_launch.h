@@ -125,6 +125,7 @@ inline bool area_keeps_occupancy(const void *kernel, int tpb, size_t shm, size_t
 // version, a cooperative launch (a grid sync would have to start the record afresh), a thread filter (the
 // filtered threads' strong accesses would go unseen), a record hirace's memory cannot hold.
 constexpr unsigned kMemsyncBlocks = 1024, kMemsyncSlotsMin = 256, kMemsyncSlotsMax = 16384, kMemsyncReaders = 16384;
+static_assert(kMemsyncBlocks < memsync::kOnlyMask, "a flag entry's blocks fit its 16-bit fields (memsync::Entry::only)");
 inline void prepare_memory_sync(const char *name, bool follow, unsigned long long blocks, unsigned long long tpb) {
   State &s = state();
   memsync::MemorySync m{};

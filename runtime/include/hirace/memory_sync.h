@@ -60,7 +60,11 @@ CCTK_HD constexpr bool newer(unsigned a, unsigned b) { return int(a - b) > 0; }
 struct alignas(16) Entry {
   static constexpr unsigned kAcquired = 1u << 30;
   unsigned stamp;    // the release's stamp (0: no release)
-  unsigned only;     // a release of block scope: the block it synchronises with, plus one (0: any block)
+  // Bits 0-15: a release of block scope: the block it synchronises with, plus one (0: any block). Bits
+  // 16-31, in a flag's entry: the block of the release that put it into the flag (its own, or one whose
+  // thread knew it), plus one: an acquire of block scope synchronises with that release, so it takes the
+  // entry only in that block (shadow_model.Entry.via)
+  unsigned only;
   unsigned at;       // the releasing thread and its clocks at its fence (Point): what it did before is ordered
   // In the knowledge table: who learnt it (Point, its tid and block clock then). In a flag's entry of
   // block b: b's complete acquire of the flag's current value (kAcquired | the acquiring thread and its
@@ -97,6 +101,7 @@ struct alignas(16) ReadPair {
   unsigned long long reader;
 };
 
+constexpr unsigned kViaShift = 16, kOnlyMask = (1u << kViaShift) - 1;   // (Entry::only: blocks < 2^16)
 static_assert(sizeof(Entry) == 16 && sizeof(ThreadSync) == 16 && sizeof(FlagSync) == 16 && sizeof(ReadPair) == 16,
               "the record's items are 16 bytes each (record_items, carve)");
 
@@ -339,10 +344,12 @@ CCTK_HD inline void acquire(const MemorySync &m, const Thread &t, unsigned scope
                          : seen_before(m, slot, of, me.version);
     if (!e.stamp) continue;
     own_only = own_only && of == t.block;
-    // a release of block scope synchronises with the threads of the block it names only
-    const bool none = e.only ? e.only - 1 != t.block : false;
-    const unsigned s = e.only ? unsigned(kBlock) : s0;
-    if (none || (s == kBlock && of != t.block)) {
+    // a release of block scope synchronises with the threads of the block it names only; an acquire of
+    // block scope with a release of its own block only (the one that put the entry into the flag)
+    const unsigned only = e.only & kOnlyMask, via = (e.only >> kViaShift) - 1;
+    const bool none = only ? only - 1 != t.block : false;
+    const unsigned s = only ? unsigned(kBlock) : s0;
+    if (none || (s == kBlock && via != t.block)) {
       complete = false;
       continue;
     }
@@ -421,10 +428,11 @@ CCTK_HD inline void strong(const MemorySync &m, const Thread &t, unsigned op, un
     const Entry was = e;
     const unsigned kept = e.stamp;
     e.learnt = 0;   // (a new version: no block acquired it yet)
-    if (of == t.block) e = Entry{stamp, only, me.fence & ThreadSync::kPointMask, 0};   // its own (the newest)
+    const unsigned via = (t.block + 1) << kViaShift;   // (put into the flag by this release)
+    if (of == t.block) e = Entry{stamp, only | via, me.fence & ThreadSync::kPointMask, 0};   // its own (the newest)
     const Entry &k = m.known[1ull * t.block * m.blocks + of];
     if (visible(k, t) && (!e.stamp || newer(k.stamp, e.stamp)))   // what t knows
-      e = Entry{k.stamp, only ? only : k.only, k.at, 0};
+      e = Entry{k.stamp, (only ? only : k.only & kOnlyMask) | via, k.at, 0};
     carried[of] = e;
     if (op != kRmw) {   // (a store: what came before is gone)
       previous[of] = Entry{};
