@@ -220,7 +220,7 @@ class HiracePlanner:
             out.append(define(Macro.HIRACE_MEMORY_SYNC, 1))
         if self.streams:           # (the host's order of operations followed: hirace/host_streams.h)
             out.append(define(Macro.HIRACE_STREAMS, 1))
-            if self.lower_cpu and not self.unit_mode and not self.host_memory:   # (no memory to watch:
+            if not self.unit_mode and not self.host_memory:   # (no memory to watch:
                 out.append(define(Macro.HIRACE_HOST_ACCESS, 0))   # host_access.h left out of the build)
         if self.unit_mode:
             out.append(define(Macro.HIRACE_UNITS, 1))   # (other units may launch anything: no HIRACE_BRACKETED_ONLY)
@@ -486,7 +486,7 @@ class HiracePlanner:
                 regs.append(f'static ::hirace::host::SymbolRegistrar hirace_symbol_{tag}('
                             f'+[]() -> void * {{ void *p = nullptr; cudaGetSymbolAddress(&p, {ref}); '
                             f'return p; }}, sizeof({ref}), "{g.name}", "{where}", {g.span.line}u);')
-                if g.space == "managed" and self.streams and self.lower_cpu:   # (its host accesses watched: host_access.h)
+                if g.space == "managed" and self.streams:   # (its host accesses watched: host_access.h)
                     regs.append(f"static ::hirace::access::ManagedVar hirace_managed_{tag}(&{ref});")
         if regs:
             data = src(unit.main).data
@@ -556,15 +556,8 @@ class HiracePlanner:
 
     def _gpu_stream_limits(self, prog: Program, plan: EditPlan) -> None:
         """What the gpu backend does not follow of a stream program (hirace/host_streams.h), said in the report:
-        the host's own accesses of managed and pinned memory (watched on the cpu backend only:
-        host_access.h), and CUDA graphs' nodes (no operations of the relation there)."""
-        host_memory = [c.span for c in prog.api_calls if c.name in HOST_MEMORY_APIS] + [
-            g.span for g in prog.globals if g.space == "managed"]
-        if host_memory:
-            first = min(host_memory, key=lambda sp: (sp.file, sp.line))
-            plan.warnings.append(f"{first.where()}: on the gpu backend the host's own reads and writes of managed and "
-                                 f"pinned memory are not checked against the operations the host does not order "
-                                 f"(the cpu backend watches them: HIRACE_BACKEND=cpu)")
+        CUDA graphs' nodes (no operations of the relation there). (The host's own accesses of managed and
+        pinned memory are watched on both backends: host_access.h.)"""
         graphs = [c.span for c in prog.api_calls if c.name in GRAPH_APIS]
         if graphs:
             first = min(graphs, key=lambda sp: (sp.file, sp.line))

@@ -39,8 +39,8 @@ PRINTS = {"graph_edge_ok": "2", "graph_no_edge_race": "2", "capture_join_ok": "c
           "pinned_async_copy_ok": "1792 1792"}
 
 
-# what the gpu backend says it did not check (hirace/planner.py _gpu_stream_limits): the host's own accesses of
-# managed and pinned memory, and the nodes of CUDA graphs
+# what the gpu backend says it did not check: the nodes of CUDA graphs (hirace/planner.py _gpu_stream_limits), and
+# on a machine other than x86-64 Linux the host's own accesses of managed and pinned memory (host_access.h finish)
 HOST_NOT_CHECKED = "the host's own reads and writes of managed and pinned memory are not checked"
 GRAPHS_NOT_CHECKED = "the nodes of CUDA graphs are not compared"
 _API_CALL = re.compile(r"\bcuda\w+\s*\(|<<<")
@@ -213,13 +213,14 @@ def test_a_stream_program_checks_every_access_whole(tmp_path):
 
 
 @pytest.mark.parametrize("name,said", [("two_streams_race.cu", ()), ("launch_kernel_race.cu", ()),
-                                       ("managed_var_race.cu", (HOST_NOT_CHECKED,)),
-                                       ("pinned_async_copy_race.cu", (HOST_NOT_CHECKED,)),
+                                       ("managed_var_race.cu", ()), ("pinned_async_copy_race.cu", ()),
                                        ("graph_vs_kernel_race.cu", (GRAPHS_NOT_CHECKED,)),
                                        ("capture_late_join_race.cu", (GRAPHS_NOT_CHECKED,))])
 def test_the_gpu_build_says_what_it_does_not_check(name, said, tmp_path):
-    """Host accesses of managed and pinned memory, graphs' nodes: a warning in the report (planner.py
-    _gpu_stream_limits), none on the cpu backend, which checks them."""
+    """Graphs' nodes: a warning in the report (planner.py _gpu_stream_limits), none on the cpu backend, which
+    checks them. Host accesses of managed and pinned memory are watched on both (host_access.h): no warning, the
+    watch built where the program has such memory (HIRACE_HOST_ACCESS=0 elsewhere), a __managed__ variable
+    registered for it."""
     path = CUDA / "streams" / name
     gpu, cpu = HiracePlanner(Config(gpu_streams=True), lower_cpu=False), HiracePlanner(Config(), lower_cpu=True)
     plan_gpu = instrument_sources([path], tmp_path / "gpu", [gpu], [path.parent], [])
@@ -227,6 +228,11 @@ def test_the_gpu_build_says_what_it_does_not_check(name, said, tmp_path):
     warned = " ".join(plan_gpu.warnings)
     assert [m for m in (HOST_NOT_CHECKED, GRAPHS_NOT_CHECKED) if m in warned] == list(said)
     assert not any(m in " ".join(plan_cpu.warnings) for m in (HOST_NOT_CHECKED, GRAPHS_NOT_CHECKED))
+    host_memory = name in ("managed_var_race.cu", "pinned_async_copy_race.cu")
+    for planner in (gpu, cpu):
+        assert ("HIRACE_HOST_ACCESS=0" in planner.defines()) == (not host_memory)
+    registered = "::hirace::access::ManagedVar" in (tmp_path / "gpu" / name).read_text()
+    assert registered == (name == "managed_var_race.cu")
     if name == "launch_kernel_race.cu":   # (a launch through the runtime API: its stream argument passed through)
         text = (tmp_path / "gpu" / name).read_text()
         assert "::hirace::streams::launch_stream(s1))" in text

@@ -1,8 +1,9 @@
-"""bench/host_access: the cost of watching the host's accesses of managed memory (hirace/host_access.h) on
-the cpu backend: host_access.cu built twice by hirace, with the watch and without it (HIRACE_HOST_ACCESS=0,
-everything else the same), run alternately; each phase's median time and the ratio, side by side.
+"""bench/host_access: the cost of watching the host's accesses of managed memory (hirace/host_access.h):
+host_access.cu built twice by hirace, with the watch and without it (HIRACE_HOST_ACCESS=0, everything else
+the same), run alternately; each phase's median time and the ratio, side by side. On the cpu backend, or on
+a GPU (`--backend gpu`: the stream relation asked for, as `--gpu-streams` does).
 
-    python bench/host_access/run.py [--repeat 5] [--out bench/results/host_access_cpu.json]
+    python bench/host_access/run.py [--backend cpu|gpu] [--repeat 5] [--out bench/results/host_access_<backend>.json]
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ sys.path.insert(0, str(HERE.parents[1]))
 from hirace import runner  # noqa: E402
 from hirace.config import Config  # noqa: E402
 from instrument.backends.cpu import CpuBackend  # noqa: E402
+from instrument.backends.gpu import GpuBackend  # noqa: E402
 from instrument.protocol import Macro, define  # noqa: E402
 
 PHASES = ("ordered_s", "disjoint_s", "same_page_s", "racy_s")
@@ -27,16 +29,19 @@ PHASES = ("ordered_s", "disjoint_s", "same_page_s", "racy_s")
 
 def main() -> int:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--backend", choices=("cpu", "gpu"), default="cpu")
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--out", type=Path, default=HERE.parents[0] / "results" / "host_access_cpu.json")
+    ap.add_argument("--out", type=Path)
     a = ap.parse_args()
-    config = Config()
+    out = a.out or HERE.parents[0] / "results" / f"host_access_{a.backend}.json"
+    config = Config(gpu_streams=a.backend == "gpu")
+    backend = GpuBackend() if a.backend == "gpu" else CpuBackend()
     src = HERE / "host_access.cu"
     runs: dict[str, list[dict]] = {"watched": [], "unwatched": []}
     races = {}
     with tempfile.TemporaryDirectory() as tmp:
-        built = {"watched": runner.build([src], CpuBackend(), Path(tmp) / "w", config),
-                 "unwatched": runner.build([src], CpuBackend(), Path(tmp) / "u", config,
+        built = {"watched": runner.build([src], backend, Path(tmp) / "w", config),
+                 "unwatched": runner.build([src], backend, Path(tmp) / "u", config,
                                            defines=[define(Macro.HIRACE_HOST_ACCESS, 0)])}
         for _ in range(a.repeat):
             for name, b in built.items():   # (alternately: the machine's load falls on both alike)
@@ -47,11 +52,12 @@ def main() -> int:
                 runs[name].append(json.loads(proc.stdout.strip().splitlines()[-1]))
                 races[name] = len(res.stream_races)
     med = {name: {p: statistics.median(r[p] for r in rs) for p in PHASES} for name, rs in runs.items()}
-    summary = {"machine": platform.processor() or platform.machine(), "repeat": a.repeat, "median": med,
+    summary = {"machine": platform.processor() or platform.machine(), "backend": a.backend, "repeat": a.repeat,
+               "median": med,
                "ratio": {p: med["watched"][p] / med["unwatched"][p] for p in PHASES},
                "host_access_races": races, "runs": runs}
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(json.dumps(summary, indent=1) + "\n")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(summary, indent=1) + "\n")
     print(f"{'phase':<12} {'unwatched s':>12} {'watched s':>10} {'ratio':>7}")
     for p in PHASES:
         print(f"{p[:-2]:<12} {med['unwatched'][p]:>12.4f} {med['watched'][p]:>10.4f} {summary['ratio'][p]:>7.2f}")

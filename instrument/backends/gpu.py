@@ -39,7 +39,8 @@ class GpuBackend(Backend):
             raise ToolchainMissing("the gpu backend needs nvcc, which was not found",
                                    hint="install the CUDA toolkit or use --backend cpu")
         arch = self.arch or ("native" if gpu_usable() else None)
-        cmd = [str(nvcc), req.opt, "-std=c++17", "-lineinfo"]
+        # (-g1: the host code's line tables, for the lines hirace names in host code: host_access.h)
+        cmd = [str(nvcc), req.opt, "-std=c++17", "-lineinfo", "-Xcompiler", "-g1"]
         if arch:
             cmd.append(f"-arch={arch}")
         cmd += [f"-I{d}" for d in req.include_dirs] + [f"-D{d}" for d in req.defines]

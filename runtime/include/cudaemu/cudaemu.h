@@ -101,6 +101,7 @@ using namespace ::cctk::exit_code;   // kExitBarrierDivergence, kExitDeadlock, k
 // one facility per header, in dependency order
 #include "fiber.h"
 #include "state.h"
+#include "../cudacommon/source_line.h"
 #include "scheduler.h"
 #include "collectives.h"
 #include "builtins.h"

@@ -195,35 +195,7 @@ inline void start_fiber(Fiber &f) {
   f.sp = sp;
 }
 
-// The source line of a code address: addr2line on the executable or library that holds it (built
-// with -g; the rewritten copies' #line directives name the user's files). "" when unknown.
-inline void source_line(const void *pc, char *buf, size_t n) {
-  buf[0] = 0;
-  Dl_info info;
-  if (!pc || !dladdr(pc, &info) || !info.dli_fbase) return;
-  const auto *elf = static_cast<const Elf64_Ehdr *>(info.dli_fbase);
-  uintptr_t addr = uintptr_t(pc) - (elf->e_type == ET_DYN ? uintptr_t(info.dli_fbase) : 0);
-  // a library loaded by path names itself; the main program may be named relative to another
-  // directory (argv[0]): its path is read from /proc/self/exe (here, not in addr2line's process)
-  char exe[800] = "";
-  const char *file = info.dli_fname;
-  if (!file || file[0] != '/') {
-    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (k <= 0) return;
-    exe[k] = 0;
-    file = exe;
-  }
-  if (std::strchr(file, '\'')) return;
-  char cmd[1200];
-  std::snprintf(cmd, sizeof cmd, "addr2line -e '%s' 0x%lx 2>/dev/null", file, static_cast<unsigned long>(addr));
-  FILE *p = popen(cmd, "r");
-  if (!p) return;
-  if (std::fgets(buf, int(n), p)) {
-    buf[std::strcspn(buf, " \n")] = 0;   // "file:line (discriminator 2)" -> "file:line"
-    if (std::strchr(buf, '?')) buf[0] = 0;   // "??:0", "file:?": not known
-  }
-  pclose(p);
-}
+using ::cctk::source_line;   // (cudacommon/source_line.h: the fault message's line)
 
 inline const void *fault_pc(void *uctx) {
 #if defined(__x86_64__) && defined(REG_RIP)

@@ -1,4 +1,4 @@
-// Host accesses of managed and pinned memory (cpu backend, HIRACE_STREAMS=1; x86-64 Linux): a read or
+// Host accesses of managed and pinned memory (HIRACE_STREAMS=1; x86-64 Linux; both backends): a read or
 // write by host code of memory from cudaMallocManaged, a __managed__ variable, cudaMallocHost or
 // cudaHostAlloc (mapped included: cudaHostGetDevicePointer gives the same bytes) while an operation that
 // touches those bytes (a launch, a copy, a set: host_streams.h) is not yet ordered for the host.
@@ -9,19 +9,26 @@
 // faults; the handler looks the byte up in the operations' spans (read vs write from the fault's error
 // code, REG_ERR bit 1), notes a hit for each operation it conflicts with, opens the page and single-steps
 // the instruction (the trap flag: SIGTRAP), after which the page is closed again. Every CUDA call that
-// may touch memory or order operations enters first (`Call`, `enter`): every page is opened (the emulated
-// device is host memory: kernels and copies run inside the call) and the hits are turned into races
-// against the operations they met (`settle`), while nothing has changed them. The handlers touch only
-// memory of their own (an mmap'd table, its anchor on a page of its own) and the stack, take no lock and
-// allocate nothing. A fault elsewhere is passed on to the handler installed before (the program's, or
-// cudaemu's), or repeats with the default action: a real crash stays a crash.
+// may touch memory or order operations enters first (`Call`, `enter`): every page is opened (on the cpu
+// backend the emulated device is host memory: kernels and copies run inside the call) and the hits are
+// turned into races against the operations they met (`settle`), while nothing has changed them. The
+// handlers touch only memory of their own (an mmap'd table, its anchor on a page of its own) and the
+// stack, take no lock and allocate nothing. A fault elsewhere is passed on to the handler installed before
+// (the program's, or cudaemu's), or repeats with the default action: a real crash stays a crash.
+//
+// On the gpu backend the protection is the host's page tables only: the device reaches pinned memory by
+// DMA and managed memory through its own mappings, which PROT_NONE leaves alone (and every launch is waited
+// for inside its bracket, pages open: host_launch.h). Host functions on streams (cudaLaunchHostFunc,
+// cudaStreamAddCallback) run on the driver's threads, not inside a call: their threads are marked while
+// they run (`InCallback`) and their accesses stepped over, not compared (as on the cpu backend, a host
+// function's own accesses are not checked: host_streams.h).
 #ifndef HIRACE_HOST_ACCESS_H
 #define HIRACE_HOST_ACCESS_H
 
 #if HIRACE_STREAMS
-// (HIRACE_HOST_ACCESS=0: not built, for measuring its cost: bench/host_access/; the gpu backend watches
-// nothing: its device runs beside the host, and managed memory's pages are the driver's to protect)
-#if HIRACE_HOST_ACCESS && defined(CUDAEMU) && defined(__x86_64__) && defined(__linux__)
+// (HIRACE_HOST_ACCESS=0: not built: a program with no managed or pinned memory, hirace/planner.py; and for
+// measuring its cost: bench/host_access/)
+#if HIRACE_HOST_ACCESS && defined(__x86_64__) && defined(__linux__)
 #define HIRACE_HOST_ACCESS_WATCH 1
 #else
 #define HIRACE_HOST_ACCESS_WATCH 0
@@ -35,6 +42,8 @@
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
+
+#include "cudacommon/source_line.h"
 
 namespace hirace {
 namespace access {
@@ -68,10 +77,12 @@ struct Hit {     // a host access that met a live operation (pc 0: a free slot)
   unsigned agent, tick, use, write;
   unsigned long count;
 };
-struct Stepper { // a thread single-stepping an instruction, and the pages to close after it
+struct Stepper { // a thread single-stepping an instruction, and the pages to close after it; or (callback)
+                 // a thread running a host function of a stream (its accesses stepped over, not compared)
   long tid;
   unsigned n;
   uintptr_t pages[4];
+  int callback;
 };
 
 struct Table {
@@ -81,6 +92,7 @@ struct Table {
   size_t n_runs = 0, cap_runs = 0;
   Hit hits[kHits];
   Stepper steppers[kSteppers];
+  Stepper callbacks[kSteppers];
   struct sigaction prev_segv, prev_trap;
   uintptr_t page = 4096;
   unsigned long lost = 0, given_up = 0;   // hits not kept (the table full); runs left open
@@ -162,10 +174,18 @@ inline void on_segv(int sig, siginfo_t *info, void *uctx) {
   }
   auto *uc = static_cast<ucontext_t *>(uctx);
   const uintptr_t page = a & ~(t->page - 1);
+#if defined(CUDAEMU)
   // the emulated device itself (a grid run outside a bracketed call): its access, not the host's
   const auto *launch_var = &::cudaemu::detail::g_launch;
   const bool device = !run_at(t, uintptr_t(launch_var)) && *launch_var != nullptr;
-  if (!device) {
+#else
+  const bool device = false;   // (the GPU does not fault on the host's page tables)
+#endif
+  const long tid = long(syscall(SYS_gettid));
+  bool callback = false;   // a host function of a stream, on the driver's thread: stepped over, not compared
+  for (const Stepper &x : t->callbacks)
+    callback |= __atomic_load_n(&x.tid, __ATOMIC_ACQUIRE) == tid;
+  if (!device && !callback) {
     const unsigned write = (uc->uc_mcontext.gregs[REG_ERR] & 2) ? 1u : 0u;
     const uintptr_t pc = uintptr_t(uc->uc_mcontext.gregs[REG_RIP]);
     const uintptr_t sp = uintptr_t(uc->uc_mcontext.gregs[REG_RSP]);
@@ -191,7 +211,6 @@ inline void on_segv(int sig, siginfo_t *info, void *uctx) {
   }
   // open the page for this one instruction
   mprotect(reinterpret_cast<void *>(page), t->page, PROT_READ | PROT_WRITE);
-  const long tid = long(syscall(SYS_gettid));
   Stepper *s = nullptr;
   for (Stepper &x : t->steppers)
     if (x.tid == tid) s = &x;
@@ -277,7 +296,7 @@ inline std::string place_of(uintptr_t pc, uintptr_t ret) {
   if (it != known->end()) return it->second;
   char buf[1024] = "";
   const bool library = !in_program(pc) && ret && in_program(ret - 1);
-  ::cudaemu::detail::source_line(reinterpret_cast<const void *>(library ? ret - 1 : pc), buf, sizeof buf);
+  ::cctk::source_line(reinterpret_cast<const void *>(library ? ret - 1 : pc), buf, sizeof buf);
   return (*known)[pc] = buf;
 }
 
@@ -409,10 +428,41 @@ inline void finish() {
                  "that hirace left its pages open until the next call (%lu times): accesses after that were not "
                  "checked\n", t->given_up);
 }
+// A host function of a stream runs (on the gpu backend, on a thread of the driver): while it does, its
+// thread's faults are stepped over, not compared (a slot of `callbacks`; with all 64 taken, which no
+// driver does, its accesses would be compared as the host's)
+struct InCallback {
+  Stepper *slot = nullptr;
+  InCallback() {
+    Table *t = table();
+    if (!t) return;
+    const long tid = long(syscall(SYS_gettid));
+    for (unsigned i = 0; !slot && i < kSteppers; ++i) {
+      long none = 0;
+      if (__atomic_compare_exchange_n(&t->callbacks[i].tid, &none, tid, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        slot = &t->callbacks[i];
+    }
+  }
+  ~InCallback() {
+    if (slot) __atomic_store_n(&slot->tid, 0L, __ATOMIC_RELEASE);
+  }
+  InCallback(const InCallback &) = delete;
+  InCallback &operator=(const InCallback &) = delete;
+};
 #else
 inline void enter() {}
 inline void leave() {}
-inline void finish() {}
+// (a machine other than x86-64 Linux: nothing watched, said where there was something to watch)
+inline void finish() {
+#if HIRACE_HOST_ACCESS
+  bool any = !managed_vars().empty();
+  for (const host::Buffer &b : host::state().buffers) any |= b.kind == kManagedAlloc || b.kind == kHostAlloc;
+  if (any)
+    std::fprintf(stderr, "hirace: warning: the host's own reads and writes of managed and pinned memory are not checked "
+                 "on this machine (hirace watches them on x86-64 Linux)\n");
+#endif
+}
+struct InCallback {};
 #endif  // HIRACE_HOST_ACCESS_WATCH
 
 // (launches reach enter and leave through host_launch.h's pointers, which every unit shares)

@@ -189,16 +189,42 @@ inline void host_function(const char *api, const char *file, unsigned line, cuda
   std::lock_guard<std::recursive_mutex> hold(r.m);
   issue(r, agent_of(r, s), Op{api, "", file, line, 0, 0, {}});
 }
+// The host function as it runs: its thread marked for host_access.h (InCallback) while it does. One wrapper
+// per (function, data) the program passes, kept for the run: a captured host function runs at every launch
+// of its graph.
+template <class Fn> struct HostCall {
+  Fn fn;
+  void *data;
+};
+template <class Fn> inline HostCall<Fn> *host_call(Fn fn, void *data) {
+  static std::mutex m;
+  static auto *made = new std::map<std::pair<Fn, void *>, HostCall<Fn> *>;
+  std::lock_guard<std::mutex> hold(m);
+  HostCall<Fn> *&c = (*made)[{fn, data}];
+  if (!c) c = new HostCall<Fn>{fn, data};
+  return c;
+}
+inline void CUDART_CB run_host_func(void *p) {
+  const auto *c = static_cast<const HostCall<cudaHostFn_t> *>(p);
+  access::InCallback mark;
+  c->fn(c->data);
+}
+inline void CUDART_CB run_callback(cudaStream_t s, cudaError_t e, void *p) {
+  const auto *c = static_cast<const HostCall<cudaStreamCallback_t> *>(p);
+  access::InCallback mark;
+  c->fn(s, e, c->data);
+}
+
 inline cudaError_t launch_host_func(const char *file, unsigned line, cudaStream_t s, cudaHostFn_t fn, void *data) {
   access::Call call;   // (host_access.h)
   host_function("cudaLaunchHostFunc", file, line, s);
-  return (cudaLaunchHostFunc)(s, fn, data);
+  return (cudaLaunchHostFunc)(s, &run_host_func, host_call(fn, data));
 }
 inline cudaError_t add_callback(const char *file, unsigned line, cudaStream_t s, cudaStreamCallback_t cb, void *data,
                                 unsigned flags) {
   access::Call call;   // (host_access.h)
   host_function("cudaStreamAddCallback", file, line, s);
-  return (cudaStreamAddCallback)(s, cb, data, flags);
+  return (cudaStreamAddCallback)(s, &run_callback, host_call(cb, data), flags);
 }
 
 // cudaFree synchronises the device (a freed buffer's address may come back in a later allocation).

@@ -33,8 +33,8 @@
 // relation, not from an interleaving, so it is the same on every run and holds for what ran.
 // On the gpu backend the same relation, from the same hooks: each launch is waited for before the program
 // goes on (host_launch.h), its footprint read back from device memory (stream_footprint.h), so a verdict is
-// the cpu backend's. What it does not follow there: host accesses of managed and pinned memory (host_access.h
-// watches nothing), and the nodes of CUDA graphs (not operations of the relation; hirace/planner.py says so).
+// the cpu backend's; host accesses of managed and pinned memory are watched there too (host_access.h). What it
+// does not follow there: the nodes of CUDA graphs (not operations of the relation; hirace/planner.py says so).
 #ifndef HIRACE_HOST_STREAMS_H
 #define HIRACE_HOST_STREAMS_H
 
