@@ -310,8 +310,6 @@ class HiracePlanner:
         self.host_memory |= uses_host_memory(prog)
         if (uses_streams(prog) or uses_host_memory(prog)) and (self.lower_cpu or self.config.gpu_streams):
             self.streams = True
-            if not self.lower_cpu:   # (what the gpu backend does not follow yet: said in the report)
-                self._gpu_stream_limits(prog, plan)
         elif uses_streams(prog) or uses_host_memory(prog):   # (the gpu backend, not asked to: said in the report)
             first = min([c.span for c in prog.api_calls if c.name in STREAM_APIS | HOST_MEMORY_APIS] +
                         [g.span for g in prog.globals if g.space == "managed"] + [ls.span for ls in prog.launches],
@@ -554,17 +552,6 @@ class HiracePlanner:
                                  f"macro): it is taken as the default stream's operation")
         return "::hirace::streams::launch_site(__FILE__, __LINE__), "
 
-    def _gpu_stream_limits(self, prog: Program, plan: EditPlan) -> None:
-        """What the gpu backend does not follow of a stream program (hirace/host_streams.h), said in the report:
-        CUDA graphs' nodes (no operations of the relation there). (The host's own accesses of managed and
-        pinned memory are watched on both backends: host_access.h.)"""
-        graphs = [c.span for c in prog.api_calls if c.name in GRAPH_APIS]
-        if graphs:
-            first = min(graphs, key=lambda sp: (sp.file, sp.line))
-            plan.warnings.append(f"{first.where()}: on the gpu backend the nodes of CUDA graphs are not compared with "
-                                 f"other operations, nor with each other (the cpu backend follows graphs: "
-                                 f"HIRACE_BACKEND=cpu)")
-
     def _plan_api_launches(self, prog: Program, plan: EditPlan) -> None:
         """Launches through the runtime API, bracketed as `<<<...>>>` ones are (without hirace's shared
         area): `cudaLaunchCooperativeKernel((void *)k, g, b, args)` ->
@@ -572,7 +559,7 @@ class HiracePlanner:
         ...), ::hirace::host::launched(cudaLaunchCooperativeKernel((void *)k, g, b, args)))`."""
         graphs = [c for c in prog.api_calls if c.name in ("cudaGraphAddKernelNode", "cudaStreamBeginCapture",
                                                            "cudaStreamBeginCaptureToGraph")]
-        if graphs and not (self.streams and self.lower_cpu):   # (cpu: a graph's kernels run in brackets: host_graphs.h)
+        if graphs and not self.streams:   # (a graph's kernels run in brackets: host_graphs.h, host_graphs_gpu.h)
             plan.warnings.append(f"{graphs[0].span.where()}: the kernels CUDA graphs run are not checked (a graph "
                                  f"launches them outside hirace's brackets; a captured launch is counted at exit)")
         for la in api_launches(prog):

@@ -39,10 +39,10 @@ PRINTS = {"graph_edge_ok": "2", "graph_no_edge_race": "2", "capture_join_ok": "c
           "pinned_async_copy_ok": "1792 1792"}
 
 
-# what the gpu backend says it did not check: the nodes of CUDA graphs (hirace/planner.py _gpu_stream_limits), and
-# on a machine other than x86-64 Linux the host's own accesses of managed and pinned memory (host_access.h finish)
+# what a gpu run says it did not check: a graph with nodes hirace does not follow (host_graphs_gpu.h, on stderr),
+# and on a machine other than x86-64 Linux the host's own accesses of managed and pinned memory (host_access.h)
 HOST_NOT_CHECKED = "the host's own reads and writes of managed and pinned memory are not checked"
-GRAPHS_NOT_CHECKED = "the nodes of CUDA graphs are not compared"
+GRAPHS_NOT_CHECKED = "its nodes not compared with other operations"
 _API_CALL = re.compile(r"\bcuda\w+\s*\(|<<<")
 
 
@@ -214,13 +214,12 @@ def test_a_stream_program_checks_every_access_whole(tmp_path):
 
 @pytest.mark.parametrize("name,said", [("two_streams_race.cu", ()), ("launch_kernel_race.cu", ()),
                                        ("managed_var_race.cu", ()), ("pinned_async_copy_race.cu", ()),
-                                       ("graph_vs_kernel_race.cu", (GRAPHS_NOT_CHECKED,)),
-                                       ("capture_late_join_race.cu", (GRAPHS_NOT_CHECKED,))])
+                                       ("graph_vs_kernel_race.cu", ()), ("capture_late_join_race.cu", ())])
 def test_the_gpu_build_says_what_it_does_not_check(name, said, tmp_path):
-    """Graphs' nodes: a warning in the report (planner.py _gpu_stream_limits), none on the cpu backend, which
-    checks them. Host accesses of managed and pinned memory are watched on both (host_access.h): no warning, the
-    watch built where the program has such memory (HIRACE_HOST_ACCESS=0 elsewhere), a __managed__ variable
-    registered for it."""
+    """Graphs and host accesses of managed and pinned memory are followed on both backends: no warning from the
+    planner (host_graphs_gpu.h runs a graph's nodes on the gpu backend; host_access.h watches host accesses,
+    built where the program has such memory, HIRACE_HOST_ACCESS=0 elsewhere, a __managed__ variable registered
+    for it), and the gpu build of a graph program hooks the graph calls."""
     path = CUDA / "streams" / name
     gpu, cpu = HiracePlanner(Config(gpu_streams=True), lower_cpu=False), HiracePlanner(Config(), lower_cpu=True)
     plan_gpu = instrument_sources([path], tmp_path / "gpu", [gpu], [path.parent], [])
@@ -232,6 +231,7 @@ def test_the_gpu_build_says_what_it_does_not_check(name, said, tmp_path):
     for planner in (gpu, cpu):
         assert ("HIRACE_HOST_ACCESS=0" in planner.defines()) == (not host_memory)
     registered = "::hirace::access::ManagedVar" in (tmp_path / "gpu" / name).read_text()
+    assert not any("graph" in w for w in plan_gpu.warnings)
     assert registered == (name == "managed_var_race.cu")
     if name == "launch_kernel_race.cu":   # (a launch through the runtime API: its stream argument passed through)
         text = (tmp_path / "gpu" / name).read_text()
@@ -239,12 +239,14 @@ def test_the_gpu_build_says_what_it_does_not_check(name, said, tmp_path):
 
 
 def test_the_gpu_build_of_stream_programs_compiles(tmp_path, nvcc):
-    """The relation, the launches' footprints in device memory and the capture-aware hooks compile for a GPU
+    """The relation, the launches' footprints in device memory, the capture-aware hooks, the graph runner
+    (host_graphs_gpu.h) and the host-access watch compile for a GPU
     (bench/hirace_gpu_corpus.py --set streams runs every program on one)."""
     import subprocess
     from hirace import runner
     from runtime import include_dir
-    for name in ("launch_kernel_race.cu", "capture_late_join_race.cu", "symbol_async_race.cu"):
+    for name in ("launch_kernel_race.cu", "capture_late_join_race.cu", "symbol_async_race.cu", "graph_no_edge_race.cu",
+                 "host_callback_race.cu", "managed_var_race.cu"):
         src = CUDA / "streams" / name
         ins = runner.instrument([src], tmp_path / src.stem, Config(gpu_streams=True))
         assert "HIRACE_STREAMS=1" in ins.planner.defines()

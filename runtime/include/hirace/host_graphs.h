@@ -17,17 +17,20 @@
 // wait), the launches recorded (host_launch.h `capturing`), and each captured node is named by the line
 // of its call (cudaemu::graphs::site).
 //
-// On the gpu backend CUDA runs the graphs: a graph's nodes are no operations of the relation (their kernels run
-// outside hirace's brackets, unchecked: hirace/planner.py says so in the report), and what a capturing stream
-// is given (cudaStreamIsCapturing, asked only while the program captures: host_alloc.h begin_capture) is the
-// graph's, not an operation, as on the cpu backend.
+// On the gpu backend hirace runs an executable graph's nodes itself, in the same relation (host_graphs_gpu.h: the
+// graph cloned at instantiation, each node launched as a graph of it alone, a kernel node inside hirace's
+// brackets), and what a capturing stream is given (cudaStreamIsCapturing, asked only while the program
+// captures: host_alloc.h begin_capture) is the graph's, not an operation, as on the cpu backend.
 #ifndef HIRACE_HOST_GRAPHS_H
 #define HIRACE_HOST_GRAPHS_H
 
 namespace hirace {
 namespace streams {
 
-#if defined(CUDAEMU) && CUDAEMU_GRAPHS
+#if !defined(CUDAEMU) || CUDAEMU_GRAPHS
+// (the relation's part, for cudaemu's graphs and for host_graphs_gpu.h's: an exec `E` has `nodes`, in a
+// topological order, each with `kind` (Kernel, Copy, Set, Host, Empty), `deps` indexing that list, `rows`
+// {dst, src, n}, and the `api`, `file` and `line` that name it)
 
 struct ExecState {                 // an instantiated graph, as the relation follows it
   std::vector<unsigned> agent;     // each node's agent
@@ -41,7 +44,7 @@ inline std::unordered_map<const void *, ExecState> &execs() {
   return *x;
 }
 
-inline void graph_launch_begin(const CUgraphExec_st &e, cudaStream_t s) {
+template <class E> inline void graph_launch_begin(const E &e, cudaStream_t s) {
   access::enter();   // (host_access.h: every page open while the nodes run, until graph_launch_end)
   Relation &r = relation();
   std::lock_guard<std::recursive_mutex> hold(r.m);
@@ -65,30 +68,30 @@ inline void graph_launch_begin(const CUgraphExec_st &e, cudaStream_t s) {
 
 // Node i starts after the launch's start and its dependencies; a copy, set or host node is issued here (a
 // kernel node when its grid has run: kernel_done, on the node's stream handle).
-inline cudaStream_t graph_node_begin(const CUgraphExec_st &e, size_t i) {
-  namespace G = ::cudaemu::graphs;
+template <class E> inline cudaStream_t graph_node_begin(const E &e, size_t i) {
   Relation &r = relation();
   std::lock_guard<std::recursive_mutex> hold(r.m);
   ExecState &x = execs()[&e];
-  const G::Node &node = e.nodes[i];
+  const auto &node = e.nodes[i];
+  using Kind = decltype(node.kind);
   const unsigned n = x.agent[i];
   join(r.agents[n].clock, x.base);
   for (size_t d : node.deps) join(r.agents[n].clock, x.done[d]);
-  if (node.kind == G::Kind::Copy || node.kind == G::Kind::Set || node.kind == G::Kind::Host) {
+  if (node.kind == Kind::Copy || node.kind == Kind::Set || node.kind == Kind::Host) {
     Op op{node.api, "", node.file, unsigned(node.line), 0, 0, {}};
-    for (const G::Row &row : node.rows) {
+    for (const auto &row : node.rows) {
       add_span(op.fp, footprint::kWrite, row.dst, row.n);
       if (row.src) add_span(op.fp, footprint::kRead, row.src, row.n);
     }
     sort_spans(op.fp);
     issue(r, n, std::move(op));
-  } else if (node.kind == G::Kind::Empty) {
+  } else if (node.kind == Kind::Empty) {
     enqueue(r, n);
   }
   return reinterpret_cast<cudaStream_t>(&x.key[i]);
 }
 
-inline void graph_node_end(const CUgraphExec_st &e, size_t i) {
+template <class E> inline void graph_node_end(const E &e, size_t i) {
   Relation &r = relation();
   std::lock_guard<std::recursive_mutex> hold(r.m);
   ExecState &x = execs()[&e];
@@ -96,7 +99,7 @@ inline void graph_node_end(const CUgraphExec_st &e, size_t i) {
 }
 
 // What follows in the stream comes after every node.
-inline void graph_launch_end(const CUgraphExec_st &e, cudaStream_t) {
+template <class E> inline void graph_launch_end(const E &e, cudaStream_t) {
   {
     Relation &r = relation();
     std::lock_guard<std::recursive_mutex> hold(r.m);
@@ -109,7 +112,7 @@ inline void graph_launch_end(const CUgraphExec_st &e, cudaStream_t) {
   access::leave();
 }
 
-inline void graph_exec_destroyed(const CUgraphExec_st &e) {
+template <class E> inline void graph_exec_destroyed(const E &e) {
   Relation &r = relation();
   std::lock_guard<std::recursive_mutex> hold(r.m);
   auto it = execs().find(&e);
@@ -118,6 +121,9 @@ inline void graph_exec_destroyed(const CUgraphExec_st &e) {
   execs().erase(it);
 }
 
+#endif  // !defined(CUDAEMU) || CUDAEMU_GRAPHS
+
+#if defined(CUDAEMU) && CUDAEMU_GRAPHS
 // A kernel node's grid, bracketed as a launch (host_launch.h)
 inline void graph_kernel_begin(const ::cudaemu::graphs::Node &n, const ::cudaemu::detail::Launch &L) {
   ::hirace::host::before_launch(n.func, L.name, L.grid, L.block, L.shm, false, false, false);
@@ -126,13 +132,13 @@ inline void graph_kernel_end() { ::hirace::host::after_launch(); }
 
 inline const bool kGraphsHooked = [] {
   ::cudaemu::graphs::Tool &t = ::cudaemu::graphs::g_tool;
-  t.launch_begin = &graph_launch_begin;
-  t.node_begin = &graph_node_begin;
-  t.node_end = &graph_node_end;
-  t.launch_end = &graph_launch_end;
+  t.launch_begin = &graph_launch_begin<CUgraphExec_st>;
+  t.node_begin = &graph_node_begin<CUgraphExec_st>;
+  t.node_end = &graph_node_end<CUgraphExec_st>;
+  t.launch_end = &graph_launch_end<CUgraphExec_st>;
   t.kernel_begin = &graph_kernel_begin;
   t.kernel_end = &graph_kernel_end;
-  t.exec_destroyed = &graph_exec_destroyed;
+  t.exec_destroyed = &graph_exec_destroyed<CUgraphExec_st>;
   return true;
 }();
 
@@ -156,6 +162,8 @@ inline bool captured(const char *file, unsigned line, const char *api, cudaStrea
   ::cudaemu::graphs::site(file, int(line), api);
   return true;
 }
+// (the captured call's node was named by `captured`, before the call)
+inline cudaError_t captured_node(cudaError_t e, cudaStream_t, const char *, unsigned, const char *) { return e; }
 #elif defined(CUDAEMU)
 // No unit of the program calls the graph or capture API (CUDAEMU_GRAPHS=0, cudaemu/graphs_absent.h): no stream
 // captures, and the hooks of host_stream_hooks.h stay the program's calls
@@ -172,21 +180,32 @@ inline bool stream_captures(cudaStream_t s) {
 inline bool event_captured(cudaEvent_t) { return false; }
 inline bool captured(const char *, unsigned, const char *, cudaStream_t s) { return stream_captures(s); }
 #endif
+#if !defined(CUDAEMU)
+}  // namespace streams
+}  // namespace hirace
+#include "host_graphs_gpu.h"   // the gpu backend: hirace runs a graph's nodes itself
+namespace hirace {
+namespace streams {
+#endif
 #if !defined(CUDAEMU) || CUDAEMU_GRAPHS
 inline cudaError_t graph_memcpy_async(const char *file, unsigned line, void *dst, const void *src, size_t n,
                                       cudaMemcpyKind kind, cudaStream_t s = nullptr) {
   access::Call call;   // (host_access.h: every page open while the call runs)
-  if (captured(file, line, "cudaMemcpyAsync", s)) return (cudaMemcpyAsync)(dst, src, n, kind, s);
+  if (captured(file, line, "cudaMemcpyAsync", s))
+    return captured_node((cudaMemcpyAsync)(dst, src, n, kind, s), s, file, line, "cudaMemcpyAsync");
   return memcpy_async(file, line, dst, src, n, kind, s);
 }
 inline cudaError_t graph_memset_async(const char *file, unsigned line, void *p, int v, size_t n, cudaStream_t s = nullptr) {
   access::Call call;   // (host_access.h: every page open while the call runs)
-  if (captured(file, line, "cudaMemsetAsync", s)) return (cudaMemsetAsync)(p, v, n, s);
+  if (captured(file, line, "cudaMemsetAsync", s))
+    return captured_node((cudaMemsetAsync)(p, v, n, s), s, file, line, "cudaMemsetAsync");
   return memset_async(file, line, p, v, n, s);
 }
 inline cudaError_t graph_launch_host_func(const char *file, unsigned line, cudaStream_t s, cudaHostFn_t fn, void *data) {
   access::Call call;   // (host_access.h: every page open while the call runs)
-  if (captured(file, line, "cudaLaunchHostFunc", s)) return (cudaLaunchHostFunc)(s, fn, data);
+  if (captured(file, line, "cudaLaunchHostFunc", s))   // (its thread marked as it runs: host_access.h InCallback)
+    return captured_node((cudaLaunchHostFunc)(s, &run_host_func, host_call(fn, data)), s, file, line,
+                         "cudaLaunchHostFunc");
   return launch_host_func(file, line, s, fn, data);
 }
 inline cudaError_t graph_event_record(cudaEvent_t e, cudaStream_t s = nullptr) {
@@ -229,6 +248,32 @@ inline cudaError_t graph_wait_event(cudaStream_t s, cudaEvent_t e, unsigned flag
 #define cudaGraphAddEmptyNode(...) (::cudaemu::graphs::site(__FILE__, __LINE__), (cudaGraphAddEmptyNode)(__VA_ARGS__))
 #endif
 #endif  // !defined(CUDAEMU) || CUDAEMU_GRAPHS
+#if !defined(CUDAEMU)   // the gpu backend: hirace runs the graphs' nodes (host_graphs_gpu.h)
+#define HIRACE_NODE_ADDED(api, p, ...) hirace_streams::node_added(__FILE__, __LINE__, #api, p, (api)(p, __VA_ARGS__))
+#define cudaGraphAddKernelNode(p, ...) HIRACE_NODE_ADDED(cudaGraphAddKernelNode, p, __VA_ARGS__)
+#define cudaGraphAddMemcpyNode(p, ...) HIRACE_NODE_ADDED(cudaGraphAddMemcpyNode, p, __VA_ARGS__)
+#define cudaGraphAddMemcpyNode1D(p, ...) HIRACE_NODE_ADDED(cudaGraphAddMemcpyNode1D, p, __VA_ARGS__)
+#define cudaGraphAddMemcpyNodeToSymbol(p, ...) HIRACE_NODE_ADDED(cudaGraphAddMemcpyNodeToSymbol, p, __VA_ARGS__)
+#define cudaGraphAddMemcpyNodeFromSymbol(p, ...) HIRACE_NODE_ADDED(cudaGraphAddMemcpyNodeFromSymbol, p, __VA_ARGS__)
+#define cudaGraphAddMemsetNode(p, ...) HIRACE_NODE_ADDED(cudaGraphAddMemsetNode, p, __VA_ARGS__)
+#define cudaGraphAddHostNode(p, ...) HIRACE_NODE_ADDED(cudaGraphAddHostNode, p, __VA_ARGS__)
+#define cudaGraphAddEmptyNode(p, ...) HIRACE_NODE_ADDED(cudaGraphAddEmptyNode, p, __VA_ARGS__)
+#define cudaGraphAddNode(p, ...) HIRACE_NODE_ADDED(cudaGraphAddNode, p, __VA_ARGS__)
+#define cudaGraphInstantiate(...) hirace_streams::instantiate(__VA_ARGS__)
+#define cudaGraphInstantiateWithFlags(...) hirace_streams::instantiate_with_flags(__VA_ARGS__)
+#define cudaGraphInstantiateWithParams(...) hirace_streams::instantiate_with_params(__VA_ARGS__)
+#define cudaGraphLaunch(x, s) hirace_streams::graph_launch(__FILE__, __LINE__, x, s)
+#define cudaGraphExecDestroy(x) hirace_streams::graph_exec_destroy(x)
+#define HIRACE_EXEC_CHANGED(api, x, ...) hirace_streams::exec_changed(x, #api, (api)(x, __VA_ARGS__))
+#define cudaGraphExecUpdate(x, ...) HIRACE_EXEC_CHANGED(cudaGraphExecUpdate, x, __VA_ARGS__)
+#define cudaGraphExecKernelNodeSetParams(x, ...) HIRACE_EXEC_CHANGED(cudaGraphExecKernelNodeSetParams, x, __VA_ARGS__)
+#define cudaGraphExecMemcpyNodeSetParams(x, ...) HIRACE_EXEC_CHANGED(cudaGraphExecMemcpyNodeSetParams, x, __VA_ARGS__)
+#define cudaGraphExecMemcpyNodeSetParams1D(x, ...) HIRACE_EXEC_CHANGED(cudaGraphExecMemcpyNodeSetParams1D, x, __VA_ARGS__)
+#define cudaGraphExecMemsetNodeSetParams(x, ...) HIRACE_EXEC_CHANGED(cudaGraphExecMemsetNodeSetParams, x, __VA_ARGS__)
+#define cudaGraphExecHostNodeSetParams(x, ...) HIRACE_EXEC_CHANGED(cudaGraphExecHostNodeSetParams, x, __VA_ARGS__)
+#define cudaGraphExecNodeSetParams(x, ...) HIRACE_EXEC_CHANGED(cudaGraphExecNodeSetParams, x, __VA_ARGS__)
+#define cudaGraphNodeSetEnabled(x, ...) HIRACE_EXEC_CHANGED(cudaGraphNodeSetEnabled, x, __VA_ARGS__)
+#endif
 #if defined(CUDAEMU)   // a launch by the kernel's address, named by its line (cudaemu/registry.h, with graphs or not)
 #define cudaLaunchKernel(...) (::cudaemu::graphs::site(__FILE__, __LINE__), (cudaLaunchKernel)(__VA_ARGS__))
 #define cudaLaunchCooperativeKernel(...) (::cudaemu::graphs::site(__FILE__, __LINE__), (cudaLaunchCooperativeKernel)(__VA_ARGS__))

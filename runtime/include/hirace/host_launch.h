@@ -194,6 +194,8 @@ inline void (*g_access_leave)() = nullptr;
 // back once it ran, as an operation of its stream (`failed`: the launch did not start).
 inline void (*g_footprint_prepare)(unsigned long long *const **table, unsigned **touched) = nullptr;
 inline void (*g_footprint_take)(bool failed) = nullptr;
+// ... and a launch a stream capture took instead of running it: its node named (host_graphs_gpu.h)
+inline void (*g_launch_captured)() = nullptr;
 
 // A cooperative launch's block numberings: at most the grid syncs BlockWord counts, and at least
 // this many where the numbering left after the earlier launches holds fewer (else reset first)
@@ -469,6 +471,10 @@ inline void after_launch() {
   std::unique_lock<std::recursive_mutex> hold(launch_mutex(), std::adopt_lock);   // taken by before_launch
   if (s.captured_now) {
     s.captured_now = false;
+    if (g_launch_captured) {   // (the graph's nodes run in hirace's brackets when launched: no warning at exit)
+      g_launch_captured();
+      --s.captured_launches;
+    }
     return;
   }
   cudaError_t launched = cudaPeekAtLastError();
