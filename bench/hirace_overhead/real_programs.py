@@ -70,7 +70,7 @@ def kernel_ns(path: Path) -> tuple[int, int]:
     return int(vals.get("kernels", 0)), int(vals.get("kernel_ns", 0))
 
 
-def measure(roots: dict[str, Path], be, sanitizer: str | None, repeat: int, only=()) -> list[dict]:
+def measure(roots: dict[str, Path], be, sanitizer: str | None, repeat: int, only=(), config=None) -> list[dict]:
     from bench.realworld import inputs
     from bench.realworld.run import load_spec
     from hirace import runner
@@ -93,7 +93,7 @@ def measure(roots: dict[str, Path], be, sanitizer: str | None, repeat: int, only
             defs = p.defines + p.gpu_defines
             try:
                 return (pipeline.build(srcs, be, work / "plain", [], incs, defs).exe,
-                        runner.build(srcs, be, work / "hr", Config(), incs, defs).exe)
+                        runner.build(srcs, be, work / "hr", config or Config(), incs, defs).exe)
             except Exception as exc:   # a program that does not build here is a row that says so
                 return f"build: {str(exc).splitlines()[0][:200]}"
         with ThreadPoolExecutor(8) as ex:

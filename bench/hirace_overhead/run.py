@@ -58,7 +58,10 @@ def main() -> int:
                     help="where bench/realworld's programs live (samples=..., rodinia=...): measure them too")
     ap.add_argument("--only", nargs="*", default=[], help="only these programs")
     ap.add_argument("--no-racecheck", action="store_true", help="leave Compute Sanitizer's racecheck out")
+    ap.add_argument("--gpu-streams", action="store_true",
+                    help="build with the stream relation on the GPU (as hirace --gpu-streams): its cost")
     a = ap.parse_args()
+    config = Config(gpu_streams=a.gpu_streams)
     be = get_backend(a.backend)
     sanitizer = shutil.which("compute-sanitizer") if be.name == "gpu" and not a.no_racecheck else None
     rows = []
@@ -69,7 +72,7 @@ def main() -> int:
         def build(name):   # builds in parallel: nvcc is the slow part
             src = HERE / "programs" / f"{name}.cu"
             return (pipeline.build([src], be, tmp / f"{name}-plain").exe,
-                    runner.build([src], be, tmp / f"{name}-hr", Config()).exe)
+                    runner.build([src], be, tmp / f"{name}-hr", config).exe)
         with ThreadPoolExecutor(8) as ex:
             builds = dict(zip(chosen, ex.map(build, chosen)))
         for name in chosen:
@@ -117,7 +120,7 @@ def main() -> int:
     if a.root:
         from bench.hirace_overhead import real_programs
         roots = {k: Path(v).resolve() for k, v in (r.split("=", 1) for r in a.root)}
-        rows += real_programs.measure(roots, be, sanitizer, a.repeat, a.only)
+        rows += real_programs.measure(roots, be, sanitizer, a.repeat, a.only, config)
     a.out.mkdir(parents=True, exist_ok=True)
     out = a.out / f"hirace_overhead_{be.name}.csv"
     with out.open("w", newline="") as fh:
