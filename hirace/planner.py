@@ -174,8 +174,8 @@ class HiracePlanner:
         # a unit follows synchronisation through memory (memory_sync_needed): HIRACE_MEMORY_SYNC=1
         self.memory_sync = False
         # the program uses streams, events or asynchronous copies (uses_streams) or managed or pinned memory
-        # (uses_host_memory): HIRACE_STREAMS=1, and every access is checked whole (its launch's footprint needs
-        # them all); on the gpu backend each launch also says where it is and its stream (_stream_launch)
+        # (uses_host_memory): HIRACE_STREAMS=1, and every global access is checked whole (its launch's footprint
+        # needs them all; declared shared memory's proofs stay: FactTable global_proofs); on the gpu backend each launch also says where it is and its stream (_stream_launch)
         self.streams = False
         # a unit allocates managed or pinned memory or declares a __managed__ variable (uses_host_memory): with
         # none in a whole program the host's accesses have nothing to watch (HIRACE_HOST_ACCESS=0)
@@ -319,7 +319,9 @@ class HiracePlanner:
                                  f"on the gpu backend unless asked (--gpu-streams, or gpu_streams = true in "
                                  f"hirace.toml: it waits for every launch); the cpu backend checks them "
                                  f"(HIRACE_BACKEND=cpu)")
-        facts = FactTable(prog, self.config.quiet_reads and not self.streams)
+        # (a program the stream relation follows: its launches' footprints need every global access checked;
+        # proofs of declared shared memory's accesses stay)
+        facts = FactTable(prog, self.config.quiet_reads, global_proofs=not self.streams)
         self.facts.append(facts)
         # a kernel whose every shared-memory site is quiet never checks a shared word whole where the
         # quiet sites' launch conditions hold: its entry then leaves the shared shadow as it is

@@ -374,3 +374,48 @@ def test_kernels_are_registered_by_address_only_where_a_call_names_one(tmp_path)
         instrument_sources([path], out, [HiracePlanner(Config(), lower_cpu=True)], [path.parent], [], lower_cpu=True)
         text = "".join(f.read_text() for f in out.rglob("*") if f.is_file() and f.suffix in (".cu", ".h"))
         assert ("::cudaemu::graphs::register_kernel(&fill" in text) == registered, name
+
+
+_TILE = """#include <cuda_runtime.h>
+__global__ void tile(const int *in, int *out) {
+  __shared__ int t[64];
+  t[threadIdx.x] = in[blockIdx.x * 64 + threadIdx.x];
+  __syncthreads();
+  out[blockIdx.x * 64 + threadIdx.x] = t[63 - threadIdx.x];
+}
+int main() {
+  int *a, *b;
+  cudaMalloc(&a, 64 * sizeof(int));
+  cudaMalloc(&b, 64 * sizeof(int));
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  tile<<<1, 64, 0, s>>>(a, b);
+  cudaStreamSynchronize(s);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("lower_cpu", [True, False], ids=["cpu", "gpu"])
+def test_a_stream_program_keeps_its_shared_memory_proofs(lower_cpu, tmp_path):
+    """A launch's footprint is made of its checked global accesses (stream_footprint.h), so a program the relation
+    follows checks every global access whole (why: the footprint), while a read of a declared shared array that
+    no write shares its interval with keeps its proof (no global bytes, no footprint)."""
+    from hirace.proofs.facts import FOOTPRINTS
+    from hirace.proofs.proof import Rule
+    src = tmp_path / "tile.cu"
+    src.write_text(_TILE)
+    planner = HiracePlanner(Config(gpu_streams=True), lower_cpu=lower_cpu)
+    instrument_sources([src], tmp_path / "out", [planner], [tmp_path], [], lower_cpu=lower_cpu)
+    assert planner.streams
+    site = {(s.line, s.variable): s for s in planner.sites}
+    assert site[(6, "t")].proof == Rule.QUIET_SHARED_READ.title
+    assert site[(4, "in")].proof == "" and FOOTPRINTS in site[(4, "in")].why
+    assert site[(4, "t")].proof == Rule.OWN_SHARED_WORD.title and site[(6, "out")].proof == ""
+    # (without streams the read-only parameter's read is proved)
+    plain = HiracePlanner(Config(), lower_cpu=lower_cpu)
+    src.write_text(_TILE.replace("cudaStream_t s;\n  cudaStreamCreate(&s);\n", "").replace(", 0, s>>>", ">>>")
+                   .replace("cudaStreamSynchronize(s)", "cudaDeviceSynchronize()"))
+    instrument_sources([src], tmp_path / "plain", [plain], [tmp_path], [], lower_cpu=lower_cpu)
+    assert not plain.streams
+    assert {(s.line, s.variable): s for s in plain.sites}[(4, "in")].proof == Rule.READONLY_PARAM.title
