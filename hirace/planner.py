@@ -124,7 +124,8 @@ GRAPH_APIS = frozenset({"cudaGraphCreate", "cudaGraphLaunch", "cudaStreamBeginCa
 
 
 # calls that give the host memory a kernel or a copy may touch meanwhile (hirace/host_access.h)
-HOST_MEMORY_APIS = frozenset({"cudaMallocManaged", "cudaMallocHost", "cudaHostAlloc", "cudaHostGetDevicePointer"})
+HOST_MEMORY_APIS = frozenset({"cudaMallocManaged", "cudaMallocHost", "cudaHostAlloc", "cudaHostGetDevicePointer",
+                              "cudaHostRegister"})
 
 
 def uses_host_memory(prog: Program) -> bool:

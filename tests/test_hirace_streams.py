@@ -246,7 +246,7 @@ def test_the_gpu_build_of_stream_programs_compiles(tmp_path, nvcc):
     from hirace import runner
     from runtime import include_dir
     for name in ("launch_kernel_race.cu", "capture_late_join_race.cu", "symbol_async_race.cu", "graph_no_edge_race.cu",
-                 "host_callback_race.cu", "managed_var_race.cu"):
+                 "host_callback_race.cu", "managed_var_race.cu", "pinned_registered_race.cu"):
         src = CUDA / "streams" / name
         ins = runner.instrument([src], tmp_path / src.stem, Config(gpu_streams=True))
         assert "HIRACE_STREAMS=1" in ins.planner.defines()

@@ -6,7 +6,10 @@
 #ifndef HIRACE_ALLOC_HOOKS_H
 #define HIRACE_ALLOC_HOOKS_H
 namespace hirace {
-enum AllocKind : int { kDeviceAlloc = 0, kManagedAlloc = 1, kHostAlloc = 2 };
+// (kRegistered: the program's own host memory, pinned by cudaHostRegister until cudaHostUnregister)
+enum AllocKind : int { kDeviceAlloc = 0, kManagedAlloc = 1, kHostAlloc = 2, kRegistered = 3 };
+// memory the host and the device both reach: managed, pinned (allocated or registered)
+inline bool host_reachable(int kind) { return kind == kManagedAlloc || kind == kHostAlloc || kind == kRegistered; }
 constexpr unsigned kDefaultFlags = ~0u;   // the runtime's default flags for the kind
 }  // namespace hirace
 #define HIRACE_ALLOC(kind, p, ...) HIRACE_HOOKS::allocate(kind, #p, __FILE__, __LINE__, (void **)(p), __VA_ARGS__)
@@ -20,6 +23,8 @@ constexpr unsigned kDefaultFlags = ~0u;   // the runtime's default flags for the
 #undef cudaHostAlloc
 #undef cudaFree
 #undef cudaFreeHost
+#undef cudaHostRegister
+#undef cudaHostUnregister
 #undef cudaStreamBeginCapture
 #undef cudaStreamEndCapture
 #define cudaMalloc(p, ...) HIRACE_ALLOC(::hirace::kDeviceAlloc, p, __VA_ARGS__)
@@ -28,6 +33,8 @@ constexpr unsigned kDefaultFlags = ~0u;   // the runtime's default flags for the
 #define cudaHostAlloc(p, ...) HIRACE_ALLOC(::hirace::kHostAlloc, p, __VA_ARGS__)
 #define cudaFree(p) HIRACE_HOOKS::release(::hirace::kDeviceAlloc, (void *)(p))
 #define cudaFreeHost(p) HIRACE_HOOKS::release(::hirace::kHostAlloc, (void *)(p))
+#define cudaHostRegister(p, ...) HIRACE_HOOKS::host_register(#p, __FILE__, __LINE__, (void *)(p), __VA_ARGS__)
+#define cudaHostUnregister(p) HIRACE_HOOKS::host_unregister((void *)(p))
 // (not allocations: a capture turns launches into a graph's, which hirace must know; the cpu
 // backend emulates no graphs)
 #if !defined(CUDAEMU)

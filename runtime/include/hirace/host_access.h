@@ -337,17 +337,27 @@ inline void settle(Table *t) {
   }
 }
 
-// Whether the buffer holding `p` is watched: managed or pinned (cudaMallocHost, cudaHostAlloc), or a
-// __managed__ variable
-inline bool watched(uintptr_t p) {
+// Whether the buffer holding `p` is watched: managed or pinned (cudaMallocHost, cudaHostAlloc, cudaHostRegister),
+// or a __managed__ variable; and the pages hirace may close for it, [*lo, *hi): every page it touches, but of
+// registered memory (the program's own, which may share its first and last pages with other data: a system
+// call given those, or libc's, would fail) only the pages wholly inside it.
+inline bool watched(uintptr_t p, uintptr_t page, uintptr_t *lo, uintptr_t *hi) {
   uintptr_t base;
   int b = streams::buffer_at(p, &base);
   if (b < 0) return false;
   const host::Buffer &buf = host::state().buffers[size_t(b)];
-  if (buf.kind == kManagedAlloc || buf.kind == kHostAlloc) return true;
-  for (const void *v : managed_vars())
-    if (v == buf.base) return true;
-  return false;
+  bool yes = host_reachable(buf.kind);
+  for (const void *v : managed_vars()) yes |= v == buf.base;
+  if (!yes) return false;
+  const uintptr_t end = base + buf.size;
+  if (buf.kind == kRegistered) {
+    *lo = (base + page - 1) & ~(page - 1);
+    *hi = end & ~(page - 1);
+  } else {
+    *lo = base & ~(page - 1);
+    *hi = (end + page - 1) & ~(page - 1);
+  }
+  return true;
 }
 
 inline bool grow(void **p, size_t *cap, size_t want, size_t each) {
@@ -383,24 +393,32 @@ inline void leave() {
   std::lock_guard<std::recursive_mutex> hold(r.m);
   if (r.live.empty()) return;
   bool any = !managed_vars().empty();
-  for (const host::Buffer &b : host::state().buffers) any |= b.live && (b.kind == kManagedAlloc || b.kind == kHostAlloc);
+  for (const host::Buffer &b : host::state().buffers) any |= b.live && host_reachable(b.kind);
   if (!any) return;   // (no watched memory: nothing to close)
   if (!t && !(t = table())) return;
   std::vector<Entry> es;
+  std::vector<Run> pages;   // each entry's pages, within what its buffer lets hirace close
   for (const streams::Op &x : r.live)
     for (unsigned u = 0; u < footprint::kUses; ++u)
-      for (const streams::Span &s : x.fp.of[u])
-        if (watched(s.lo)) es.push_back(Entry{s.lo, s.hi, 0, x.agent, x.tick, u});
+      for (const streams::Span &s : x.fp.of[u]) {
+        uintptr_t lo = 0, hi = 0;
+        if (!watched(s.lo, t->page, &lo, &hi)) continue;
+        es.push_back(Entry{s.lo, s.hi, 0, x.agent, x.tick, u});
+        lo = std::max(lo, s.lo & ~(t->page - 1));
+        hi = std::min(hi, (s.hi + t->page - 1) & ~(t->page - 1));
+        if (lo < hi) pages.push_back(Run{lo, hi, 0, 0});
+      }
   if (es.empty()) return;
   std::sort(es.begin(), es.end(), [](const Entry &p, const Entry &q) { return p.lo < q.lo; });
   uintptr_t reach = 0;
   for (Entry &e : es) e.maxhi = reach = std::max(reach, e.hi);
+  std::sort(pages.begin(), pages.end(), [](const Run &p, const Run &q) { return p.lo < q.lo; });
   std::vector<Run> runs;
-  for (const Entry &e : es) {
-    uintptr_t lo = e.lo & ~(t->page - 1), hi = (e.hi + t->page - 1) & ~(t->page - 1);
-    if (!runs.empty() && lo <= runs.back().hi) runs.back().hi = std::max(runs.back().hi, hi);
-    else runs.push_back(Run{lo, hi, 0, 0});
+  for (const Run &g : pages) {
+    if (!runs.empty() && g.lo <= runs.back().hi) runs.back().hi = std::max(runs.back().hi, g.hi);
+    else runs.push_back(g);
   }
+  if (runs.empty()) return;
   if (!grow(reinterpret_cast<void **>(&t->entries), &t->cap_entries, es.size(), sizeof(Entry)) ||
       !grow(reinterpret_cast<void **>(&t->runs), &t->cap_runs, runs.size(), sizeof(Run)))
     return;
@@ -456,7 +474,7 @@ inline void leave() {}
 inline void finish() {
 #if HIRACE_HOST_ACCESS
   bool any = !managed_vars().empty();
-  for (const host::Buffer &b : host::state().buffers) any |= b.kind == kManagedAlloc || b.kind == kHostAlloc;
+  for (const host::Buffer &b : host::state().buffers) any |= host_reachable(b.kind);
   if (any)
     std::fprintf(stderr, "hirace: warning: the host's own reads and writes of managed and pinned memory are not checked "
                  "on this machine (hirace watches them on x86-64 Linux)\n");

@@ -156,12 +156,9 @@ inline cudaError_t allocate(int kind, const char *name, const char *file, unsign
   return e;
 }
 
-// `cudaFree(p)` becomes `release(kDeviceAlloc, p)`: the buffer's shadow goes, and the allocation
-// with its redzones (a pointer hirace did not allocate is passed on as it is).
-inline cudaError_t release(int kind, void *p) {
-  std::lock_guard<std::recursive_mutex> hold(launch_mutex());
-  drain();   // the pending launches read back first (a free waits for them anyway)
-  char *raw = static_cast<char *>(p);
+// The buffer at `p` no longer tracked (its shadow freed): its redzone's bytes, or 0 (not hirace's).
+inline size_t forget(void *p) {
+  size_t redzone = 0;
   bool found = false;
   for (Buffer &b : state().buffers)
     if (b.live && b.base == p) {
@@ -171,10 +168,37 @@ inline cudaError_t release(int kind, void *p) {
       tool_free(b.sites);
       b.shadow = nullptr;
       b.sites = nullptr;
-      if (!found) raw -= b.redzone;
+      if (!found) redzone = b.redzone;
       found = true;
     }
+  return redzone;
+}
+
+// `cudaFree(p)` becomes `release(kDeviceAlloc, p)`: the buffer's shadow goes, and the allocation
+// with its redzones (a pointer hirace did not allocate is passed on as it is).
+inline cudaError_t release(int kind, void *p) {
+  std::lock_guard<std::recursive_mutex> hold(launch_mutex());
+  drain();   // the pending launches read back first (a free waits for them anyway)
+  char *raw = static_cast<char *>(p) - forget(p);
   return kind == kHostAlloc ? (cudaFreeHost)(raw) : (cudaFree)(raw);
+}
+
+// `cudaHostRegister(p, n, flags)`: the program's host memory, pinned (and mapped where the flags ask), tracked
+// as a buffer from then on (a device access through its mapped address checked like any; the host's accesses
+// watched, host_access.h; a copy to or from it pinned, host_streams.h), until `cudaHostUnregister(p)`.
+inline cudaError_t host_register(const char *name, const char *file, unsigned line, void *p, size_t bytes,
+                                 unsigned flags) {
+  std::lock_guard<std::recursive_mutex> hold(launch_mutex());
+  init();
+  cudaError_t e = (cudaHostRegister)(p, bytes, flags);
+  if (e == cudaSuccess && p && bytes) state().buffers[size_t(add_buffer(p, bytes, name, 0, file, line))].kind = kRegistered;
+  return e;
+}
+inline cudaError_t host_unregister(void *p) {
+  std::lock_guard<std::recursive_mutex> hold(launch_mutex());
+  drain();
+  forget(p);
+  return (cudaHostUnregister)(p);
 }
 
 // `cudaStreamBeginCapture(s, mode)` and `cudaStreamEndCapture(s, &g)` (alloc_hooks.h): while a stream
@@ -213,6 +237,11 @@ extern "C" __attribute__((weak)) int hirace_host_allocate(int kind, const char *
 extern "C" __attribute__((weak)) int hirace_host_release(int kind, void *p) {
   return int(hirace::host::release(kind, p));
 }
+extern "C" __attribute__((weak)) int hirace_host_register(const char *name, const char *file, unsigned line, void *p,
+                                                         size_t size, unsigned flags) {
+  return int(hirace::host::host_register(name, file, line, p, size, flags));
+}
+extern "C" __attribute__((weak)) int hirace_host_unregister(void *p) { return int(hirace::host::host_unregister(p)); }
 #if !defined(CUDAEMU)
 extern "C" __attribute__((weak)) int hirace_host_begin_capture(void *stream, int mode) {
   return int(hirace::host::begin_capture(cudaStream_t(stream), cudaStreamCaptureMode(mode)));

@@ -12,6 +12,9 @@
 extern "C" int hirace_host_allocate(int kind, const char *name, const char *file, unsigned line, void **where,
                                     size_t size, unsigned flags);
 extern "C" int hirace_host_release(int kind, void *p);
+extern "C" int hirace_host_register(const char *name, const char *file, unsigned line, void *p, size_t size,
+                                    unsigned flags);
+extern "C" int hirace_host_unregister(void *p);
 #if !defined(CUDAEMU)
 extern "C" int hirace_host_begin_capture(void *stream, int mode);
 extern "C" int hirace_host_end_capture(void *stream, void *graph);
@@ -24,6 +27,11 @@ inline cudaError_t allocate(int kind, const char *name, const char *file, unsign
   return cudaError_t(hirace_host_allocate(kind, name, file, line, where, size, flags));
 }
 inline cudaError_t release(int kind, void *p) { return cudaError_t(hirace_host_release(kind, p)); }
+inline cudaError_t host_register(const char *name, const char *file, unsigned line, void *p, size_t size,
+                                 unsigned flags = cudaHostRegisterDefault) {
+  return cudaError_t(hirace_host_register(name, file, line, p, size, flags));
+}
+inline cudaError_t host_unregister(void *p) { return cudaError_t(hirace_host_unregister(p)); }
 #if !defined(CUDAEMU)
 inline cudaError_t begin_capture(cudaStream_t s, cudaStreamCaptureMode mode) {
   return cudaError_t(hirace_host_begin_capture((void *)s, int(mode)));

@@ -234,6 +234,12 @@ inline cudaError_t release(int kind, void *p) {
   return host::release(kind, p);
 }
 
+// cudaHostUnregister: every page open first (host_access.h), as the memory stops being watched.
+inline cudaError_t unregister(void *p) {
+  access::Call call;   // (host_access.h)
+  return host::host_unregister(p);
+}
+
 // The races found, for the log at exit (host_log.h).
 inline void write_log(std::FILE *f) {
   access::finish();
@@ -270,6 +276,7 @@ inline cudaError_t hirace_streams_event_query(cudaEvent_t e) {
 }
 #undef cudaFree
 #undef cudaFreeHost
+#undef cudaHostUnregister
 #define cudaStreamCreate(p) hirace_streams_create(#p, __FILE__, __LINE__, p, 0u)
 #define cudaStreamCreateWithFlags(p, flags) hirace_streams_create(#p, __FILE__, __LINE__, p, flags)
 #define cudaStreamCreateWithPriority(p, flags, prio) hirace_streams_create(#p, __FILE__, __LINE__, p, flags, prio, true)
@@ -291,4 +298,5 @@ inline cudaError_t hirace_streams_event_query(cudaEvent_t e) {
 #define cudaStreamAddCallback(s, cb, data, flags) hirace_streams::add_callback(__FILE__, __LINE__, s, cb, data, flags)
 #define cudaFree(p) hirace_streams::release(::hirace::kDeviceAlloc, (void *)(p))
 #define cudaFreeHost(p) hirace_streams::release(::hirace::kHostAlloc, (void *)(p))
+#define cudaHostUnregister(p) hirace_streams::unregister((void *)(p))
 #endif  // HIRACE_HOST_STREAM_HOOKS_H

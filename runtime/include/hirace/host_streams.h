@@ -270,7 +270,8 @@ inline Memory memory_of(const void *p) {
   uintptr_t base;
   int b = buffer_at(uintptr_t(p), &base);
   if (b < 0) return kPageable;
-  return host::state().buffers[size_t(b)].kind == kHostAlloc ? kPinned : kDevice;
+  const int kind = host::state().buffers[size_t(b)].kind;
+  return kind == kHostAlloc || kind == kRegistered ? kPinned : kDevice;
 }
 
 }  // namespace streams
