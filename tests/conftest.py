@@ -30,11 +30,11 @@ os.environ["CCTK_BUILD_CACHE"] = "off"
 
 
 @pytest.fixture
-def own_build_cache(tmp_path, monkeypatch):
-    """A build cache of this test alone (the commands it starts inherit it): a test that runs one
-    program several times under hirace run (options of the run, not of the build) compiles it once,
-    whichever tests ran before it."""
-    cache = tmp_path / "own-build-cache"
+def own_build_cache(tmp_path_factory, monkeypatch):
+    """A build cache of this test alone (the commands it starts inherit it; a folder outside its
+    tmp_path): a test that runs one program several times under hirace run (options of the run, not
+    of the build) compiles it once, whichever tests ran before it."""
+    cache = tmp_path_factory.mktemp("own-build-cache")
     monkeypatch.setenv("CCTK_BUILD_CACHE", str(cache))
     return cache
 
