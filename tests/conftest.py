@@ -24,8 +24,30 @@ CUDA = TESTS / "cuda"
 ROOT = TESTS.parent
 
 # hirace run's build cache (instrument/compile/build_cache.py) stays out of the suite: each test
-# compiles what it runs, whichever tests ran before it; tests/test_build_cache.py gives it a folder
+# compiles what it runs, whichever tests ran before it; tests/test_build_cache.py gives it a folder,
+# and so does the fixture below, to a test of its own
 os.environ["CCTK_BUILD_CACHE"] = "off"
+
+
+@pytest.fixture
+def own_build_cache(tmp_path_factory, monkeypatch):
+    """A build cache of this test alone (the commands it starts inherit it; a folder outside its
+    tmp_path): a test that runs one program several times under hirace run (options of the run, not
+    of the build) compiles it once, whichever tests ran before it."""
+    cache = tmp_path_factory.mktemp("own-build-cache")
+    monkeypatch.setenv("CCTK_BUILD_CACHE", str(cache))
+    return cache
+
+
+@pytest.fixture(scope="module")
+def module_build_cache(tmp_path_factory):
+    """A build cache of this module's tests alone, for a module whose tests run one program under
+    different options of the run: the first of them to run compiles it."""
+    old = os.environ.get("CCTK_BUILD_CACHE")
+    cache = tmp_path_factory.mktemp("build-cache")
+    os.environ["CCTK_BUILD_CACHE"] = str(cache)
+    yield cache
+    os.environ["CCTK_BUILD_CACHE"] = old if old is not None else "off"
 
 
 @pytest.fixture
@@ -61,6 +83,17 @@ def run_cli():
         return subprocess.run([sys.executable, "-m", module, *map(str, args)], capture_output=True,
                               text=True, timeout=timeout, cwd=cwd or ROOT, env=e)
     return run
+
+
+# every test a cltc tool runs of a pytest suite is its own pytest process: keep the plugins that are
+# slow to import and that our suites do not use out of them (hypothesis's costs about a second a process)
+QUIET_PLUGINS = "-p no:hypothesispytest -p no:xdist"
+
+
+@pytest.fixture
+def quiet_pytest_children(monkeypatch):
+    """The pytest processes the test starts run without the slow plugins (QUIET_PLUGINS)."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", QUIET_PLUGINS)
 
 
 @pytest.fixture

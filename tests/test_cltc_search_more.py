@@ -24,15 +24,8 @@ from conftest import BIN, ROOT
 SUITES = ROOT / "tests" / "suites"
 
 
-@pytest.fixture(scope="module")
-def build_cache(tmp_path_factory):
-    old = os.environ.get("CCTK_BUILD_CACHE")
-    os.environ["CCTK_BUILD_CACHE"] = str(tmp_path_factory.mktemp("build-cache"))
-    yield
-    os.environ["CCTK_BUILD_CACHE"] = old if old is not None else "off"
-
-
-def test_search_over_a_pytest_suite_changes_the_launches_and_writes_a_pytest_file(tmp_path, build_cache, capsys):
+def test_search_over_a_pytest_suite_changes_the_launches_and_writes_a_pytest_file(tmp_path, module_build_cache, capsys,
+                                                                                   quiet_pytest_children):
     out = tmp_path / "found"
     res = loop.run(load(SUITES / "search_pytest"), out, "cpu", seed=1, budget_runs=12, progress=False, cache=True)
     assert res.kind == "pytest"
@@ -109,7 +102,7 @@ def test_a_command_without_input_or_instrumented_program_is_refused(thin_program
     assert "--check races" in capsys.readouterr().err
 
 
-def test_nan_and_inf_in_a_written_file_and_the_search_table_of_cltc_toml(tmp_path, monkeypatch, capsys, build_cache):
+def test_nan_and_inf_in_a_written_file_and_the_search_table_of_cltc_toml(tmp_path, monkeypatch, capsys, module_build_cache):
     suite = tmp_path / "suite"
     shutil.copytree(SUITES / "search_files", suite)
     with open(suite / "cltc.toml", "a") as fh:

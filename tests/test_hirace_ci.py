@@ -218,7 +218,9 @@ def test_granularity_is_an_option_of_the_sources_hirace_builds_not_of_a_command(
 # ---------------------------------------------------------------- one run, many outputs
 
 @pytest.fixture(scope="module")
-def multi(tmp_path_factory) -> Path:
+def multi(tmp_path_factory, module_build_cache) -> Path:
+    """multi.cu in a folder of its own; the tests run it under different options of the run (a
+    build cache of this module's: it is compiled once, and again only where an option changes the build)."""
     work = tmp_path_factory.mktemp("multi")
     (work / "multi.cu").write_text(MULTI)
     return work

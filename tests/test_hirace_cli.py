@@ -269,7 +269,7 @@ TWO_KERNELS = ("__global__ void racy(int *a) { a[0] = threadIdx.x; }\n"
                "  cudaDeviceSynchronize(); }\n")
 
 
-def test_the_configuration_is_found_upward_and_the_command_line_wins(run_cli, tmp_path):
+def test_the_configuration_is_found_upward_and_the_command_line_wins(run_cli, tmp_path, own_build_cache):
     two = tmp_path / "two.cu"
     two.write_text(TWO_KERNELS)
     work = tmp_path / "a" / "b"
@@ -290,7 +290,7 @@ def test_the_configuration_is_found_upward_and_the_command_line_wins(run_cli, tm
     assert r.returncode == 2 and "pyproject.toml [tool.hirace]: unknown key 'bogus'" in r.stderr, r.stderr
 
 
-def test_prior_sites_name_the_other_threads_access_and_keep_the_race_count(run_cli, tmp_path):
+def test_prior_sites_name_the_other_threads_access_and_keep_the_race_count(run_cli, tmp_path, own_build_cache):
     """examples/reduce_race.cu: thread t reads s[t], another thread reads it as s[t + d], then t writes
     it. The shadow names t itself (the word was shared by several readers); with prior sites (the
     default) the report names the other thread's read, and the two races (same warp, different
@@ -346,7 +346,7 @@ def test_launches_not_waited_for_are_each_reported_against_their_own_launch(run_
     assert doc["summary"]["launches"] == 82 and doc["summary"]["dropped"] == 0
 
 
-def test_prior_sites_give_way_when_device_memory_runs_short(run_cli, tmp_path):
+def test_prior_sites_give_way_when_device_memory_runs_short(run_cli, tmp_path, own_build_cache):
     """engine/device_memory_short.cu on an emulated device of 100 MiB: the program fits, hirace's
     shadows beside it, its prior-site slots not as well. hirace gives the slots up (a warning says so)
     instead of failing the program's cudaMalloc or its own run; the race is still reported. On 32 MiB,
@@ -373,7 +373,7 @@ def test_prior_sites_give_way_when_device_memory_runs_short(run_cli, tmp_path):
     assert r.returncode == 2 and "hirace: no device memory left for its" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_a_run_says_which_sites_never_ran(run_cli, tmp_path):
+def test_a_run_says_which_sites_never_ran(run_cli, tmp_path, own_build_cache):
     """A quiet run is not a proof: the report says how many sites ran and names those that never ran
     on this input (here the racy branch), and a run that takes that branch reports its race."""
     src = tmp_path / "branch.cu"

@@ -73,7 +73,7 @@ def test_a_stray_access_far_past_its_buffer_is_measured_from_that_buffer_and_doe
         assert key in far
 
 
-def test_text_and_sarif_reports(run_cli, tmp_path):
+def test_text_and_sarif_reports(run_cli, tmp_path, own_build_cache):
     r = run_cli("hirace.cli", "run", "--backend", "cpu", MEMORY / "past_end.cu")
     assert r.returncode == 1
     assert "ERROR: hirace: out-of-bounds read in global memory, kernel 'shift'" in r.stderr

@@ -18,12 +18,10 @@ from instrument.kernel_lib.marshal import KernelArgumentError
 from instrument.kernel_lib.signatures import kernel_signatures
 from instrument.frontend.parse import parse_file
 
-from conftest import ROOT
+from conftest import QUIET_PLUGINS, ROOT
 
 EXAMPLE = ROOT / "examples" / "pytest_kernels"
 SURVIVORS = [1, 2, 3, 9, 12, 32, 34, 42]
-# every cltc test run is its own pytest process: keep plugins that are slow to import out
-QUIET_PLUGINS = "-p no:hypothesispytest -p no:xdist"
 
 KERNELS = r"""
 namespace blas {

@@ -71,11 +71,22 @@ def test_every_oracle_holds_on_generated_programs(selftest_json):
     assert sum(why == "" for why in data["oracles"]["barrier-race"].values()) >= 3
 
 
+def only_oracles(monkeypatch, *kinds):
+    """The checker builds only the plain program and those of the oracles `kinds`: a test of how
+    one oracle's failure is reported needs no other oracle's builds (each is a compile; every
+    oracle runs in test_every_oracle_holds_on_generated_programs)."""
+    compare = oracles.Checker._compare
+    monkeypatch.setattr(oracles.Checker, "_compare", lambda self, kind, *a: compare(self, kind, *a)
+                        if kind in kinds else None)
+    monkeypatch.setattr(oracles.Checker, "_barrier_race", lambda self, *a: None)
+
+
 def test_a_broken_instrumentation_is_caught_and_saved(monkeypatch, tmp_path, capsys):
     """Make hirace forget what __syncthreads orders: the hirace oracle must fail, naming the seed,
     and the program must be saved for reproduction."""
     from hirace import planner
     real = planner.HiracePlanner.__call__
+    only_oracles(monkeypatch, "hirace")
 
     def no_barrier_clocks(self, prog, plan):
         prog.barriers = [b for b in prog.barriers if b.name != "__syncthreads"]
@@ -101,6 +112,7 @@ def test_checker_reports_a_program_that_does_not_build(tmp_path, monkeypatch):
             p.body = [ln.replace("int run() {", "int run() { undeclared_name = 1;") for ln in p.body]
         return p
     monkeypatch.setattr(oracles, "generate", broken)
+    only_oracles(monkeypatch, "emi-low")
     res = oracles.Checker(CpuBackend(), gen.Options(kernels=1, statements=4)).check([30, 31], tmp_path)
     low = res.outcome["emi-low"]
     assert low[30] == "" and low[31].startswith("build failed") and "undeclared_name" in low[31]

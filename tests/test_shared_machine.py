@@ -98,7 +98,7 @@ def test_a_config_others_could_have_written_is_ignored_with_a_warning(tmp_path):
     assert trusted_file(shared / "hirace.toml") == ""
 
 
-def test_reports_go_to_devices_and_pipes_as_streams_never_over_what_the_run_read(tmp_path):
+def test_reports_go_to_devices_and_pipes_as_streams_never_over_what_the_run_read(tmp_path, own_build_cache):
     (tmp_path / "data.h").write_text("#define N 64\n")
     (tmp_path / "racy.cu").write_text('#include "data.h"\n' + RACY)
     res = _hirace("run", "--backend", "cpu", "--format", "json", "--output", "/dev/null", "racy.cu", cwd=tmp_path)

