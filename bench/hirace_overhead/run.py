@@ -38,7 +38,7 @@ from instrument.compile import pipeline  # noqa: E402
 from instrument.protocol import HIRACE_LOG, Env  # noqa: E402
 
 PROGRAMS = {"reduce": 1 << 24, "histogram": 1 << 24, "matmul": 1024, "stencil": 1 << 24, "spmv": 1 << 20,
-            "launches": 1 << 28}
+            "launches": 1 << 28, "pipeline": 1 << 16}
 
 
 def kernel_ms(text: str) -> float:
