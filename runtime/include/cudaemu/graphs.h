@@ -20,14 +20,12 @@
 #ifndef CUDAEMU_GRAPHS_H
 #define CUDAEMU_GRAPHS_H
 
+#include "../cudacommon/graph_nodes.h"
+
 namespace cudaemu::graphs {
 
-enum class Kind { Kernel, Copy, Set, Host, Empty };
-struct Row {   // bytes [dst, dst + n) written (from src, or set)
-  char *dst;
-  const char *src;
-  size_t n;
-};
+using ::cctk::graphs::Kind;
+using ::cctk::graphs::Row;
 struct Node {
   Kind kind = Kind::Empty;
   std::vector<size_t> deps;               // earlier nodes of the same graph it waits for

@@ -24,13 +24,15 @@
 #ifndef HIRACE_HOST_GRAPHS_H
 #define HIRACE_HOST_GRAPHS_H
 
+#include "cudacommon/graph_nodes.h"
+
 namespace hirace {
 namespace streams {
 
 #if !defined(CUDAEMU) || CUDAEMU_GRAPHS
 // (the relation's part, for cudaemu's graphs and for host_graphs_gpu.h's: an exec `E` has `nodes`, in a
-// topological order, each with `kind` (Kernel, Copy, Set, Host, Empty), `deps` indexing that list, `rows`
-// {dst, src, n}, and the `api`, `file` and `line` that name it)
+// topological order, each with `kind` and `rows` (cudacommon/graph_nodes.h), `deps` indexing that list, and
+// the `api`, `file` and `line` that name it)
 
 struct ExecState {                 // an instantiated graph, as the relation follows it
   std::vector<unsigned> agent;     // each node's agent
@@ -73,7 +75,7 @@ template <class E> inline cudaStream_t graph_node_begin(const E &e, size_t i) {
   std::lock_guard<std::recursive_mutex> hold(r.m);
   ExecState &x = execs()[&e];
   const auto &node = e.nodes[i];
-  using Kind = decltype(node.kind);
+  using ::cctk::graphs::Kind;
   const unsigned n = x.agent[i];
   join(r.agents[n].clock, x.base);
   for (size_t d : node.deps) join(r.agents[n].clock, x.done[d]);

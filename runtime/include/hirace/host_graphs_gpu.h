@@ -22,6 +22,7 @@
 #define HIRACE_HOST_GRAPHS_GPU_H
 
 #include <cxxabi.h>
+#include "cudacommon/graph_nodes.h"
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -33,12 +34,8 @@ namespace hirace {
 namespace streams {
 namespace gpu_graphs {
 
-enum class Kind { Kernel, Copy, Set, Host, Empty };
-struct Row {   // bytes [dst, dst + n) written (from src, or set)
-  char *dst;
-  const char *src;
-  size_t n;
-};
+using ::cctk::graphs::Kind;   // (cudacommon/graph_nodes.h: the emulation's too)
+using ::cctk::graphs::Row;
 struct Node {
   Kind kind = Kind::Empty;
   std::vector<size_t> deps;          // earlier nodes of `nodes` it waits for
