@@ -25,7 +25,7 @@ from instrument.frontend.parse import WAITING_OBJECTS
 from instrument.frontend.query import GROUP_SYNC, Program
 from instrument.frontend.rewrite import EditPlan, one_line
 
-from . import sites as site_table
+from . import pointer_launches, sites as site_table
 from .proofs import quiet_version, rules
 from .proofs.conditions import Condition, OwnIndex
 from .proofs.facts import FactTable
@@ -449,6 +449,7 @@ class HiracePlanner:
                 v = quiet_version.plan_version(prog, plan, k, needs[k.name], self.lower_cpu)
                 if v:
                     versions[k.name] = v
+        self._plan_kernel_entries(prog, plan, facts, versions, entered)
         for ls in prog.launches:
             s = src(ls.span.file)
             cfg = [one_line(s.text(x.start, x.end)) for x in ls.config_args]
@@ -460,10 +461,17 @@ class HiracePlanner:
             # (on the gpu backend only where the kernel is entered: a version asks for no area)
             version = (self._version_launch(prog, ls, versions.get(ls.kernel), cfg, self.lower_cpu)
                        if area or self.lower_cpu else None)
+            if not quiet_args and not version and pointer_launches.is_pointer_launch(prog, ls):
+                args = [one_line(s.text(x.start, x.end)).strip() for x in ls.args]
+                if all(_plain_arg(x, a, unit) for x, a in zip(ls.args, args)):
+                    version = pointer_launches.launch_texts(prog, ls, cfg, args, self.lower_cpu)
             if version:
                 quiet_args += version[0]
             site = self._stream_launch(plan, ls.config_args[3] if len(ls.config_args) > 3 else None, cfg[3], ls.span)
-            if not plan.wrap(ls.span, f'({site}{quiet_args}::hirace::host::before_launch({kptr}, "{ls.kernel}", '
+            name = f'"{ls.kernel}"'
+            if pointer_launches.is_pointer_launch(prog, ls):   # (reports name the kernel it points to)
+                name = f"::hirace::host::kernel_name({callee.strip()}, {name})"
+            if not plan.wrap(ls.span, f'({site}{quiet_args}::hirace::host::before_launch({kptr}, {name}, '
                                       f'dim3({cfg[0]}), dim3({cfg[1]}), (size_t)({cfg[2]}), '
                                       f'{"true" if area else "false"}, {_in_order(cfg[3])}), ',
                              ", ::hirace::host::after_launch())", f"hirace launch of {ls.kernel}"):
@@ -639,6 +647,22 @@ class HiracePlanner:
             if plan.wrap(r.size, call, tail, f"hirace check of {r.name}'s bytes"):
                 self.min_size = 1   # (a range may start at any byte)
 
+    def _plan_kernel_entries(self, prog: Program, plan: EditPlan, facts: FactTable, versions: dict,
+                             entered: dict) -> None:
+        """Each kernel's quiet parameters and version, registered by its address for launches through
+        a kernel pointer (pointer_launches.py), right after its definition (and its version's)."""
+        for k in prog.kernels:
+            found = [kp for kp in facts.params.values() if kp.kernel.name == k.name]
+            v = versions.get(k.name) if self.lower_cpu or entered.get(k.name, False) else None
+            text = pointer_launches.entry_text(
+                prog, k, lambda args, f=found: _quiet_params_text(f[0], args) if len(f) == 1 else "", v)
+            if text is None:
+                continue
+            data = prog.unit.source(k.span.file).data
+            line_end = data.find(b"\n", k.body.end)
+            if line_end >= 0:
+                plan.insert(k.span, line_end + 1, text, f"hirace kernel entry of {k.name}", order=(0,))
+
     @staticmethod
     def _version_launch(prog: Program, ls, v, cfg: list[str], lower_cpu: bool):
         """The texts that let launch `ls` run its kernel's quiet version `v` (quiet_version.launch_text),
@@ -782,11 +806,22 @@ def _quiet_args(ls, s, found, unit) -> str:
         return ""
     kp = found[0]
     args = [one_line(s.text(x.start, x.end)).strip() for x in ls.args]
-    for i in kp.bits + kp.written + kp.pointers:
-        x = ls.args[i]
-        if not _PLAIN_ARG.fullmatch(args[i]) or "++" in args[i] or "--" in args[i] or any(
-                m.span.start < x.end and x.start < m.span.end for m in unit.macro_expansions.get(x.file, ())):
-            return ""
+    if not all(_plain_arg(ls.args[i], args[i], unit) for i in kp.bits + kp.written + kp.pointers):
+        return ""
+    return _quiet_params_text(kp, args)
+
+
+def _plain_arg(x, text: str, unit) -> bool:
+    """Can a launch's argument be evaluated once more (no call, assignment, increment, nor macro)?"""
+    return bool(_PLAIN_ARG.fullmatch(text)) and "++" not in text and "--" not in text and not any(
+        m.span.start < x.end and x.start < m.span.end for m in unit.macro_expansions.get(x.file, ()))
+
+
+def _quiet_params_text(kp, args: list[str]) -> str:
+    """`::hirace::host::quiet_params(...), ` for kernel parameters `kp` and argument texts `args`, or ''
+    where the kernel has no quiet candidates."""
+    if not kp.bits and not kp.own and not kp.atomic:
+        return ""
     addr = lambda ps: ", ".join(f"::hirace::host::arg_address({args[i]})" for i in ps)  # noqa: E731
     if not kp.own and not kp.atomic:
         return f"::hirace::host::quiet_params({{{addr(kp.bits)}}}, {{{addr(kp.written)}}}), "

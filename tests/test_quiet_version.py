@@ -16,6 +16,7 @@ from instrument.backends.cpu import CpuBackend
 from instrument.protocol import HIRACE_LOG, Env
 
 SRC = CUDA / "engine" / "quiet_versions.cu"
+POINTERS = CUDA / "engine" / "kernel_pointers.cu"
 
 
 def _instrument(tmp_path, cpu=False):
@@ -58,11 +59,13 @@ def test_the_launch_chooses_with_the_hosts_test_of_the_sites_conditions(tmp_path
 
 
 def test_gpu_instrumentation_with_versions_compiles(tmp_path, nvcc):
+    """quiet_versions.cu, and kernel_pointers.cu (its kernels' entries and launches through a pointer)."""
     from runtime import include_dir
-    ins, _ = _instrument(tmp_path)
-    r = subprocess.run([str(nvcc), "-std=c++17", "-c", f"-I{include_dir()}", *[f"-D{d}" for d in ins.planner.defines()],
-                        str(ins.sources[0]), "-o", str(tmp_path / "q.o")], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr[-3000:]
+    for src in (SRC, POINTERS):
+        ins = runner.instrument([src], tmp_path / src.stem, Config())
+        r = subprocess.run([str(nvcc), "-std=c++17", "-c", f"-I{include_dir()}", *[f"-D{d}" for d in ins.planner.defines()],
+                            str(ins.sources[0]), "-o", str(tmp_path / f"{src.stem}.o")], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr[-3000:]
 
 
 def test_the_cpu_backends_copy_lowers_the_versions_shared_arrays_and_launch(tmp_path):
@@ -134,3 +137,21 @@ def test_a_thread_of_a_version_notes_its_first_sites_and_the_report_says_what_it
     assert found["1"].warnings == [
         "1 out-of-bounds records of kernel 'five' (launch 0) were dropped: more sites than max_reports, or more "
         "than a thread of the kernel's quiet version notes (HIRACE_QUIET_VERSIONS=0 names every site)"]
+
+
+def test_launches_through_a_kernel_pointer_take_the_kernels_quiet_parameters_and_version(tmp_path):
+    """engine/kernel_pointers.cu (hirace/pointer_launches.py): each kernel registers its quiet
+    parameters and version by address; launches through a pointer find them. Launches 0 and 1 run
+    the copies (their writes are own over a counted loop, `swap`'s after assigning its coordinates
+    again); launch 2's taller blocks make two threads write one element (the own-index test fails,
+    the kernel checks and reports the write-write race); launch 3 reads `a` while writing it. The
+    reports name the kernel the pointer pointed to."""
+    text = runner.instrument([POINTERS], tmp_path / "i", Config(), lower_cpu=True).sources[0].read_text()
+    assert 'static const bool hirace_entry_rows = ::hirace::host::kernel_entry(&rows, "rows", +[](' in text
+    assert "::hirace::host::pointer_prepare(kernel, dim3(block), dim3(dim3(w / T, k == 2 ? 1 : w / T)), a, in, w)" in text
+    built = runner.build([POINTERS], CpuBackend(), tmp_path / "b", Config())
+    quiet, report = _run(built, tmp_path, "1 1\n")
+    assert quiet == [("rows", 1), ("swap", 1), ("rows", 0), ("swap", 0)]
+    assert sorted({(x.kernel, x.launch, x.site.line, x.kind) for x in report.races}) == \
+        [("rows", 2, 15, "write-write"), ("swap", 3, 25, "read-write")]
+    assert report.memory_errors == []

@@ -93,7 +93,8 @@ int main() {
     assert r.returncode == 0, r.stderr
     text = (tmp_path / "i" / "p.cu").read_text()
     assert "::hirace::rd_param(&(in[threadIdx.x]), 1u, in, 0u)" in text
-    assert text.count("::hirace::host::quiet_params(") == 1
+    # (one in k's entry for launches through a pointer, hirace/pointer_launches.py; one at a launch)
+    assert text[text.index("int main()"):].count("::hirace::host::quiet_params(") == 1
     # in: read-only (bit 0); out: out[threadIdx.x] is each thread's own element (bit 1, own mask 2)
     assert "quiet_params({::hirace::host::arg_address(a + 8), ::hirace::host::arg_address(b)}, " \
            "{::hirace::host::arg_address(b)}, {::hirace::host::arg_address(a + 8), " \
@@ -145,7 +146,13 @@ __global__ void line(float *out, int n) {
 
 @pytest.mark.parametrize("code", [
     "out[i] = 1; out[i + 1] = 2;",                 # two indices: a thread writes its neighbour's element
-    "for (int j = 0; j < 2; ++j) out[i + j] = 0;",  # a loop variable
+    "for (int j = 0; j < 2; ++j) { out[i + j] = 0; j += 0; }",   # a loop variable the body changes
+    "for (int j = 0; j < n; ++j) out[i + j] = 0; for (int m = 0; m < 2; ++m) out[i + m] = 0;",   # two loops
+    "for (int j = 0; j < i; ++j) out[i + j] = 0;",  # a loop's bound that differs between threads
+    "for (int j = 0; j > -n; j--) out[i + j] = 0;",   # a loop that counts down
+    "int x = i; if (n) x = 0; out[x] = 0;",          # a local assigned again inside a branch
+    "int x = i; out[x] = 0; x = threadIdx.x; out[x] += 1;",   # two values: two indices
+    "int x = i; x = threadIdx.x; int *p = &x; out[x] = 0;",   # its address taken
     "out[i * i] = 0;",                              # not a sum of coordinates
     "out[threadIdx.x + (short)n] = 0;",             # a narrower type may wrap
     "out[(size_t)(blockIdx.x * blockDim.x) + threadIdx.x] = 0;",   # a part wrapped at 32 bits, then widened
@@ -159,6 +166,20 @@ def test_no_own_parameter_where_threads_may_meet_or_the_kernel_reaches_it_otherw
     assert owned(tmp_path, OWN_KERNEL % "out[i] = in[i]; out[i] += 1;") == {"k": [(
         "out", "::hirace::own_index((1ll), 0ll, 0ll, ((long long)(blockDim.x)), 0ll, 0ll, 0ll)")]}
     assert owned(tmp_path, OWN_KERNEL % code) == {}
+
+
+def test_own_indices_follow_counted_loops_and_locals_assigned_again(tmp_path):
+    """transpose's forms: a loop `for (int i = L; i < U; i += S)` is L + S * k over its count, a
+    seventh coordinate; a local the body's statements assign again has the value of the last
+    assignment before the use."""
+    got = owned(tmp_path, OWN_KERNEL % """int x = blockIdx.x * BS + threadIdx.x;
+  int from = x;
+  x = blockIdx.y * BS + threadIdx.y;
+  for (int j = 1; j <= BS; j += 4) out[x + j * n] = in[from];""")
+    assert got == {"k": [("out", "::hirace::own_index(0ll, (1ll), 0ll, 0ll, ((long long)(BS)), 0ll, "
+                                 "((long long)(1) * (long long)(n)), ((long long)(4) * (long long)(n)), "
+                                 "((long long)((long long)(4) > 0 ? ((long long)(BS) - (long long)(1)) / "
+                                 "(long long)(4) + 1 : (1ll << 40))))")]}
 
 
 OWN_KERNEL = """
@@ -176,9 +197,9 @@ def test_own_index_decides_from_the_launch_shape(run_cli, tmp_path):
     src = tmp_path / "shapes.cu"
     src.write_text("""#include <cstdio>
 #include "hirace/runtime.h"
-__global__ void probe(long long ctx, long long cty, long long cbx, long long cby) {
+__global__ void probe(long long ctx, long long cty, long long cbx, long long cby, long long ck = 0, long long nk = 1) {
   if (threadIdx.x + threadIdx.y + blockIdx.x + blockIdx.y == 0)
-    printf("%d", (int)::hirace::own_index(ctx, cty, 0, cbx, cby, 0, -7));
+    printf("%d", (int)::hirace::own_index(ctx, cty, 0, cbx, cby, 0, -7, ck, nk));
 }
 int main() {
   probe<<<4, 32>>>(1, 0, 32, 0);                       // 32 * bx + tx: own
@@ -190,12 +211,16 @@ int main() {
   probe<<<4, 32>>>(1, 0, 1 << 29, 0);                  // spread over 3 * 2^29 + 31: own
   probe<<<4, 32>>>(1, 0, 1 << 30, 0);                  // spread past 2^31
   probe<<<1, 1>>>(0, 0, 0, 0);                         // one thread: own
+  probe<<<4, dim3(8, 2)>>>(1, 8, 64, 0, 16, 4);        // a loop of 4 steps of 2 rows (8 wide): own
+  probe<<<4, dim3(8, 4)>>>(1, 8, 64, 0, 16, 4);        // blocks of 4 rows: step i + 1 meets row r + 2
+  probe<<<4, dim3(8, 2)>>>(1, 8, 64, 0, 16, 0);        // a loop of no step: as one
+  probe<<<4, dim3(8, 2)>>>(1, 8, 64, 0, 16, 1ll << 40);   // a step that is not positive
   cudaDeviceSynchronize();
   printf("\\n");
   return 0;
 }""")
     r = run_cli("instrument.run", "--backend", "cpu", "-I", RUNTIME_INCLUDE, src)
-    assert r.returncode == 0 and r.stdout == "100110101\n", r.stderr
+    assert r.returncode == 0 and r.stdout == "1001101011010\n", r.stderr
 
 
 @pytest.mark.parametrize("flag", ["--quiet-reads", "--no-quiet-reads"])

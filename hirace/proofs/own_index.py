@@ -11,8 +11,16 @@ computed narrower and then widened is not taken), so distinct sums within a rang
 2^31 stay distinct, whatever the offset; a uniform part that is not a sum or product (`n / 2`) is
 written again as the program wrote it.
 
+A local variable stands for the value it was given: its one initializer, or, for one that the kernel's
+top-level statements assign again (`xIndex = blockIdx.y * TILE_DIM + threadIdx.x;`, transpose),
+the last of those definitions before the use (no other statement changes it, nothing takes its
+address or a reference to it). Where the scope allows loops (own parameters), the variable of a
+counted loop `for (int i = L; i < U; i += S)` (L, U, S uniform; the body never changes i) is
+L + S * k for the loop's iteration number k, a seventh coordinate whose extent is the loop's count:
+the index then names one element per thread and iteration, so no two threads' elements meet.
+
 `linear_form(expr, scope)` writes an index expression in that form (`LinearForm`), following local
-variables that hold such an expression unchanged, or says None; `LinearForm.values()` are the C++
+variables that hold such an expression, or says None; `LinearForm.values()` are the C++
 expressions of its coefficients and offset; two accesses with equal `key()`s reach the same element
 in every thread.
 """
@@ -42,20 +50,27 @@ class _NotLinear(Exception):
     pass
 
 
+LOOP = len(COORDS)   # the coordinate of a counted loop's iteration number (scopes that allow loops)
+
+
 @dataclass(frozen=True)
 class LinearForm:
     coef: tuple[tuple[Term, ...], ...]   # per coordinate of COORDS: a sum of terms
     offset: tuple[Term, ...]
+    loop: tuple[tuple[Term, ...], str] | None = None   # a counted loop's: its coefficient, its count (C++)
 
     def key(self) -> tuple:
         norm = lambda ts: tuple(sorted((s, tuple(sorted(map(_norm, f)))) for s, f in ts))  # noqa: E731
-        return tuple(norm(t) for t in self.coef), norm(self.offset)
+        loop = (norm(self.loop[0]), _norm(self.loop[1])) if self.loop else None
+        return tuple(norm(t) for t in self.coef), norm(self.offset), loop
 
     def values(self) -> list[str]:
         """C++ expressions of the six coefficients (COORDS' order) and the offset, as `long long`,
-        to be computed at the kernel's entry (a tool's runtime decides from them and the launch
-        shape whether the index differs between any two threads)."""
-        return [_sum(t) for t in (*self.coef, self.offset)]
+        then, with a loop, its coefficient and count, to be computed at the kernel's entry (a tool's
+        runtime decides from them and the launch shape whether the index differs between any two
+        threads)."""
+        loop = [_sum(self.loop[0]), f"((long long)({self.loop[1]}))"] if self.loop else []
+        return [_sum(t) for t in (*self.coef, self.offset)] + loop
 
 
 def _sum(terms: tuple[Term, ...]) -> str:
@@ -86,12 +101,103 @@ class Scope:
     kernel: cindex.Cursor
     body_text: str
     changed: set[str]
+    ops: tuple = ()             # the kernel's operators (instrument/frontend/query.py Operator)
+    aliased: frozenset = frozenset()   # names a reference or pointer may change
+    loops: bool = False         # a counted loop's variable may be a coordinate
 
     def __post_init__(self):
         self.decls: dict[str, int] = {}
+        self.loop_of: dict = {}   # a for-loop's declared variable -> the loop
         for c in self.kernel.walk_preorder():
             if c.kind == CK.VAR_DECL:
                 self.decls[c.spelling] = self.decls.get(c.spelling, 0) + 1
+            elif c.kind == CK.FOR_STMT:
+                init = next(iter(c.get_children()), None)
+                if init is not None and init.kind == CK.DECL_STMT:
+                    for d in init.get_children():
+                        self.loop_of[d] = c
+        body = [k for k in self.kernel.get_children() if k.kind == CK.COMPOUND_STMT]
+        self.top = list(body[-1].get_children()) if body else []   # the body's statements
+
+    def _assigns(self, name: str, inside=None):
+        """The operators that change `name` (within the extent `inside`, where given)."""
+        for o in self.ops:
+            if o.assigns() and self.unit.source(o.operands[0].file).text(
+                    o.operands[0].start, o.operands[0].end).strip() == name:
+                if inside is None or (o.span.file == inside.file and inside.start <= o.span.start and
+                                      o.span.end <= inside.end):
+                    yield o
+
+    def value_at(self, decl: cindex.Cursor, use: cindex.Cursor) -> cindex.Cursor:
+        """The expression a local integer variable holds at `use`: its initializer, or, where
+        top-level statements of the kernel assign it again (and nothing else changes it), the last
+        definition before `use`."""
+        name = decl.spelling
+        if name not in self.changed:
+            return self.local_value(decl)
+        if (not self.ops or self.decls.get(name) != 1 or name in self.aliased or decl.type.get_canonical().kind not in _INTS
+                or address_taken(name, self.body_text)):
+            raise _NotLinear
+        defs, assignments = [], 0   # (where it ends, the value), in order; top-level `name = ...;`
+        for st in self.top:
+            if st.kind == CK.DECL_STMT and any(d == decl for d in st.get_children()):
+                init = [k for k in decl.get_children() if k.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF)]
+                if len(init) == 1:
+                    defs.append((st.extent.end.offset, init[0]))
+            elif st.kind == CK.BINARY_OPERATOR:
+                kids = list(st.get_children())
+                if len(kids) == 2 and _bare(kids[0]).kind == CK.DECL_REF_EXPR and _bare(kids[0]).referenced == decl:
+                    op = self.text(st)[len(self.text(kids[0])):].lstrip()
+                    if not op.startswith("=") or op.startswith("=="):
+                        raise _NotLinear
+                    defs.append((st.extent.end.offset, kids[1]))
+                    assignments += 1
+        changes = list(self._assigns(name))
+        if any(o.op != "=" for o in changes) or len(changes) != assignments:
+            raise _NotLinear   # changed elsewhere than by the body's own statements
+        before = [v for end, v in defs if end <= use.extent.start.offset]
+        if not before:
+            raise _NotLinear
+        return before[-1]
+
+    def loop_term(self, decl: cindex.Cursor, loop: cindex.Cursor) -> tuple[str, str, str]:
+        """(L, S, count) of a counted loop `for (int i = L; i < U; i += S)` whose variable is `decl`:
+        L, U and S uniform, the body changes i nowhere (nor declares another i)."""
+        name = decl.spelling
+        kids = list(loop.get_children())
+        if not self.loops or len(kids) != 4 or len(list(kids[0].get_children())) != 1 or \
+                decl.type.get_canonical().kind not in _INTS or name in self.aliased:
+            raise _NotLinear
+        init = [k for k in decl.get_children() if k.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF)]
+        if len(init) != 1:
+            raise _NotLinear
+        lo = self.uniform(init[0])
+        cond, step, body = kids[1:]
+        ck = list(cond.get_children())
+        if cond.kind != CK.BINARY_OPERATOR or len(ck) != 2 or _bare(ck[0]).kind != CK.DECL_REF_EXPR or \
+                _bare(ck[0]).referenced != decl:
+            raise _NotLinear
+        op = self.text(cond)[len(self.text(ck[0])):].strip()
+        op = "<=" if op.startswith("<=") else "<" if op.startswith("<") and not op.startswith("<<") else None
+        if op is None:
+            raise _NotLinear
+        hi = self.uniform(ck[1])
+        st = _norm(self.text(step))
+        if st in (f"{name}++", f"++{name}"):
+            by = "1"
+        else:
+            sk = list(step.get_children())
+            if step.kind != CK.COMPOUND_ASSIGNMENT_OPERATOR or len(sk) != 2 or not st.startswith(name + "+="):
+                raise _NotLinear
+            by = self.uniform(sk[1])
+        bsp = self.unit.span_of(body)
+        if bsp is None or any(True for _ in self._assigns(name, bsp)) or address_taken(name, self.text(body)) or \
+                any(c.kind == CK.VAR_DECL and c.spelling == name for c in body.walk_preorder()):
+            raise _NotLinear
+        L, U, S = (f"(long long)({x})" for x in (lo, hi, by))
+        count = (f"{S} > 0 ? ({U} - {L} + {S} - 1) / {S} : (1ll << 40)" if op == "<" else
+                 f"{S} > 0 ? ({U} - {L}) / {S} + 1 : (1ll << 40)")
+        return lo, by, count
 
     def text(self, c: cindex.Cursor) -> str:
         sp = self.unit.span_of(c)
@@ -149,15 +255,31 @@ class Scope:
         return text
 
 
+def _bare(c: cindex.Cursor) -> cindex.Cursor:
+    """`c` without the implicit conversions and parentheses around it."""
+    while c.kind in _WRAPPERS:
+        kids = list(c.get_children())
+        if len(kids) != 1:
+            break
+        c = kids[0]
+    return c
+
+
 def linear_form(expr: cindex.Cursor, scope: Scope) -> LinearForm | None:
     widths: set[int] = set()
+    loops: dict = {}
     try:
-        coef, offset = _lin(expr, scope, 0, widths)
+        coef, offset = _lin(expr, scope, 0, widths, loops)
     except (_NotLinear, ValueError, AttributeError):
         return None
-    if len(widths) > 1:
-        return None   # part of the sum computed in a narrower type: it wrapped on its own
-    return LinearForm(tuple(tuple(coef.get(i, ())) for i in range(len(COORDS))), tuple(offset))
+    if len(widths) > 1 or len(loops) > 1:
+        return None   # part of the sum computed in a narrower type: it wrapped on its own; two loops
+    loop = None
+    if LOOP in coef:
+        if not loops:
+            return None
+        loop = (tuple(coef[LOOP]), next(iter(loops.values())))
+    return LinearForm(tuple(tuple(coef.get(i, ())) for i in range(len(COORDS))), tuple(offset), loop)
 
 
 Form = tuple[dict[int, list[Term]], list[Term]]
@@ -180,17 +302,17 @@ def _add(a: Form, b: Form, sign: int = 1) -> Form:
     return coef, a[1] + [(s * sign, f) for s, f in b[1]]
 
 
-def _lin(c: cindex.Cursor, scope: Scope, depth: int, widths: set[int]) -> Form:
+def _lin(c: cindex.Cursor, scope: Scope, depth: int, widths: set[int], loops: dict) -> Form:
     if depth > 40:
         raise _NotLinear
     kids = [k for k in c.get_children() if k.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF)]
     if c.kind in _WRAPPERS and len(kids) == 1:
-        return _lin(kids[0], scope, depth + 1, widths)
+        return _lin(kids[0], scope, depth + 1, widths, loops)
     if c.kind in _CASTS and len(kids) == 1:
         t = c.type.get_canonical()
         if t.kind not in _INTS or t.get_size() < kids[0].type.get_canonical().get_size():
             raise _NotLinear   # a narrower type may wrap two indices onto one
-        return _lin(kids[0], scope, depth + 1, widths)
+        return _lin(kids[0], scope, depth + 1, widths, loops)
     if c.kind == CK.INTEGER_LITERAL:
         return _const(scope.leaf(c))
     if c.kind == CK.DECL_REF_EXPR:
@@ -204,7 +326,12 @@ def _lin(c: cindex.Cursor, scope: Scope, depth: int, widths: set[int]) -> Form:
             return _const(ref.spelling)
         if ref.kind == CK.VAR_DECL and ref.semantic_parent is not None and \
                 ref.semantic_parent.kind in (CK.FUNCTION_DECL, CK.FUNCTION_TEMPLATE):
-            return _lin(scope.local_value(ref), scope, depth + 1, widths)
+            loop = scope.loop_of.get(ref)
+            if loop is not None:
+                lo, by, count = scope.loop_term(ref, loop)
+                loops[loop.hash] = count
+                return {LOOP: [(1, (by,))]}, [(1, (lo,))]
+            return _lin(scope.value_at(ref, c), scope, depth + 1, widths, loops)
         raise _NotLinear
     if c.kind == CK.MEMBER_REF_EXPR:
         text = _norm(scope.text(c))
@@ -222,7 +349,7 @@ def _lin(c: cindex.Cursor, scope: Scope, depth: int, widths: set[int]) -> Form:
         op = scope.unit.source(sc.file).text(sa.end, sb.start).strip()
         if op in _UNIFORM_OPS:
             return _const(scope.uniform(c))
-        fa, fb = _lin(a, scope, depth + 1, widths), _lin(b, scope, depth + 1, widths)
+        fa, fb = _lin(a, scope, depth + 1, widths, loops), _lin(b, scope, depth + 1, widths, loops)
         widths.add(c.type.get_canonical().get_size())
         if op == "+":
             return _add(fa, fb)
@@ -240,7 +367,7 @@ def _lin(c: cindex.Cursor, scope: Scope, depth: int, widths: set[int]) -> Form:
         if sk is None or sc is None or not (sc.start <= sk.start):
             raise _NotLinear
         op = scope.unit.source(sc.file).text(sc.start, sk.start).strip()
-        f = _lin(kids[0], scope, depth + 1, widths)
+        f = _lin(kids[0], scope, depth + 1, widths, loops)
         if op == "+":
             return f
         if op == "-":

@@ -192,7 +192,9 @@ def _own(an: KernelFacts, k: Function, cur, parms, written: list[int], inside, c
             sp = unit.span_of(c)
             if sp is not None:
                 subscripts[(sp.start, sp.end)] = c
-    scope = Scope(unit, cur, text, changed)
+    ops = tuple(o for o in an.p.operators if _inside(o.span, k.body))
+    aliased = frozenset(n for sp, n in an.p.aliased if _inside(sp, k.body))
+    scope = Scope(unit, cur, text, changed, ops, aliased, loops=True)
     found = []
     for i in written:
         name = parms[i].spelling

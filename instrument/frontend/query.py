@@ -206,6 +206,7 @@ class LaunchSite:
     args: tuple[Span, ...]
     function: str         # enclosing function
     deduced_template: bool = False   # a kernel template whose arguments are deduced at the launch
+    through_pointer: bool = False    # the callee is a variable or parameter: a kernel pointer
 
 
 @dataclass(frozen=True)
@@ -751,7 +752,8 @@ class _Walker:
             if not name and callee is not None:   # a dependent call has no spelling: the name as written
                 name = self._src(callee).text(callee.start, callee.end).split("<")[0].split("::")[-1].strip()
             self.p.launches.append(LaunchSite(name, sp, callee, csp, cargs, args, self.fn,
-                                               (is_spec or unresolved) and not explicit))
+                                               (is_spec or unresolved) and not explicit,
+                                               ref is not None and ref.kind in (CK.VAR_DECL, CK.PARM_DECL)))
             self.p.calls.setdefault(self.fn, set()).add(name)
             return
         member_obj = None

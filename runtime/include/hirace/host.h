@@ -11,6 +11,7 @@
 #include "host_alloc.h"      // allocation tracking, redzones, hirace's own memory, the allocation macros
 #include "host_readback.h"   // reading back the pending launches' logs, device reset and exit
 #include "host_quiet.h"      // quiet parameters and quiet versions, per launch
+#include "host_kernel_pointers.h"   // launches through a kernel pointer: each kernel's quiet parameters and version
 #include "host_launch.h"     // launch bracketing: before_launch, after_launch
 #include "host_log.h"        // the log written at exit
 #include "host_unit.h"       // each translation unit's registration

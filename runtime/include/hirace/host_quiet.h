@@ -102,8 +102,8 @@ inline void quiet_version(bool ok, unsigned need) { pending_version() = QuietVer
 inline bool quiet_chosen() { return state().quiet_chosen; }
 // (the host's test of own_index: quiet.h)
 inline bool own_index(dim3 block, dim3 grid, long long c_tx, long long c_ty, long long c_tz, long long c_bx,
-                      long long c_by, long long c_bz, long long) {
-  return own_index_of(block, grid, c_tx, c_ty, c_tz, c_bx, c_by, c_bz);
+                      long long c_by, long long c_bz, long long, long long c_k = 0, long long n_k = 1) {
+  return own_index_of(block, grid, c_tx, c_ty, c_tz, c_bx, c_by, c_bz, c_k, n_k);
 }
 
 }  // namespace host

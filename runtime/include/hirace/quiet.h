@@ -95,35 +95,37 @@ template <class T> CCTK_D inline T *rd_param(T *p, unsigned site, const volatile
   return quiet_slow(p, site, fsm::kRead, L.sink_read, base, 0);
 }
 #endif
-// Is c_tx * threadIdx.x + ... + c_bz * blockIdx.z a different number for each thread of this
-// launch, within a range narrower than 2^31 (so that the program's own arithmetic, modulo 2^32 or
-// 2^64, keeps the numbers apart whatever the offset)? Mixed radix: taking the coordinates that vary
-// (extent above 1) by |c|, each |c| exceeds the largest sum the smaller ones reach (ties ordered by
-// position). Computed once per thread at the kernel's entry, in registers (constant indices only:
-// a sort with computed indices put its arrays in local memory and cost srad_v2 ten times its own
-// instructions). The offset is the same for every thread; it is taken only to evaluate it as the
-// program writes it.
+// Is c_tx * threadIdx.x + ... + c_bz * blockIdx.z (+ c_k * k, k the iteration number of a counted
+// loop, below n_k) a different number for each thread of this launch and iteration, within a range
+// narrower than 2^31 (so that the program's own arithmetic, modulo 2^32 or 2^64, keeps the numbers
+// apart whatever the offset)? Mixed radix: taking the coordinates that vary (extent above 1) by |c|,
+// each |c| exceeds the largest sum the smaller ones reach (ties ordered by position). Computed once
+// per thread at the kernel's entry, in registers (constant indices only: a sort with computed
+// indices put its arrays in local memory and cost srad_v2 ten times its own instructions). The
+// offset is the same for every thread; it is taken only to evaluate it as the program writes it. A
+// loop that runs no iteration counts as one; n_k beyond 2^31 (a step that is not positive) fails.
 // (own_index_of: the test for the launch shape `block`, `grid`; on the host too, for quiet versions)
 CCTK_HD inline bool own_index_of(dim3 block, dim3 grid, long long c_tx, long long c_ty, long long c_tz,
-                                 long long c_bx, long long c_by, long long c_bz) {
-  const long long c[6] = {c_tx, c_ty, c_tz, c_bx, c_by, c_bz};
-  const long long n[6] = {block.x, block.y, block.z, grid.x, grid.y, grid.z};
-  long long a[6], span[6];   // |c|, and the range a coordinate's term spans (0 where it does not vary)
+                                 long long c_bx, long long c_by, long long c_bz, long long c_k = 0,
+                                 long long n_k = 1) {
+  const long long c[7] = {c_tx, c_ty, c_tz, c_bx, c_by, c_bz, c_k};
+  const long long n[7] = {block.x, block.y, block.z, grid.x, grid.y, grid.z, n_k < 1 ? 1 : n_k};
+  long long a[7], span[7];   // |c|, and the range a coordinate's term spans (0 where it does not vary)
   bool ok = true;
 #pragma unroll
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < 7; ++i) {
     a[i] = c[i] < 0 ? -c[i] : c[i];
-    bool varies = n[i] > 1;
-    ok = ok && (!varies || (a[i] != 0 && a[i] < (1ll << 31)));
-    span[i] = varies && a[i] < (1ll << 31) ? a[i] * (n[i] - 1) : 0;
+    bool varies = n[i] > 1, fits = a[i] < (1ll << 31) && n[i] < (1ll << 31);
+    ok = ok && (!varies || (a[i] != 0 && fits));
+    span[i] = varies && fits ? a[i] * (n[i] - 1) : 0;
     ok = ok && span[i] < (1ll << 31);
   }
   long long total = 0;
 #pragma unroll
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < 7; ++i) {
     long long below = 0;
 #pragma unroll
-    for (int j = 0; j < 6; ++j)
+    for (int j = 0; j < 7; ++j)
       if (j != i && (a[j] < a[i] || (a[j] == a[i] && j < i))) below += span[j];
     ok = ok && (n[i] <= 1 || a[i] > below);
     total += span[i];
@@ -131,10 +133,10 @@ CCTK_HD inline bool own_index_of(dim3 block, dim3 grid, long long c_tx, long lon
   return ok && total < (1ll << 31);
 }
 CCTK_D inline bool own_index(long long c_tx, long long c_ty, long long c_tz, long long c_bx, long long c_by,
-                             long long c_bz, long long) {
+                             long long c_bz, long long, long long c_k = 0, long long n_k = 1) {
   if (HIRACE_BENCH_OWN_INDEX_FREE) return true;   // benchmarks only: what the test costs
   return own_index_of(dim3(blockDim.x, blockDim.y, blockDim.z), dim3(gridDim.x, gridDim.y, gridDim.z), c_tx, c_ty,
-                      c_tz, c_bx, c_by, c_bz);
+                      c_tz, c_bx, c_by, c_bz, c_k, n_k);
 }
 // Do the words of a shared array that lane + offset writes reach lie apart and inside the array?
 // Each (offset, cap) pair: the threads whose lane index is below cap (and the block's extent n)

@@ -165,7 +165,8 @@ CCTK_D inline void after_group_barrier(unsigned long long, bool = true) {}
 CCTK_D inline unsigned warp_mask(unsigned mask) { return mask; }
 CCTK_D inline void after_warp_mask() {}
 template <class T> CCTK_D inline T after_block_barrier_value(T v) { return v; }
-CCTK_D inline bool own_index(long long, long long, long long, long long, long long, long long, long long) {
+CCTK_D inline bool own_index(long long, long long, long long, long long, long long, long long, long long,
+                             long long = 0, long long = 1) {
   return true;   // (the host found it so)
 }
 template <class... T> CCTK_D inline bool lanes_apart(T...) { return true; }

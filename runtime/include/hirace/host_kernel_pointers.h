@@ -1,0 +1,67 @@
+// Launches through a kernel pointer (`kernel<<<grid, block>>>(args)`, where the program picks the
+// kernel as it runs: transpose's table of variants). Each kernel with quiet candidates or a quiet
+// version registers, by its address, its name, what a launch of it does just before before_launch (its
+// quiet_params, its quiet version's test: hirace/pointer_launches.py writes both) and its version;
+// a launch through a pointer looks its kernel up. A pointer to a kernel no unit registered, or one
+// of another type than the kernel's, finds nothing: no parameter is quiet and no version runs, so
+// every site takes the whole check where its proof needs the launch's word.
+#ifndef HIRACE_HOST_KERNEL_POINTERS_H
+#define HIRACE_HOST_KERNEL_POINTERS_H
+
+#include <unordered_map>
+#include <utility>
+
+#include "host_quiet.h"
+
+namespace hirace {
+namespace host {
+
+template <class F> struct KernelType {
+  static constexpr char id = 0;   // one address per kernel type, in every unit
+};
+struct KernelEntry {
+  const void *type;      // &KernelType<void (*)(A...)>::id
+  const char *name;      // the kernel's name, for reports
+  void (*prepare)();     // void (*)(dim3 block, dim3 grid, A...), or nullptr: nothing to prepare
+  void (*version)();     // void (*)(A...), or nullptr: no quiet version
+};
+inline std::unordered_map<const void *, KernelEntry> &kernel_entries() {
+  static std::unordered_map<const void *, KernelEntry> m;   // (filled by the units' static initializers)
+  return m;
+}
+template <class T> struct Given {
+  using type = T;   // (a parameter its argument does not deduce: nullptr is welcome there)
+};
+template <class... A>
+inline bool kernel_entry(void (*k)(A...), const char *name, typename Given<void (*)(dim3, dim3, A...)>::type prepare,
+                         typename Given<void (*)(A...)>::type version) {
+  kernel_entries()[(const void *)k] = KernelEntry{&KernelType<void (*)(A...)>::id, name,
+                                                  reinterpret_cast<void (*)()>(prepare),
+                                                  reinterpret_cast<void (*)()>(version)};
+  return true;
+}
+template <class... A> inline const KernelEntry *entry_of(void (*k)(A...)) {
+  auto it = kernel_entries().find((const void *)k);
+  return it != kernel_entries().end() && it->second.type == &KernelType<void (*)(A...)>::id ? &it->second : nullptr;
+}
+// Before before_launch: the launch's quiet parameters and version test, where its kernel registered them.
+template <class... A, class... B> inline void pointer_prepare(void (*k)(A...), dim3 block, dim3 grid, B &&...args) {
+  const KernelEntry *e = entry_of(k);
+  if (e && e->prepare)
+    reinterpret_cast<void (*)(dim3, dim3, A...)>(e->prepare)(block, grid, std::forward<B>(args)...);
+}
+// The name reports give the launch: its kernel's, where it registered one.
+template <class... A> inline const char *kernel_name(void (*k)(A...), const char *pointer) {
+  const KernelEntry *e = entry_of(k);
+  return e ? e->name : pointer;
+}
+// The kernel the launch runs where before_launch chose the quiet version (quiet_chosen()).
+template <class... A> inline auto version_of(void (*k)(A...)) -> void (*)(A...) {
+  const KernelEntry *e = entry_of(k);
+  return e && e->version ? reinterpret_cast<void (*)(A...)>(e->version) : k;
+}
+
+}  // namespace host
+}  // namespace hirace
+
+#endif  // HIRACE_HOST_KERNEL_POINTERS_H
