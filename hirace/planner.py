@@ -254,16 +254,18 @@ class HiracePlanner:
         for kb, kp in facts.params.items():
             body, by_form = kp.kernel.body, {}
             for o in kp.own:
-                var, test = by_form.get(o.form.key(), (None, None))
+                key = (o.form.key(), tuple(f.key() for f in o.apart))
+                var, test = by_form.get(key, (None, None))
                 if var is None:
                     var = f"__hirace_own{len(self.own_vars)}"
-                    test = OwnIndex(tuple(o.form.values()))
+                    test = OwnIndex(tuple(o.form.values()),
+                                    tuple(tuple(o.form.all_values() + f.all_values()) for f in o.apart))
                     text = f" const bool {var} = {{}};"
                     if not plan.insert(body, body.start + 1, text.format(test.device()),
                                        f"hirace own index of {kp.kernel.params[o.position]}",
                                        quiet=text.format(test.device(_Q))):
                         continue
-                    by_form[o.form.key()] = (var, test)
+                    by_form[key] = (var, test)
                     self.own_vars.append(var)
                     if kp.kernel.name in needs:
                         needs[kp.kernel.name].own.append(test)

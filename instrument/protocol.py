@@ -171,7 +171,7 @@ QUIET_FORMS = ("rd_bounds", "rd_private", "wr_private", "rmw_private", "rd_apart
                "atomic_param")
 # The hooks without a site argument that a quiet version keeps as no-ops (namespace q has each).
 QUIET_HOOKS = ("block_entry", "after_block_barrier", "after_warp_barrier", "after_group_barrier",
-               "after_block_barrier_value", "own_index", "lanes_apart")
+               "after_block_barrier_value", "own_index", "lanes_apart", "forms_apart")
 
 
 # ---------------------------------------------------------------- cltc amplify's block schedules

@@ -17,6 +17,7 @@ from instrument.protocol import HIRACE_LOG, Env
 
 SRC = CUDA / "engine" / "quiet_versions.cu"
 POINTERS = CUDA / "engine" / "kernel_pointers.cu"
+APART = CUDA / "engine" / "apart_forms.cu"
 
 
 def _instrument(tmp_path, cpu=False):
@@ -59,9 +60,10 @@ def test_the_launch_chooses_with_the_hosts_test_of_the_sites_conditions(tmp_path
 
 
 def test_gpu_instrumentation_with_versions_compiles(tmp_path, nvcc):
-    """quiet_versions.cu, and kernel_pointers.cu (its kernels' entries and launches through a pointer)."""
+    """quiet_versions.cu, kernel_pointers.cu (its kernels' entries and launches through a pointer) and
+    apart_forms.cu (forms_apart in the kernel and in the host's test)."""
     from runtime import include_dir
-    for src in (SRC, POINTERS):
+    for src in (SRC, POINTERS, APART):
         ins = runner.instrument([src], tmp_path / src.stem, Config())
         r = subprocess.run([str(nvcc), "-std=c++17", "-c", f"-I{include_dir()}", *[f"-D{d}" for d in ins.planner.defines()],
                             str(ins.sources[0]), "-o", str(tmp_path / f"{src.stem}.o")], capture_output=True, text=True)
@@ -154,4 +156,20 @@ def test_launches_through_a_kernel_pointer_take_the_kernels_quiet_parameters_and
     assert quiet == [("rows", 1), ("swap", 1), ("rows", 0), ("swap", 0)]
     assert sorted({(x.kernel, x.launch, x.site.line, x.kind) for x in report.races}) == \
         [("rows", 2, 15, "write-write"), ("swap", 3, 25, "read-write")]
+    assert report.memory_errors == []
+
+
+def test_an_own_parameter_read_at_indices_apart_from_its_writes_keeps_its_version(tmp_path):
+    """engine/apart_forms.cu: `update` writes its block's tile of m and reads the strips above and left
+    of the tiles, as lud's internal blocks do (runtime forms_apart, in the kernel and the host's
+    test). Launch 0's strips meet no tile: it runs the quiet version (its tile loop counts to a
+    macro with a variable declared before it: not an open loop). Launch 1's upper strip is the
+    first row of tiles: the checked kernel runs and reports the read-write race of the blocks below."""
+    text = runner.instrument([APART], tmp_path / "i", Config()).sources[0].read_text()
+    assert text.count("::hirace::forms_apart(") == 2 and text.count("::hirace::host::forms_apart(__hirace_block") == 2
+    built = runner.build([APART], CpuBackend(), tmp_path / "b", Config())
+    quiet, report = _run(built, tmp_path, "1 -3\n")
+    assert quiet == [("update", 1), ("update", 0)]
+    assert sorted({(x.launch, x.site.line, x.kind, x.prior_site.line if x.prior_site else None)
+                   for x in report.races}) == [(1, 16, "read-write", 21)]
     assert report.memory_errors == []

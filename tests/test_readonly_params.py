@@ -182,6 +182,27 @@ def test_own_indices_follow_counted_loops_and_locals_assigned_again(tmp_path):
                                  "(long long)(4) + 1 : (1ll << 40))))")]}
 
 
+def test_an_own_parameter_may_be_read_at_indices_its_writes_do_not_name(tmp_path):
+    """lud's internal blocks: one written index, two others read (each tested apart from it at the
+    launch); a second written index makes no own parameter."""
+    kernel = """
+__global__ void k(float *m, int n, int base) {
+  int row = base + (blockIdx.y + 1) * BS, col = base + (blockIdx.x + 1) * BS;
+  float up = m[(base + threadIdx.y) * n + col + threadIdx.x];
+  float left = m[(row + threadIdx.y) * n + base + threadIdx.x];
+  m[(row + threadIdx.y) * n + col + threadIdx.x] -= up * left;%s
+}"""
+    src = tmp_path / "k.cu"
+    src.write_text(HEAD + "#define BS 16\n" + kernel % "")
+    [kp] = readonly_params(query(parse_file(src))).values()
+    [o] = kp.own
+    assert len(o.apart) == 2 and o.form.values()[6] == ("((long long)(base) * (long long)(n) + (long long)(1) * "
+                                                         "(long long)(BS) * (long long)(n) + (long long)(base) + "
+                                                         "(long long)(1) * (long long)(BS))")
+    src.write_text(HEAD + "#define BS 16\n" + kernel % "\n  m[base] = 0;")
+    assert [kp.own for kp in readonly_params(query(parse_file(src))).values()] in ([], [()])
+
+
 OWN_KERNEL = """
 __device__ float put(const float *p) { return p[1]; }
 __global__ void k(float *out, const float *in, int n) {
@@ -193,7 +214,8 @@ __global__ void k(float *out, const float *in, int n) {
 
 
 def test_own_index_decides_from_the_launch_shape(run_cli, tmp_path):
-    """hirace/runtime.h own_index on the cpu backend: distinct indices for every thread, or not."""
+    """hirace/runtime.h own_index on the cpu backend: distinct indices for every thread, or not; and
+    forms_apart: whether any thread's element of one index is any thread's of another."""
     src = tmp_path / "shapes.cu"
     src.write_text("""#include <cstdio>
 #include "hirace/runtime.h"
@@ -201,7 +223,17 @@ __global__ void probe(long long ctx, long long cty, long long cbx, long long cby
   if (threadIdx.x + threadIdx.y + blockIdx.x + blockIdx.y == 0)
     printf("%d", (int)::hirace::own_index(ctx, cty, 0, cbx, cby, 0, -7, ck, nk));
 }
+// W = 16 ty + tx + 64 by + 4 bx + 64 (a 16-wide matrix's tiles below and right of 0), R = 16 ty + tx + 4 bx +
+// 4 + 16 lag (the strip above them, `lag` rows down)
+__global__ void strips(long long lag) {
+  if (threadIdx.x + threadIdx.y + blockIdx.x + blockIdx.y == 0)
+    printf("%d", (int)::hirace::forms_apart(1, 16, 0, 4, 64, 0, 68, 0, 1, 1, 16, 0, 4, 0, 0, 4 + 16 * lag, 0, 1));
+}
 int main() {
+  strips<<<dim3(3, 3), dim3(4, 4)>>>(0);               // apart
+  strips<<<dim3(3, 3), dim3(4, 4)>>>(4);               // the strip is the first row of tiles
+  strips<<<dim3(3, 3), dim3(4, 4)>>>(16);              // below every tile
+  strips<<<dim3(3, 3), dim3(4, 4)>>>(15);              // its first row is the last tiles. last row
   probe<<<4, 32>>>(1, 0, 32, 0);                       // 32 * bx + tx: own
   probe<<<4, 32>>>(1, 0, 16, 0);                       // the blocks overlap
   probe<<<4, dim3(8, 2)>>>(1, 0, 16, 0);               // ty varies and is not in the index
@@ -220,7 +252,7 @@ int main() {
   return 0;
 }""")
     r = run_cli("instrument.run", "--backend", "cpu", "-I", RUNTIME_INCLUDE, src)
-    assert r.returncode == 0 and r.stdout == "1001101011010\n", r.stderr
+    assert r.returncode == 0 and r.stdout == "10101001101011010\n", r.stderr
 
 
 @pytest.mark.parametrize("flag", ["--quiet-reads", "--no-quiet-reads"])

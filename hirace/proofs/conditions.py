@@ -87,15 +87,23 @@ class BlockBounds(Condition):
 class OwnIndex(Condition):
     """An index `sum(c_i * coordinate_i) + offset` names one element per thread of the launch: the
     coefficients, sorted by size, each exceed the largest index the smaller ones reach (runtime
-    `own_index`). `values`: the C++ of the six coefficients and the offset."""
+    `own_index`). `values`: the C++ of the six coefficients and the offset (and a counted loop's
+    coefficient and count). `apart`: the 18 values (the index's, then another's) of each other index
+    the kernel reads the parameter at, which must meet no element of this one (runtime
+    `forms_apart`)."""
     values: tuple[str, ...]
+    apart: tuple[tuple[str, ...], ...] = ()
 
     def device(self, ns: str = "::hirace::") -> str:
-        return f"{ns}own_index({', '.join(self.values)})"
+        parts = [f"{ns}own_index({', '.join(self.values)})"]
+        parts += [f"{ns}forms_apart({', '.join(pair)})" for pair in self.apart]
+        return " && ".join(parts)
 
     def host(self, extents: dict[str, list[int]], names: set[str]) -> str | None:
-        values = re.sub(r"\bblockDim\b", BLOCK, re.sub(r"\bgridDim\b", GRID, ", ".join(self.values)))
-        return f"::hirace::host::own_index({BLOCK}, {GRID}, {values})"
+        shape = lambda text: re.sub(r"\bblockDim\b", BLOCK, re.sub(r"\bgridDim\b", GRID, text))  # noqa: E731
+        parts = [f"::hirace::host::own_index({BLOCK}, {GRID}, {shape(', '.join(self.values))})"]
+        parts += [f"::hirace::host::forms_apart({BLOCK}, {GRID}, {shape(', '.join(pair))})" for pair in self.apart]
+        return " && ".join(parts)
 
 
 def host_text(cond: str, extents: dict[str, list[int]], names: set[str]) -> str | None:

@@ -72,6 +72,12 @@ class LinearForm:
         loop = [_sum(self.loop[0]), f"((long long)({self.loop[1]}))"] if self.loop else []
         return [_sum(t) for t in (*self.coef, self.offset)] + loop
 
+    def all_values(self) -> list[str]:
+        """values(), with a loop's coefficient and count (0 and 1) where it has none: the 9 values of
+        one form that the runtime's forms_apart takes."""
+        v = self.values()
+        return v if len(v) == 9 else v + ["0ll", "1ll"]
+
 
 def _sum(terms: tuple[Term, ...]) -> str:
     if not terms:

@@ -92,6 +92,9 @@ def _in_open_loop(prog, cursor, spans) -> bool:
         except ValueError:
             return True
         own = {d.spelling for k in kids[:1] for d in k.walk_preorder() if d.kind.name == "VAR_DECL"}
+        init = tokens[tokens.index("(") + 1:first] if "(" in tokens[:first] else []
+        if len(init) >= 2 and init[1] == "=" and re.fullmatch(r"[A-Za-z_]\w*", init[0]):
+            own.add(init[0])   # `for (i = 0; ...)`: the loop's variable, declared before it
         words = {w for w in cond if re.fullmatch(r"[A-Za-z_]\w*", w)}
         if words - own - macros - _CONSTANT_WORDS:
             return True

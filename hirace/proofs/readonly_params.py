@@ -10,7 +10,9 @@ A parameter whose every access is `p[E]` with one index E that gives each thread
 (own_index.py: `out[blockIdx.x * blockDim.x + threadIdx.x]`) races with nothing either, in a
 launch where no other pointer argument points into p's buffer and E differs between threads: for
 that, the kernel must also read nowhere but through its pointer parameters, and name p nowhere else
-(an own parameter). A store through a pointer loaded from memory (`nodes[i].next[j] = v`) is not a
+(an own parameter). The kernel may also read p at other indices F (each a form of own_index.py),
+where no element F names is one E names, for any two threads of the launch (runtime forms_apart:
+lud's internal blocks read the row above and the column left of the blocks they write). A store through a pointer loaded from memory (`nodes[i].next[j] = v`) is not a
 store through a parameter.
 
 A parameter reached only by device-scope atomics (`atomicAdd(out, v)`, `atomicMax(&best[i], v)`),
@@ -48,7 +50,8 @@ MAX_CANDIDATES = QUIET_PARAMS   # (a bit each in the launch's quiet mask: record
 @dataclass(frozen=True)
 class OwnParam:
     position: int
-    form: LinearForm              # the index of every access through it
+    form: LinearForm              # the index of every write through it (and of its reads, but those in `apart`)
+    apart: tuple[LinearForm, ...] = ()   # the other indices it is read at: each must meet no element of `form`
 
 
 @dataclass(frozen=True)
@@ -211,8 +214,17 @@ def _own(an: KernelFacts, k: Function, cur, parms, written: list[int], inside, c
                     re.sub(r"\s+", "", scope.text(kids[0])) + "[" + re.sub(r"\s+", "", scope.text(kids[1])) + "]":
                 break
             forms.append(linear_form(kids[1], scope))
-        if len(forms) == len(mine) and None not in forms and len({f.key() for f in forms}) == 1:
-            found.append(OwnParam(i, forms[0]))
+        if len(forms) != len(mine) or None in forms:
+            continue
+        written = {f.key(): f for a, f in zip(mine, forms) if a.kind != "read"}
+        if len(written) != 1:
+            continue
+        form = next(iter(written.values()))
+        apart = {}
+        for a, f in zip(mine, forms):
+            if f.key() != form.key():
+                apart.setdefault(f.key(), f)
+        found.append(OwnParam(i, form, tuple(apart.values())))
     return found
 
 

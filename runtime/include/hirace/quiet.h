@@ -138,6 +138,89 @@ CCTK_D inline bool own_index(long long c_tx, long long c_ty, long long c_tz, lon
   return own_index_of(dim3(blockDim.x, blockDim.y, blockDim.z), dim3(gridDim.x, gridDim.y, gridDim.z), c_tx, c_ty,
                       c_tz, c_bx, c_by, c_bz, c_k, n_k);
 }
+// Can no thread's access at index W meet any thread's (its own too) at index R? Each index is a
+// form of own_index's: 9 values, the six coordinates' coefficients, the offset, a counted loop's
+// coefficient and count (0 and 1 without). W(t1) - R(t2) is a sum of digits a * d, one per
+// coefficient magnitude a (W's coordinates counting up, R's down; equal magnitudes merged into one
+// digit whose range is the sum of theirs), plus the offsets' difference; W meets R where some digits
+// within their ranges make it 0. A search from the largest digit down tries, for each, only the
+// values that leave a remainder the smaller digits can still reach: where none does, the forms lie
+// apart (lud's internal blocks read the row above and the column left of the ones they write, nw's
+// blocks the row above and the column left of their tile: one step each). A search past 256 steps
+// proves nothing. All within 2^31, as for own_index.
+CCTK_HD inline bool forms_apart_of(dim3 block, dim3 grid, const long long *w, const long long *r) {
+  const long long n[7] = {block.x, block.y, block.z, grid.x, grid.y, grid.z, 1};
+  long long a[14], lo[14], hi[14];
+  int k = 0;
+  bool ok = true;
+  for (int side = 0; side < 2; ++side) {
+    const long long *f = side ? r : w;
+    for (int i = 0; i < 7; ++i) {
+      long long c = f[i < 6 ? i : 7], m = i < 6 ? n[i] : (f[8] < 1 ? 1 : f[8]);
+      ok = ok && m < (1ll << 31) && c < (1ll << 31) && c > -(1ll << 31);
+      if (!ok || c == 0 || m <= 1) continue;
+      long long mag = c < 0 ? -c : c;
+      bool up = (c > 0) == (side == 0);   // W's positive terms and R's negative ones add
+      int j = 0;
+      while (j < k && a[j] != mag) ++j;
+      if (j == k) { a[k] = mag; lo[k] = 0; hi[k] = 0; ++k; }
+      if (up) hi[j] += m - 1; else lo[j] -= m - 1;
+    }
+  }
+  if (!ok) return false;
+  for (int i = 1; i < k; ++i)   // by magnitude, largest first (insertion: at most 14)
+    for (int j = i; j > 0 && a[j - 1] < a[j]; --j) {
+      long long t;
+      t = a[j]; a[j] = a[j - 1]; a[j - 1] = t;
+      t = lo[j]; lo[j] = lo[j - 1]; lo[j - 1] = t;
+      t = hi[j]; hi[j] = hi[j - 1]; hi[j - 1] = t;
+    }
+  long long rlo[15], rhi[15];   // what digits j.. reach together
+  rlo[k] = rhi[k] = 0;
+  for (int j = k - 1; j >= 0; --j) {
+    rlo[j] = rlo[j + 1] + a[j] * lo[j];
+    rhi[j] = rhi[j + 1] + a[j] * hi[j];
+  }
+  long long target = r[6] - w[6];   // W(t1) = R(t2): the digits sum to R's offset less W's
+  if (rhi[0] - rlo[0] >= (1ll << 31) || target >= (1ll << 31) || target <= -(1ll << 31)) return false;
+  long long d[14], last[14], rem[15];
+  int j = 0, steps = 0;
+  rem[0] = target;
+  bool fresh = true;   // (entering digit j; else trying its next value)
+  while (j >= 0) {
+    if (++steps > 256) return false;
+    if (j == k) {
+      if (rem[k] == 0) return false;   // the digits reach it: W meets R
+      --j;
+      fresh = false;
+      continue;
+    }
+    if (fresh) {   // d * a[j] within [rem - rhi[j + 1], rem - rlo[j + 1]]
+      long long need = rem[j] - rhi[j + 1], most = rem[j] - rlo[j + 1];
+      long long from = need >= 0 ? (need + a[j] - 1) / a[j] : -((-need) / a[j]);
+      long long to = most >= 0 ? most / a[j] : -((-most + a[j] - 1) / a[j]);
+      d[j] = from < lo[j] ? lo[j] : from;
+      last[j] = to > hi[j] ? hi[j] : to;
+    } else {
+      ++d[j];
+    }
+    if (d[j] > last[j]) {
+      --j;
+      fresh = false;
+      continue;
+    }
+    rem[j + 1] = rem[j] - a[j] * d[j];
+    ++j;
+    fresh = true;
+  }
+  return true;
+}
+template <class... T> CCTK_D inline bool forms_apart(T... values) {
+  static_assert(sizeof...(T) == 18, "two forms of 9 values");
+  if (HIRACE_BENCH_OWN_INDEX_FREE) return true;   // benchmarks only: what the test costs
+  const long long v[18] = {(long long)values...};
+  return forms_apart_of(dim3(blockDim.x, blockDim.y, blockDim.z), dim3(gridDim.x, gridDim.y, gridDim.z), v, v + 9);
+}
 // Do the words of a shared array that lane + offset writes reach lie apart and inside the array?
 // Each (offset, cap) pair: the threads whose lane index is below cap (and the block's extent n)
 // write word offset + lane. Evaluated where such a write is (instrument/tree_forms.py offset_form).

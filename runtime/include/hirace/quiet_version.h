@@ -170,6 +170,7 @@ CCTK_D inline bool own_index(long long, long long, long long, long long, long lo
   return true;   // (the host found it so)
 }
 template <class... T> CCTK_D inline bool lanes_apart(T...) { return true; }
+template <class... T> CCTK_D inline bool forms_apart(T...) { return true; }   // (the host found it so)
 
 }  // namespace q
 
