@@ -233,7 +233,7 @@ int main() {
   strips<<<dim3(3, 3), dim3(4, 4)>>>(0);               // apart
   strips<<<dim3(3, 3), dim3(4, 4)>>>(4);               // the strip is the first row of tiles
   strips<<<dim3(3, 3), dim3(4, 4)>>>(16);              // below every tile
-  strips<<<dim3(3, 3), dim3(4, 4)>>>(15);              // its first row is the last tiles. last row
+  strips<<<dim3(3, 3), dim3(4, 4)>>>(15);              // its first row is the last tiles' last row
   probe<<<4, 32>>>(1, 0, 32, 0);                       // 32 * bx + tx: own
   probe<<<4, 32>>>(1, 0, 16, 0);                       // the blocks overlap
   probe<<<4, dim3(8, 2)>>>(1, 0, 16, 0);               // ty varies and is not in the index
