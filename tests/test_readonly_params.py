@@ -68,11 +68,17 @@ __global__ void k(Node *nodes, const int *in) {
 
 def test_a_parameter_the_kernel_changes_or_writes_is_no_candidate(tmp_path):
     assert params(tmp_path, """
-__global__ void k(const int *a, const int *b, int *c, int *d) {
-  a += 1;
-  c[threadIdx.x] = a[0] + b[0] + d[0];
+__global__ void k(const int *a, const int *b, int *c, int *d, const int *e) {
+  a += 1;      // moved by a number: still into its buffer (KernelFacts.rebased)
+  e = b + 1;   // another pointer's value
+  c[threadIdx.x] = a[0] + b[0] + d[0] + e[0];
   d[1] = 0;
-}""") == {"k": (["b"], ["c", "d"])}
+}""") == {"k": (["a", "b"], ["c", "d"])}
+    assert params(tmp_path, """
+__global__ void k(const int *a, const int *b, int *c) {
+  a += b - a;  // a number made of pointers: it may point anywhere
+  c[threadIdx.x] = a[0] + b[0];
+}""") == {"k": (["b"], ["c"])}
 
 
 def test_launches_pass_their_arguments_only_when_they_can_be_evaluated_again(run_cli, tmp_path):
@@ -201,6 +207,39 @@ __global__ void k(float *m, int n, int base) {
                                                          "(long long)(1) * (long long)(BS))")
     src.write_text(HEAD + "#define BS 16\n" + kernel % "\n  m[base] = 0;")
     assert [kp.own for kp in readonly_params(query(parse_file(src))).values()] in ([], [()])
+
+
+def test_a_parameter_moved_by_numbers_before_its_accesses_has_them_in_its_index(tmp_path):
+    """convolutionSeparable's `d_Dst += baseY * pitch + baseX;` then `d_Dst[i * ROWS]`."""
+    kernel = """
+__global__ void k(float *out, const float *in, int pitch) {
+  const int x = blockIdx.x * BS + threadIdx.x, y = blockIdx.y;
+  out += y * pitch + x;%s
+  for (int i = 0; i < 4; i++) out[i * BS * gridDim.x] = in[i];
+}"""
+    got = owned(tmp_path, kernel % "")
+    assert got == {"k": [("out", "::hirace::own_index((1ll), 0ll, 0ll, ((long long)(BS)), ((long long)(pitch)), 0ll, "
+                                 "((long long)(0) * (long long)(BS) * (long long)(gridDim.x)), "
+                                 "((long long)(1) * (long long)(BS) * (long long)(gridDim.x)), ((long long)((long long)(1) > 0 ? "
+                                 "((long long)(4) - (long long)(0) + (long long)(1) - 1) / (long long)(1) : (1ll << 40))))")]}
+    assert owned(tmp_path, kernel % "\n  if (x == 0) out += 1;") == {}   # moved inside a branch
+
+
+def test_a_write_through_a_moved_parameter_leaves_shared_reads_quiet(run_cli, tmp_path):
+    src = tmp_path / "k.cu"
+    src.write_text("""#define BS 32
+__global__ void k(float *out, const float *in) {
+  __shared__ float s[BS];
+  out += blockIdx.x * BS;
+  s[threadIdx.x] = in[blockIdx.x * BS + threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = s[BS - 1 - threadIdx.x];
+}
+""")
+    r = run_cli("hirace.cli", "explain", src)
+    assert r.returncode == 0, r.stderr
+    assert "read s[BS - 1 - threadIdx.x]: bounds only: quiet shared read" in r.stdout
+    assert "write out[threadIdx.x]: bounds only: own parameter" in r.stdout
 
 
 OWN_KERNEL = """

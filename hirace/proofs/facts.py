@@ -74,7 +74,9 @@ class FactTable:
                 self.params_why = {k.name: FOOTPRINTS for k in prog.kernels}
         # each kernel's parameters that it never assigns (they point where the host said: never to
         # shared memory)
-        self.kept_params = {k.name: set(k.params) - self.kernel_facts.changed(k.body) for k in prog.kernels}
+        self.kept_params = {k.name: set(k.params) - (self.kernel_facts.changed(k.body) -
+                                                     set(self.kernel_facts.rebased(k)))
+                            for k in prog.kernels}
         self.param_sites: dict[Key, ParamSite] = {}
         self.atomic_bit: dict[tuple, int] = {}   # (kernel body, atomic parameter) -> its bit
         for kb, kp in self.params.items():

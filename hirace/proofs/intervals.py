@@ -263,6 +263,39 @@ class KernelFacts:
                 if _inside(o.span, body) and o.assigns()} | \
             {name for sp, name in self.p.aliased if _inside(sp, body)}   # (a reference may change them)
 
+    def rebased(self, k) -> dict[str, list]:
+        """The kernel's pointer parameters whose every change moves them by a number (`p += E`,
+        `p -= E`, `++p`, `p--`): each by name, with those operators. Such a pointer still points where
+        the host said, into the same buffer, unless an access through it leaves that buffer, which
+        its bounds check reports and diverts (an access outside its buffer never happens under
+        hirace): it is no unknown pointer."""
+        src = self.p.unit.source(k.body.file)
+        ops: dict[str, list] = {}
+        for o in self.p.operators:
+            if _inside(o.span, k.body) and o.assigns():
+                ops.setdefault(src.text(o.operands[0].start, o.operands[0].end).strip(), []).append(o)
+        aliased = {name for sp, name in self.p.aliased if _inside(sp, k.body)}
+        cur = self.cursors.get((k.body.file, k.body.start))
+        steps = {}   # a compound assignment's span -> whether its number names no pointer (`p += q - p`)
+        for c in cur.walk_preorder() if cur is not None else ():
+            if c.kind == CK.COMPOUND_ASSIGNMENT_OPERATOR:
+                sp = self.p.unit.span_of(c)
+                kids = list(c.get_children())
+                if sp is not None and len(kids) == 2:
+                    steps[(sp.start, sp.end)] = not any(
+                        x.type.get_canonical().kind in (TK.POINTER, TK.CONSTANTARRAY, TK.INCOMPLETEARRAY,
+                                                        TK.VARIABLEARRAY, TK.DEPENDENTSIZEDARRAY)
+                        for x in kids[1].walk_preorder() if x.kind.is_expression() or x.kind == CK.DECL_REF_EXPR)
+        out = {}
+        for name in k.params:
+            mine = ops.get(name, [])
+            if mine and name not in aliased and all(
+                    o.types[:1] == ("pointer",) and (o.op in ("++", "--") or (
+                        o.op in ("+=", "-=") and o.types[1:] == ("int",) and steps.get((o.span.start, o.span.end))))
+                    for o in mine):
+                out[name] = mine
+        return out
+
     def atomic_base(self, at) -> str:
         """The variable an atomic's address names: `a` in `atomicAdd(&a[i], v)` or `atomicAdd(a, v)`."""
         src = self.p.unit.source(at.span.file)
@@ -355,7 +388,7 @@ class KernelFacts:
         self.cut_spans = [b.span for b in cuts]
         # parameters the kernel changes may point anywhere after: they count as unknown pointers
         changed = self.changed(body)
-        params = set(k.params) - changed
+        params = set(k.params) - (changed - set(self.rebased(k)))
         self.pointers_in = self.shared_pointers(k)
         self.nodes: list[_Node] = [_Node([]), _Node([])]   # entry, exit
         self.loops: list[dict] = []

@@ -79,6 +79,19 @@ class LinearForm:
         return v if len(v) == 9 else v + ["0ll", "1ll"]
 
 
+def summed(parts: list[tuple[int, LinearForm]]) -> LinearForm | None:
+    """The form of a sum of forms, each with its sign (a parameter moved by `p += E` and then
+    indexed: E + index), or None where two of them hold loops."""
+    loops = [f.loop for _, f in parts if f.loop]
+    if len(loops) > 1:
+        return None
+    neg = lambda sign, ts: tuple((s * sign, f) for s, f in ts)  # noqa: E731
+    coef = tuple(sum((neg(sign, f.coef[i]) for sign, f in parts), ()) for i in range(len(COORDS)))
+    offset = sum((neg(sign, f.offset) for sign, f in parts), ())
+    loop = next(((neg(sign, f.loop[0]), f.loop[1]) for sign, f in parts if f.loop), None)
+    return LinearForm(coef, offset, loop)
+
+
 def _sum(terms: tuple[Term, ...]) -> str:
     if not terms:
         return "0ll"

@@ -37,7 +37,7 @@ from clang import cindex
 import re
 
 from .intervals import KernelFacts, _inside
-from .own_index import LinearForm, Scope, linear_form
+from .own_index import LinearForm, Scope, linear_form, summed
 from instrument.protocol import QUIET_PARAMS
 from instrument.frontend.query import Function, Program
 
@@ -107,8 +107,10 @@ def _kernel(an: KernelFacts, k: Function) -> KernelParams:
     parms = [c for c in cur.get_children() if c.kind == CK.PARM_DECL]
     if [c.spelling for c in parms] != list(k.params):
         raise NoParams("libclang gives its parameters otherwise than its declaration names them")
-    # a parameter the kernel changes (`p = ...`, `p += 4`, `++p`) no longer names the launch's buffer
-    changed = an.changed(body)
+    # a parameter the kernel changes (`p = ...`, `p += q - p`) no longer names the launch's buffer; one
+    # it moves by numbers (`p += n`) still points into it (KernelFacts.rebased)
+    rebased = an.rebased(k)
+    changed = an.changed(body) - set(rebased)
     index = {name: i for i, name in enumerate(k.params)}
     shared_ptrs = an.shared_pointers(k)   # local pointers into shared memory (SharedMemory<T>())
     inside = [a for a in p.accesses if _inside(a.span, body)]
@@ -149,7 +151,7 @@ def _kernel(an: KernelFacts, k: Function) -> KernelParams:
     candidates = candidates[:MAX_CANDIDATES]
     reads_elsewhere |= any(a.space == "global" or (a.space == "pointer" and a.base not in shared_ptrs and (
         a.base not in index or a.base in changed or not direct(a.text, a.base))) for a in inside)
-    own = [] if reads_elsewhere else _own(an, k, cur, parms, sorted(written), inside, changed)
+    own = [] if reads_elsewhere else _own(an, k, cur, parms, sorted(written), inside, changed, rebased)
     own = own[:MAX_CANDIDATES - len(candidates)]
     atomic = [] if reads_elsewhere else _atomic(an, k, parms, sorted(written), inside, changed)
     atomic = atomic[:MAX_CANDIDATES - len(candidates) - len(own)]
@@ -184,9 +186,13 @@ def _atomic(an: KernelFacts, k: Function, parms, written: list[int], inside, cha
     return found
 
 
-def _own(an: KernelFacts, k: Function, cur, parms, written: list[int], inside, changed) -> list[OwnParam]:
+def _own(an: KernelFacts, k: Function, cur, parms, written: list[int], inside, changed,
+         rebased: dict | None = None) -> list[OwnParam]:
     """The written parameters whose every access is `p[E]` with one index E of each thread's own
-    element (and which the kernel names nowhere else)."""
+    element (and which the kernel names nowhere else). A parameter the kernel's top-level statements
+    move by numbers before any access (`p += baseY * pitch + baseX;`) has those numbers added to its
+    indices."""
+    rebased = rebased or {}
     unit = an.p.unit
     text = unit.source(k.body.file).text(k.body.start, k.body.end)
     subscripts = {}
@@ -204,8 +210,12 @@ def _own(an: KernelFacts, k: Function, cur, parms, written: list[int], inside, c
         if name in changed or parms[i].type.get_canonical().kind != TK.POINTER:
             continue
         mine = [a for a in inside if a.base == name]
-        if not mine or len(re.findall(rf"(?<![\w.>]){re.escape(name)}\b", text)) != len(mine):
+        moves = rebased.get(name, [])
+        if not mine or len(re.findall(rf"(?<![\w.>]){re.escape(name)}\b", text)) != len(mine) + len(moves):
             continue                     # named elsewhere: passed on, offset, atomics, address taken
+        start = _moved_by(scope, moves, min(a.span.start for a in mine)) if moves else []
+        if start is None:
+            continue
         forms = []
         for a in mine:
             c = subscripts.get((a.span.start, a.span.end))
@@ -216,6 +226,10 @@ def _own(an: KernelFacts, k: Function, cur, parms, written: list[int], inside, c
             forms.append(linear_form(kids[1], scope))
         if len(forms) != len(mine) or None in forms:
             continue
+        if start:
+            forms = [summed([*start, (1, f)]) for f in forms]
+            if None in forms:
+                continue
         written = {f.key(): f for a, f in zip(mine, forms) if a.kind != "read"}
         if len(written) != 1:
             continue
@@ -226,6 +240,26 @@ def _own(an: KernelFacts, k: Function, cur, parms, written: list[int], inside, c
                 apart.setdefault(f.key(), f)
         found.append(OwnParam(i, form, tuple(apart.values())))
     return found
+
+
+def _moved_by(scope: Scope, moves, first: int) -> list | None:
+    """The forms (with signs) a parameter's moves add to its indices: each move a statement of the
+    kernel's top level before its first access (`first`), or None."""
+    at = {(st.extent.start.offset, st.extent.end.offset): st for st in scope.top}
+    out = []
+    for o in moves:
+        st = at.get((o.span.start, o.span.end))
+        if st is None or o.span.end > first:
+            return None
+        if o.op in ("++", "--"):
+            out.append((1 if o.op == "++" else -1, LinearForm(((),) * 6, ((1, ("1",)),))))
+            continue
+        kids = list(st.get_children())
+        f = linear_form(kids[1], scope) if len(kids) == 2 else None
+        if f is None:
+            return None
+        out.append((1 if o.op == "+=" else -1, f))
+    return out
 
 
 def readonly_params(prog: Program, an: KernelFacts | None = None,
