@@ -26,7 +26,7 @@ class Condition:
         own, `::hirace::q::`, where it calls them)."""
         raise NotImplementedError
 
-    def host(self, extents: dict[str, list[int]], names: set[str]) -> str | None:
+    def host(self, extents: dict[str, list[str]], names: set[str]) -> str | None:
         """As the host tests it before a launch (see host_text)."""
         return host_text(self.device(), extents, names)
 
@@ -93,19 +93,24 @@ class OwnIndex(Condition):
     def device(self, ns: str = "::hirace::") -> str:
         return f"{ns}own_index({', '.join(self.values)})"
 
-    def host(self, extents: dict[str, list[int]], names: set[str]) -> str | None:
+    def host(self, extents: dict[str, list[str]], names: set[str]) -> str | None:
         values = re.sub(r"\bblockDim\b", BLOCK, re.sub(r"\bgridDim\b", GRID, ", ".join(self.values)))
         return f"::hirace::host::own_index({BLOCK}, {GRID}, {values})"
 
 
-def host_text(cond: str, extents: dict[str, list[int]], names: set[str]) -> str | None:
+def host_text(cond: str, extents: dict[str, list[str]], names: set[str]) -> str | None:
     """A device condition (on blockDim, gridDim, `sizeof` of the kernel's shared arrays and `names`:
-    its parameters and the macros its file expands) as the host evaluates it for a launch, or None
-    where it names anything else. `extents`: each shared array's declared extents."""
+    its parameters, the macros its file expands and a kernel template's parameters, in scope in a
+    template's test) as the host evaluates it for a launch, or None where it names anything else.
+    `extents`: each shared array's declared extents as its type writes them (`16`; in a template,
+    `T`), outermost first."""
     def extent(m: re.Match) -> str:
         dims = extents.get(m.group(1))
         k = len(m.group(2)) // 3   # (the subscripts "[0]" before the division's left operand)
-        return str(dims[k]) if dims and k < len(dims) else m.group(0)
+        if not dims or k >= len(dims):
+            return m.group(0)
+        dim = str(dims[k]).strip()
+        return dim if re.fullmatch(r"\d+", dim) else f"({dim})"
     out = re.sub(r"sizeof\((\w+)((?:\[0\])*)\)\s*/\s*sizeof\(\1(?:\[0\])*\)", extent, cond)
     out = re.sub(r"\bblockDim\b", BLOCK, re.sub(r"\bgridDim\b", GRID, out))
     words = set(re.findall(r"[A-Za-z_]\w*", out))
