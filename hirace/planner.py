@@ -450,7 +450,8 @@ class HiracePlanner:
         for k in prog.kernels:
             called = sorted(prog.calls.get(k.name, set()) & touching)
             v = (quiet_version.NoVersion(f"it calls {called[0]}, whose code is checked") if called and needs[k.name].quiet
-                 else quiet_version.plan_version(prog, plan, k, needs[k.name], self.lower_cpu))
+                 else quiet_version.plan_version(prog, plan, k, needs[k.name], self.lower_cpu,
+                                                 quiet_version.open_loop_versions(self.config)))
             self.quiet_versions.setdefault((k.span.file, k.span.line, k.name), {"why": v.why if not v else "", "launches": []})
             if v:
                 versions[k.name] = v

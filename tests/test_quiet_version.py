@@ -197,3 +197,16 @@ def test_on_the_cpu_backend_template_launches_run_their_copies_where_the_test_ho
     assert not report.memory_errors
     without, report_without = _run(built, tmp_path, stdout, **{Env.HIRACE_QUIET_VERSIONS: "0"})
     assert [q for _, q in without] == [0, 0, 0] and _found(report_without) == _found(report)
+
+
+@pytest.mark.parametrize("open_loops", [False, True])
+def test_on_the_cpu_backend_launches_that_deduce_template_arguments_run_the_kernel(tmp_path, open_loops):
+    """engine/template_launches.cu: the launches naming every template argument run the copies, those
+    that deduce (fill<<<>>>, put<32><<<>>>) the kernels; the race of pair is reported either way. With
+    the benchmark switch (here its configuration attribute), sum's open loop gets its version too."""
+    config = Config()
+    config.bench_open_loop_versions = open_loops
+    built = runner.build([CUDA / "engine" / "template_launches.cu"], CpuBackend(), tmp_path / "b", config)
+    quiet, report = _run(built, tmp_path, "out 1 128\n")
+    assert quiet == [("fill", 0), ("fill", 1), ("put", 0), ("put", 1), ("sum", int(open_loops)), ("pair", 0)]
+    assert _found(report) == ([("pair", 11, "write-write")], [])

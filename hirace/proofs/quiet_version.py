@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from instrument.errors import RewriteConflict, UnsupportedConstruct
 from instrument.frontend.lower_cpu import launch_head, shared_lowering as lower_cpu_shared
-from instrument.frontend.rewrite import Edit, EditPlan, apply, line_name
+from instrument.frontend.rewrite import Edit, EditPlan, apply, line_name, split_top_level
 
 from .conditions import BLOCK as _BLOCK, GRID as _GRID, Condition, OwnIndex
 from .proof import Proof
@@ -114,10 +114,12 @@ def _open_loop(prog, cursor, spans) -> int | None:
     return None
 
 
-def open_loop_versions() -> bool:
-    """HIRACE_BENCH_OPEN_LOOP_VERSIONS=1 at instrument time: kernels with sites in open loops get their
-    versions too (for measuring the rule above side by side; docs/performance.md)."""
-    return os.environ.get(BENCH_OPEN_LOOPS, "") == "1"
+def open_loop_versions(config) -> bool:
+    """HIRACE_BENCH_OPEN_LOOP_VERSIONS=1 at instrument time (or a benchmark's configuration object with
+    `bench_open_loop_versions` set, bench/hirace_overhead/variants.py's `open_loops=1`): kernels with
+    sites in open loops get their versions too, for measuring the rule above side by side, for
+    measuring only (docs/performance.md)."""
+    return bool(config.bench_open_loop_versions) or os.environ.get(BENCH_OPEN_LOOPS, "") == "1"
 
 
 _TEMPLATE_PARAMS = ("TEMPLATE_TYPE_PARAMETER", "TEMPLATE_NON_TYPE_PARAMETER", "TEMPLATE_TEMPLATE_PARAMETER")
@@ -179,13 +181,15 @@ def _param_list(header: str, name: str) -> tuple[int, int] | None:
     return (m.end(), i - 1) if depth == 0 else None
 
 
-def plan_version(prog, plan: EditPlan, k, sites: KernelSites, lower_cpu: bool = False) -> Version | NoVersion:
+def plan_version(prog, plan: EditPlan, k, sites: KernelSites, lower_cpu: bool = False,
+                 open_loops: bool = False) -> Version | NoVersion:
     """Plan the quiet version of kernel `k` and its host test just after its definition (its sites,
     entry, barrier hooks and own variables already planned), or say why it cannot have one.
     `lower_cpu`: the copy is for the host compiler (its `__shared__` declarations lowered as the
     kernel's are, instrument/frontend/lower_cpu.py, which plans the kernel's own after every tool).
     A kernel template's copy and test are templates of its parameter list; its launches pass them the
-    launch's explicit template arguments (launch_text)."""
+    launch's explicit template arguments (launch_text). `open_loops`: sites in open loops do not keep
+    a kernel from its version (the benchmark switch, open_loop_versions)."""
     if k.kind != "global":
         return NoVersion("not a __global__ kernel")
     if not sites.quiet:
@@ -200,7 +204,7 @@ def plan_version(prog, plan: EditPlan, k, sites: KernelSites, lower_cpu: bool = 
     if inner is not None:
         return NoVersion(f"a launch inside it (line {inner.span.line})")   # (that launch's bracket is planned afterwards)
     loop = _open_loop(prog, cursor, sites.spans)
-    if loop is not None and not open_loop_versions():
+    if loop is not None and not open_loops:
         return NoVersion(f"a site in a loop whose count the program decides as it runs (line {loop}; "
                          f"{BENCH_OPEN_LOOPS}=1 gives it one, for measuring)")
     tparams = template_params(cursor)
@@ -254,7 +258,7 @@ def plan_version(prog, plan: EditPlan, k, sites: KernelSites, lower_cpu: bool = 
         return NoVersion("its edits overlap in the copy")
     test = " && ".join(tests) or "true"
     # the test takes the parameters it names (the launch evaluates their arguments once more)
-    decls = _split_params(header[params[0]:params[1]])
+    decls = split_top_level(header[params[0]:params[1]])
     words = set(re.findall(r"[A-Za-z_]\w*", test))
     used = [i for i, name in enumerate(k.params) if name in words]
     if len(decls) != len(k.params) or any(not re.search(r"\b" + re.escape(k.params[i]) + r"\b", decls[i])
@@ -279,24 +283,6 @@ class Version:
     template_params: int = 0   # a kernel template's: how many parameters its list has (each launch names them all)
 
 
-def _split_params(text: str) -> list[str]:
-    """A parameter list's declarations (split at its top-level commas)."""
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "(<[{":
-            depth += 1
-        elif ch in ")>]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip() and cur.strip() != "void":
-        out.append(cur.strip())
-    return out
-
-
 def visible_at(prog, k, ls) -> bool:
     """Whether the quiet version of `k` (written after its definition) is declared where launch
     `ls` is: later in the same file, or in the launch's file after an `#include` of the kernel's."""
@@ -319,7 +305,7 @@ def template_arguments(v: Version, callee: str) -> tuple[str, str] | NoVersion:
         return (name, "") if not targs else NoVersion("template arguments to a kernel that is no template")
     if not targs:
         return NoVersion("its template arguments are deduced")
-    given = _split_params(targs[1:-1])
+    given = split_top_level(targs[1:-1])
     if len(given) != v.template_params or any(not a for a in given):
         return NoVersion(f"it names {len(given)} of the template's {v.template_params} arguments "
                          f"(the rest deduced or defaulted)")
