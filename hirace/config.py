@@ -43,6 +43,9 @@ class Config:
     # is checked, else the current directory: instrument/report_paths.py, as cltc's `root`)
     root: str | None = None
     source = None                    # the file it was read from (a plain attribute, not a key)
+    # measuring only: quiet versions also for kernels with sites in open loops (a plain attribute, not a
+    # key: bench/hirace_overhead/variants.py's `open_loops=1`; HIRACE_BENCH_OPEN_LOOP_VERSIONS=1 elsewhere)
+    bench_open_loop_versions = False
 
     def __post_init__(self):
         self.given: dict[str, str] = {}   # keys the command line set: key -> its option (not a key)

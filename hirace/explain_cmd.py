@@ -60,11 +60,22 @@ def explanation(planner) -> dict:
                 "intervals": facts.off or facts.intervals_why.get(k.name) or "analysed",
                 "parameters": facts.off or facts.params_why.get(k.name) or _params(params),
                 "notes": facts.kernel_facts.notes.get(k.name, []),
+                "quiet_version": _version(planner.quiet_versions.get((k.span.file, k.span.line, k.name))),
             })
     by_rule = Counter(s["proof"] for s in sites if s["proof"])
     return {"sites": sites, "kernels": _unique(kernels), "not_analysed": sorted(set(off)),
             "summary": {"sites": len(sites), "bounds_only": sum(by_rule.values()),
                         "whole": sum(1 for s in sites if s["check"] == "whole"), "by_proof": dict(sorted(by_rule.items()))}}
+
+
+def _version(v: dict | None) -> dict:
+    """Whether the kernel has a quiet version (hirace/proofs/quiet_version.py), or why not; which of its
+    launches may run it, and why the others cannot."""
+    if v is None:
+        return {"has": False, "why": "not planned (not reached from the device program)", "launches": []}
+    return {"has": not v["why"], "why": v["why"] or None,
+            "launches": [{"file": f, "line": line, "may_run": not why, "why": why or None}
+                         for f, line, why in v["launches"]]}
 
 
 def _params(kp) -> str:
@@ -95,6 +106,17 @@ def _shown(path: str) -> str:
         return path
 
 
+def _render_version(v: dict, file: str) -> list[str]:
+    if not v["has"]:
+        return [f"  quiet version: none: {v['why']}"]
+    where = lambda x: (f"{_shown(x['file'])}:" if x["file"] != file else "") + str(x["line"])   # noqa: E731
+    may = [where(x) for x in v["launches"] if x["may_run"]]
+    out = ["  quiet version: yes" + (f", launched where its test holds from line{'s' if len(may) > 1 else ''} {', '.join(may)}" if may else
+                                     ", but no launch may run it")]
+    out += [f"  launch at line {where(x)} runs the kernel: {x['why']}" for x in v["launches"] if not x["may_run"]]
+    return out
+
+
 def render_text(data: dict) -> str:
     """Per function (kernels with what the analyses made of them), each site on a line: where, what,
     its check; each rule's argument once, at the end."""
@@ -113,6 +135,7 @@ def render_text(data: dict) -> str:
             out.append(f"  barrier intervals: {k['intervals']}")
             out.append(f"  parameters: {k['parameters']}")
             out += [f"  note: {n}" for n in k["notes"]]
+            out += _render_version(k["quiet_version"], file)
         else:
             out.append(f"{_shown(file)}: {function}")
         for s in sorted(sites, key=lambda s: (s["line"], s["column"])):

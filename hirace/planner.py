@@ -158,6 +158,9 @@ class HiracePlanner:
         # lowering rewrites the launch configuration and keeps that state per block slot)
         self.shared_area = not lower_cpu
         self.sites: list[Site] = []
+        # kernel (file, line, name) -> {"why": why it has no quiet version ('' where it has one),
+        # "launches": [(file, line, why that launch cannot run it, '' where it may)]} (hirace explain)
+        self.quiet_versions: dict[tuple[str, int, str], dict] = {}
         self.facts: list[FactTable] = []   # each unit's, as planned (hirace explain reads them)
         self.min_size = 8
         self.skipped: list[str] = []
@@ -447,10 +450,13 @@ class HiracePlanner:
         # kernels whose every site is quiet get a quiet version
         versions = {}
         for k in prog.kernels:
-            if needs[k.name].quiet and not (prog.calls.get(k.name, set()) & touching):
-                v = quiet_version.plan_version(prog, plan, k, needs[k.name], self.lower_cpu)
-                if v:
-                    versions[k.name] = v
+            called = sorted(prog.calls.get(k.name, set()) & touching)
+            v = (quiet_version.NoVersion(f"it calls {called[0]}, whose code is checked") if called and needs[k.name].quiet
+                 else quiet_version.plan_version(prog, plan, k, needs[k.name], self.lower_cpu,
+                                                 quiet_version.open_loop_versions(self.config)))
+            self.quiet_versions.setdefault((k.span.file, k.span.line, k.name), {"why": v.why if not v else "", "launches": []})
+            if v:
+                versions[k.name] = v
         self._plan_kernel_entries(prog, plan, facts, versions, entered)
         for ls in prog.launches:
             s = src(ls.span.file)
@@ -462,7 +468,11 @@ class HiracePlanner:
             quiet_args = _quiet_args(ls, s, [kp for kp in facts.params.values() if kp.kernel.name == ls.kernel], unit)
             # (on the gpu backend only where the kernel is entered: a version asks for no area)
             version = (self._version_launch(prog, ls, versions.get(ls.kernel), cfg, self.lower_cpu)
-                       if area or self.lower_cpu else None)
+                       if area or self.lower_cpu else quiet_version.NoVersion("it cannot take hirace's shared area"))
+            if ls.kernel in versions:
+                k = versions[ls.kernel].kernel
+                self.quiet_versions[(k.span.file, k.span.line, k.name)]["launches"].append(
+                    (ls.span.file, ls.span.line, "" if version else version.why))
             if not quiet_args and not version and pointer_launches.is_pointer_launch(prog, ls):
                 args = [one_line(s.text(x.start, x.end)).strip() for x in ls.args]
                 if all(_plain_arg(x, a, unit) for x, a in zip(ls.args, args)):
@@ -668,21 +678,29 @@ class HiracePlanner:
     @staticmethod
     def _version_launch(prog: Program, ls, v, cfg: list[str], lower_cpu: bool):
         """The texts that let launch `ls` run its kernel's quiet version `v` (quiet_version.launch_text),
-        or None: no version, or none declared here, or the arguments its test takes cannot be
-        evaluated once more (as for quiet_params)."""
-        if v is None or ls.deduced_template or len(ls.args) != len(v.kernel.params):
+        or None where the kernel has none, or why the launch cannot run it (quiet_version.NoVersion): a
+        template's arguments deduced, the version not declared here, or the arguments its test takes
+        cannot be evaluated once more (as for quiet_params)."""
+        NoVersion = quiet_version.NoVersion
+        if v is None:
             return None
+        if ls.deduced_template:
+            return NoVersion("its template arguments are deduced")
+        if len(ls.args) != len(v.kernel.params):
+            return NoVersion("it leaves default arguments out")
         s = prog.unit.source(ls.span.file)
-        callee = s.text(ls.callee.start, ls.callee.end).strip()
-        if not re.fullmatch(r"(?:[\w:]*::)?" + re.escape(ls.kernel), callee) or not quiet_version.visible_at(prog, v.kernel, ls):
-            return None
+        named = quiet_version.template_arguments(v, one_line(s.text(ls.callee.start, ls.callee.end)))
+        if not named:
+            return named
+        if not quiet_version.visible_at(prog, v.kernel, ls):
+            return NoVersion("the version is not declared where it is")
         args = [one_line(s.text(x.start, x.end)).strip() for x in ls.args]
         for i in v.test_params:
             x, text = ls.args[i], args[i]
             if not _PLAIN_ARG.fullmatch(text) or "++" in text or "--" in text or any(
                     m.span.start < x.end and x.start < m.span.end for m in prog.unit.macro_expansions.get(x.file, ())):
-                return None
-        return quiet_version.launch_text(v, callee, cfg, args, lower_cpu)
+                return NoVersion(f"its argument '{text}' cannot be evaluated again for the version's test")
+        return quiet_version.launch_text(v, named[0], cfg, args, lower_cpu, named[1])
 
     @staticmethod
     def _extend_shared(ls, plan: EditPlan) -> bool:

@@ -28,6 +28,7 @@ import re
 from .proofs import quiet_version
 from .proofs.quiet_version import Version
 from instrument.frontend.lower_cpu import launch_head
+from instrument.frontend.rewrite import split_top_level
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _NS = "::hirace::host::"
@@ -45,7 +46,7 @@ def entry_text(prog, k, quiet_params, version: Version | None) -> str | None:
     params = quiet_version._param_list(header, k.name)
     if params is None or "__grid_constant__" in header:
         return None
-    decls = quiet_version._split_params(header[params[0]:params[1]])
+    decls = split_top_level(header[params[0]:params[1]])
     if len(decls) != len(k.params) or any(not name or not re.search(r"\b" + re.escape(name) + r"\b", d)
                                           for name, d in zip(k.params, decls)):
         return None

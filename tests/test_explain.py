@@ -10,7 +10,7 @@ from conftest import CUDA
 
 from hirace import runner
 from hirace.config import Config
-from hirace.explain_cmd import explanation
+from hirace.explain_cmd import explanation, render_text
 
 HEAD = "#include <cuda_runtime.h>\n"
 
@@ -149,3 +149,27 @@ namespace b { __global__ void k(const float *in, float *out, int n) {
         assert used == set(re.findall(r"const bool (__hirace_own\d+) = ::hirace::own_index\(", part)), part
         names += sorted(used)
     assert len(names) == 2 and len(set(names)) == 2
+
+
+def test_each_kernel_says_whether_it_gets_a_quiet_version_and_why_not(tmp_path, monkeypatch):
+    """engine/template_launches.cu: fill and put have versions, run by the launches that name every
+    template argument; pair has a site checked whole; sum's site lies in a loop whose count the data
+    decides (a version only under the benchmark switch)."""
+    src = CUDA / "engine" / "template_launches.cu"
+    data = explain(tmp_path / "a", src)
+    v = {k["name"]: k["quiet_version"] for k in data["kernels"]}
+    launches = lambda name: [(x["line"], x["may_run"], x["why"]) for x in v[name]["launches"]]   # noqa: E731
+    assert v["fill"]["has"] and launches("fill") == [(26, False, "its template arguments are deduced"), (27, True, None)]
+    assert launches("put") == [(28, False, "its template arguments are deduced"), (29, True, None)]
+    assert v["pair"] == {"has": False, "why": "a site checked whole (line 11:36)", "launches": []}
+    assert v["sum"]["why"] == ("a site in a loop whose count the program decides as it runs (line 15; "
+                               "HIRACE_BENCH_OPEN_LOOP_VERSIONS=1 gives it one, for measuring)")
+    text = render_text(data)
+    assert "  quiet version: yes, launched where its test holds from line 27\n" \
+           "  launch at line 26 runs the kernel: its template arguments are deduced\n" in text
+    assert "  quiet version: none: a site checked whole (line 11:36)\n" in text
+    monkeypatch.setenv("HIRACE_BENCH_OPEN_LOOP_VERSIONS", "1")
+    switched = {k["name"]: k["quiet_version"] for k in explain(tmp_path / "b", src)["kernels"]}
+    assert switched["sum"] == {"has": True, "why": None,
+                               "launches": [{"file": str(src), "line": 30, "may_run": True, "why": None}]}
+    assert switched["pair"] == v["pair"]

@@ -38,6 +38,15 @@ def test_template_launches_and_header_functions(program):
         (4, "read", "s.x[i]"), (4, "read", "s.x"), (5, "write", "s.y[i]"), (9, "write", "out[i]"), (9, "read", "in[i]")]
 
 
+def test_a_template_launch_deduces_where_it_names_fewer_arguments_than_its_template_has(program):
+    """engine/template_launches.cu: `fill<<<>>>` and `put<32><<<>>>` (of `template <int T, typename F>`)
+    deduce; `fill<float>` and `put<32, float>` name every argument."""
+    p = program("engine/template_launches.cu")
+    src = p.unit.source(p.unit.main)
+    assert [(src.text(ls.callee.start, ls.callee.end), ls.deduced_template) for ls in p.launches][:4] == [
+        ("fill", True), ("fill<float>", False), ("put<32>", True), ("put<32, float>", False)]
+
+
 def test_accesses_kinds_and_spaces(program):
     p = program("engine/mixed.cu")
     assert acc(p) == [

@@ -121,6 +121,10 @@ def test_host_conditions_take_array_extents_and_refuse_other_names():
     assert host_text("blockDim.x <= n", {}, {"n"}) == "__hirace_block.x <= n"
     assert host_text("blockDim.x <= k", {}, {"n"}) is None   # a local: not on the host
     assert host_text("blockDim.x <= sizeof(u) / sizeof(u[0])", {}, set()) is None
+    # a template's extents as its type writes them: in its (template) test, where T is in scope
+    assert host_text(cond, {"t": ["T", "T + 1"]}, {"T"}) == \
+        "(__hirace_block.z == 1 && __hirace_block.y <= (T) && __hirace_block.x <= (T + 1))"
+    assert host_text(cond, {"t": ["T", "T + 1"]}, set()) is None
 
 
 def test_a_thread_of_a_version_notes_its_first_sites_and_the_report_says_what_it_dropped(tmp_path):
@@ -173,3 +177,75 @@ def test_an_own_parameter_read_at_indices_apart_from_its_writes_keeps_its_versio
     assert sorted({(x.launch, x.site.line, x.kind, x.prior_site.line if x.prior_site else None)
                    for x in report.races}) == [(1, 16, "read-write", 21)]
     assert report.memory_errors == []
+
+
+# ---------------------------------------------------------------- kernel templates (engine/template_matmul.cu)
+
+TEMPLATES = CUDA / "engine" / "template_matmul.cu"
+
+
+@pytest.fixture(scope="module")
+def template_texts(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("qvt")
+    out = {}
+    for backend in ("gpu", "cpu"):
+        ins = runner.instrument([TEMPLATES], tmp / backend, Config(), lower_cpu=backend == "cpu")
+        out[backend] = (ins, ins.sources[0].read_text())
+    return out
+
+
+def test_a_kernel_templates_copy_and_test_are_templates_of_its_parameter_list(template_texts):
+    _, text = template_texts["gpu"]
+    assert "template <int T> __global__ void mm__hirace_q(float *c, const float *a, const float *b, int n) {" in text
+    test = next(line for line in text.splitlines() if "mm__hirace_quiet_ok(dim3" in line)
+    # the tile's extents as its type writes them, T, in scope in the template test; the own index names T
+    assert test.startswith("template <int T> static inline bool mm__hirace_quiet_ok(dim3 __hirace_block, "
+                           "dim3 __hirace_grid, int n) {")
+    assert "(__hirace_block.z == 1 && __hirace_block.y <= (T) && __hirace_block.x <= (T))" in test
+    assert "::hirace::host::own_index(__hirace_block, __hirace_grid, (1ll), ((long long)(n)), 0ll, " \
+           "((long long)(T)), ((long long)(T) * (long long)(n)), 0ll, 0ll)" in test
+    # each launch passes its explicit template arguments to the test and the copy
+    launch = next(line for line in text.splitlines() if "before_launch((const void *)(mm<8>)" in line)
+    assert "::hirace::host::quiet_version(mm__hirace_quiet_ok<8>(dim3(dim3(8, 8)), dim3(dim3(N / 8, N / 8)), n), 7u)" in launch
+    assert ("(::hirace::host::quiet_chosen() ? (void)(mm__hirace_q<8><<<dim3(N / 8, N / 8), dim3(8, 8), 0, 0>>>"
+            "(c, a, b, n)) : (void)(mm<8><<<") in launch
+    _, cpu = template_texts["cpu"]
+    assert ('(void)(::cudaemu::launcher("mm", __FILE__, __LINE__, (dim3(N / 16, N / 16)), (dim3(16, 16)), (0), (0), '
+            'mm__hirace_q<16>)(c, a, b, n))') in cpu
+    assert "auto &sa = ::cudaemu::block_shared<float[T][T]>(" in cpu[cpu.index("mm__hirace_q("):]
+
+
+def test_gpu_instrumentation_of_kernel_templates_with_versions_compiles(template_texts, tmp_path, nvcc):
+    """Both instantiations of mm (16 and 8) and skew's, their own-index tests at the kernel's entry,
+    the copies and the template host tests."""
+    from runtime import include_dir
+    ins, _ = template_texts["gpu"]
+    r = subprocess.run([str(nvcc), "-std=c++17", "-c", f"-I{include_dir()}", *[f"-D{d}" for d in ins.planner.defines()],
+                        str(ins.sources[0]), "-o", str(tmp_path / "t.o")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+
+
+def test_on_the_cpu_backend_template_launches_run_their_copies_where_the_test_holds(tmp_path):
+    """mm<16> and mm<8> run their copies and compute the product (196097 summed); skew<8>'s blocks
+    overlap by half a tile: its own-index test fails, the kernel runs and reports the race on c."""
+    built = runner.build([TEMPLATES], CpuBackend(), tmp_path / "b", Config())
+    stdout = "sums 196097 196097\n"
+    quiet, report = _run(built, tmp_path, stdout)
+    assert quiet == [("mm", 1), ("mm", 1), ("skew", 0)]
+    assert {(x.kernel, x.site.line, x.kind) for x in report.races} == {("skew", 28, "write-write")}
+    assert not report.memory_errors
+    without, report_without = _run(built, tmp_path, stdout, **{Env.HIRACE_QUIET_VERSIONS: "0"})
+    assert [q for _, q in without] == [0, 0, 0] and _found(report_without) == _found(report)
+
+
+@pytest.mark.parametrize("open_loops", [False, True])
+def test_on_the_cpu_backend_launches_that_deduce_template_arguments_run_the_kernel(tmp_path, open_loops):
+    """engine/template_launches.cu: the launches naming every template argument run the copies, those
+    that deduce (fill<<<>>>, put<32><<<>>>) the kernels; the race of pair is reported either way. With
+    the benchmark switch (here its configuration attribute), sum's open loop gets its version too."""
+    config = Config()
+    config.bench_open_loop_versions = open_loops
+    built = runner.build([CUDA / "engine" / "template_launches.cu"], CpuBackend(), tmp_path / "b", config)
+    quiet, report = _run(built, tmp_path, "out 1 128\n")
+    assert quiet == [("fill", 0), ("fill", 1), ("put", 0), ("put", 1), ("sum", int(open_loops)), ("pair", 0)]
+    assert _found(report) == ([("pair", 11, "write-write")], [])

@@ -242,6 +242,25 @@ __global__ void k(float *out, const float *in) {
     assert "write out[threadIdx.x]: bounds only: own parameter" in r.stdout
 
 
+def test_a_kernel_templates_integer_parameter_is_a_uniform_coefficient(tmp_path):
+    """`template <int T>`: every thread of an instantiation has T's one value, and nothing changes it;
+    the own-index test names it as the kernel does (computed at the kernel's entry, where it is in scope).
+    A parameter whose type a template argument gives may be anything: not taken."""
+    got = owned(tmp_path, """
+template <int T> __global__ void mm(float *c, int n) {
+  int row = blockIdx.y * T + threadIdx.y;
+  int at = n * row + T * blockIdx.x + threadIdx.x;
+  c[at] = 1;
+}
+template <int T> __global__ void half(float *c) { c[blockIdx.x * (T / 2) + threadIdx.x] = 0; }
+template <typename I, I S> __global__ void typed(float *c) { c[blockIdx.x * S + threadIdx.x] = 0; }
+template <bool B> __global__ void on(float *c) { c[blockIdx.x * B + threadIdx.x] = 0; }""")
+    assert got == {
+        "mm": [("c", "::hirace::own_index((1ll), ((long long)(n)), 0ll, ((long long)(T)), "
+                     "((long long)(T) * (long long)(n)), 0ll, 0ll)")],
+        "half": [("c", "::hirace::own_index((1ll), 0ll, 0ll, ((long long)(T / 2)), 0ll, 0ll, 0ll)")]}
+
+
 OWN_KERNEL = """
 __device__ float put(const float *p) { return p[1]; }
 __global__ void k(float *out, const float *in, int n) {

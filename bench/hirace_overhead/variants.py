@@ -11,7 +11,8 @@ real_programs.py (all their kernels' GPU time, summed by the CUPTI timer).
 
 A variant is NAME=ITEM,ITEM,...: `-DNAME[=V]` a define (the benchmark switches that cut a part of the
 check, HIRACE_BENCH_*: runtime/include/hirace/bench_switches.h, docs/performance.md), `prior=0` hirace without prior sites,
-`versions=0` without kernels' quiet versions (HIRACE_QUIET_VERSIONS=0), `quiet=0` with every shared read checked whole (hirace.toml's quiet_reads = false), any other item an nvcc flag (e.g. `-maxrregcount=128`, which overrides hirace's 64). Every build is
+`versions=0` without kernels' quiet versions (HIRACE_QUIET_VERSIONS=0), `open_loops=1` with quiet versions
+also for kernels with sites in loops whose count the program decides (HIRACE_BENCH_OPEN_LOOP_VERSIONS=1), `quiet=0` with every shared read checked whole (hirace.toml's quiet_reads = false), any other item an nvcc flag (e.g. `-maxrregcount=128`, which overrides hirace's 64). Every build is
 made first, in parallel; then each repeat runs the plain program and every variant once, in turn.
 --profile runs Nsight Compute (ncu, where installed) on the plain program and on the first
 variant and writes its details next to the CSV.
@@ -55,6 +56,8 @@ def parse_variant(text: str):
             env[Env.HIRACE_PRIOR_SITES] = item.split("=", 1)[1]
         elif item.startswith("versions="):
             env[Env.HIRACE_QUIET_VERSIONS] = item.split("=", 1)[1]
+        elif item == "open_loops=1":   # (as HIRACE_BENCH_OPEN_LOOP_VERSIONS=1 at instrument time, for this build)
+            config.bench_open_loop_versions = True
         else:
             flags.append(item)
     return name, defines, flags, env, config

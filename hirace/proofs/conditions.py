@@ -26,7 +26,7 @@ class Condition:
         own, `::hirace::q::`, where it calls them)."""
         raise NotImplementedError
 
-    def host(self, extents: dict[str, list[int]], names: set[str]) -> str | None:
+    def host(self, extents: dict[str, list[str]], names: set[str]) -> str | None:
         """As the host tests it before a launch (see host_text)."""
         return host_text(self.device(), extents, names)
 
@@ -99,21 +99,26 @@ class OwnIndex(Condition):
         parts += [f"{ns}forms_apart({', '.join(pair)})" for pair in self.apart]
         return " && ".join(parts)
 
-    def host(self, extents: dict[str, list[int]], names: set[str]) -> str | None:
+    def host(self, extents: dict[str, list[str]], names: set[str]) -> str | None:
         shape = lambda text: re.sub(r"\bblockDim\b", BLOCK, re.sub(r"\bgridDim\b", GRID, text))  # noqa: E731
         parts = [f"::hirace::host::own_index({BLOCK}, {GRID}, {shape(', '.join(self.values))})"]
         parts += [f"::hirace::host::forms_apart({BLOCK}, {GRID}, {shape(', '.join(pair))})" for pair in self.apart]
         return " && ".join(parts)
 
 
-def host_text(cond: str, extents: dict[str, list[int]], names: set[str]) -> str | None:
+def host_text(cond: str, extents: dict[str, list[str]], names: set[str]) -> str | None:
     """A device condition (on blockDim, gridDim, `sizeof` of the kernel's shared arrays and `names`:
-    its parameters and the macros its file expands) as the host evaluates it for a launch, or None
-    where it names anything else. `extents`: each shared array's declared extents."""
+    its parameters, the macros its file expands and a kernel template's parameters, in scope in a
+    template's test) as the host evaluates it for a launch, or None where it names anything else.
+    `extents`: each shared array's declared extents as its type writes them (`16`; in a template,
+    `T`), outermost first."""
     def extent(m: re.Match) -> str:
         dims = extents.get(m.group(1))
         k = len(m.group(2)) // 3   # (the subscripts "[0]" before the division's left operand)
-        return str(dims[k]) if dims and k < len(dims) else m.group(0)
+        if not dims or k >= len(dims):
+            return m.group(0)
+        dim = str(dims[k]).strip()
+        return dim if re.fullmatch(r"\d+", dim) else f"({dim})"
     out = re.sub(r"sizeof\((\w+)((?:\[0\])*)\)\s*/\s*sizeof\(\1(?:\[0\])*\)", extent, cond)
     out = re.sub(r"\bblockDim\b", BLOCK, re.sub(r"\bgridDim\b", GRID, out))
     words = set(re.findall(r"[A-Za-z_]\w*", out))

@@ -3,7 +3,8 @@
 `out[blockIdx.x * blockDim.x + threadIdx.x]`, or srad's `J[cols * BS * by + BS * bx + cols * ty + tx]`,
 names one element per thread: the index is a sum of the six thread and block coordinates times
 coefficients that every thread computes alike (literals, the kernel's unchanged integer parameters,
-object-like macros, `blockDim`, `gridDim`), plus such an offset. Whether two threads can meet depends
+its template's integer non-type parameters (`template <int BS>`: one value per instantiation, named at
+the kernel's entry as in its body), object-like macros, `blockDim`, `gridDim`), plus such an offset. Whether two threads can meet depends
 on the launch: it does not where the coefficients, sorted by size, each exceed the largest index the
 smaller ones reach (a mixed-radix number; hirace/quiet.h `own_index`, evaluated in the kernel).
 The program computes the index modulo 2^w (its arithmetic's width, one for the whole sum: a part
@@ -235,8 +236,14 @@ class Scope:
             raise _NotLinear
         return init[0]
 
+    def template_value(self, ref: cindex.Cursor) -> bool:
+        """Whether `ref` is an integer non-type parameter of the kernel's own template (`template <int
+        BS>`): every thread of an instantiation has its one value, and nothing can change it."""
+        return (ref.kind == CK.TEMPLATE_NON_TYPE_PARAMETER and ref.type.get_canonical().kind in _INTS
+                and ref.semantic_parent is not None and ref.semantic_parent == self.kernel)
+
     def uniform(self, c: cindex.Cursor, var: cindex.Cursor | None = None) -> str:
-        """The source text of an expression of unchanged integer parameters, literals, macros,
+        """The source text of an expression of unchanged integer parameters, template values, literals, macros,
         `blockDim` and `gridDim` alone (no local variable but `var`, where given; no call), to be
         computed again at the kernel's entry as the program computes it."""
         def check(k: cindex.Cursor) -> None:
@@ -246,7 +253,7 @@ class Scope:
                 return
             if k.kind == CK.DECL_REF_EXPR:
                 ref = k.referenced
-                if ref is None or (var is None or ref != var) and (
+                if ref is None or (var is None or ref != var) and not self.template_value(ref) and (
                         ref.kind != CK.PARM_DECL or ref.spelling in self.changed or
                         ref.type.get_canonical().kind not in _INTS):
                     raise _NotLinear
@@ -341,6 +348,10 @@ def _lin(c: cindex.Cursor, scope: Scope, depth: int, widths: set[int], loops: di
         if ref.kind == CK.PARM_DECL:
             if ref.type.get_canonical().kind not in _INTS or ref.spelling in scope.changed or \
                     scope.leaf(c) != ref.spelling:
+                raise _NotLinear
+            return _const(ref.spelling)
+        if scope.template_value(ref):
+            if scope.leaf(c) != ref.spelling:
                 raise _NotLinear
             return _const(ref.spelling)
         if ref.kind == CK.VAR_DECL and ref.semantic_parent is not None and \

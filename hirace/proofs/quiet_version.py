@@ -25,17 +25,19 @@ backend the copy and its launch are written as the cpu lowering writes the kerne
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
 from instrument.errors import RewriteConflict, UnsupportedConstruct
 from instrument.frontend.lower_cpu import launch_head, shared_lowering as lower_cpu_shared
-from instrument.frontend.rewrite import Edit, EditPlan, apply, line_name
+from instrument.frontend.rewrite import Edit, EditPlan, apply, line_name, split_top_level
 
 from .conditions import BLOCK as _BLOCK, GRID as _GRID, Condition, OwnIndex
 from .proof import Proof
 
 SUFFIX, TEST_SUFFIX = "__hirace_q", "__hirace_quiet_ok"
+BENCH_OPEN_LOOPS = "HIRACE_BENCH_OPEN_LOOP_VERSIONS"   # (measuring only: open_loop_versions)
 _ORIGIN = "hirace quiet version of "   # (a version written where the next kernel starts is not that kernel's)
 
 
@@ -47,11 +49,13 @@ class KernelSites:
     own: list[OwnIndex] = field(default_factory=list)     # the own-index tests, one per own variable
     need: int = 0                                         # quiet candidates (bits) its sites need quiet
     spans: list = field(default_factory=list)             # where its sites are
+    loud_at: object = None                                # the first site checked whole (its span)
 
     def site(self, proof: Proof, span) -> None:
         self.spans.append(span)
         if proof.whole:
             self.quiet = False
+            self.loud_at = self.loud_at or span
             return
         if proof.condition_at_site is not None:   # (an own parameter's: its kernel's own-index test, in `own`)
             self.conditions[proof.condition_at_site.device()] = proof.condition_at_site
@@ -62,20 +66,32 @@ class KernelSites:
         """A site checked whole that no rule looks at (a library's atomic or collective)."""
         self.spans.append(span)
         self.quiet = False
+        self.loud_at = self.loud_at or span
+
+
+@dataclass(frozen=True)
+class NoVersion:
+    """Why a kernel (or a launch) gets no quiet version; false, as None is."""
+    why: str
+
+    def __bool__(self) -> bool:
+        return False
 
 
 _LOOPS = ("FOR_STMT", "WHILE_STMT", "DO_STMT", "CXX_FOR_RANGE_STMT")
 _CONSTANT_WORDS = {"int", "unsigned", "long", "short", "char", "size_t", "sizeof", "const", "true", "false"}
 
 
-def _in_open_loop(prog, cursor, spans) -> bool:
-    """Whether a site lies in a loop that runs a number of times the program decides as it runs (a
-    condition on anything but the loop's own variable, literals and macros): measured on the H100,
-    such loops (spmv's rows, matmul's tiles) ran slower in the quiet version, whose failure path
-    (the journal) stays in the loop's body, than with the call; loops of a fixed count (stencil's
-    taps) and straight code (srad) ran faster."""
+def _open_loop(prog, cursor, spans) -> int | None:
+    """The line of a loop around a site that runs a number of times the program decides as it runs (a
+    condition on anything but the loop's own variable, literals, macros and the kernel template's
+    parameters, fixed per instantiation), or None: measured on the H100, such loops (spmv's rows,
+    matmul's tiles) ran slower in the quiet version, whose failure path (the journal) stays in the
+    loop's body, than with the call; loops of a fixed count (stencil's taps) and straight code (srad)
+    ran faster."""
     unit = prog.unit
     macros = {m.name for ms in unit.macro_expansions.values() for m in ms}
+    fixed = macros | _CONSTANT_WORDS | set(template_params(cursor))
     for c in cursor.walk_preorder():
         if c.kind.name not in _LOOPS:
             continue
@@ -83,22 +99,77 @@ def _in_open_loop(prog, cursor, spans) -> bool:
         if sp is None or not any(s.file == sp.file and sp.start <= s.start and s.end <= sp.end for s in spans):
             continue
         if c.kind.name != "FOR_STMT":
-            return True
+            return sp.line
         kids = list(c.get_children())
         tokens = [t.spelling for t in c.get_tokens()]
         try:   # for (init; cond; step): the condition's tokens lie between the first two `;`
             first = tokens.index(";")
             cond = tokens[first + 1: tokens.index(";", first + 1)]
         except ValueError:
-            return True
+            return sp.line
         own = {d.spelling for k in kids[:1] for d in k.walk_preorder() if d.kind.name == "VAR_DECL"}
         init = tokens[tokens.index("(") + 1:first] if "(" in tokens[:first] else []
         if len(init) >= 2 and init[1] == "=" and re.fullmatch(r"[A-Za-z_]\w*", init[0]):
             own.add(init[0])   # `for (i = 0; ...)`: the loop's variable, declared before it
         words = {w for w in cond if re.fullmatch(r"[A-Za-z_]\w*", w)}
-        if words - own - macros - _CONSTANT_WORDS:
-            return True
-    return False
+        if words - own - fixed:
+            return sp.line
+    return None
+
+
+def open_loop_versions(config) -> bool:
+    """HIRACE_BENCH_OPEN_LOOP_VERSIONS=1 at instrument time (or a benchmark's configuration object with
+    `bench_open_loop_versions` set, bench/hirace_overhead/variants.py's `open_loops=1`): kernels with
+    sites in open loops get their versions too, for measuring the rule above side by side, for
+    measuring only (docs/performance.md)."""
+    return bool(config.bench_open_loop_versions) or os.environ.get(BENCH_OPEN_LOOPS, "") == "1"
+
+
+_TEMPLATE_PARAMS = ("TEMPLATE_TYPE_PARAMETER", "TEMPLATE_NON_TYPE_PARAMETER", "TEMPLATE_TEMPLATE_PARAMETER")
+
+
+def template_params(cursor) -> list[str]:
+    """The names of a kernel template's parameters, in order (none for a kernel that is no template)."""
+    if cursor.kind.name != "FUNCTION_TEMPLATE":
+        return []
+    return [c.spelling for c in cursor.get_children() if c.kind.name in _TEMPLATE_PARAMS]
+
+
+def _template_head(header: str) -> str | None:
+    """`template <...>` at the start of a kernel template's header, or None (no balanced list)."""
+    m = re.match(r"\s*template\s*<", header)
+    if m is None:
+        return None
+    depth, i = 1, m.end()
+    while i < len(header) and depth:
+        depth += {"<": 1, ">": -1}.get(header[i], 0)
+        i += 1
+    return header[:i].strip() if depth == 0 else None
+
+
+def _extents(type_text: str) -> list[str] | None:
+    """A shared array type's extents as written in its type (`float[16][16]`; a template's
+    `float[T][T + 1]`), outermost first, or None where they cannot be read."""
+    at = type_text.find("[")
+    if at < 0:
+        return None
+    out, depth, cur = [], 0, ""
+    for ch in type_text[at:]:
+        if ch == "[":
+            depth += 1
+            if depth == 1:
+                cur = ""
+                continue
+        elif ch == "]":
+            depth -= 1
+            if depth == 0:
+                out.append(cur.strip())
+                continue
+        elif depth == 0 and not ch.isspace():
+            return None
+        if depth > 0:
+            cur += ch
+    return out if depth == 0 and all(out) else None
 
 
 def _param_list(header: str, name: str) -> tuple[int, int] | None:
@@ -113,56 +184,72 @@ def _param_list(header: str, name: str) -> tuple[int, int] | None:
     return (m.end(), i - 1) if depth == 0 else None
 
 
-def plan_version(prog, plan: EditPlan, k, sites: KernelSites, lower_cpu: bool = False) -> Version | None:
+def plan_version(prog, plan: EditPlan, k, sites: KernelSites, lower_cpu: bool = False,
+                 open_loops: bool = False) -> Version | NoVersion:
     """Plan the quiet version of kernel `k` and its host test just after its definition (its sites,
-    entry, barrier hooks and own variables already planned), or None where it cannot have one.
+    entry, barrier hooks and own variables already planned), or say why it cannot have one.
     `lower_cpu`: the copy is for the host compiler (its `__shared__` declarations lowered as the
-    kernel's are, instrument/frontend/lower_cpu.py, which plans the kernel's own after every tool)."""
-    if not sites.quiet or k.is_template or k.kind != "global":
-        return None
+    kernel's are, instrument/frontend/lower_cpu.py, which plans the kernel's own after every tool).
+    A kernel template's copy and test are templates of its parameter list; its launches pass them the
+    launch's explicit template arguments (launch_text). `open_loops`: sites in open loops do not keep
+    a kernel from its version (the benchmark switch, open_loop_versions)."""
+    if k.kind != "global":
+        return NoVersion("not a __global__ kernel")
+    if not sites.quiet:
+        at = sites.loud_at
+        return NoVersion("a site checked whole" + (f" (line {at.line}:{at.col})" if at is not None else ""))
     cursor = prog.cursors.get((k.body.file, k.body.start))
-    if cursor is None or cursor.kind.name != "FUNCTION_DECL":
-        return None
-    if any(ls.span.file == k.body.file and k.body.start <= ls.span.start < k.body.end for ls in prog.launches):
-        return None   # (a launch inside it: that launch's bracket is planned afterwards)
-    if _in_open_loop(prog, cursor, sites.spans):
-        return None
-    extents = {d.name: [int(x) for x in re.findall(r"\[(\d+)\]", d.type)]
-               for d in prog.shared if d.function == k.name and not d.is_extern}
-    names = set(k.params) | {m.name for m in prog.unit.macro_expansions.get(k.span.file, ())}
-    tests = []
-    for text in sorted(sites.conditions):
-        host = sites.conditions[text].host(extents, names)
-        if host is None:
-            return None
-        if host not in tests:
-            tests.append(host)
-    tests += [test.host(extents, names) for test in sites.own]
+    if cursor is None or cursor.kind.name not in ("FUNCTION_DECL", "FUNCTION_TEMPLATE") or \
+            (cursor.kind.name == "FUNCTION_TEMPLATE") != bool(k.is_template):
+        return NoVersion("a definition hirace does not copy (a specialization, or one it cannot find)")
+    inner = next((ls for ls in prog.launches
+                  if ls.span.file == k.body.file and k.body.start <= ls.span.start < k.body.end), None)
+    if inner is not None:
+        return NoVersion(f"a launch inside it (line {inner.span.line})")   # (that launch's bracket is planned afterwards)
+    loop = _open_loop(prog, cursor, sites.spans)
+    if loop is not None and not open_loops:
+        return NoVersion(f"a site in a loop whose count the program decides as it runs (line {loop}; "
+                         f"{BENCH_OPEN_LOOPS}=1 gives it one, for measuring)")
+    tparams = template_params(cursor)
     src = prog.unit.source(k.span.file)
     data = src.data
     start, end = k.span.start, k.body.end
     header = data[start:k.body.start].decode("utf-8", "replace")
+    head = _template_head(header) if k.is_template else ""
+    if head is None or "..." in (head or ""):
+        return NoVersion("a template parameter list hirace does not copy (a pack)")
+    extents = {d.name: _extents(d.type) or [] for d in prog.shared if d.function == k.name and not d.is_extern}
+    names = set(k.params) | {m.name for m in prog.unit.macro_expansions.get(k.span.file, ())} | set(tparams)
+    tests = []
+    for text in sorted(sites.conditions):
+        host = sites.conditions[text].host(extents, names)
+        if host is None:
+            return NoVersion(f"a launch condition the host cannot evaluate ({text})")
+        if host not in tests:
+            tests.append(host)
+    tests += [test.host(extents, names) for test in sites.own]
     params = _param_list(header, k.name)
     if params is None or "__grid_constant__" in header:
-        return None
+        return NoVersion("a parameter list hirace does not copy")
     line_end = data.find(b"\n", end)
     if line_end < 0:
-        return None
+        return NoVersion("its definition ends the file's last line")
     name_at = start + len(header[:params[0]].rstrip()[:-1].rstrip().encode())   # the name's end
     # the kernel's edits as the copy writes them: each planned with its quiet form (Edit.quiet; an
     # edit without one, such as a whole check or a library's, leaves the kernel without a copy)
     mine = [e for e in plan.edits
             if e.file == k.span.file and start <= e.start and e.end <= end and not e.origin.startswith(_ORIGIN)]
-    if any(e.quiet is None for e in mine):
-        return None
+    loud = next((e for e in mine if e.quiet is None), None)
+    if loud is not None:
+        return NoVersion(f"an edit without a quiet form ({loud.origin})")
     edits = [Edit(e.file, e.start - start, e.end - start, e.quiet, e.origin, e.order) for e in mine]
     if any(e.start < len(header.encode()) and not e.is_insertion for e in edits):
-        return None
+        return NoVersion("an edit in its header")
     if lower_cpu:
         try:
             lowered = lower_cpu_shared(prog, k.name)
         except UnsupportedConstruct:
-            return None   # (the lowering refuses the program itself, with its reason)
+            return NoVersion("shared memory the cpu lowering refuses")   # (it refuses the program itself, with its reason)
         edits += [Edit(sp.file, sp.start - start, sp.end - start, text, origin) for sp, text, origin in lowered
                   if sp.file == k.span.file and start <= sp.start and sp.end <= end]
     edits.append(Edit(k.span.file, name_at - start, name_at - start, SUFFIX, "hirace quiet version's name"))
@@ -171,22 +258,22 @@ def plan_version(prog, plan: EditPlan, k, sites: KernelSites, lower_cpu: bool = 
     try:
         body = apply(data[start:end], edits, k.span.file, line_directives=False).decode("utf-8", "replace")
     except RewriteConflict:
-        return None
+        return NoVersion("its edits overlap in the copy")
     test = " && ".join(tests) or "true"
     # the test takes the parameters it names (the launch evaluates their arguments once more)
-    decls = _split_params(header[params[0]:params[1]])
+    decls = split_top_level(header[params[0]:params[1]])
     words = set(re.findall(r"[A-Za-z_]\w*", test))
     used = [i for i, name in enumerate(k.params) if name in words]
     if len(decls) != len(k.params) or any(not re.search(r"\b" + re.escape(k.params[i]) + r"\b", decls[i])
                                           for i in used):
-        return None
+        return NoVersion("a parameter list hirace does not copy")
     quoted = line_name(k.span.file)
-    text = (f'#line {k.span.line} "{quoted}"\n{body}\n'
+    text = (f'#line {k.span.line} "{quoted}"\n{body}\n{head + " " if head else ""}'
             f"static inline bool {k.name}{TEST_SUFFIX}(dim3 {_BLOCK}, dim3 {_GRID}"
             f"{''.join(', ' + decls[i] for i in used)}) {{ (void){_BLOCK}; (void){_GRID}; return {test}; }}\n")
     if not plan.insert(k.span, line_end + 1, text, f"{_ORIGIN}{k.name}", order=(-1,)):
-        return None
-    return Version(k, k.name + SUFFIX, tuple(used), sites.need)
+        return NoVersion("its copy cannot be inserted after its definition")
+    return Version(k, k.name + SUFFIX, tuple(used), sites.need, len(tparams))
 
 
 @dataclass(frozen=True)
@@ -196,24 +283,7 @@ class Version:
     name: str
     test_params: tuple[int, ...]
     need: int
-
-
-def _split_params(text: str) -> list[str]:
-    """A parameter list's declarations (split at its top-level commas)."""
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "(<[{":
-            depth += 1
-        elif ch in ")>]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip() and cur.strip() != "void":
-        out.append(cur.strip())
-    return out
+    template_params: int = 0   # a kernel template's: how many parameters its list has (each launch names them all)
 
 
 def visible_at(prog, k, ls) -> bool:
@@ -226,14 +296,36 @@ def visible_at(prog, k, ls) -> bool:
     return re.search(rb'#\s*include\s*["<](?:[^">]*/)?' + re.escape(name.encode()) + rb'[">]', head) is not None
 
 
+def template_arguments(v: Version, callee: str) -> tuple[str, str] | NoVersion:
+    """(the kernel's name as the launch writes it, its template arguments `<...>`) for a launch's callee
+    (`ns::k`, `k<16>`): a template's launch names every argument of its list (none deduced nor left to
+    a default: the test, which takes fewer parameters, could deduce none)."""
+    m = re.fullmatch(r"((?:[\w:]*::)?" + re.escape(v.kernel.name) + r")\s*(<.*>)?", callee.strip(), re.S)
+    if m is None:
+        return NoVersion("a callee other than the kernel's name")
+    name, targs = m.group(1), m.group(2) or ""
+    if not v.template_params:
+        return (name, "") if not targs else NoVersion("template arguments to a kernel that is no template")
+    if not targs:
+        return NoVersion("its template arguments are deduced")
+    given = split_top_level(targs[1:-1])
+    if len(given) != v.template_params or any(not a for a in given):
+        return NoVersion(f"it names {len(given)} of the template's {v.template_params} arguments "
+                         f"(the rest deduced or defaulted)")
+    return name, targs
+
+
 def launch_text(v: Version, callee: str, cfg: list[str], args: list[str],
-                lower_cpu: bool = False) -> tuple[str, str, str]:
+                lower_cpu: bool = False, targs: str = "") -> tuple[str, str, str]:
     """(before the launch's bracket, before its call, after its call): the test, then the choice;
-    `callee`: the launch's name of the kernel (a qualified name keeps its qualifier); `lower_cpu`:
-    the version's launch as the cpu lowering writes a launch."""
+    `callee`: the launch's name of the kernel (a qualified name keeps its qualifier); `targs`: a
+    template's arguments as the launch names them (`<16>`, template_arguments), passed to the test and
+    the copy; `lower_cpu`: the version's launch as the cpu lowering writes a launch."""
     kernel = v.kernel.name
     scope = callee[: len(callee) - len(kernel)]
-    test = f"{scope}{kernel}{TEST_SUFFIX}(dim3({cfg[1]}), dim3({cfg[0]}){''.join(', ' + args[i] for i in v.test_params)})"
-    head = launch_head(kernel, cfg, scope + v.name) if lower_cpu else f"{scope}{v.name}<<<{', '.join(cfg)}>>>"
+    test = (f"{scope}{kernel}{TEST_SUFFIX}{targs}(dim3({cfg[1]}), dim3({cfg[0]})"
+            f"{''.join(', ' + args[i] for i in v.test_params)})")
+    copy = f"{scope}{v.name}{targs}"
+    head = launch_head(kernel, cfg, copy) if lower_cpu else f"{copy}<<<{', '.join(cfg)}>>>"
     choose = f"(::hirace::host::quiet_chosen() ? (void)({head}({', '.join(args)})) : (void)("
     return f"::hirace::host::quiet_version({test}, {v.need}u), ", choose, "))"

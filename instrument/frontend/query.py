@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from clang import cindex
 
 from .parse import SHARED_ANNOTATION, ParsedUnit, Span, library_of
+from .rewrite import split_top_level
 
 CK = cindex.CursorKind
 TK = cindex.TypeKind
@@ -741,7 +742,11 @@ class _Walker:
             callee = self.u.span_of(kids[0])
             ref = kids[0].referenced
             is_spec = ref is not None and ref.get_num_template_arguments() > 0
-            explicit = callee is not None and "<" in self._src(callee).text(callee.start, callee.end)
+            written = self._src(callee).text(callee.start, callee.end) if callee is not None else ""
+            explicit = "<" in written
+            # (`k<16>` of a template of two parameters: the rest deduced, or defaulted)
+            some = is_spec and explicit and written.rfind(">") > written.index("<") and len(split_top_level(
+                written[written.index("<") + 1:written.rindex(">")])) < ref.get_num_template_arguments()
             if self.device:
                 self.p.special.append(("dynamic parallelism", sp))
                 return
@@ -752,7 +757,7 @@ class _Walker:
             if not name and callee is not None:   # a dependent call has no spelling: the name as written
                 name = self._src(callee).text(callee.start, callee.end).split("<")[0].split("::")[-1].strip()
             self.p.launches.append(LaunchSite(name, sp, callee, csp, cargs, args, self.fn,
-                                               (is_spec or unresolved) and not explicit,
+                                               (is_spec or unresolved) and not explicit or some,
                                                ref is not None and ref.kind in (CK.VAR_DECL, CK.PARM_DECL)))
             self.p.calls.setdefault(self.fn, set()).add(name)
             return

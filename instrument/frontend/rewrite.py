@@ -114,6 +114,25 @@ def line_name(path: str) -> str:
     return "".join(out)
 
 
+def split_top_level(text: str) -> list[str]:
+    """A parameter or argument list's items (`int *a, F<1, 2> b` or a template's `16, float`), split at
+    its top-level commas ("void" or nothing: none)."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "(<[{":
+            depth += 1
+        elif ch in ")>]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip() and cur.strip() != "void":
+        out.append(cur.strip())
+    return out
+
+
 def one_line(expr: str) -> str:
     """An expression copied from the source into an edit, on one line (an edit inserts no line
     breaks mid-line): line comments dropped, line breaks made spaces."""
