@@ -1,6 +1,7 @@
 """Quiet versions of kernels (hirace/proofs/quiet_version.py): which kernels get one, what the launch and
 the host's test look like, that the gpu instrumentation compiles, and that on the cpu backend the
 launches whose test holds run the copy and report what the kernels themselves report."""
+import json
 import subprocess
 
 import pytest
@@ -249,3 +250,40 @@ def test_on_the_cpu_backend_launches_that_deduce_template_arguments_run_the_kern
     quiet, report = _run(built, tmp_path, "out 1 128\n")
     assert quiet == [("fill", 0), ("fill", 1), ("put", 0), ("put", 1), ("sum", int(open_loops)), ("pair", 0)]
     assert _found(report) == ([("pair", 11, "write-write")], [])
+
+
+def test_loops_of_one_count_per_block_keep_the_version_and_counts_the_data_decides_do_not(run_cli, tmp_path):
+    """quiet_version._open_loop: a loop whose condition names only values every thread of a block
+    holds alike (a parameter, blockIdx, a local made of them) runs one count per block, as matrixMul's
+    tile loop; one whose count a thread reads from memory (spmv's rows) or computes from its own
+    coordinates keeps the kernel from a version (measured slower there)."""
+    src = tmp_path / "loops.cu"
+    src.write_text("""#define T 16
+__global__ void tiles(float *out, const float *in, int n) {
+  int last = n / T + blockIdx.y;
+  float s = 0;
+  for (int t = blockIdx.y; t < last; ++t) s += in[t];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+__global__ void rows(float *out, const float *in, const int *ptr) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int end = ptr[i + 1];
+  float s = 0;
+  for (int j = ptr[i]; j < end; ++j) s += in[j];
+  out[i] = s;
+}
+__global__ void lanes(float *out, const float *in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int end = n + threadIdx.x;
+  float s = 0;
+  for (int j = 0; j < end; ++j) s += in[j];
+  out[i] = s;
+}
+""")
+    r = run_cli("hirace.cli", "explain", "--format", "json", src)
+    assert r.returncode == 0, r.stderr
+    got = {k["name"]: (k["quiet_version"]["has"], k["quiet_version"]["why"] or "")
+           for k in json.loads(r.stdout)["kernels"]}
+    assert got["tiles"] == (True, "")
+    assert not got["rows"][0] and "loop whose count the program decides" in got["rows"][1] and "line 12" in got["rows"][1]
+    assert not got["lanes"][0] and "line 19" in got["lanes"][1]
