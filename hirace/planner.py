@@ -42,6 +42,7 @@ _ZERO_STREAMS = {"0", "0x0", "NULL", "nullptr", "cudaStreamDefault"}
 _PLAIN = re.compile(r"[A-Za-z_][\w\s.:\[\]]*(?:->[\w\s.:\[\]]*)*")
 # a kernel argument hirace may evaluate once more: no call, cast, assignment, increment or decrement
 _PLAIN_ARG = re.compile(r"[\w\s.:\[\]+\-*&>]+")
+_MACRO_ARG = re.compile(r"[\w\s.:\[\]+\-*&>/%(),]+")   # (with a pure macro's call: its parentheses and commas)
 # runtime and driver functions that launch kernels without `<<<>>>` (or replay captured launches)
 _LAUNCH_API = re.compile(rb"\bcu(?:da)?(?:Launch|Graph|StreamBeginCapture)\w*")
 # member functions: what a library's kernel may call through an object the program passes it
@@ -697,8 +698,7 @@ class HiracePlanner:
         args = [one_line(s.text(x.start, x.end)).strip() for x in ls.args]
         for i in v.test_params:
             x, text = ls.args[i], args[i]
-            if not _PLAIN_ARG.fullmatch(text) or "++" in text or "--" in text or any(
-                    m.span.start < x.end and x.start < m.span.end for m in prog.unit.macro_expansions.get(x.file, ())):
+            if not _plain_arg(x, text, prog.unit):
                 return NoVersion(f"its argument '{text}' cannot be evaluated again for the version's test")
         return quiet_version.launch_text(v, named[0], cfg, args, lower_cpu, named[1])
 
@@ -832,9 +832,15 @@ def _quiet_args(ls, s, found, unit) -> str:
 
 
 def _plain_arg(x, text: str, unit) -> bool:
-    """Can a launch's argument be evaluated once more (no call, assignment, increment, nor macro)?"""
-    return bool(_PLAIN_ARG.fullmatch(text)) and "++" not in text and "--" not in text and not any(
-        m.span.start < x.end and x.start < m.span.end for m in unit.macro_expansions.get(x.file, ()))
+    """Can a launch's argument be evaluated once more (no call, assignment, increment, nor macro but
+    those whose expansion has none: `MIN(a, b - t)`, parse.py _pure_macro)?"""
+    macros = [m for m in unit.macro_expansions.get(x.file, ()) if m.span.start < x.end and x.start < m.span.end]
+    if any(m.name not in unit.pure_macros for m in macros):
+        return False
+    names = {m.name for m in macros}
+    calls = [n for n in re.findall(r"([A-Za-z_]\w*)\s*\(", text) if n not in names]
+    return bool(_PLAIN_ARG.fullmatch(text) or (names and _MACRO_ARG.fullmatch(text))) and not calls and \
+        "++" not in text and "--" not in text
 
 
 def _quiet_params_text(kp, args: list[str]) -> str:

@@ -87,12 +87,16 @@ def test_launches_pass_their_arguments_only_when_they_can_be_evaluated_again(run
 __global__ void k(const int *in, int *out) { out[threadIdx.x] = in[threadIdx.x]; }
 int *pick(int *p) { return p; }
 #define PICKED pick(a)
+#define AT(p, n) ((p) + (n))
+#define BUMPED(p) ((p) += 1)
 int main() {
   int *a, *b;
   cudaMalloc(&a, 256); cudaMalloc(&b, 256);
   k<<<1, 32>>>(a + 8, b);
   k<<<1, 32>>>(pick(a), b);
   k<<<1, 32>>>(PICKED, b);
+  k<<<1, 32>>>(AT(a, 4), b);
+  k<<<1, 32>>>(BUMPED(a), b);
   return 0;
 }""")
     r = run_cli("hirace.cli", "instrument", "-o", tmp_path / "i", src)
@@ -100,7 +104,9 @@ int main() {
     text = (tmp_path / "i" / "p.cu").read_text()
     assert "::hirace::rd_param(&(in[threadIdx.x]), 1u, in, 0u)" in text
     # (one in k's entry for launches through a pointer, hirace/pointer_launches.py; one at a launch)
-    assert text[text.index("int main()"):].count("::hirace::host::quiet_params(") == 1
+    # (and one at AT's launch: a macro without side effects, instrument/frontend/parse.py _pure_macro)
+    assert text[text.index("int main()"):].count("::hirace::host::quiet_params(") == 2
+    assert "quiet_params({::hirace::host::arg_address(AT(a, 4)), " in text
     # in: read-only (bit 0); out: out[threadIdx.x] is each thread's own element (bit 1, own mask 2)
     assert "quiet_params({::hirace::host::arg_address(a + 8), ::hirace::host::arg_address(b)}, " \
            "{::hirace::host::arg_address(b)}, {::hirace::host::arg_address(a + 8), " \

@@ -120,6 +120,8 @@ class ParsedUnit:
     # function-like macros whose body makes text of an argument (#x) or pastes one (a##x): an edit of
     # an argument would change that text
     text_macros: set[str] = field(default_factory=set)
+    # macros whose expansion has no side effect of its own (parse.py _pure_macro): `MIN(a, b)`, `N`
+    pure_macros: set[str] = field(default_factory=set)
     # "cuda", or "host" for C++ the host compiler builds (files.source_language; a .cpp compiled
     # with -x cu is "cuda")
     language: str = "cuda"
@@ -305,9 +307,37 @@ def parse_file(path: str | Path, include_dirs=(), defines=(), extra=(), language
                 sp = unit.span_of(c)
                 if sp is not None:
                     unit.macro_expansions.setdefault(f.name, []).append(MacroExpansion(c.spelling, sp))
-        elif c.kind == CK.MACRO_DEFINITION and any(t.spelling in ("#", "##") for t in c.get_tokens()):
-            unit.text_macros.add(c.spelling)
+        elif c.kind == CK.MACRO_DEFINITION:
+            tokens = list(c.get_tokens())
+            if any(t.spelling in ("#", "##") for t in tokens):
+                unit.text_macros.add(c.spelling)
+            elif _pure_macro(tokens):
+                unit.pure_macros.add(c.spelling)
     return unit
+
+
+_SIDE_EFFECTS = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--", "new", "delete",
+                 "throw", "asm", "__asm__", "volatile", "{", ";"}
+
+
+def _pure_macro(tokens) -> bool:
+    """Does a macro's definition (its tokens: name, parameters, body) expand to an expression without
+    side effects: no assignment, increment, call (a name followed by `(`), block or statement? Its
+    expansion is then as safe to evaluate again as its arguments (`MIN(a, b)`, `N`)."""
+    if not tokens:
+        return False
+    body = tokens[1:]
+    if len(tokens) > 1 and tokens[1].spelling == "(" and tokens[1].extent.start.offset == tokens[0].extent.end.offset:
+        close = next((i for i, t in enumerate(tokens) if t.spelling == ")"), None)
+        if close is None:
+            return False
+        body = tokens[close + 1:]
+    for i, t in enumerate(body):
+        if t.spelling in _SIDE_EFFECTS:
+            return False
+        if t.kind == cindex.TokenKind.IDENTIFIER and i + 1 < len(body) and body[i + 1].spelling == "(":
+            return False
+    return True
 
 
 # the namespaces runtime/include declares at global scope: a user's global name spelled like one
