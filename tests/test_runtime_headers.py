@@ -34,7 +34,7 @@ def test_the_umbrellas_only_include_the_facilities_in_order():
                                             "launch_state.h", "clocks.h", "locate.h", "device_log.h", "check.h",
                                             "library_checks.h", "bench_hooks.h", "quiet.h", "quiet_version.h"]),
                              ("host.h", ["host_state.h", "host_fork.h", "host_init.h", "host_alloc.h",
-                                         "host_readback.h", "host_quiet.h", "host_launch.h", "host_log.h",
+                                         "host_readback.h", "host_quiet.h", "host_kernel_pointers.h", "host_launch.h", "host_log.h",
                                          "host_unit.h", "host_streams.h"])):
         text = (INCLUDE / "hirace" / name).read_text()
         code = [line for line in text.splitlines() if line and not line.startswith("//")]
