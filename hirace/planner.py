@@ -474,7 +474,8 @@ class HiracePlanner:
                 k = versions[ls.kernel].kernel
                 self.quiet_versions[(k.span.file, k.span.line, k.name)]["launches"].append(
                     (ls.span.file, ls.span.line, "" if version else version.why))
-            if not quiet_args and not version and pointer_launches.is_pointer_launch(prog, ls):
+            through_pointer = pointer_launches.is_pointer_launch(prog, ls)
+            if not quiet_args and not version and through_pointer:
                 args = [one_line(s.text(x.start, x.end)).strip() for x in ls.args]
                 if all(_plain_arg(x, a, unit) for x, a in zip(ls.args, args)):
                     version = pointer_launches.launch_texts(prog, ls, cfg, args, self.lower_cpu)
@@ -482,7 +483,7 @@ class HiracePlanner:
                 quiet_args += version[0]
             site = self._stream_launch(plan, ls.config_args[3] if len(ls.config_args) > 3 else None, cfg[3], ls.span)
             name = f'"{ls.kernel}"'
-            if pointer_launches.is_pointer_launch(prog, ls):   # (reports name the kernel it points to)
+            if through_pointer:   # (reports name the kernel it points to)
                 name = f"::hirace::host::kernel_name({callee.strip()}, {name})"
             if not plan.wrap(ls.span, f'({site}{quiet_args}::hirace::host::before_launch({kptr}, {name}, '
                                       f'dim3({cfg[0]}), dim3({cfg[1]}), (size_t)({cfg[2]}), '

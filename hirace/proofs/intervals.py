@@ -178,6 +178,16 @@ def _inside(span: Span, outer: Span) -> bool:
     return span.file == outer.file and outer.start <= span.start and span.end <= outer.end
 
 
+def assignments(prog: Program, body: Span) -> dict[str, list]:
+    """The operators in `body` that change a name (`=`, `+=`, `++` ...), by the name as written."""
+    src = prog.unit.source(body.file)
+    out: dict[str, list] = {}
+    for o in prog.operators:
+        if _inside(o.span, body) and o.assigns():
+            out.setdefault(src.text(o.operands[0].start, o.operands[0].end).strip(), []).append(o)
+    return out
+
+
 class KernelFacts:
     """What the program's calls and functions may do, and what its kernels' barrier intervals hold."""
 
@@ -186,6 +196,7 @@ class KernelFacts:
         self.cursors = prog.cursors
         self.extern = {d.name for d in prog.shared if d.is_extern}
         self.summaries: dict[str, tuple[bool, bool, bool] | None] = {}   # name -> (syncs, writes, reads)
+        self._rebased: dict[tuple, dict] = {}   # kernel body -> rebased()
         self.pointers_in: dict[str, str] = {}   # the kernel being analysed: its shared_pointers
         self.arrays = {d.name: (DYNAMIC if d.is_extern else d.name) for d in prog.shared}
         self._classes: dict[str, bool] | None = None
@@ -258,9 +269,7 @@ class KernelFacts:
 
     def changed(self, body: Span) -> set[str]:
         """What the code in `body` assigns, increments or decrements, as written (`p`, `tx`)."""
-        src = self.p.unit.source(body.file)
-        return {src.text(o.operands[0].start, o.operands[0].end).strip() for o in self.p.operators
-                if _inside(o.span, body) and o.assigns()} | \
+        return set(assignments(self.p, body)) | \
             {name for sp, name in self.p.aliased if _inside(sp, body)}   # (a reference may change them)
 
     def rebased(self, k) -> dict[str, list]:
@@ -269,11 +278,13 @@ class KernelFacts:
         the host said, into the same buffer, unless an access through it leaves that buffer, which
         its bounds check reports and diverts (an access outside its buffer never happens under
         hirace): it is no unknown pointer."""
-        src = self.p.unit.source(k.body.file)
-        ops: dict[str, list] = {}
-        for o in self.p.operators:
-            if _inside(o.span, k.body) and o.assigns():
-                ops.setdefault(src.text(o.operands[0].start, o.operands[0].end).strip(), []).append(o)
+        key = (k.body.file, k.body.start)
+        if key not in self._rebased:
+            self._rebased[key] = self._moved_params(k)
+        return self._rebased[key]
+
+    def _moved_params(self, k) -> dict[str, list]:
+        ops = assignments(self.p, k.body)
         aliased = {name for sp, name in self.p.aliased if _inside(sp, k.body)}
         cur = self.cursors.get((k.body.file, k.body.start))
         steps = {}   # a compound assignment's span -> whether its number names no pointer (`p += q - p`)

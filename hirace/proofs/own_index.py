@@ -28,7 +28,7 @@ in every thread.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from clang import cindex
 
@@ -39,7 +39,7 @@ TK = cindex.TypeKind
 
 COORDS = ("threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y", "blockIdx.z")
 EXTENTS = tuple(f"{d}.{c}" for d in ("blockDim", "gridDim") for c in "xyz")
-_INTS = (TK.INT, TK.UINT, TK.LONG, TK.ULONG, TK.LONGLONG, TK.ULONGLONG)
+INTS = (TK.INT, TK.UINT, TK.LONG, TK.ULONG, TK.LONGLONG, TK.ULONGLONG)
 _WRAPPERS = (CK.UNEXPOSED_EXPR, CK.PAREN_EXPR)
 _CASTS = (CK.CSTYLE_CAST_EXPR, CK.CXX_FUNCTIONAL_CAST_EXPR, CK.CXX_STATIC_CAST_EXPR)
 _UNIFORM_OPS = {"/", "%", "<<", ">>", "&", "|", "^"}
@@ -121,7 +121,7 @@ class Scope:
     kernel: cindex.Cursor
     body_text: str
     changed: set[str]
-    ops: tuple = ()             # the kernel's operators (instrument/frontend/query.py Operator)
+    ops: dict = field(default_factory=dict)   # the operators that change each name (intervals.assignments)
     aliased: frozenset = frozenset()   # names a reference or pointer may change
     loops: bool = False         # a counted loop's variable may be a coordinate
 
@@ -141,12 +141,10 @@ class Scope:
 
     def _assigns(self, name: str, inside=None):
         """The operators that change `name` (within the extent `inside`, where given)."""
-        for o in self.ops:
-            if o.assigns() and self.unit.source(o.operands[0].file).text(
-                    o.operands[0].start, o.operands[0].end).strip() == name:
-                if inside is None or (o.span.file == inside.file and inside.start <= o.span.start and
-                                      o.span.end <= inside.end):
-                    yield o
+        for o in self.ops.get(name, ()):
+            if inside is None or (o.span.file == inside.file and inside.start <= o.span.start and
+                                  o.span.end <= inside.end):
+                yield o
 
     def value_at(self, decl: cindex.Cursor, use: cindex.Cursor) -> cindex.Cursor:
         """The expression a local integer variable holds at `use`: its initializer, or, where
@@ -155,7 +153,7 @@ class Scope:
         name = decl.spelling
         if name not in self.changed:
             return self.local_value(decl)
-        if (not self.ops or self.decls.get(name) != 1 or name in self.aliased or decl.type.get_canonical().kind not in _INTS
+        if (not self.ops or self.decls.get(name) != 1 or name in self.aliased or decl.type.get_canonical().kind not in INTS
                 or address_taken(name, self.body_text)):
             raise _NotLinear
         defs, assignments = [], 0   # (where it ends, the value), in order; top-level `name = ...;`
@@ -186,7 +184,7 @@ class Scope:
         name = decl.spelling
         kids = list(loop.get_children())
         if not self.loops or len(kids) != 4 or len(list(kids[0].get_children())) != 1 or \
-                decl.type.get_canonical().kind not in _INTS or name in self.aliased:
+                decl.type.get_canonical().kind not in INTS or name in self.aliased:
             raise _NotLinear
         init = [k for k in decl.get_children() if k.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF)]
         if len(init) != 1:
@@ -228,7 +226,7 @@ class Scope:
     def local_value(self, decl: cindex.Cursor) -> cindex.Cursor:
         """The initializer of a local integer variable declared once, never changed nor addressed."""
         name = decl.spelling
-        if (self.decls.get(name) != 1 or name in self.changed or decl.type.get_canonical().kind not in _INTS
+        if (self.decls.get(name) != 1 or name in self.changed or decl.type.get_canonical().kind not in INTS
                 or address_taken(name, self.body_text)):
             raise _NotLinear
         init = [k for k in decl.get_children() if k.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF)]
@@ -239,7 +237,7 @@ class Scope:
     def template_value(self, ref: cindex.Cursor) -> bool:
         """Whether `ref` is an integer non-type parameter of the kernel's own template (`template <int
         BS>`): every thread of an instantiation has its one value, and nothing can change it."""
-        return (ref.kind == CK.TEMPLATE_NON_TYPE_PARAMETER and ref.type.get_canonical().kind in _INTS
+        return (ref.kind == CK.TEMPLATE_NON_TYPE_PARAMETER and ref.type.get_canonical().kind in INTS
                 and ref.semantic_parent is not None and ref.semantic_parent == self.kernel)
 
     def uniform(self, c: cindex.Cursor, var: cindex.Cursor | None = None) -> str:
@@ -255,7 +253,7 @@ class Scope:
                 ref = k.referenced
                 if ref is None or (var is None or ref != var) and not self.template_value(ref) and (
                         ref.kind != CK.PARM_DECL or ref.spelling in self.changed or
-                        ref.type.get_canonical().kind not in _INTS):
+                        ref.type.get_canonical().kind not in INTS):
                     raise _NotLinear
             elif k.kind not in (*_WRAPPERS, *_CASTS, CK.BINARY_OPERATOR, CK.UNARY_OPERATOR, CK.INTEGER_LITERAL,
                                 CK.TYPE_REF):
@@ -336,7 +334,7 @@ def _lin(c: cindex.Cursor, scope: Scope, depth: int, widths: set[int], loops: di
         return _lin(kids[0], scope, depth + 1, widths, loops)
     if c.kind in _CASTS and len(kids) == 1:
         t = c.type.get_canonical()
-        if t.kind not in _INTS or t.get_size() < kids[0].type.get_canonical().get_size():
+        if t.kind not in INTS or t.get_size() < kids[0].type.get_canonical().get_size():
             raise _NotLinear   # a narrower type may wrap two indices onto one
         return _lin(kids[0], scope, depth + 1, widths, loops)
     if c.kind == CK.INTEGER_LITERAL:
@@ -346,7 +344,7 @@ def _lin(c: cindex.Cursor, scope: Scope, depth: int, widths: set[int], loops: di
         if ref is None:
             raise _NotLinear
         if ref.kind == CK.PARM_DECL:
-            if ref.type.get_canonical().kind not in _INTS or ref.spelling in scope.changed or \
+            if ref.type.get_canonical().kind not in INTS or ref.spelling in scope.changed or \
                     scope.leaf(c) != ref.spelling:
                 raise _NotLinear
             return _const(ref.spelling)

@@ -33,6 +33,8 @@ from instrument.errors import RewriteConflict, UnsupportedConstruct
 from instrument.frontend.lower_cpu import launch_head, shared_lowering as lower_cpu_shared
 from instrument.frontend.rewrite import Edit, EditPlan, apply, line_name, split_top_level
 
+from .intervals import assignments
+from .own_index import INTS
 from .conditions import BLOCK as _BLOCK, GRID as _GRID, Condition, OwnIndex
 from .proof import Proof
 
@@ -89,15 +91,11 @@ def _block_uniform(prog, cursor, fixed: set[str]) -> set[str]:
     """The kernel's names that hold one value in every thread of a block: its integer parameters and
     the integer locals declared once with a value of such names, `fixed` words, `blockIdx`, `blockDim`
     and `gridDim` alone (no memory read, no call, no `threadIdx`), none of them ever changed."""
-    unit = prog.unit
-    body = unit.span_of(cursor)
-    changed = {unit.source(o.operands[0].file).text(o.operands[0].start, o.operands[0].end).strip()
-               for o in prog.operators if body is not None and o.span.file == body.file and
-               body.start <= o.span.start and o.span.end <= body.end and o.assigns()}
+    body = prog.unit.span_of(cursor)
+    changed = set(assignments(prog, body)) if body is not None else set()
     changed |= {name for sp, name in prog.aliased}
-    ints = ("INT", "UINT", "LONG", "ULONG", "LONGLONG", "ULONGLONG", "SHORT", "USHORT")
     names = {c.spelling for c in cursor.get_children() if c.kind.name == "PARM_DECL"
-             and c.type.get_canonical().kind.name in ints}
+             and c.type.get_canonical().kind in INTS}
     decls: dict[str, list] = {}
     for c in cursor.walk_preorder():
         if c.kind.name == "VAR_DECL":
@@ -107,7 +105,7 @@ def _block_uniform(prog, cursor, fixed: set[str]) -> set[str]:
     while grew:
         grew = False
         for name, ds in decls.items():
-            if name in names or len(ds) != 1 or name in changed or ds[0].type.get_canonical().kind.name not in ints:
+            if name in names or len(ds) != 1 or name in changed or ds[0].type.get_canonical().kind not in INTS:
                 continue
             init = [k for k in ds[0].get_children() if k.kind.name not in ("TYPE_REF", "NAMESPACE_REF")]
             if len(init) != 1:
@@ -189,13 +187,20 @@ def template_params(cursor) -> list[str]:
 def _template_head(header: str) -> str | None:
     """`template <...>` at the start of a kernel template's header, or None (no balanced list)."""
     m = re.match(r"\s*template\s*<", header)
-    if m is None:
-        return None
-    depth, i = 1, m.end()
-    while i < len(header) and depth:
-        depth += {"<": 1, ">": -1}.get(header[i], 0)
+    end = _closed(header, m.end(), "<>") if m else None
+    return header[:end + 1].strip() if end is not None else None
+
+
+def _closed(text: str, i: int, pair: str) -> int | None:
+    """Where the bracket opened just before `i` closes (`pair`: the opening and closing characters),
+    or None."""
+    depth = 1
+    while i < len(text):
+        depth += {pair[0]: 1, pair[1]: -1}.get(text[i], 0)
+        if depth == 0:
+            return i
         i += 1
-    return header[:i].strip() if depth == 0 else None
+    return None
 
 
 def _extents(type_text: str) -> list[str] | None:
@@ -226,13 +231,8 @@ def _extents(type_text: str) -> list[str] | None:
 def _param_list(header: str, name: str) -> tuple[int, int] | None:
     """The offsets of the kernel's parameter list (inside its parentheses) in its header text."""
     m = re.search(r"\b" + re.escape(name) + r"\s*\(", header)
-    if m is None:
-        return None
-    depth, i = 1, m.end()
-    while i < len(header) and depth:
-        depth += {"(": 1, ")": -1}.get(header[i], 0)
-        i += 1
-    return (m.end(), i - 1) if depth == 0 else None
+    end = _closed(header, m.end(), "()") if m else None
+    return (m.end(), end) if end is not None else None
 
 
 def plan_version(prog, plan: EditPlan, k, sites: KernelSites, lower_cpu: bool = False,

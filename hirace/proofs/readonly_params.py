@@ -36,7 +36,7 @@ from clang import cindex
 
 import re
 
-from .intervals import KernelFacts, _inside
+from .intervals import KernelFacts, _inside, assignments
 from .own_index import LinearForm, Scope, linear_form, summed
 from instrument.protocol import QUIET_PARAMS
 from instrument.frontend.query import Function, Program
@@ -201,7 +201,7 @@ def _own(an: KernelFacts, k: Function, cur, parms, written: list[int], inside, c
             sp = unit.span_of(c)
             if sp is not None:
                 subscripts[(sp.start, sp.end)] = c
-    ops = tuple(o for o in an.p.operators if _inside(o.span, k.body))
+    ops = assignments(an.p, k.body)
     aliased = frozenset(n for sp, n in an.p.aliased if _inside(sp, k.body))
     scope = Scope(unit, cur, text, changed, ops, aliased, loops=True)
     found = []
