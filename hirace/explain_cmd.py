@@ -47,7 +47,8 @@ def explanation(planner) -> dict:
     for s in planner.sites:
         row = {"id": s.id, "file": s.file, "line": s.line, "column": s.column, "kind": s.kind, "text": s.text,
                "function": s.function, "check": "bounds" if s.proof else "whole", "proof": s.proof or None,
-               "condition": s.condition or None, "why": _ARGUMENT.get(s.proof, "") if s.proof else s.why}
+               "condition": s.condition or None, "why": _ARGUMENT.get(s.proof, "") if s.proof else s.why,
+               "inside": s.inside or None}
         sites.append(row)
     kernels, off = [], []
     for facts in planner.facts:
@@ -141,6 +142,8 @@ def render_text(data: dict) -> str:
         for s in sorted(sites, key=lambda s: (s["line"], s["column"])):
             if s["check"] == "bounds":
                 how = f"bounds only: {s['proof']}" + (f", where {s['condition']}" if s["condition"] else "")
+                if s.get("inside"):
+                    how += "; in bounds" + ("" if s["inside"] == "(true)" else f" where {s['inside']}")
             else:
                 how = "checked whole" + (f": {s['why']}" if s["why"] else "")
             out.append(f"  {s['line']}:{s['column']}: {s['kind']} {s['text']}: {how}")

@@ -192,13 +192,14 @@ class HiracePlanner:
             raise UnsupportedConstruct(f"{span.file}:{span.line}: more than {1 << SITE_ID_BITS:,} instrumented "
                                        "accesses in one program (hirace numbers them in "
                                        f"{SITE_ID_BITS} bits)", hint="check the program's files in smaller groups")
-        rule, cond, why = "", "", ""
+        rule, cond, why, inside = "", "", "", ""
         if proof is not None:
             rule = proof.rule.title if proof.rule is not None else ""
             cond = proof.condition.device() if proof.condition is not None else ""
             why = proof.why
+            inside = proof.inside.device() if proof.inside is not None else ""
         self.sites.append(Site(sid, span.file, span.line, span.col, kind, text, function, variable, space, bound,
-                               rule, cond, why))
+                               rule, cond, why, inside))
         return sid
 
     def granularity(self) -> int:
@@ -774,6 +775,8 @@ _NS, _Q = "::hirace::", "::hirace::q::"   # the runtime's namespace, and its qui
 def _check_text(proof: Proof, sid: str, extra: str, address: bool, ns: str) -> tuple[str, str]:
     """The text around an access (or an atomic's address) for its check: `(*::hirace::rd(&(a[i]), 7u, a))`;
     in namespace `ns` (a quiet version's calls take the thread's journal first)."""
+    if ns == _Q and proof.inside is not None and not address:   # (the version runs where it holds)
+        return f"(*{_Q}inside(&(", f"), {sid}))"
     call = f"{ns}{proof.entry}(" + ("__hirace_journal, " if ns == _Q else "")
     if proof.condition_at_site is not None:
         extra += f", {proof.condition_at_site.device(ns)}"

@@ -23,6 +23,7 @@ class Site:
     proof: str = ""       # the rule that reduced its check to a bounds test (hirace/proofs/proof.py Rule); '' whole
     condition: str = ""   # the launch condition that rule needs (C++ on the launch's shape), where it needs one
     why: str = ""         # checked whole: why no rule applied
+    inside: str = ""      # its index lies inside its array where this holds (bounds.py; "(true)": always)
 
 
 def write(sites: list[Site], path: Path) -> None:

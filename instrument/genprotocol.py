@@ -43,6 +43,8 @@ def render() -> str:
         "// a namesake in namespace hirace::q (hirace/quiet_version.h checks that it does)",
         "#define CCTK_HIRACE_QUIET_FORMS(X) " + " ".join(f"X({f})" for f in protocol.QUIET_FORMS),
         "#define CCTK_HIRACE_QUIET_HOOKS(X) " + " ".join(f"X({f})" for f in protocol.QUIET_HOOKS),
+        "// the forms only a quiet version calls (namespace hirace::q alone)",
+        "#define CCTK_HIRACE_VERSION_FORMS(X) " + " ".join(f"X({f})" for f in protocol.VERSION_FORMS),
         "",
         "namespace cctk {",
         "",

@@ -169,6 +169,9 @@ QUIET_PARAMS = 8
 QUIET_FORMS = ("rd_bounds", "rd_private", "wr_private", "rmw_private", "rd_apart", "wr_apart", "rmw_apart",
                "rd_param", "rd_own", "wr_own", "rmw_own", "atomic_block_bounds", "atomic_device_bounds",
                "atomic_param")
+# The forms only a quiet version calls (namespace q): `inside`, a site of a declared array whose index a
+# proof shows inside the array wherever the version runs (hirace/proofs/bounds.py): the access itself.
+VERSION_FORMS = ("inside",)
 # The hooks without a site argument that a quiet version keeps as no-ops (namespace q has each).
 QUIET_HOOKS = ("block_entry", "after_block_barrier", "after_warp_barrier", "after_group_barrier",
                "after_block_barrier_value", "own_index", "lanes_apart", "forms_apart")

@@ -61,10 +61,11 @@ def test_the_launch_chooses_with_the_hosts_test_of_the_sites_conditions(tmp_path
 
 
 def test_gpu_instrumentation_with_versions_compiles(tmp_path, nvcc):
-    """quiet_versions.cu, kernel_pointers.cu (its kernels' entries and launches through a pointer) and
-    apart_forms.cu (forms_apart in the kernel and in the host's test)."""
+    """quiet_versions.cu, kernel_pointers.cu (its kernels' entries and launches through a pointer),
+    apart_forms.cu (forms_apart in the kernel and in the host's test) and inside_tiles.cu (a template's
+    sites shown inside their arrays: q::inside in its copy, the caps in its host test)."""
     from runtime import include_dir
-    for src in (SRC, POINTERS, APART):
+    for src in (SRC, POINTERS, APART, CUDA / "engine" / "inside_tiles.cu"):
         ins = runner.instrument([src], tmp_path / src.stem, Config())
         r = subprocess.run([str(nvcc), "-std=c++17", "-c", f"-I{include_dir()}", *[f"-D{d}" for d in ins.planner.defines()],
                             str(ins.sources[0]), "-o", str(tmp_path / f"{src.stem}.o")], capture_output=True, text=True)

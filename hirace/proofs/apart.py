@@ -142,6 +142,9 @@ class _Ctx:
     cons: list[Lin] = field(default_factory=list)
     pending: list[tuple[Lin, Lin, Lin]] = field(default_factory=list)   # unsigned: (a, b, a op b row)
     loops_done: set = field(default_factory=set)
+    # the guards' disjunctions (`a != b`, `!(a < b && c == d)` ...): each a list of alternatives, each
+    # rows >= 0 (bounds.py splits on them; apart.py leaves them out, knowing less)
+    ors: list[list[list[Lin]]] = field(default_factory=list)
 
 
 def _thread_ranges() -> list[Lin]:
@@ -411,6 +414,8 @@ class ApartAnalysis:
             if ref.type.get_canonical().kind not in _INTS or ref.spelling in self.changed:
                 raise _Unknown
             return Lin.var(f"U:p:{ref.spelling}")
+        if ref.kind == CK.TEMPLATE_NON_TYPE_PARAMETER:   # (one value in every thread of a launch)
+            return Lin.var(f"U:tp:{ref.spelling}")
         if ref.kind != CK.VAR_DECL or ref.type.get_canonical().kind not in _INTS:
             raise _Unknown
         # the variable of a `for` around the use
@@ -526,16 +531,19 @@ class ApartAnalysis:
         if c.kind != CK.BINARY_OPERATOR:
             return
         a, b = _kids(c)
-        if op == "&&" and holds:
-            self._cond(a, anc + [c], ctx, True)
-            self._cond(b, anc + [c], ctx, True)
+        if (op == "&&" and holds) or (op == "||" and not holds):   # (both hold; neither holds)
+            self._cond(a, anc + [c], ctx, holds)
+            self._cond(b, anc + [c], ctx, holds)
+            return
+        if op in ("&&", "||") or (op == "!=" and holds) or (op == "==" and not holds):   # (a disjunction)
+            alts = self._alternatives(c, anc, ctx, holds)
+            if alts:
+                ctx.ors.append(alts)
             return
         if op not in _COMPARE:
             return
         if not holds:
             op = _NEGATE[op]
-            if op == "!=":
-                return
         try:
             la, lb = self.lin(a, anc + [c], ctx), self.lin(b, anc + [c], ctx)
         except _Unknown:
@@ -545,15 +553,46 @@ class ApartAnalysis:
         else:
             ctx.cons += _compare(op, la, lb)
 
+    def _alternatives(self, c: cindex.Cursor, anc, ctx: _Ctx, holds: bool, depth: int = 0) -> list[list[Lin]] | None:
+        """Condition c (or, not `holds`, its negation) as alternatives, one of which holds, each rows
+        >= 0; None where a part is not a signed comparison of linear forms (or they grow past 16)."""
+        c = _strip(c)
+        if depth > 8:
+            return None
+        try:
+            op = self._unary(c) if c.kind == CK.UNARY_OPERATOR else self._op(c) if c.kind == CK.BINARY_OPERATOR else ""
+        except _Unknown:
+            return None
+        if op == "!" and c.kind == CK.UNARY_OPERATOR:
+            return self._alternatives(_kids(c)[0], anc + [c], ctx, not holds, depth + 1)
+        if c.kind != CK.BINARY_OPERATOR:
+            return None
+        a, b = _kids(c)
+        if op in ("&&", "||"):
+            xs = self._alternatives(a, anc + [c], ctx, holds, depth + 1)
+            ys = self._alternatives(b, anc + [c], ctx, holds, depth + 1)
+            if xs is None or ys is None:
+                return None
+            out = xs + ys if (op == "||") == holds else [x + y for x in xs for y in ys]
+            return out if len(out) <= 16 else None
+        if op not in _COMPARE and op != "!=":
+            return None
+        if not holds:
+            op = _NEGATE.get(op, "==")
+        if op != "!=" and (a.type.get_canonical().kind in _UNSIGNED or b.type.get_canonical().kind in _UNSIGNED):
+            return None   # (unsigned values that differ differ as integers too; other comparisons may wrap)
+        try:
+            la, lb = self.lin(a, anc + [c], ctx), self.lin(b, anc + [c], ctx)
+        except _Unknown:
+            return None
+        if op == "!=":
+            return [_compare("<", la, lb), _compare(">", la, lb)]
+        return [_compare(op, la, lb)]
+
     # -- an access ---------------------------------------------------------------------------------
-    def form(self, sub: cindex.Cursor, array: cindex.Cursor, ctx_subst: dict[int, Lin],
-             pcons: list[Lin]) -> _Form:
-        """The flattened offset of `array[i0][i1]...` (cursor sub) and what holds where it runs."""
-        t = array.type.get_canonical()
-        dims = []
-        while t.kind == TK.CONSTANTARRAY:
-            dims.append(t.get_array_size())
-            t = t.element_type
+    @staticmethod
+    def subscripts(sub: cindex.Cursor, array: cindex.Cursor) -> list[cindex.Cursor]:
+        """The subscripts of `array[i0][i1]...` (cursor sub), outermost first."""
         idx = []
         c = sub
         while True:
@@ -565,10 +604,30 @@ class ApartAnalysis:
                 raise _Unknown
             idx.append(k[1])
             c = k[0]
-        if c.kind != CK.DECL_REF_EXPR or c.referenced is None or c.referenced.hash != array.hash or \
-                len(idx) != len(dims) or not dims:
+        if c.kind != CK.DECL_REF_EXPR or c.referenced is None or c.referenced.hash != array.hash or not idx:
             raise _Unknown
-        idx.reverse()
+        return idx[::-1]
+
+    def holds_at(self, where: list[cindex.Cursor], ctx: _Ctx, pcons: list[Lin]) -> None:
+        """Add to ctx.cons what the `if`s around the expression whose ancestors are `where` say (an
+        unsigned comparison only where neither side can be negative)."""
+        self.guards(where, ctx)
+        known = ctx.cons + pcons + _thread_ranges()
+        for a, b, row in ctx.pending:
+            if not feasible([], known + [a.scale(-1).shift(-1)]) and not feasible([], known + [b.scale(-1).shift(-1)]):
+                ctx.cons.append(row)
+
+    def form(self, sub: cindex.Cursor, array: cindex.Cursor, ctx_subst: dict[int, Lin],
+             pcons: list[Lin]) -> _Form:
+        """The flattened offset of `array[i0][i1]...` (cursor sub) and what holds where it runs."""
+        t = array.type.get_canonical()
+        dims = []
+        while t.kind == TK.CONSTANTARRAY:
+            dims.append(t.get_array_size())
+            t = t.element_type
+        idx = self.subscripts(sub, array)
+        if len(idx) != len(dims):
+            raise _Unknown
         ctx = _Ctx(dict(ctx_subst), list(pcons))
         where = self.anc.get(sub.hash)
         if where is None:
@@ -577,11 +636,7 @@ class ApartAnalysis:
         for i in range(len(dims) - 1, -1, -1):
             flat = flat + self.lin(idx[i], where + [sub], ctx).scale(stride)
             stride *= dims[i]
-        self.guards(where + [sub], ctx)
-        known = ctx.cons + pcons + _thread_ranges()
-        for a, b, row in ctx.pending:   # unsigned comparisons: where neither side can be negative
-            if not feasible([], known + [a.scale(-1).shift(-1)]) and not feasible([], known + [b.scale(-1).shift(-1)]):
-                ctx.cons.append(row)
+        self.holds_at(where + [sub], ctx, pcons)
         return _Form(flat, ctx.cons)
 
 

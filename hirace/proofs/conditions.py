@@ -48,6 +48,22 @@ class OwnWord(Condition):
 
 
 @dataclass(frozen=True)
+class Inside(Condition):
+    """An access to a declared array whose index a proof shows inside the array (bounds.py) where the
+    block's extent in each dimension of `caps` fits the array's extent at its level, less l: `(d,
+    level, l)`, `blockDim.d <= sizeof(A[0]...) / sizeof(A[0][0]...) - l` with `level` subscripts before
+    the division's right operand. No caps: in every launch."""
+    array: str
+    caps: tuple[tuple[str, int, int], ...] = ()
+
+    def device(self, ns: str = "::hirace::") -> str:
+        a = self.array
+        fits = [f"blockDim.{d} <= sizeof({a}{'[0]' * level}) / sizeof({a}{'[0]' * (level + 1)})"
+                + (f" - {less}" if less else "") for d, level, less in self.caps]
+        return "(" + (" && ".join(fits) or "true") + ")"
+
+
+@dataclass(frozen=True)
 class LanesApart(Condition):
     """Writes `A[lane + offset]` of threads whose lane is below a cap: each thread's words are its own
     where the ranges [offset, offset + min(cap, extent)) lie apart within the array (runtime
@@ -123,3 +139,28 @@ def host_text(cond: str, extents: dict[str, list[str]], names: set[str]) -> str 
     out = re.sub(r"\bblockDim\b", BLOCK, re.sub(r"\bgridDim\b", GRID, out))
     words = set(re.findall(r"[A-Za-z_]\w*", out))
     return out if words <= _HOST_WORDS | names else None
+
+
+def extents(type_text: str) -> list[str] | None:
+    """A shared array type's extents as written in its type (`float[16][16]`; a template's
+    `float[T][T + 1]`), outermost first, or None where they cannot be read."""
+    at = type_text.find("[")
+    if at < 0:
+        return None
+    out, depth, cur = [], 0, ""
+    for ch in type_text[at:]:
+        if ch == "[":
+            depth += 1
+            if depth == 1:
+                cur = ""
+                continue
+        elif ch == "]":
+            depth -= 1
+            if depth == 0:
+                out.append(cur.strip())
+                continue
+        elif depth == 0 and not ch.isspace():
+            return None
+        if depth > 0:
+            cur += ch
+    return out if depth == 0 and all(out) else None

@@ -2,7 +2,8 @@
 
 - barrier intervals (intervals.py, with tree_forms.py and apart.py): the shared accesses that share
   their interval with no conflicting access (`quiet`), the ones that name their thread's own words
-  (`alone`, with the form that gives their launch condition);
+  (`alone`, with the form that gives their launch condition), and (bounds.py) those whose index lies
+  inside their array (`inside`, with the launch condition that needs);
 - kernel parameters (readonly_params.py, own_index.py): read-only, own and atomic candidates, by
   access (`param_sites`), with each parameter's bit in the launch's quiet mask;
 - what each kernel changes (`kept_params`: the parameters it never assigns, which point where the
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 
 from instrument.frontend.query import Program
 
-from .conditions import OwnIndex
+from .conditions import Inside, OwnIndex
 from .intervals import KernelFacts, OwnWordForm, shared_intervals
 from .readonly_params import KernelParams, readonly_params
 
@@ -60,11 +61,14 @@ class FactTable:
         self.quiet: set[Key] = set()
         self.alone: dict[Key, OwnWordForm] = {}
         self.intervals_why: dict[str, str] = {}
+        self.inside: dict[Key, Inside] = {}   # shared accesses whose index lies inside their array (bounds.py)
         self.params_why: dict[str, str] = {}
         self.params: dict[tuple[str, int], KernelParams] = {}
         if not self.off:
             found = shared_intervals(prog, self.kernel_facts)
             self.quiet, self.alone, self.intervals_why = found.quiet, found.alone, found.not_analysed
+            self.inside = {k: Inside(a.base, caps) for a in prog.accesses
+                           if (k := key(a)) in found.inside for caps in (found.inside[k],)}
             self.params = readonly_params(prog, self.kernel_facts, self.params_why)
             if not global_proofs:
                 shared = {key(a) for a in prog.accesses if a.space == "shared"}

@@ -39,6 +39,7 @@ from clang import cindex
 from instrument.frontend.parse import Span
 from instrument.frontend.query import BARRIERS, Function, Program, atomic_parts, dependent_callee
 from .apart import apart_accesses
+from .bounds import inside_accesses
 from .own_index import Scope, address_taken
 from .tree_forms import OffsetForm, guards_of, offset_form, tree_form, tree_vars
 from .conditions import BlockBounds, Condition, LanesApart, OwnWord
@@ -380,7 +381,7 @@ class KernelFacts:
         return None if base in params else ANY
 
     # -- one kernel -------------------------------------------------------------------------------
-    def kernel(self, k: Function) -> tuple[set[Span], dict[Span, OwnWordForm]]:
+    def kernel(self, k: Function) -> tuple[set[Span], dict[Span, OwnWordForm], dict[Span, tuple]]:
         p, body = self.p, k.body
         cur = self.cursors.get((body.file, body.start))
         if cur is None:
@@ -592,7 +593,9 @@ class KernelFacts:
                 quiet.add(span)
             else:
                 alone[span] = Apart(flat)
-        return quiet, alone
+        # accesses whose index lies inside their array (bounds.py): their bounds test goes from a quiet version
+        inside = inside_accesses(self, k, cur, params, changed, self.heads, subscripts)
+        return quiet, alone, inside
 
     # -- the control flow of statements that hold barriers ----------------------------------------
     def _edge(self, a: int, b: int) -> None:
@@ -690,6 +693,8 @@ class Intervals:
     quiet: set[tuple[str, int, int]] = field(default_factory=set)
     alone: dict[tuple[str, int, int], OwnWordForm] = field(default_factory=dict)
     not_analysed: dict[str, str] = field(default_factory=dict)
+    # accesses to a declared array whose index lies inside it (bounds.py): the caps of the block it needs
+    inside: dict[tuple[str, int, int], tuple] = field(default_factory=dict)
 
 
 def shared_intervals(prog: Program, an: KernelFacts | None = None) -> Intervals:
@@ -704,7 +709,7 @@ def shared_intervals(prog: Program, an: KernelFacts | None = None) -> Intervals:
     out = Intervals()
     for k in prog.kernels:
         try:
-            q, w = an.kernel(k)
+            q, w, inside = an.kernel(k)
         except NotAnalysed as e:
             out.not_analysed[k.name] = str(e)
             continue
@@ -714,6 +719,7 @@ def shared_intervals(prog: Program, an: KernelFacts | None = None) -> Intervals:
             continue
         out.quiet |= {(s.file, s.start, s.end) for s in q}
         out.alone.update({(s.file, s.start, s.end): f for s, f in w.items()})
+        out.inside.update({(s.file, s.start, s.end): c for s, c in inside.items()})
     return out
 
 

@@ -57,6 +57,9 @@ class Proof:
     bit: int | None = None
     own_var: str | None = None
     why: str = ""        # a whole check: why no rule applied
+    # a shared access whose index lies inside its array where this holds (bounds.py): in a quiet
+    # version, which tests the condition before it runs, the access as written (no bounds test)
+    inside: Condition | None = None
 
     def __post_init__(self):
         # a proof's check is one of the runtime's quiet entries (each has its namesake in the quiet

@@ -35,7 +35,7 @@ from instrument.frontend.rewrite import Edit, EditPlan, apply, line_name, split_
 
 from .intervals import assignments
 from .own_index import INTS
-from .conditions import BLOCK as _BLOCK, GRID as _GRID, Condition, OwnIndex
+from .conditions import BLOCK as _BLOCK, GRID as _GRID, Condition, OwnIndex, extents as _extents
 from .proof import Proof
 
 SUFFIX, TEST_SUFFIX = "__hirace_q", "__hirace_quiet_ok"
@@ -61,6 +61,8 @@ class KernelSites:
             return
         if proof.condition_at_site is not None:   # (an own parameter's: its kernel's own-index test, in `own`)
             self.conditions[proof.condition_at_site.device()] = proof.condition_at_site
+        if proof.inside is not None and proof.inside.caps:   # (the version drops the site's bounds test)
+            self.conditions[proof.inside.device()] = proof.inside
         if proof.bit is not None:
             self.need |= 1 << proof.bit
 
@@ -201,31 +203,6 @@ def _closed(text: str, i: int, pair: str) -> int | None:
             return i
         i += 1
     return None
-
-
-def _extents(type_text: str) -> list[str] | None:
-    """A shared array type's extents as written in its type (`float[16][16]`; a template's
-    `float[T][T + 1]`), outermost first, or None where they cannot be read."""
-    at = type_text.find("[")
-    if at < 0:
-        return None
-    out, depth, cur = [], 0, ""
-    for ch in type_text[at:]:
-        if ch == "[":
-            depth += 1
-            if depth == 1:
-                cur = ""
-                continue
-        elif ch == "]":
-            depth -= 1
-            if depth == 0:
-                out.append(cur.strip())
-                continue
-        elif depth == 0 and not ch.isspace():
-            return None
-        if depth > 0:
-            cur += ch
-    return out if depth == 0 and all(out) else None
 
 
 def _param_list(header: str, name: str) -> tuple[int, int] | None:

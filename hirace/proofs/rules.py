@@ -8,6 +8,8 @@ model-checked test (tests/test_intervals.py, test_apart.py, test_readonly_params
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .facts import FactTable, key
 from .proof import Proof, Rule, whole
 
@@ -81,8 +83,17 @@ def decide(a, t: FactTable, host_device: bool = False) -> Proof:
     for rule in ACCESS_RULES:
         proof = rule(a, t)
         if proof is not None:
-            return proof
+            return _in_bounds(proof, a, t)
     return whole(ENTRY[a.kind], t.why_whole(a))
+
+
+def _in_bounds(proof: Proof, a, t: FactTable) -> Proof:
+    """A shared access's proof, with its bounds proof where bounds.py found one and its check tests
+    bounds (an own word's check tests none: its launch condition keeps it in bounds)."""
+    inside = t.inside.get(key(a))
+    if inside is None or proof.rule not in SHARED_RULES or proof.entry.endswith("_private"):
+        return proof
+    return replace(proof, inside=inside)
 
 
 def decide_atomic(at, t: FactTable) -> Proof:

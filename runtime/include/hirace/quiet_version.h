@@ -156,6 +156,10 @@ template <class T> CCTK_D inline T *rmw_own(Journal &j, T *p, unsigned site, con
 template <class T> CCTK_D inline T *atomic_param(Journal &j, T *p, unsigned site, const volatile void *base, unsigned bit) {
   return in_param(p, bit) ? p : outside(j, p, site, fsm::kDeviceAtomic, g_launch.sink_write, base, 0);
 }
+// A site of a declared array whose index a proof shows inside the array wherever the version runs
+// (hirace/proofs/bounds.py; its launch condition is in the version's host test): the access itself, as
+// the program wrote it (no test, no diversion: the compiler keeps it a shared-memory access).
+template <class T> CCTK_D inline T *inside(T *p, unsigned) { return p; }
 // No clocks: nothing in a quiet version reads them
 CCTK_D inline void block_entry(bool = false) {}
 CCTK_D inline void after_block_barrier() {}
@@ -175,8 +179,9 @@ template <class... T> CCTK_D inline bool forms_apart(T...) { return true; }   //
 }  // namespace q
 
 // Every quiet form and hook the planner writes (instrument/protocol.py QUIET_FORMS, QUIET_HOOKS) has
-// its namesake in namespace hirace (the kernel's own sites) and in namespace q (its quiet version's):
-// one missing fails the build of this header.
+// its namesake in namespace hirace (the kernel's own sites) and in namespace q (its quiet version's),
+// and every form only a version calls (VERSION_FORMS) in namespace q: one missing fails the build of
+// this header.
 namespace quiet_names {
 namespace whole {
 #define HIRACE_NAMED(name) using ::hirace::name;
@@ -188,6 +193,7 @@ namespace version {
 #define HIRACE_NAMED(name) using ::hirace::q::name;
 CCTK_HIRACE_QUIET_FORMS(HIRACE_NAMED)
 CCTK_HIRACE_QUIET_HOOKS(HIRACE_NAMED)
+CCTK_HIRACE_VERSION_FORMS(HIRACE_NAMED)
 #undef HIRACE_NAMED
 }  // namespace version
 }  // namespace quiet_names
