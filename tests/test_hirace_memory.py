@@ -73,6 +73,20 @@ def test_a_stray_access_far_past_its_buffer_is_measured_from_that_buffer_and_doe
         assert key in far
 
 
+def test_among_many_buffers_each_access_is_located_in_its_own(run_cli, tmp_path):
+    """engine/many_buffers.cu: 80 buffers (locate.h searches a range table of about 90): block b's
+    read one past buffer b's end is reported against buffer b (offset 68 from that buffer, by block
+    b's thread 0), and two blocks' writes to buffer 57 race."""
+    out = tmp_path / "r.json"
+    r = run_cli("hirace.cli", "run", "--backend", "cpu", "--format", "json", "--output", out,
+                CUDA / "engine" / "many_buffers.cu")
+    assert r.returncode == 1 and r.stdout == "total 9600\n", r.stderr
+    doc = json.loads(out.read_text())
+    assert sorted((m["block"][0], m["thread"][0], m["site"]["line"], m["offset"], m["buffer_size"])
+                  for m in doc["memory_errors"]) == [(b, 0, 12, 68, 68) for b in range(80)]
+    assert [(x["site"]["line"], x["kind"]) for x in doc["races"]] == [(13, "write-write")]
+
+
 def test_text_and_sarif_reports(run_cli, tmp_path, own_build_cache):
     r = run_cli("hirace.cli", "run", "--backend", "cpu", MEMORY / "past_end.cu")
     assert r.returncode == 1

@@ -66,6 +66,37 @@ __global__ void k(Node *nodes, const int *in) {
     assert params(tmp_path, body % "nodes[threadIdx.x].v") == {"k": (["in"], ["nodes"])}
 
 
+def test_members_of_a_parameters_elements_are_reads_through_it_and_loaded_pointers_are_not(tmp_path):
+    """bfs's `g_graph_nodes[tid].starting`: a member of an element lies in the buffer the parameter
+    points into (its quiet read tests that); `nodes[i].next[0]` reads the member `next` there, then
+    through the pointer it loaded, which is no read through nodes."""
+    from hirace.proofs.facts import FactTable
+    body = """
+struct Node { int *next; int start, count; };
+__global__ void k(const Node *nodes, int *out) {
+  out[threadIdx.x] = %s;
+}"""
+    for read in ("nodes[threadIdx.x].start + nodes[threadIdx.x].count", "nodes->start", "(*nodes).count",
+                 "nodes[threadIdx.x].next[0]"):
+        assert params(tmp_path, body % read) == {"k": (["nodes"], ["out"])}, read
+    prog = query(parse_file(tmp_path / "k.cu"))
+    sites = FactTable(prog).param_sites
+    assert {a.text: (a.span.file, a.span.start, a.span.end) in sites for a in prog.accesses if a.kind == "read"} == \
+        {"nodes[threadIdx.x].next": True, "nodes[threadIdx.x].next[0]": False}
+
+
+def test_member_reads_of_a_read_only_parameter_report_their_race_and_their_bounds(run_cli, tmp_path):
+    """engine/member_reads.cu: the reads are quiet in launch 0, where the one past the array's end is
+    reported at both members; launch 1 passes one buffer as both parameters and races."""
+    out = tmp_path / "r.json"
+    r = run_cli("hirace.cli", "run", "--backend", "cpu", "--format", "json", "--output", out,
+                CUDA / "engine" / "member_reads.cu")
+    assert r.returncode == 1 and r.stdout == "sum 84\n", r.stderr
+    doc = json.loads(out.read_text())
+    assert {(x["launch"], x["site"]["line"], x["kind"]) for x in doc["races"]} == {(1, 11, "read-write")}
+    assert [(m["launch"], m["site"]["column"], m["offset"]) for m in doc["memory_errors"]] == [(0, 24, 64), (0, 41, 68)]
+
+
 def test_a_parameter_the_kernel_changes_or_writes_is_no_candidate(tmp_path):
     assert params(tmp_path, """
 __global__ void k(const int *a, const int *b, int *c, int *d, const int *e) {

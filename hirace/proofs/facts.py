@@ -21,7 +21,7 @@ from instrument.frontend.query import Program
 
 from .conditions import Inside, OwnIndex
 from .intervals import KernelFacts, OwnWordForm, shared_intervals
-from .readonly_params import KernelParams, readonly_params
+from .readonly_params import KernelParams, member_or_element, readonly_params
 
 Key = tuple[str, int, int]   # an access by (file, start, end)
 
@@ -90,7 +90,7 @@ class FactTable:
             for bit, i in enumerate(kp.bits):
                 name, own = kp.kernel.params[i], bool(kp.own_mask >> bit & 1)
                 for a in prog.accesses:
-                    if a.base == name and a.bound == "pointer" and (own or a.kind == "read") and \
+                    if a.base == name and (a.bound == "pointer" if own else a.kind == "read" and member_or_element(a)) and \
                             a.span.file == body.file and body.start <= a.span.start and a.span.end <= body.end:
                         self.param_sites[key(a)] = ParamSite(kb, name, bit, own)
         # (kernel body, own parameter) -> the kernel's variable holding its own-index test (and the

@@ -97,6 +97,13 @@ def direct(text: str, base: str) -> bool:
     return depth == 0 and re.fullmatch(r"(\.\w+)*", t[i + 1:]) is not None
 
 
+def member_or_element(a) -> bool:
+    """An access through a pointer parameter's own buffer: `p[i]` (bounded by the buffer `p` points into),
+    or a member of an element (`p[i].f`, `p->f`: located at run time), never through a pointer loaded
+    from there. A read-only parameter's quiet read tests either against its buffer's bounds."""
+    return a.bound == "pointer" or (a.space == "pointer" and a.bound == "" and direct(a.text, a.base))
+
+
 def _kernel(an: KernelFacts, k: Function) -> KernelParams:
     """The kernel's quiet parameter candidates (NoParams: it has none, and why)."""
     p = an.p
@@ -145,7 +152,7 @@ def _kernel(an: KernelFacts, k: Function) -> KernelParams:
             raise NoParams("it holds inline assembly")
     if any(_inside(sp, body) for sp in p.nested_bodies):
         raise NoParams("it holds a lambda or a local class")
-    read_through = {a.base for a in inside if a.kind == "read" and a.bound == "pointer" and a.base in index}
+    read_through = {a.base for a in inside if a.kind == "read" and a.base in index and member_or_element(a)}
     candidates = [i for i, c in enumerate(parms) if c.spelling in read_through and i not in written
                   and c.spelling not in changed and c.type.get_canonical().kind == TK.POINTER]
     candidates = candidates[:MAX_CANDIDATES]
