@@ -256,8 +256,9 @@ def test_on_the_cpu_backend_launches_that_deduce_template_arguments_run_the_kern
 def test_loops_of_one_count_per_block_keep_the_version_and_counts_the_data_decides_do_not(run_cli, tmp_path):
     """quiet_version._open_loop: a loop whose condition names only values every thread of a block
     holds alike (a parameter, blockIdx, a local made of them) runs one count per block, as matrixMul's
-    tile loop; one whose count a thread reads from memory (spmv's rows) or computes from its own
-    coordinates keeps the kernel from a version (measured slower there)."""
+    tile loop, and so does a loop bounded by such a loop's variable (lud's `j < i`); one whose count a
+    thread reads from memory (spmv's rows) or computes from its own coordinates keeps the kernel from a
+    version (measured slower there)."""
     src = tmp_path / "loops.cu"
     src.write_text("""#define T 16
 __global__ void tiles(float *out, const float *in, int n) {
@@ -280,6 +281,12 @@ __global__ void lanes(float *out, const float *in, int n) {
   for (int j = 0; j < end; ++j) s += in[j];
   out[i] = s;
 }
+__global__ void nested(float *out, const float *in, int n) {
+  float s = 0;
+  for (int t = 0; t < n; ++t)
+    for (int j = 0; j < t; ++j) s += in[j];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
 """)
     r = run_cli("hirace.cli", "explain", "--format", "json", src)
     assert r.returncode == 0, r.stderr
@@ -288,3 +295,5 @@ __global__ void lanes(float *out, const float *in, int n) {
     assert got["tiles"] == (True, "")
     assert not got["rows"][0] and "loop whose count the program decides" in got["rows"][1] and "line 12" in got["rows"][1]
     assert not got["lanes"][0] and "line 19" in got["lanes"][1]
+    # (the variable of a loop of one count per block is alike in every thread of it: lud's triangle)
+    assert got["nested"] == (True, "")

@@ -246,6 +246,46 @@ __global__ void k(float *m, int n, int base) {
     assert [kp.own for kp in readonly_params(query(parse_file(src))).values()] in ([], [()])
 
 
+def test_an_index_a_counted_loop_steps_each_round_is_an_own_index_over_the_loop(tmp_path):
+    """`at += cols` as the last statement of a counted loop's body: at its uses in the loop, `at` is its
+    value before the loop plus cols times the round's number (the loop's coordinate); a step that a
+    round may skip, or a use after it, keeps the parameter from being own."""
+    body = """
+__global__ void k(float *m, int rows, int cols) {
+  int at = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int r = 0; r < rows; ++r) {
+    %s
+  }
+}"""
+    assert owned(tmp_path, body % "m[at] = 1.0f; at += cols;") == {
+        "k": [("m", "::hirace::own_index((1ll), 0ll, 0ll, ((long long)(blockDim.x)), 0ll, 0ll, 0ll, "
+                    "((long long)(cols)), ((long long)((long long)(1) > 0 ? ((long long)(rows) - (long long)(0) + "
+                    "(long long)(1) - 1) / (long long)(1) : (1ll << 40))))")]}
+    for code in ("if (cols > 2) continue; m[at] = 1.0f; at += cols;",   # a round that skips its step
+                 "at += cols; m[at] = 1.0f;",                          # the step before the use
+                 "m[at] = 1.0f; if (rows > 1) at += cols;"):           # a step that is not the body's last statement
+        assert owned(tmp_path, body % code) == {}, code
+
+
+def test_on_the_cpu_backend_an_induction_index_keeps_the_version_where_the_rows_are_wide_enough(tmp_path):
+    """engine/induction_rows.cu: launch 0's rows are 64 wide for 64 threads, and it runs the copy;
+    launch 1's are 32, two threads' columns meet: the host's test refuses the copy and the kernel
+    reports the race."""
+    from hirace import runner
+    from hirace.config import Config
+    from hirace.results import collect
+    from instrument import logs
+    from instrument.backends.cpu import CpuBackend
+    from instrument.protocol import HIRACE_LOG, Env
+    built = runner.build([CUDA / "engine" / "induction_rows.cu"], CpuBackend(), tmp_path / "b", Config())
+    log = tmp_path / "log.jsonl"
+    r = built.backend.run(built.exe, env={Env.HIRACE_LOG: str(log)})
+    assert r.returncode == 0 and r.stdout == "sum 1534\n", r.stderr
+    assert [(x.kernel, x.quiet) for x in logs.read(log, HIRACE_LOG, "hirace's log")["launch"]] == [("scale", 1), ("scale", 0)]
+    report = collect(log, built.sites)
+    assert {(x.launch, x.site.line, x.kind) for x in report.races} == {(1, 11, "read-write")}
+
+
 def test_a_parameter_moved_by_numbers_before_its_accesses_has_them_in_its_index(tmp_path):
     """convolutionSeparable's `d_Dst += baseY * pitch + baseX;` then `d_Dst[i * ROWS]`."""
     kernel = """

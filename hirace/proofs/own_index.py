@@ -18,7 +18,11 @@ the last of those definitions before the use (no other statement changes it, not
 address or a reference to it). Where the scope allows loops (own parameters), the variable of a
 counted loop `for (int i = L; i < U; i += S)` (L, U, S uniform; the body never changes i) is
 L + S * k for the loop's iteration number k, a seventh coordinate whose extent is the loop's count:
-the index then names one element per thread and iteration, so no two threads' elements meet.
+the index then names one element per thread and iteration, so no two threads' elements meet. So is
+a local that such a loop steps each round (`at += cols;` as the body's last statement, cols uniform,
+the only change of `at` in the loop, whose body leaves no round early): at a use before the step it
+is its value before the loop plus cols times the round's number (`Scope.induction`; the loop may
+declare its variable before it, `for (i = 0; ...)`).
 
 `linear_form(expr, scope)` writes an index expression in that form (`LinearForm`), following local
 variables that hold such an expression, or says None; `LinearForm.values()` are the C++
@@ -45,6 +49,7 @@ _CASTS = (CK.CSTYLE_CAST_EXPR, CK.CXX_FUNCTIONAL_CAST_EXPR, CK.CXX_STATIC_CAST_E
 _UNIFORM_OPS = {"/", "%", "<<", ">>", "&", "|", "^"}
 
 Term = tuple[int, tuple[str, ...]]   # sign, factors (source texts, multiplied)
+_LEAVES = (CK.BREAK_STMT, CK.CONTINUE_STMT, CK.RETURN_STMT, CK.GOTO_STMT, CK.INDIRECT_GOTO_STMT)
 
 
 class _NotLinear(Exception):
@@ -191,6 +196,12 @@ class Scope:
             raise _NotLinear
         lo = self.uniform(init[0])
         cond, step, body = kids[1:]
+        return self._counted(decl, lo, cond, step, body)
+
+    def _counted(self, decl: cindex.Cursor, lo: str, cond, step, body) -> tuple[str, str, str]:
+        """(L, S, count) of a loop over `decl` from the uniform `lo`, given its condition `i < U` (or
+        `<=`), step `i++` or `i += S` and body, which changes i nowhere."""
+        name = decl.spelling
         ck = list(cond.get_children())
         if cond.kind != CK.BINARY_OPERATOR or len(ck) != 2 or _bare(ck[0]).kind != CK.DECL_REF_EXPR or \
                 _bare(ck[0]).referenced != decl:
@@ -216,6 +227,93 @@ class Scope:
         count = (f"{S} > 0 ? ({U} - {L} + {S} - 1) / {S} : (1ll << 40)" if op == "<" else
                  f"{S} > 0 ? ({U} - {L}) / {S} + 1 : (1ll << 40)")
         return lo, by, count
+
+    def loop_count(self, loop: cindex.Cursor) -> str:
+        """The count of a counted loop `for (i = L; i < U; i += S)` (i declared there or before it; L,
+        U, S uniform; the body changes i nowhere and leaves early nowhere): C++, as loop_term's."""
+        kids = list(loop.get_children())
+        if not self.loops or len(kids) != 4:
+            raise _NotLinear
+        init, cond, step, body = kids
+        if init.kind == CK.DECL_STMT:
+            decls = list(init.get_children())
+            if len(decls) != 1:
+                raise _NotLinear
+            return self.loop_term(decls[0], loop)[2]
+        ik = list(init.get_children())
+        if init.kind != CK.BINARY_OPERATOR or len(ik) != 2 or _bare(ik[0]).kind != CK.DECL_REF_EXPR or \
+                _norm(self.text(init)[len(self.text(ik[0])):]).startswith("==") or \
+                not _norm(self.text(init)[len(self.text(ik[0])):]).startswith("="):
+            raise _NotLinear
+        var = _bare(ik[0]).referenced
+        if var is None or var.kind != CK.VAR_DECL or self.decls.get(var.spelling) != 1 or \
+                var.spelling in self.aliased or address_taken(var.spelling, self.body_text):
+            raise _NotLinear
+        _, _, count = self._counted(var, self.uniform(ik[1]), cond, step, body)
+        return count
+
+    def induction(self, decl: cindex.Cursor, use: cindex.Cursor) -> tuple[cindex.Cursor, str, cindex.Cursor]:
+        """(its value before the loop, its step, the loop) of a local integer variable at `use` inside
+        a top-level counted loop whose body ends each round with `v += S` (S uniform; the only change
+        of v in the loop, after the use, in a body nothing leaves early): v is then that value plus S
+        times the round's number. Elsewhere the kernel changes v only by its top-level statements
+        `v = E;` (value_at) and such loops, and none of those loops comes between the value and this one."""
+        name = decl.spelling
+        if (not self.loops or not self.ops or self.decls.get(name) != 1 or name in self.aliased
+                or decl.type.get_canonical().kind not in INTS or address_taken(name, self.body_text)):
+            raise _NotLinear
+        at = use.extent.start.offset
+        loop = next((st for st in self.top if st.kind == CK.FOR_STMT and
+                     st.extent.start.offset <= at < st.extent.end.offset), None)
+        steps = {}   # top-level counted loops whose body ends with `v += S`: loop hash -> (loop, S, its span)
+        for st in self.top:
+            kids = list(st.get_children()) if st.kind == CK.FOR_STMT else []
+            if len(kids) != 4 or kids[3].kind != CK.COMPOUND_STMT:
+                continue
+            last = list(kids[3].get_children())[-1:]
+            lk = list(last[0].get_children()) if last else []
+            if not last or last[0].kind != CK.COMPOUND_ASSIGNMENT_OPERATOR or len(lk) != 2 or \
+                    _bare(lk[0]).kind != CK.DECL_REF_EXPR or _bare(lk[0]).referenced != decl or \
+                    not _norm(self.text(last[0])).startswith(name + "+="):
+                continue
+            steps[st.hash] = (st, self.uniform(lk[1]), self.unit.span_of(last[0]))
+        if loop is None or loop.hash not in steps:
+            raise _NotLinear
+        body = list(loop.get_children())[3]
+        if not body.extent.start.offset <= at < body.extent.end.offset:
+            raise _NotLinear   # (in the loop's header: its condition runs once more, after the last round)
+        if any(k.kind in _LEAVES for k in body.walk_preorder()):
+            raise _NotLinear   # (a round that ends early skips its step)
+        incs = {sp.start for _, _, sp in steps.values() if sp is not None}
+        for o in self._assigns(name):   # every change: a top-level `v = E;` or one of the loops' steps
+            if o.op == "+=" and o.span.start in incs:
+                continue
+            if o.op != "=" or not any(st.extent.start.offset <= o.span.start and o.span.end <= st.extent.end.offset
+                                      and st.kind == CK.BINARY_OPERATOR for st in self.top):
+                raise _NotLinear
+        step_at = steps[loop.hash][2]
+        if step_at is None or step_at.start < use.extent.end.offset:
+            raise _NotLinear   # (the use after the step: a round later)
+        # the value before the loop: the last top-level definition before it, with no such loop between
+        start = loop.extent.start.offset
+        defs = [st for st in self.top if st.extent.end.offset <= start and
+                (st.kind == CK.DECL_STMT and any(d == decl for d in st.get_children()) or
+                 st.kind == CK.BINARY_OPERATOR and _bare(next(st.get_children())).kind == CK.DECL_REF_EXPR and
+                 _bare(next(st.get_children())).referenced == decl)]
+        if not defs or any(defs[-1].extent.end.offset <= st.extent.start.offset and st.extent.end.offset <= start
+                           for st, _, _ in steps.values()):
+            raise _NotLinear
+        last_def = defs[-1]
+        if last_def.kind == CK.DECL_STMT:
+            init = [k for k in decl.get_children() if k.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF)]
+        else:
+            init = list(last_def.get_children())[1:]
+            if not _norm(self.text(last_def)[len(self.text(next(last_def.get_children()))):]).startswith("=") or \
+                    _norm(self.text(last_def)[len(self.text(next(last_def.get_children()))):]).startswith("=="):
+                raise _NotLinear
+        if len(init) != 1:
+            raise _NotLinear
+        return init[0], steps[loop.hash][1], loop
 
     def text(self, c: cindex.Cursor) -> str:
         sp = self.unit.span_of(c)
@@ -359,6 +457,10 @@ def _lin(c: cindex.Cursor, scope: Scope, depth: int, widths: set[int], loops: di
                 lo, by, count = scope.loop_term(ref, loop)
                 loops[loop.hash] = count
                 return {LOOP: [(1, (by,))]}, [(1, (lo,))]
+            if any(o.op == "+=" for o in scope.ops.get(ref.spelling, ())):   # an induction variable
+                start, by, loop = scope.induction(ref, c)
+                loops[loop.hash] = scope.loop_count(loop)
+                return _add(_lin(start, scope, depth + 1, widths, loops), ({LOOP: [(1, (by,))]}, []))
             return _lin(scope.value_at(ref, c), scope, depth + 1, widths, loops)
         raise _NotLinear
     if c.kind == CK.MEMBER_REF_EXPR:

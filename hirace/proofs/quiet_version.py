@@ -133,8 +133,8 @@ def _block_uniform(prog, cursor, fixed: set[str]) -> set[str]:
 def _open_loop(prog, cursor, spans) -> int | None:
     """The line of a loop around a site that runs a number of times the program decides as it runs (a
     condition on anything but the loop's own variable, literals, macros, the kernel template's
-    parameters, fixed per instantiation, and names every thread of a block holds alike: matrixMul's
-    `a <= aEnd`, aEnd from a parameter and `blockIdx.y`), or None: measured on the H100, loops whose
+    parameters, fixed per instantiation, names every thread of a block holds alike (matrixMul's
+    `a <= aEnd`, aEnd from a parameter and `blockIdx.y`) and the variables of such loops around it), or None: measured on the H100, loops whose
     count the data decides (spmv's rows, whose count each thread reads from memory) ran slower in the
     quiet version, whose failure path (the journal) stays in the loop's body, than with the call;
     loops of a fixed count (stencil's taps), of one count per block (matrixMul's tiles: 10.6x -> 7.3x
@@ -143,7 +143,8 @@ def _open_loop(prog, cursor, spans) -> int | None:
     macros = {m.name for ms in unit.macro_expansions.values() for m in ms}
     fixed = macros | _CONSTANT_WORDS | set(template_params(cursor))
     fixed |= _block_uniform(prog, cursor, fixed)
-    for c in cursor.walk_preorder():
+    closed = []   # (span, variable) of the loops around sites found to run one count per block
+    for c in cursor.walk_preorder():   # (outer loops before the loops they hold)
         if c.kind.name not in _LOOPS:
             continue
         sp = unit.span_of(c)
@@ -163,8 +164,12 @@ def _open_loop(prog, cursor, spans) -> int | None:
         if len(init) >= 2 and init[1] == "=" and re.fullmatch(r"[A-Za-z_]\w*", init[0]):
             own.add(init[0])   # `for (i = 0; ...)`: the loop's variable, declared before it
         words = {w for w in cond if re.fullmatch(r"[A-Za-z_]\w*", w)}
-        if words - own - fixed:
+        # (the variable of such a loop around this one holds one value in every thread of a block: lud's
+        # `for (j = 0; j < i; j++)` inside `for (i = 0; i < BLOCK_SIZE - 1; i++)`)
+        outer = {v for o, v in closed if o.file == sp.file and o.start <= sp.start and sp.end <= o.end}
+        if words - own - fixed - outer:
             return sp.line
+        closed += [(sp, v) for v in own]
     return None
 
 
