@@ -270,7 +270,8 @@ __global__ void k(float *m, int rows, int cols) {
 def test_on_the_cpu_backend_an_induction_index_keeps_the_version_where_the_rows_are_wide_enough(tmp_path):
     """engine/induction_rows.cu: launch 0's rows are 64 wide for 64 threads, and it runs the copy;
     launch 1's are 32, two threads' columns meet: the host's test refuses the copy and the kernel
-    reports the race."""
+    reports the race. down reads its rows from one loop and writes them one row lower from another:
+    one form over both loops' rounds (own_index.along_loop), whose copy runs where it is own."""
     from hirace import runner
     from hirace.config import Config
     from hirace.results import collect
@@ -281,9 +282,35 @@ def test_on_the_cpu_backend_an_induction_index_keeps_the_version_where_the_rows_
     log = tmp_path / "log.jsonl"
     r = built.backend.run(built.exe, env={Env.HIRACE_LOG: str(log)})
     assert r.returncode == 0 and r.stdout == "sum 1534\n", r.stderr
-    assert [(x.kernel, x.quiet) for x in logs.read(log, HIRACE_LOG, "hirace's log")["launch"]] == [("scale", 1), ("scale", 0)]
+    assert [(x.kernel, x.quiet) for x in logs.read(log, HIRACE_LOG, "hirace's log")["launch"]] == \
+        [("scale", 1), ("scale", 0), ("down", 1), ("down", 0)]
     report = collect(log, built.sites)
-    assert {(x.launch, x.site.line, x.kind) for x in report.races} == {(1, 11, "read-write")}
+    assert {(x.launch, x.site.line, x.kind) for x in report.races} == {(1, 14, "read-write"), (3, 23, "read-write")}
+
+
+def test_reads_at_other_rounds_of_the_written_forms_loop_are_one_form_with_it(tmp_path):
+    """lud_diagonal: rows read from `at = base` and written from `at = base + cols`, each loop moving
+    `at` by cols: one form over the rounds either reaches (no forms_apart test, which the thread's own
+    read of what it writes would fail); reads that differ by less than a step stay apart."""
+    body = """
+__global__ void k(float *m, int rows, int cols) {
+  int at = blockIdx.x * blockDim.x + threadIdx.x;
+  float s = 0;
+  for (int r = 0; r < rows; ++r) { s += m[at%s]; at += cols; }
+  at = blockIdx.x * blockDim.x + threadIdx.x + cols;
+  for (int r = 1; r < rows; ++r) { m[at] = s; at += cols; }
+}"""
+    def forms(read):
+        (src := tmp_path / "k.cu").write_text(HEAD + body % read)
+        (kp,) = readonly_params(query(parse_file(src))).values()
+        (o,) = kp.own
+        return o.form, o.apart
+    form, apart = forms("")
+    assert apart == () and form.loop is not None
+    assert form.values()[6] == "0ll"   # (from the reads' start: the writes' is one step, cols, above it)
+    assert " > " in form.loop[1]      # (the count: the longer reach of the two loops)
+    form, apart = forms(" + 1")   # (a word to the side: the runtime's forms_apart decides)
+    assert len(apart) == 1 and "cols" in form.values()[6]
 
 
 def test_a_parameter_moved_by_numbers_before_its_accesses_has_them_in_its_index(tmp_path):

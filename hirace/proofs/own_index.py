@@ -22,7 +22,10 @@ the index then names one element per thread and iteration, so no two threads' el
 a local that such a loop steps each round (`at += cols;` as the body's last statement, cols uniform,
 the only change of `at` in the loop, whose body leaves no round early): at a use before the step it
 is its value before the loop plus cols times the round's number (`Scope.induction`; the loop may
-declare its variable before it, `for (i = 0; ...)`).
+declare its variable before it, `for (i = 0; ...)`). Reads at a form that differs from the written one
+only by whole steps of the same loop coefficient (lud's rows read from `offset * dim + offset` and
+written from one row below) are one form with it over the rounds either reaches (`along_loop`): where
+that form is own, an element both name is one thread's.
 
 `linear_form(expr, scope)` writes an index expression in that form (`LinearForm`), following local
 variables that hold such an expression, or says None; `LinearForm.values()` are the C++
@@ -96,6 +99,48 @@ def summed(parts: list[tuple[int, LinearForm]]) -> LinearForm | None:
     offset = sum((neg(sign, f.offset) for sign, f in parts), ())
     loop = next(((neg(sign, f.loop[0]), f.loop[1]) for sign, f in parts if f.loop), None)
     return LinearForm(coef, offset, loop)
+
+
+def _collected(terms) -> dict[tuple[str, ...], int]:
+    """A sum of terms as {its non-numeric factors, sorted: their integer coefficient}, zeros dropped."""
+    out: dict[tuple[str, ...], int] = {}
+    for sign, factors in terms:
+        k, names = sign, []
+        for f in map(_norm, factors):
+            if re.fullmatch(r"\(*\d+\)*", f):
+                k *= int(f.strip("()"))
+            else:
+                names.append(f)
+        key = tuple(sorted(names))
+        out[key] = out.get(key, 0) + k
+    return {key: k for key, k in out.items() if k}
+
+
+def along_loop(w: LinearForm, r: LinearForm) -> LinearForm | None:
+    """One form for two that differ only by whole steps of one loop coefficient (lud's rows written
+    from `array_offset = (offset + 1) * matrix_dim + offset` and read from `offset * matrix_dim +
+    offset`, both moved by matrix_dim a round): the form over the rounds either reaches. Where it names
+    one element per thread and round (own_index), an element the two forms share is one thread's."""
+    if w.loop is None or r.loop is None or _collected(w.loop[0]) != _collected(r.loop[0]):
+        return None
+    if any(_collected(a) != _collected(b) for a, b in zip(w.coef, r.coef)):
+        return None
+    step = _collected(w.loop[0])
+    diff = _collected(tuple(w.offset) + tuple((-sign, f) for sign, f in r.offset))
+    if not step:
+        return None
+    if not diff:
+        shift = 0
+    else:
+        if set(diff) != set(step):
+            return None
+        ratios = {diff[key] / step[key] for key in step}
+        if len(ratios) != 1 or not float(next(iter(ratios))).is_integer():
+            return None
+        shift = int(next(iter(ratios)))
+    base, other, shift = (r, w, shift) if shift >= 0 else (w, r, -shift)
+    nb, no = f"(long long)({base.loop[1]})", f"((long long)({shift}) + (long long)({other.loop[1]}))"
+    return LinearForm(w.coef, base.offset, (w.loop[0], f"({nb} > {no} ? {nb} : {no})"))
 
 
 def _sum(terms: tuple[Term, ...]) -> str:

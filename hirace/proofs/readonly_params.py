@@ -37,7 +37,7 @@ from clang import cindex
 import re
 
 from .intervals import KernelFacts, _inside, assignments
-from .own_index import LinearForm, Scope, linear_form, summed
+from .own_index import LinearForm, Scope, along_loop, linear_form, summed
 from instrument.protocol import QUIET_PARAMS
 from instrument.frontend.query import Function, Program
 
@@ -241,9 +241,15 @@ def _own(an: KernelFacts, k: Function, cur, parms, written: list[int], inside, c
         if len(written) != 1:
             continue
         form = next(iter(written.values()))
+        wkey = form.key()
         apart = {}
         for a, f in zip(mine, forms):
-            if f.key() != form.key():
+            if f.key() == wkey:
+                continue
+            merged = along_loop(form, f)   # (a read at other rounds of the written form's loop: one form)
+            if merged is not None:
+                form = merged
+            else:
                 apart.setdefault(f.key(), f)
         found.append(OwnParam(i, form, tuple(apart.values())))
     return found
