@@ -83,6 +83,62 @@ __global__ void k(int *m) {{
     assert bool(reads) == shown, found
 
 
+@pytest.mark.parametrize("body", [
+    # (each once shown inside, wrongly: the review of the proof, session 36)
+    "long long prev = threadIdx.x - 1; v = s[prev + 1];",           # an unsigned value widened after it wrapped
+    "if ((long long)(threadIdx.x - 1) >= 0) v = s[threadIdx.x - 1];",   # a guard that widens one: thread 0 passes
+    "int g = blockIdx.x; if (g / 2 >= 0 && g / 2 < 16) { int g = blockIdx.x + 40; v = s[g / 2]; }",  # a shadowing local
+    "for (int i = 0; (signed char)i < 16; i += 200) v += s[i];",    # a narrowing cast in the loop's condition
+    "if (threadIdx.x + 4294967295u < 8u) v = s[threadIdx.x + 10];", # an unsigned guard that wraps
+    "int i = 100; switch (m[0]) { case 0: i = threadIdx.x; case 1: v = s[i]; }",   # a case label past i's assignment
+    "int i = 0; if (m[0] == 0) (i) = 100; v = s[i];",                # a parenthesized assignment
+])
+def test_what_once_passed_for_inside_and_is_not(tmp_path, body):
+    src = f"""
+__global__ void k(int *m) {{
+  __shared__ int s[16];
+  int v = 0;
+  s[threadIdx.x] = m[threadIdx.x];
+  __syncthreads();
+  {body}
+  m[threadIdx.x + 16] = v;
+}}"""
+    found = inside(tmp_path, src)
+    assert not {t for t in found if t.startswith("read s[")}, found
+
+
+def test_a_template_cap_past_the_arrays_extent_fails_the_host_test(tmp_path):
+    """s[tx + 2] of an s[B] with B = 1: the cap reads `blockDim.x + 2 <= B` (never `blockDim.x <= B - 2`,
+    which wraps): the launch of one thread runs the kernel, which reports the read."""
+    src = tmp_path / "t.cu"
+    src.write_text("""#include <cstdio>
+template <int B> __global__ void k(const int *in, int *out) {
+  __shared__ int s[B];
+  if (threadIdx.x == 0) s[0] = in[blockIdx.x];
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s[threadIdx.x + 2];
+}
+int main() {
+  int *in, *out;
+  cudaMalloc(&in, 4 * sizeof(int));
+  cudaMalloc(&out, 4 * sizeof(int));
+  cudaMemset(in, 0, 4 * sizeof(int));
+  k<1><<<1, 1>>>(in, out);
+  cudaDeviceSynchronize();
+  puts("done");
+  return 0;
+}
+""")
+    built = runner.build([src], CpuBackend(), tmp_path / "b", Config())
+    assert [(x.line, x.inside) for x in built.sites if x.inside and "+ 2" in x.text] == \
+        [(6, "(blockDim.x + 2 <= sizeof(s) / sizeof(s[0]))")]
+    log = tmp_path / "log.jsonl"
+    r = built.backend.run(built.exe, env={Env.HIRACE_LOG: str(log)})
+    assert r.returncode == 0 and r.stdout == "done\n", r.stderr
+    assert [(x.kernel, x.quiet) for x in logs.read(log, HIRACE_LOG, "hirace's log")["launch"]] == [("k", 0)]
+    assert [(m.site.line, m.offset) for m in collect(log, built.sites).memory_errors] == [(6, 8)]
+
+
 def _run(built, tmp_path, **env):
     log = tmp_path / f"log{len(list(tmp_path.iterdir()))}.jsonl"
     r = built.backend.run(built.exe, env={Env.HIRACE_LOG: str(log), **env})
@@ -101,7 +157,7 @@ def test_on_the_cpu_backend_a_launch_outside_the_proofs_condition_runs_the_kerne
         (17, "as[ty][k]", "(blockDim.y <= sizeof(as) / sizeof(as[0]))"),
         (17, "bs[k][tx]", "(blockDim.x <= sizeof(bs[0]) / sizeof(bs[0][0]))"),
         (26, "s[16]", "(true)"), (30, "s[tx]", "(blockDim.x <= sizeof(s) / sizeof(s[0]))"),
-        (30, "s[tx + 1]", "(blockDim.x <= sizeof(s) / sizeof(s[0]) - 1)")}
+        (30, "s[tx + 1]", "(blockDim.x + 1 <= sizeof(s) / sizeof(s[0]))")}
     quiet, errors, races = _run(built, tmp_path)
     assert quiet == [("mm", 1), ("halo", 1), ("halo", 0)]
     assert errors == [("halo", 30, 68, (16, 0, 0))] and not races
@@ -119,4 +175,4 @@ def test_the_versions_sites_shown_inside_are_the_accesses_as_written(tmp_path):
     assert "::hirace::rd_bounds(&(as[ty][k]), 4u, as, sizeof(as))" in kernel
     # the host's test holds the caps, in the extents of the template's arrays
     test = next(line for line in text.splitlines() if "halo__hirace_quiet_ok(dim3" in line)
-    assert "__hirace_block.x <= 17 - 1" in test
+    assert "__hirace_block.x + 1 <= 17" in test

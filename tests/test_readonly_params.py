@@ -262,6 +262,7 @@ __global__ void k(float *m, int rows, int cols) {
                     "((long long)(cols)), ((long long)((long long)(1) > 0 ? ((long long)(rows) - (long long)(0) + "
                     "(long long)(1) - 1) / (long long)(1) : (1ll << 40))))")]}
     for code in ("if (cols > 2) continue; m[at] = 1.0f; at += cols;",   # a round that skips its step
+                 "m[at] = 1.0f; if (r == 2) (at) = 0; at += cols;",     # a change written in parentheses
                  "at += cols; m[at] = 1.0f;",                          # the step before the use
                  "m[at] = 1.0f; if (rows > 1) at += cols;"):           # a step that is not the body's last statement
         assert owned(tmp_path, body % code) == {}, code

@@ -45,6 +45,7 @@ integers: index arithmetic that wraps past 2^31 lies outside this model.
 from __future__ import annotations
 
 import ctypes
+import re
 from dataclasses import dataclass, field
 
 from clang import cindex
@@ -140,11 +141,22 @@ class _Ctx:
     subst: dict[int, Lin]              # the path's values of the barrier loops' variables
     pcons: list[Lin]                   # what the path knows of them (>= 0)
     cons: list[Lin] = field(default_factory=list)
-    pending: list[tuple[Lin, Lin, Lin]] = field(default_factory=list)   # unsigned: (a, b, a op b row)
+    pending: list[tuple[Lin, Lin, Lin, int]] = field(default_factory=list)   # unsigned: (a, b, a op b row, bits)
     loops_done: set = field(default_factory=set)
     # the guards' disjunctions (`a != b`, `!(a < b && c == d)` ...): each a list of alternatives, each
     # rows >= 0 (bounds.py splits on them; apart.py leaves them out, knowing less)
     ors: list[list[list[Lin]]] = field(default_factory=list)
+    # unsigned values widened on their way into an expression (`(long long)(tx - 1)`): (the value, its
+    # bits); the forms take them as integers, which holds only where each lies in [0, 2^bits)
+    widened: list[tuple[Lin, int]] = field(default_factory=list)
+
+
+_BLOCK_NAMES = {"blockIdx", "gridDim", "x", "y", "z"}   # (what an invariant's text may name besides declarations)
+
+
+def _bits(a: cindex.Cursor, b: cindex.Cursor) -> int:
+    """The width of the type two integers are compared in (at least int's)."""
+    return 8 * max(4, a.type.get_canonical().get_size(), b.type.get_canonical().get_size())
 
 
 def _thread_ranges() -> list[Lin]:
@@ -283,7 +295,8 @@ class ApartAnalysis:
         if c.kind == CK.BINARY_OPERATOR:
             op = self._op(c)
             a, b = _kids(c)
-            unsigned = a.type.get_canonical().kind in _UNSIGNED or b.type.get_canonical().kind in _UNSIGNED
+            unsigned = _bits(a, b) if (a.type.get_canonical().kind in _UNSIGNED or
+                                       b.type.get_canonical().kind in _UNSIGNED) else 0
             if op in ("<", "<=", ">", ">=") and self._is(a, var):
                 got = (op, b, unsigned)
             elif op in ("<", "<=", ">", ">=") and self._is(b, var):
@@ -315,9 +328,16 @@ class ApartAnalysis:
 
     @staticmethod
     def _is(c: cindex.Cursor, var: cindex.Cursor) -> bool:
+        """Is c the variable var, maybe converted to a type that holds its every value (no cast that
+        narrows or changes signedness: `(signed char)i < 16` is no bound on i)?"""
         c = _strip(c)
-        while c.kind in _CASTS and len(_kids(c)) == 1:
-            c = _strip(_kids(c)[0])
+        while c.kind in _CASTS + _WRAPPERS and len(_kids(c)) == 1:
+            k = _kids(c)[0]
+            t, u = c.type.get_canonical(), k.type.get_canonical()
+            if c.kind != CK.PAREN_EXPR and (t.kind not in _INTS or u.kind not in _INTS or t.get_size() < u.get_size()
+                                            or (t.kind in _UNSIGNED) != (u.kind in _UNSIGNED)):
+                return False
+            c = k
         return c.kind == CK.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash == var.hash
 
     def loop_rows(self, lv: _LoopVar, value: Lin, where: list[cindex.Cursor], ctx: _Ctx) -> list[Lin]:
@@ -325,16 +345,16 @@ class ApartAnalysis:
         step's direction, and its condition (an unsigned one only with both sides not negative)."""
         rows = []
         try:
-            start = self.lin(lv.init, where, ctx)
+            start = self.plain_lin(lv.init, where, ctx)
             rows.append(value - start if lv.step > 0 else start - value)
         except _Unknown:
             pass
         if lv.cond is not None:
             op, bound, unsigned = lv.cond
             try:
-                b = self.lin(bound, where, ctx)
+                b = self.plain_lin(bound, where, ctx)
                 if unsigned:
-                    ctx.pending += [(value, b, r) for r in _compare(op, value, b)]
+                    ctx.pending += [(value, b, r, unsigned) for r in _compare(op, value, b)]
                 else:
                     rows += _compare(op, value, b)
             except _Unknown:
@@ -342,6 +362,19 @@ class ApartAnalysis:
         return rows
 
     # -- expressions -------------------------------------------------------------------------------
+    def plain_lin(self, c: cindex.Cursor, anc: list[cindex.Cursor], ctx: _Ctx) -> Lin:
+        """lin, for what a condition says: one that widens an unsigned value is refused (`(long
+        long)(tx - 1) >= 0` holds for thread 0 too, where tx - 1 wrapped)."""
+        n = len(ctx.widened)
+        try:
+            v = self.lin(c, anc, ctx)
+        finally:
+            grew = len(ctx.widened) > n
+            del ctx.widened[n:]
+        if grew:
+            raise _Unknown
+        return v
+
     def lin(self, c: cindex.Cursor, anc: list[cindex.Cursor], ctx: _Ctx, depth: int = 0) -> Lin:
         """The value of integer expression c (whose ancestors are anc) as a linear form."""
         if depth > 60:
@@ -349,10 +382,13 @@ class ApartAnalysis:
         kids = _kids(c)
         t = c.type.get_canonical()
         if c.kind in _WRAPPERS + _CASTS and len(kids) == 1:
-            if c.kind != CK.PAREN_EXPR and (t.kind not in _INTS or
-                                            t.get_size() < kids[0].type.get_canonical().get_size()):
+            u = kids[0].type.get_canonical()
+            if c.kind != CK.PAREN_EXPR and (t.kind not in _INTS or t.get_size() < u.get_size()):
                 raise _Unknown   # not an integer, or narrower: it may wrap
-            return self.lin(kids[0], anc + [c], ctx, depth + 1)
+            inner = self.lin(kids[0], anc + [c], ctx, depth + 1)
+            if c.kind != CK.PAREN_EXPR and u.kind in _UNSIGNED and t.get_size() > u.get_size() and not inner.is_const():
+                ctx.widened.append((inner, 8 * u.get_size()))   # (its value, wrapped, is what widens)
+            return inner
         if c.kind == CK.INTEGER_LITERAL or (c.kind in (CK.BINARY_OPERATOR, CK.UNARY_OPERATOR, CK.DECL_REF_EXPR)
                                             and _constant_tree(c)):
             v = _evaluate(c)
@@ -397,6 +433,7 @@ class ApartAnalysis:
     def _invariant(self, c: cindex.Cursor, anc, ctx: _Ctx, depth: int) -> Lin:
         """An expression of values that never change in the kernel (parameters, blockIdx ...) that is
         not linear: one unknown, named by its text."""
+        refs = set()
         for k in c.walk_preorder():
             if k.kind == CK.CALL_EXPR:
                 raise _Unknown
@@ -404,7 +441,16 @@ class ApartAnalysis:
                 v = self.lin(k, anc, _Ctx({}, []), depth + 1)   # (no loop variable: ctx unused)
                 if any(not (n.startswith("U:") and "@" not in n) or n.startswith("U:bd") for n in v.coef):
                     raise _Unknown
-        return Lin.var("U:(" + self._text(c) + ")")
+                if k.kind == CK.DECL_REF_EXPR and k.referenced is not None:
+                    refs.add((k.spelling, k.referenced.hash))
+        # (named by its text and the declarations it names, so that a local shadowing a name is another
+        # unknown; a name in the text that no declaration here gives is a macro's, which may change
+        # between two uses: not taken)
+        text = self._text(c)
+        known = {n for n, _ in refs} | _BLOCK_NAMES
+        if set(re.findall(r"[A-Za-z_]\w*", text)) - known:
+            raise _Unknown
+        return Lin.var("U:(" + text + ")#" + ",".join(f"{n}@{h}" for n, h in sorted(refs)))
 
     def _name(self, c: cindex.Cursor, anc: list[cindex.Cursor], ctx: _Ctx, depth: int) -> Lin:
         ref = c.referenced
@@ -457,6 +503,8 @@ class ApartAnalysis:
         name = ref.spelling
         if address_taken(name, self.text):
             raise _Unknown
+        if any(a.kind == CK.SWITCH_STMT for a in anc):
+            raise _Unknown   # (a case label enters a block past the assignments before it)
         for i in range(len(anc) - 1, -1, -1):
             block = anc[i]
             if block.kind != CK.COMPOUND_STMT or i + 1 >= len(anc):
@@ -480,7 +528,10 @@ class ApartAnalysis:
                         self._sets(o, name) and sp.end <= o.span.start and o.span.end <= hold.end
                         for o in self.p.operators if o.span.file == sp.file):
                     raise _Unknown
-                v = self.lin(k[1], self.anc.get(e.hash, anc[:i + 1]) + [e], _Ctx({}, []), depth + 1)
+                fresh = _Ctx({}, [])
+                v = self.lin(k[1], self.anc.get(e.hash, anc[:i + 1]) + [e], fresh, depth + 1)
+                if fresh.widened:
+                    raise _Unknown   # (a widened unsigned value: not followed here)
                 if any(n.startswith("U:") and "@" in n for n in v.coef) or \
                         any(n.startswith("T:") and n[2:] not in ("tx", "ty", "tz") for n in v.coef):
                     raise _Unknown
@@ -545,11 +596,11 @@ class ApartAnalysis:
         if not holds:
             op = _NEGATE[op]
         try:
-            la, lb = self.lin(a, anc + [c], ctx), self.lin(b, anc + [c], ctx)
+            la, lb = self.plain_lin(a, anc + [c], ctx), self.plain_lin(b, anc + [c], ctx)
         except _Unknown:
             return
         if a.type.get_canonical().kind in _UNSIGNED or b.type.get_canonical().kind in _UNSIGNED:
-            ctx.pending += [(la, lb, r) for r in _compare(op, la, lb)]
+            ctx.pending += [(la, lb, r, _bits(a, b)) for r in _compare(op, la, lb)]
         else:
             ctx.cons += _compare(op, la, lb)
 
@@ -582,7 +633,7 @@ class ApartAnalysis:
         if op != "!=" and (a.type.get_canonical().kind in _UNSIGNED or b.type.get_canonical().kind in _UNSIGNED):
             return None   # (unsigned values that differ differ as integers too; other comparisons may wrap)
         try:
-            la, lb = self.lin(a, anc + [c], ctx), self.lin(b, anc + [c], ctx)
+            la, lb = self.plain_lin(a, anc + [c], ctx), self.plain_lin(b, anc + [c], ctx)
         except _Unknown:
             return None
         if op == "!=":
@@ -613,8 +664,9 @@ class ApartAnalysis:
         unsigned comparison only where neither side can be negative)."""
         self.guards(where, ctx)
         known = ctx.cons + pcons + _thread_ranges()
-        for a, b, row in ctx.pending:
-            if not feasible([], known + [a.scale(-1).shift(-1)]) and not feasible([], known + [b.scale(-1).shift(-1)]):
+        for a, b, row, bits in ctx.pending:   # (each side in [0, 2^bits): the comparison is the integers')
+            if all(not feasible([], known + [x.scale(-1).shift(-1)]) and not feasible([], known + [x.shift(-(1 << bits))])
+                   for x in (a, b)):
                 ctx.cons.append(row)
 
     def form(self, sub: cindex.Cursor, array: cindex.Cursor, ctx_subst: dict[int, Lin],
@@ -636,6 +688,8 @@ class ApartAnalysis:
         for i in range(len(dims) - 1, -1, -1):
             flat = flat + self.lin(idx[i], where + [sub], ctx).scale(stride)
             stride *= dims[i]
+        if ctx.widened:
+            raise _Unknown   # (a widened unsigned value: left to the check)
         self.holds_at(where + [sub], ctx, pcons)
         return _Form(flat, ctx.cons)
 

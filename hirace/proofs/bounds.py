@@ -18,12 +18,21 @@ the `if`s around the access say (a comparison as written, its negation in the `e
 `a != b` or the `else` of `a == 0 && b == 0`, as its cases, each of which must leave the index inside). The access is inside when for every subscript neither
 `i < 0` nor `i >= E` has an integer solution (affine.feasible, which answers "none" only when it has
 shown there is none). Where that needs the block to fit the array, the proof is tried again with
-`blockDim.d <= E - l` for each coordinate d the subscript names (l = 0, 1, 2, 3: `temp[tx + 1]` needs
-the block one narrower than the array), and the site carries that condition
+`blockDim.d + l <= E` for each coordinate d the subscript names (l = 0, 1, 2, 3: `temp[tx + 1]` needs
+the block one narrower than the array; written so, not as `E - l`, which wraps below zero where E is a
+template's extent smaller than l), and the site carries that condition
 (conditions.Inside), which the version's host test checks before the version runs. A subscript in
-bounds at every level puts the flattened offset in [0, E0 * E1 * ...) whatever wrapping the index
-types do: a value shown in [0, E) as an integer is that value in any C++ integer type wide enough to
-hold E, and a narrowing cast is not followed (lin refuses it).
+bounds at every level puts the flattened offset in [0, E0 * E1 * ...): a value shown in [0, E) as an
+integer is that value in any C++ integer type wide enough to hold E. Where the arithmetic of the
+types and of the integers part: a narrowing cast is not followed (lin refuses it); an unsigned value
+widened inside a subscript (`(long long)(tx - 1) + 1`) must itself be shown in [0, 2^bits); a condition
+that widens one says nothing; an unsigned comparison counts only with both sides shown in [0, 2^bits);
+a loop's condition bounds its variable only through casts that keep every value (`(signed char)i <
+16` does not); a uniform expression that is not linear is an unknown named by its text and the
+declarations it names (a shadowing local is another), and is refused where its text names a macro;
+a local's assignment is followed only outside `switch` statements (a case label enters past it); a
+change of a name in parentheses (`(i) = 100`) is a change of it (intervals.assignments). Each of these
+once let a proof through, as the review of the first version found (tests/test_bounds.py).
 
 Anything the forms do not follow keeps the site's bounds test: an index read from memory, a loop
 variable the loop's body changes, a `while` loop's variable, an access through a pointer to the
@@ -134,9 +143,13 @@ def _inside(an: ApartAnalysis, sub: cindex.Cursor, decl: cindex.Cursor, dims: li
         if lv is not None:   # (a loop not followed: an index naming its variable is refused, lin)
             ctx.subst[lv.var] = an._round_value(lv, f, an.anc.get(f.hash, []) + [f], ctx, "U:")
     values = [an.lin(i, where + [sub], ctx) for i in idx]
+    widened = list(ctx.widened)   # (the subscripts' own: not what the guards widen)
     an.holds_at(where + [sub], ctx, [])
     known = ctx.cons + _thread_ranges()
     splits = ctx.ors[:_MAX_SPLITS]
+    for v, bits in widened:   # an unsigned value widened in a subscript is its integer only in [0, 2^bits)
+        if not (_none(known + [v.scale(-1).shift(-1)], splits) and _none(known + [v.shift(-(1 << bits))], splits)):
+            return None
     caps: list[tuple[str, int, int]] = []
     for level, (v, extent) in enumerate(zip(values, dims)):
         fits = [dims[lv].shift(-less) - Lin.var(f"U:bd{d}") for d, lv, less in caps]

@@ -51,15 +51,16 @@ class OwnWord(Condition):
 class Inside(Condition):
     """An access to a declared array whose index a proof shows inside the array (bounds.py) where the
     block's extent in each dimension of `caps` fits the array's extent at its level, less l: `(d,
-    level, l)`, `blockDim.d <= sizeof(A[0]...) / sizeof(A[0][0]...) - l` with `level` subscripts before
+    level, l)`, `blockDim.d + l <= sizeof(A[0]...) / sizeof(A[0][0]...)` with `level` subscripts before
     the division's right operand. No caps: in every launch."""
     array: str
     caps: tuple[tuple[str, int, int], ...] = ()
 
     def device(self, ns: str = "::hirace::") -> str:
         a = self.array
-        fits = [f"blockDim.{d} <= sizeof({a}{'[0]' * level}) / sizeof({a}{'[0]' * (level + 1)})"
-                + (f" - {less}" if less else "") for d, level, less in self.caps]
+        # (`blockDim.x + l <= extent`, not `blockDim.x <= extent - l`: an extent below l must not wrap)
+        fits = [f"blockDim.{d}" + (f" + {less}" if less else "") +
+                f" <= sizeof({a}{'[0]' * level}) / sizeof({a}{'[0]' * (level + 1)})" for d, level, less in self.caps]
         return "(" + (" && ".join(fits) or "true") + ")"
 
 

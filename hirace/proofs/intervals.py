@@ -180,13 +180,28 @@ def _inside(span: Span, outer: Span) -> bool:
 
 
 def assignments(prog: Program, body: Span) -> dict[str, list]:
-    """The operators in `body` that change a name (`=`, `+=`, `++` ...), by the name as written."""
+    """The operators in `body` that change a name (`=`, `+=`, `++` ...), by the name as written, without
+    blanks or the parentheses around it (`(i) = 100` changes i)."""
     src = prog.unit.source(body.file)
     out: dict[str, list] = {}
     for o in prog.operators:
         if _inside(o.span, body) and o.assigns():
-            out.setdefault(src.text(o.operands[0].start, o.operands[0].end).strip(), []).append(o)
+            out.setdefault(_bare_name(src.text(o.operands[0].start, o.operands[0].end)), []).append(o)
     return out
+
+
+def _bare_name(text: str) -> str:
+    """An operand's text without blanks and without the parentheses that enclose all of it."""
+    t = re.sub(r"\s+", "", text)
+    while t.startswith("(") and t.endswith(")"):
+        depth = 0
+        for i, ch in enumerate(t):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0 and i < len(t) - 1:
+                return t   # (two groups: `(a)+(b)`)
+        t = t[1:-1]
+    return t
 
 
 class KernelFacts:
