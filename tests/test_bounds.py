@@ -30,6 +30,19 @@ def inside(tmp_path, body: str) -> dict[str, tuple]:
             if (k := (a.span.file, a.span.start, a.span.end)) in found}
 
 
+def _after_a_tile(body: str) -> str:
+    """A kernel that loads a 16-word tile, one word a thread, then runs `body` (which reads it into v)."""
+    return f"""
+__global__ void k(int *m) {{
+  __shared__ int s[16];
+  int v = 0;
+  s[threadIdx.x] = m[threadIdx.x];
+  __syncthreads();
+  {body}
+  m[threadIdx.x + 16] = v;
+}}"""
+
+
 TILES = """
 template <int B> __global__ void mm(const float *a, float *c, int n) {
   __shared__ float as[B][B + 1];
@@ -69,16 +82,7 @@ def test_a_templates_tiles_read_in_its_inner_loop_are_inside_where_the_block_fit
     ("for (int i = 15; i >= 0; --i) v += s[i];", True),
 ])
 def test_what_the_proof_shows_and_what_keeps_the_bounds_test(tmp_path, body, shown):
-    src = f"""
-__global__ void k(int *m) {{
-  __shared__ int s[16];
-  int v = 0;
-  s[threadIdx.x] = m[threadIdx.x];
-  __syncthreads();
-  {body}
-  m[threadIdx.x + 16] = v;
-}}"""
-    found = inside(tmp_path, src)
+    found = inside(tmp_path, _after_a_tile(body))
     reads = {t for t in found if t.startswith("read s[")}
     assert bool(reads) == shown, found
 
@@ -94,16 +98,7 @@ __global__ void k(int *m) {{
     "int i = 0; if (m[0] == 0) (i) = 100; v = s[i];",                # a parenthesized assignment
 ])
 def test_what_once_passed_for_inside_and_is_not(tmp_path, body):
-    src = f"""
-__global__ void k(int *m) {{
-  __shared__ int s[16];
-  int v = 0;
-  s[threadIdx.x] = m[threadIdx.x];
-  __syncthreads();
-  {body}
-  m[threadIdx.x + 16] = v;
-}}"""
-    found = inside(tmp_path, src)
+    found = inside(tmp_path, _after_a_tile(body))
     assert not {t for t in found if t.startswith("read s[")}, found
 
 

@@ -206,27 +206,32 @@ class Scope:
         if (not self.ops or self.decls.get(name) != 1 or name in self.aliased or decl.type.get_canonical().kind not in INTS
                 or address_taken(name, self.body_text)):
             raise _NotLinear
-        defs, assignments = [], 0   # (where it ends, the value), in order; top-level `name = ...;`
+        defs = self._definitions(decl)
+        changes = list(self._assigns(name))
+        if any(o.op != "=" for o in changes) or len(changes) != sum(1 for st, _ in defs if st.kind != CK.DECL_STMT):
+            raise _NotLinear   # changed elsewhere than by the body's own statements
+        before = [v for st, v in defs if st.extent.end.offset <= use.extent.start.offset]
+        if not before:
+            raise _NotLinear
+        return before[-1]
+
+    def _definitions(self, decl: cindex.Cursor) -> list[tuple[cindex.Cursor, cindex.Cursor]]:
+        """The kernel's top-level statements that give a local its value, in order: its declaration
+        with an initializer, and `name = E;` (any other operator there: _NotLinear), each with E."""
+        defs = []
         for st in self.top:
             if st.kind == CK.DECL_STMT and any(d == decl for d in st.get_children()):
                 init = [k for k in decl.get_children() if k.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF)]
                 if len(init) == 1:
-                    defs.append((st.extent.end.offset, init[0]))
+                    defs.append((st, init[0]))
             elif st.kind == CK.BINARY_OPERATOR:
                 kids = list(st.get_children())
                 if len(kids) == 2 and _bare(kids[0]).kind == CK.DECL_REF_EXPR and _bare(kids[0]).referenced == decl:
                     op = self.text(st)[len(self.text(kids[0])):].lstrip()
                     if not op.startswith("=") or op.startswith("=="):
                         raise _NotLinear
-                    defs.append((st.extent.end.offset, kids[1]))
-                    assignments += 1
-        changes = list(self._assigns(name))
-        if any(o.op != "=" for o in changes) or len(changes) != assignments:
-            raise _NotLinear   # changed elsewhere than by the body's own statements
-        before = [v for end, v in defs if end <= use.extent.start.offset]
-        if not before:
-            raise _NotLinear
-        return before[-1]
+                    defs.append((st, kids[1]))
+        return defs
 
     def loop_term(self, decl: cindex.Cursor, loop: cindex.Cursor) -> tuple[str, str, str]:
         """(L, S, count) of a counted loop `for (int i = L; i < U; i += S)` whose variable is `decl`:
@@ -341,24 +346,11 @@ class Scope:
             raise _NotLinear   # (the use after the step: a round later)
         # the value before the loop: the last top-level definition before it, with no such loop between
         start = loop.extent.start.offset
-        defs = [st for st in self.top if st.extent.end.offset <= start and
-                (st.kind == CK.DECL_STMT and any(d == decl for d in st.get_children()) or
-                 st.kind == CK.BINARY_OPERATOR and _bare(next(st.get_children())).kind == CK.DECL_REF_EXPR and
-                 _bare(next(st.get_children())).referenced == decl)]
-        if not defs or any(defs[-1].extent.end.offset <= st.extent.start.offset and st.extent.end.offset <= start
+        defs = [(st, v) for st, v in self._definitions(decl) if st.extent.end.offset <= start]
+        if not defs or any(defs[-1][0].extent.end.offset <= st.extent.start.offset and st.extent.end.offset <= start
                            for st, _, _ in steps.values()):
             raise _NotLinear
-        last_def = defs[-1]
-        if last_def.kind == CK.DECL_STMT:
-            init = [k for k in decl.get_children() if k.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF)]
-        else:
-            init = list(last_def.get_children())[1:]
-            if not _norm(self.text(last_def)[len(self.text(next(last_def.get_children()))):]).startswith("=") or \
-                    _norm(self.text(last_def)[len(self.text(next(last_def.get_children()))):]).startswith("=="):
-                raise _NotLinear
-        if len(init) != 1:
-            raise _NotLinear
-        return init[0], steps[loop.hash][1], loop
+        return defs[-1][1], steps[loop.hash][1], loop
 
     def text(self, c: cindex.Cursor) -> str:
         sp = self.unit.span_of(c)
