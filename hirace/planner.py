@@ -25,7 +25,7 @@ from instrument.frontend.parse import WAITING_OBJECTS
 from instrument.frontend.query import GROUP_SYNC, Program
 from instrument.frontend.rewrite import EditPlan, one_line
 
-from . import pointer_launches, sites as site_table
+from . import buffer_widths, pointer_launches, sites as site_table
 from .proofs import quiet_version, rules
 from .proofs.conditions import Condition, OwnIndex
 from .proofs.facts import FactTable
@@ -40,8 +40,8 @@ _DEFAULT_STREAMS = {"0", "0x0", "NULL", "nullptr", "cudaStreamLegacy", "cudaStre
 _ZERO_STREAMS = {"0", "0x0", "NULL", "nullptr", "cudaStreamDefault"}
 # a stream expression hirace may evaluate once more without changing the program: names, members, subscripts
 _PLAIN = re.compile(r"[A-Za-z_][\w\s.:\[\]]*(?:->[\w\s.:\[\]]*)*")
-# a kernel argument hirace may evaluate once more: no call, cast, assignment, increment or decrement
-_PLAIN_ARG = re.compile(r"[\w\s.:\[\]+\-*&>]+")
+# a kernel argument hirace may evaluate once more: no call, assignment, increment or decrement
+_PLAIN_ARG = re.compile(r"[\w\s.:\[\]+\-*&>()]+")   # (parentheses: a cast, a grouping; never a call: _plain_arg)
 _MACRO_ARG = re.compile(r"[\w\s.:\[\]+\-*&>/%(),]+")   # (with a pure macro's call: its parentheses and commas)
 # runtime and driver functions that launch kernels without `<<<>>>` (or replay captured launches)
 _LAUNCH_API = re.compile(rb"\bcu(?:da)?(?:Launch|Graph|StreamBeginCapture)\w*")
@@ -202,6 +202,11 @@ class HiracePlanner:
                                rule, cond, why, inside))
         return sid
 
+    def per_buffer(self) -> bool:
+        """Whether each buffer's shadow takes its own granularity (host_granularity.h): not where hirace.toml
+        sets one, nor in a unit built by itself (it cannot know the others' accesses)."""
+        return not self.unit_mode and not self.config.granularity
+
     def granularity(self) -> int:
         if self.unit_mode:
             # every unit of a program must share the shadow's layout, and a unit cannot know the
@@ -212,6 +217,9 @@ class HiracePlanner:
     def defines(self) -> list[str]:
         """What the runtime must be built with, known once the program is planned."""
         out = [define(Macro.HIRACE_GRANULARITY_SHIFT, self.granularity().bit_length() - 1)]
+        if self.per_buffer() and not self.streams:   # (buffers start at 4-byte words, made finer at launches:
+            # buffer_widths.py; not where footprints and host accesses count the program's words: host_alloc.h)
+            out.append(define(Macro.HIRACE_BUFFER_SHIFT, buffer_widths.BUFFER_SHIFT))
         if self.lower_cpu or self.config.sites_ran:
             out.append(define(Macro.HIRACE_SITES_RAN, 1))   # (each site notes that it ran: launch_state.h `ran`)
         if not self.unit_mode:
@@ -459,7 +467,8 @@ class HiracePlanner:
             self.quiet_versions.setdefault((k.span.file, k.span.line, k.name), {"why": v.why if not v else "", "launches": []})
             if v:
                 versions[k.name] = v
-        self._plan_kernel_entries(prog, plan, facts, versions, entered)
+        widths = buffer_widths.kernel_widths(prog, facts.kernel_facts, reach) if self.per_buffer() else {}
+        self._plan_kernel_entries(prog, plan, facts, versions, entered, widths)
         for ls in prog.launches:
             s = src(ls.span.file)
             cfg = [one_line(s.text(x.start, x.end)) for x in ls.config_args]
@@ -482,6 +491,7 @@ class HiracePlanner:
                     version = pointer_launches.launch_texts(prog, ls, cfg, args, self.lower_cpu)
             if version:
                 quiet_args += version[0]
+            quiet_args += _widths_args(ls, s, widths.get(ls.kernel), unit)
             site = self._stream_launch(plan, ls.config_args[3] if len(ls.config_args) > 3 else None, cfg[3], ls.span)
             name = f'"{ls.kernel}"'
             if through_pointer:   # (reports name the kernel it points to)
@@ -663,14 +673,17 @@ class HiracePlanner:
                 self.min_size = 1   # (a range may start at any byte)
 
     def _plan_kernel_entries(self, prog: Program, plan: EditPlan, facts: FactTable, versions: dict,
-                             entered: dict) -> None:
-        """Each kernel's quiet parameters and version, registered by its address for launches through
-        a kernel pointer (pointer_launches.py), right after its definition (and its version's)."""
+                             entered: dict, widths: dict) -> None:
+        """Each kernel's quiet parameters, buffer widths and version, registered by its address for
+        launches through a kernel pointer (pointer_launches.py), right after its definition (and its
+        version's)."""
         for k in prog.kernels:
             found = [kp for kp in facts.params.values() if kp.kernel.name == k.name]
             v = versions.get(k.name) if self.lower_cpu or entered.get(k.name, False) else None
+            w = widths.get(k.name)
             text = pointer_launches.entry_text(
-                prog, k, lambda args, f=found: _quiet_params_text(f[0], args) if len(f) == 1 else "", v)
+                prog, k, lambda args, f=found, w=w: (_quiet_params_text(f[0], args) if len(f) == 1 else "") +
+                (w.text(args) if w is not None else ""), v)
             if text is None:
                 continue
             data = prog.unit.source(k.span.file).data
@@ -835,6 +848,17 @@ def _quiet_args(ls, s, found, unit) -> str:
     return _quiet_params_text(kp, args)
 
 
+def _widths_args(ls, s, w, unit) -> str:
+    """`::hirace::host::buffer_widths(...), ` for a launch of a kernel whose widths `w` the planner
+    knows (buffer_widths.py), when the arguments it names can be evaluated once more; else ''."""
+    if w is None or any(i >= len(ls.args) for i, _ in w.params):
+        return ""
+    args = [one_line(s.text(x.start, x.end)).strip() for x in ls.args]
+    if not all(_plain_arg(ls.args[i], args[i], unit) for i, _ in w.params):
+        return ""
+    return w.text(args)
+
+
 def _plain_arg(x, text: str, unit) -> bool:
     """Can a launch's argument be evaluated once more (no call, assignment, increment, nor macro but
     those whose expansion has none: `MIN(a, b - t)`, parse.py _pure_macro)?"""
@@ -844,7 +868,7 @@ def _plain_arg(x, text: str, unit) -> bool:
     names = {m.name for m in macros}
     calls = [n for n in re.findall(r"([A-Za-z_]\w*)\s*\(", text) if n not in names]
     return bool(_PLAIN_ARG.fullmatch(text) or (names and _MACRO_ARG.fullmatch(text))) and not calls and \
-        "++" not in text and "--" not in text
+        "++" not in text and "--" not in text and not re.search(r"\)\s*\(", text)
 
 
 def _quiet_params_text(kp, args: list[str]) -> str:

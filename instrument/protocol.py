@@ -275,6 +275,7 @@ def bit_row_words(flag_bytes: int, barrier_flag_bytes: int) -> int:
 
 class Macro(StrEnum):
     HIRACE_GRANULARITY_SHIFT = "HIRACE_GRANULARITY_SHIFT"
+    HIRACE_BUFFER_SHIFT = "HIRACE_BUFFER_SHIFT"
     HIRACE_SITES_RAN = "HIRACE_SITES_RAN"
     HIRACE_SITE_COUNT = "HIRACE_SITE_COUNT"
     HIRACE_UNITS = "HIRACE_UNITS"
@@ -307,7 +308,12 @@ class MacroDoc:
 
 MACROS: dict[Macro, MacroDoc] = {
     Macro.HIRACE_GRANULARITY_SHIFT: MacroDoc("hirace/host_alloc.h", 2, "hirace/planner.py",
-                                             "log2 of the bytes one shadow word covers"),
+                                             "log2 of the bytes one shadow word covers: shared memory's, and the "
+                                             "finest a buffer's takes"),
+    Macro.HIRACE_BUFFER_SHIFT: MacroDoc("hirace/host_alloc.h", -1, "hirace/planner.py",
+                                        "log2 of the bytes a buffer's shadow word covers when it is allocated, made "
+                                        "finer before a launch that may touch it with narrower accesses "
+                                        "(hirace/host_granularity.h); -1: HIRACE_GRANULARITY_SHIFT's, for every buffer"),
     Macro.HIRACE_SITES_RAN: MacroDoc("hirace/launch_state.h", 0, "hirace/planner.py",
                                      "1: each site notes that it ran (`ran`; always on the cpu backend)"),
     Macro.HIRACE_SITE_COUNT: MacroDoc("hirace/host_launch.h", 0, "hirace/planner.py",
@@ -406,8 +412,9 @@ def _record(tag: str, help: str, *fields: str) -> LogRecord:
 
 
 HIRACE_LOG = (
-    _record("buffer", "a tracked allocation, and where the program made it (line 0: unknown)", "id:size",
-            "name:str", "size:size", "file:str", "line:uint"),
+    _record("buffer", "a tracked allocation, and where the program made it (line 0: unknown); granularity: the "
+            "bytes one word of its shadow covered last (hirace/host_granularity.h)", "id:size",
+            "name:str", "size:size", "file:str", "line:uint", "granularity:uint"),
     _record("launch", "a checked launch; quiet 1: it ran its kernel's quiet version (hirace/quiet_version.py); "
             "failed 1: the launch itself failed (a bad configuration): its kernel never ran",
             "id:size", "kernel:str", "grid:dim3", "block:dim3", "dropped:uint", "wrapped:uint", "memory_dropped:uint",

@@ -27,10 +27,11 @@ inline namespace HIRACE_UNIT_CONFIG {   // (config.h: this unit's configuration'
 #endif
 
 // The shadow update and site slots of the words an access covers, [offset, offset + size) of its
-// buffer or shared window (`shadow`, `sites`: the window's or buffer's; `sites` null without slots),
-// by thread `tid` of block `bid` with clocks `clk`. Inlined where the check knows the memory space.
+// buffer or shared window (`shadow`, `sites`: the window's or buffer's; `sites` null without slots;
+// a word of 1 << `shift` bytes), by thread `tid` of block `bid` with clocks `clk`. Inlined where the
+// check knows the memory space.
 HIRACE_PART CCTK_D inline void check_words(unsigned long long *shadow, unsigned *sites, long long offset, unsigned size,
-                               unsigned site, fsm::Access kind, bool then_write, unsigned tid, unsigned bid,
+                               unsigned shift, unsigned site, fsm::Access kind, bool then_write, unsigned tid, unsigned bid,
                                const unsigned *clk, unsigned space, unsigned buffer
 #if HIRACE_MEMORY_SYNC   // (the launch's record of synchronisation through memory, where it follows the thread)
                                , const memsync::MemorySync *mem
@@ -45,15 +46,15 @@ HIRACE_PART CCTK_D inline void check_words(unsigned long long *shadow, unsigned 
   const unsigned epoch = 0;   // (no grid.sync() in the program's units: two registers fewer in every check)
 #endif
   ThreadCtx c{tid, L.block_base + epoch + bid, BlockWord::count(clk[0]), clk[1], 32, L.block_base + epoch};
-  unsigned long long first = (unsigned long long)offset >> L.granularity_shift;
-  unsigned long long last = ((unsigned long long)offset + (size ? size : 1) - 1) >> L.granularity_shift;
+  unsigned long long first = (unsigned long long)offset >> shift;
+  unsigned long long last = ((unsigned long long)offset + (size ? size : 1) - 1) >> shift;
   unsigned me = ((L.site_base + epoch + bid) << kSiteTidBits) | c.tid;
   const unsigned first_me = (L.site_base + epoch) << kSiteTidBits;   // a slot thread below it: an earlier launch's
   for (unsigned pass = 0; pass < (then_write ? 2u : 1u); ++pass) {
     if (pass) kind = fsm::kWrite;
     const unsigned mine = site_word(site, kind, c);
     for (unsigned long long w = first; w <= last; ++w) {
-      ShadowWord prior;
+      ShadowWord prior;   // (INIT: the update leaves RACE in it only where the word was in RACE already)
       SiteSlots *e = (L.prior_sites && sites) ? reinterpret_cast<SiteSlots *>(sites) + w : nullptr;
       SiteSlots slot = e ? *e : SiteSlots{~0u, ~0u, ~0u, ~0u};   // one 16-byte load
       bool last_live = slot.last_thread != ~0u && slot.last_thread >= first_me;
@@ -63,7 +64,7 @@ HIRACE_PART CCTK_D inline void check_words(unsigned long long *shadow, unsigned 
       if (!HIRACE_BENCH_NO_SHADOW_UPDATE && update(&shadow[w], c, kind, &prior)) {
 #endif
         RaceRecord r{site, ~0u, c.tid, bid, prior.tid(), prior.bid() - c.base,
-                     prior.state(), unsigned(kind), space, buffer, w << L.granularity_shift, 1u, L.slot};
+                     prior.state(), unsigned(kind), space, buffer, w << shift, 1u, L.slot};
         if (e) {   // the slots' access by the thread the record names, else another that can race with this one
           unsigned named = ((prior.bid() - L.block_base + L.site_base) << kSiteTidBits) | prior.tid();   // (epoch too)
           bool last_ok = may_race(slot.last_thread, slot.last_site, me, mine, first_me, c.warp_size);
@@ -82,8 +83,11 @@ HIRACE_PART CCTK_D inline void check_words(unsigned long long *shadow, unsigned 
       // a third thread while the slots already name two others of this launch, keeps them (a gather
       // that many threads read at one site would otherwise rewrite the word's slots at every access:
       // spmv 48x against 18x): any later race still finds another thread's access of this launch there.
+      // A word in RACE was reported and says nothing more in this launch: its slots stay (bfs's frontier
+      // threads all write one flag, `*over = true`, each rewriting its slots after the race).
       bool other_live = slot.other_thread != ~0u && slot.other_thread >= first_me && slot.other_thread != me;
-      if (e && !(kind == fsm::kRead && last_live && other_live && slot.last_site == mine && slot.last_thread != me)) {
+      if (e && prior.state() != fsm::kRace &&
+          !(kind == fsm::kRead && last_live && other_live && slot.last_site == mine && slot.last_thread != me)) {
         if (slot.last_thread != me)
           *e = last_live ? SiteSlots{mine, me, slot.last_site, slot.last_thread} : SiteSlots{mine, me, ~0u, ~0u};
         else if (slot.last_site != mine)
@@ -147,9 +151,9 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
 #if HIRACE_MEMORY_SYNC
       kind = volatile_kind(kind, how, loc.space, &then_write);
 #endif
-      check_words(loc.shadow, loc.sites, loc.offset, size, site, kind, then_write, tid, bid, shared_area() + 2 * tid,
-                  loc.space, loc.buffer HIRACE_MEMORY_ARGS(mem));
-      HIRACE_AFTER_CHECK(loc.shadow + ((unsigned long long)loc.offset >> L.granularity_shift));
+      check_words(loc.shadow, loc.sites, loc.offset, size, loc.shift, site, kind, then_write, tid, bid,
+                  shared_area() + 2 * tid, loc.space, loc.buffer HIRACE_MEMORY_ARGS(mem));
+      HIRACE_AFTER_CHECK(loc.shadow + ((unsigned long long)loc.offset >> loc.shift));
       return true;
     }
   }
@@ -192,15 +196,15 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
 #endif
 #if defined(CUDAEMU) && HIRACE_STREAMS   // (the launch's footprint, for the stream relation: host_streams.h)
   if (loc.space == kGlobal && loc.buffer != kNoBuffer)
-    footprint::note(loc.buffer, loc.offset, size, unsigned(kind), then_write, loc.limit, L.granularity_shift);
+    footprint::note(loc.buffer, loc.offset, size, unsigned(kind), then_write, loc.limit, loc.shift);
 #elif HIRACE_STREAMS && defined(__CUDA_ARCH__)   // (the gpu backend's: in device memory, stream_footprint.h)
   if (loc.space == kGlobal && loc.buffer != kNoBuffer)
     footprint::note(L.footprints, L.footprint_touched, loc.buffer, loc.offset, size, unsigned(kind), then_write,
-                    loc.limit, L.granularity_shift);
+                    loc.limit, loc.shift);
 #endif
-  check_words(loc.shadow, loc.sites, loc.offset, size, site, kind, then_write, tid, bid, thread_clocks(), loc.space,
-              loc.buffer HIRACE_MEMORY_ARGS(mem));
-  HIRACE_AFTER_CHECK(loc.shadow + ((unsigned long long)loc.offset >> L.granularity_shift));
+  check_words(loc.shadow, loc.sites, loc.offset, size, loc.shift, site, kind, then_write, tid, bid, thread_clocks(),
+              loc.space, loc.buffer HIRACE_MEMORY_ARGS(mem));
+  HIRACE_AFTER_CHECK(loc.shadow + ((unsigned long long)loc.offset >> loc.shift));
   return true;
 }
 #undef HIRACE_MEMORY_ARGS

@@ -11,9 +11,15 @@
 namespace hirace {
 namespace host {
 
+// The shadow's granularity: kShift, the program's narrowest access (shared memory's, and the finest a
+// buffer takes); kBufferShift, a buffer's when it is allocated, made finer before a launch that may
+// touch it with narrower accesses (host_granularity.h). One for all where the planner gives no second
+// (HIRACE_BUFFER_SHIFT -1): hirace.toml's granularity, units built by themselves, and programs whose host
+// order of operations is followed (HIRACE_STREAMS: footprints and host accesses count the program's words).
 constexpr unsigned kShift = HIRACE_GRANULARITY_SHIFT;
+constexpr unsigned kBufferShift = HIRACE_BUFFER_SHIFT < HIRACE_GRANULARITY_SHIFT ? kShift : unsigned(HIRACE_BUFFER_SHIFT);
 
-inline size_t shadow_words(size_t bytes) { return (bytes + (1u << kShift) - 1) >> kShift; }
+inline size_t shadow_words(size_t bytes, unsigned shift = kShift) { return (bytes + (1u << shift) - 1) >> shift; }
 
 // hirace's own device memory: allocated through the API's parenthesized name (which the
 // tracking macros leave alone) and listed, so that an access of the program that lands there
@@ -91,15 +97,21 @@ inline bool evict_sites() {
   return true;
 }
 
+// A buffer's shadow (all INIT) and prior-site slots (all empty) at its granularity b.shift
+inline void shadow_buffer(Buffer &b) {
+  State &s = state();
+  size_t words = shadow_words(b.size, b.shift);
+  if (!words) return;
+  b.shadow = static_cast<unsigned long long *>(tool_alloc(words * 8, "shadow of a buffer", b.file.c_str(), b.line));
+  check_cuda(cudaMemset(b.shadow, 0, words * 8), "shadow reset");
+  if (s.prior_sites && !s.sites_evicted) b.sites = site_slots(words * 4 * kSiteSlots);
+}
+
 inline int add_buffer(void *base, size_t size, const char *name, size_t redzone, const char *file, unsigned line) {
   State &s = state();
   Buffer b{base, size, nullptr, nullptr, name ? name : "?", true, redzone, file ? file : "", line};
-  size_t words = shadow_words(size);
-  if (words) {
-    b.shadow = static_cast<unsigned long long *>(tool_alloc(words * 8, "shadow of a buffer", b.file.c_str(), b.line));
-    check_cuda(cudaMemset(b.shadow, 0, words * 8), "shadow reset");
-    if (s.prior_sites && !s.sites_evicted) b.sites = site_slots(words * 4 * kSiteSlots);
-  }
+  b.shift = kBufferShift;
+  shadow_buffer(b);
   s.buffers.push_back(b);
   ++s.generation;
   return int(s.buffers.size() - 1);

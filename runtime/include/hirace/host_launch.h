@@ -7,6 +7,7 @@
 #define HIRACE_HOST_LAUNCH_H
 
 #include "host_quiet.h"
+#include "host_granularity.h"   // the shadow's granularity per buffer, refined before a launch
 #include "host_readback.h"
 #include "memory_sync.h"
 #include "cpu_shared.h"
@@ -96,7 +97,7 @@ inline void prepare_memory_sync(const char *name, bool follow, unsigned long lon
 inline void reset_shadows() {
   State &s = state();
   for (const Buffer &b : s.buffers)
-    if (b.live && b.shadow) check_cuda(cudaMemset(b.shadow, 0, shadow_words(b.size) * 8), "shadow reset");
+    if (b.live && b.shadow) check_cuda(cudaMemset(b.shadow, 0, shadow_words(b.size, b.shift) * 8), "shadow reset");
   if (s.d_shared) check_cuda(cudaMemset(s.d_shared, 0, s.d_shared_bytes), "shared-memory shadow reset");
 }
 
@@ -149,6 +150,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   if (state().capturing > 0) {   // recorded into a graph, not run now (see begin_capture)
     state().captured_now = true;
     ++state().captured_launches;
+    pending_widths() = LaunchWidths{};   // (its node's launch passes none: every buffer then as fine as any access)
     return;
   }
   init();
@@ -163,6 +165,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   s.pending_device = device;
   for (Symbol &sym : s.symbols)
     if (sym.buffer < 0) sym.buffer = add_buffer(sym.address(), sym.size, sym.name, 0, sym.file, sym.line);
+  refine_for_launch();   // (before the range table: a buffer made finer has a new shadow)
   bool enabled = kernel_selected(name);
   LaunchState quiet{};
   take_quiet_args(quiet);   // this launch's quiet parameters, if its arguments were given
@@ -242,7 +245,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   if (sites) {   // the slots are numbered by launch as the shadow is: cleared only when the numbering is full
     if (s.site_base + blocks * epochs > kSiteBlocks) {
       for (const Buffer &b : s.buffers)
-        if (b.live && b.sites) check_cuda(cudaMemset(b.sites, 0xff, shadow_words(b.size) * 4 * kSiteSlots), "site shadow reset");
+        if (b.live && b.sites) check_cuda(cudaMemset(b.sites, 0xff, shadow_words(b.size, b.shift) * 4 * kSiteSlots), "site shadow reset");
       if (s.d_shared_sites) check_cuda(cudaMemset(s.d_shared_sites, 0xff, s.d_shared_sites_bytes), "site shadow reset");
       s.site_base = 0;
     }
@@ -311,11 +314,11 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
     for (size_t i = 0; i < s.buffers.size(); ++i) {
       const Buffer &b = s.buffers[i];
       if (b.live && b.shadow)
-        ranges.push_back(Range{(unsigned long long)b.base, b.size, b.redzone, b.shadow, b.sites, unsigned(i), kUserBuffer});
+        ranges.push_back(Range{(unsigned long long)b.base, b.size, b.redzone, b.shadow, b.sites, unsigned(i), kUserBuffer, b.shift});
     }
     // hirace's own memory is in the table too: an access of the program there is out of bounds
     for (const auto &t : s.tool_memory)
-      if (t.first != s.d_sinks) ranges.push_back(Range{(unsigned long long)t.first, t.second, 0, nullptr, nullptr, kNoBuffer, kToolMemory});
+      if (t.first != s.d_sinks) ranges.push_back(Range{(unsigned long long)t.first, t.second, 0, nullptr, nullptr, kNoBuffer, kToolMemory, kShift});
     std::sort(ranges.begin(), ranges.end(), [](const Range &a, const Range &b) { return a.base < b.base; });
     if (!ranges.empty())
       check_cuda(cudaMemcpy(s.d_ranges, ranges.data(), ranges.size() * sizeof(Range), cudaMemcpyHostToDevice),

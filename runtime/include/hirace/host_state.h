@@ -36,6 +36,7 @@ struct Buffer {
   std::string file;  // where the program allocated (declared) it; line 0: unknown
   unsigned line;
   int kind = -1;     // how the program allocated it (alloc_hooks.h AllocKind); -1: a __device__ variable
+  unsigned shift = 0;   // its shadow word covers 1 << shift bytes (host_alloc.h kBufferShift, refine_buffer)
 };
 
 struct Symbol {

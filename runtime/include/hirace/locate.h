@@ -19,6 +19,7 @@ struct Location {
   unsigned long long limit;  // bytes in the buffer / shared window
   unsigned space, buffer;
   long long floor;           // the lowest offset of the program's (the window's reserved bytes lie below)
+  unsigned shift;            // a shadow word covers 1 << shift bytes: the buffer's (host_granularity.h), the launch's in shared memory
 };
 
 CCTK_D inline bool inside(const Location &loc, unsigned size) {
@@ -38,7 +39,7 @@ CCTK_D inline Location smem_window(unsigned long long off) {
                                  : nullptr;
   return Location{area + L.threads_per_block - floor_words, sites, (long long)off,
                   (L.shared_slice_words + floor_words) << L.granularity_shift, kShared, kNoBuffer,
-                  (long long)L.shared_floor};
+                  (long long)L.shared_floor, L.granularity_shift};
 }
 #endif
 
@@ -57,7 +58,7 @@ HIRACE_PART CCTK_D inline bool locate(const void *p, Location *loc) {
       return true;
     }
     *loc = Location{L.shared_shadow + slice, sites, (long long)off, L.shared_slice_words << L.granularity_shift,
-                    kShared, kNoBuffer, 0};
+                    kShared, kNoBuffer, 0, L.granularity_shift};
     return true;
   }
 #elif defined(CUDAEMU)
@@ -65,7 +66,7 @@ HIRACE_PART CCTK_D inline bool locate(const void *p, Location *loc) {
   if (::cudaemu::shared_offset(p, &off) || ::cudaemu::shared_guard_offset(p, &off)) {
     unsigned long long slice = L.shared_slice_words * ::cudaemu::detail::g_slot;
     *loc = Location{L.shared_shadow + slice, L.shared_sites ? L.shared_sites + kSiteSlots * slice : nullptr, (long long)off,
-                    (unsigned long long)::cudaemu::detail::kSharedWindow, kShared, kNoBuffer, 0};
+                    (unsigned long long)::cudaemu::detail::kSharedWindow, kShared, kNoBuffer, 0, L.granularity_shift};
     return true;
   }
 #endif
@@ -94,10 +95,10 @@ HIRACE_PART CCTK_D inline bool locate(const void *p, Location *loc) {
   const Range &r = L.ranges[lo - 1];
   if (a >= r.base + r.size + r.redzone) return false;
   if (r.kind == kToolMemory) {  // no buffer of the program: an access here is out of bounds
-    *loc = Location{nullptr, nullptr, -1, 0, kGlobal, kNoBuffer, 0};
+    *loc = Location{nullptr, nullptr, -1, 0, kGlobal, kNoBuffer, 0, L.granularity_shift};
     return true;
   }
-  *loc = Location{r.shadow, r.sites, (long long)(a - r.base), r.size, kGlobal, r.id, 0};
+  *loc = Location{r.shadow, r.sites, (long long)(a - r.base), r.size, kGlobal, r.id, 0, r.shift};
   return true;
 }
 

@@ -28,6 +28,7 @@ struct Range {
   unsigned *sites;  // kSiteSlots per word (only with prior_sites): see check()
   unsigned id;      // the host's buffer id, for reports
   unsigned kind;
+  unsigned shift;   // its shadow word covers 1 << shift bytes (host_granularity.h)
 };
 
 // A race as the device records it; the host turns it into a report.

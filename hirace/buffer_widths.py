@@ -1,0 +1,113 @@
+"""The narrowest access a launch may make through each pointer argument, for the shadow's
+granularity per buffer (runtime/include/hirace/host_granularity.h).
+
+A shadow word covers 1 << shift bytes of a buffer. It must be no wider than any access that touches
+the buffer (else two threads' neighbouring bytes would look like one word), and it is worth being as
+wide as that: an `int` buffer shadowed per byte makes each access four updates and its shadow four
+times larger. So a buffer starts at 4-byte words, and before each launch the host makes the buffers it
+may touch as fine as its narrowest accesses there, which this module finds per kernel:
+
+- an access in the kernel's own body through one of its pointer parameters, `p[i]`, `p[i].f`, `p->f`
+  (`readonly_params.member_or_element`: the parameter's own buffer, not a pointer loaded from it),
+  where the kernel never points `p` elsewhere (it may move it by numbers: still the same buffer), counts
+  for the buffer the launch's argument points into;
+- every other access counts for every buffer (`other`): through a pointer the kernel made or loaded, a
+  `__device__` variable, in a device function (wherever it is called from), a device memcpy or memset
+  (any byte), in a kernel the analysis cannot read.
+
+Shared, constant and local memory have no buffer (their granularity is the program's narrowest,
+HIRACE_GRANULARITY_SHIFT). An access's width is the largest power of two dividing its size, as for the
+program's granularity (a 12-byte element: 4; a size a template argument decides: 1). The planner passes
+the widths at each launch whose arguments it can evaluate once more (`buffer_widths(...)`); a launch
+without them makes every buffer as fine as the program's narrowest access.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from clang import cindex
+
+from .proofs.intervals import KernelFacts, _inside
+from .proofs.readonly_params import member_or_element
+from instrument.frontend.query import Function, Program
+
+TK = cindex.TypeKind
+
+BUFFER_SHIFT = 2          # a buffer's words when it is allocated: 4 bytes (HIRACE_BUFFER_SHIFT)
+NO_SPACE = ("shared", "constant", "local")
+
+
+def shift_of(size: int) -> int:
+    """log2 of the widest word an access of `size` bytes may share with no neighbour, at most 4 bytes."""
+    width = size & -size if size > 0 else 1
+    return min(width, 1 << BUFFER_SHIFT).bit_length() - 1
+
+
+@dataclass(frozen=True)
+class KernelWidths:
+    params: tuple[tuple[int, int], ...]   # (position, shift) of pointer parameters reached by narrower accesses
+    other: int                            # the shift of the narrowest access made by any other way
+
+    def text(self, args: list[str]) -> str:
+        """`::hirace::host::buffer_widths({arguments}, {shifts}, other), ` for argument texts `args`."""
+        addr = ", ".join(f"::hirace::host::arg_address({args[i]})" for i, _ in self.params)
+        shifts = ", ".join(f"{s}u" for _, s in self.params)
+        return f"::hirace::host::buffer_widths({{{addr}}}, {{{shifts}}}, {self.other}u), "
+
+
+def _elsewhere(prog: Program, kernels: set[str], reach: set[str]) -> int:
+    """The narrowest access of device code outside every kernel's own body (device functions) and
+    of any device memcpy or memset: each may touch any buffer in any launch."""
+    shift = BUFFER_SHIFT
+    for a in prog.accesses:
+        if a.function in reach and a.function not in kernels and a.space not in NO_SPACE:
+            shift = min(shift, shift_of(a.size))
+    if any(r.function in reach for r in prog.ranges):
+        shift = 0
+    return shift
+
+
+def _kernel(an: KernelFacts, k: Function, elsewhere: int) -> KernelWidths | None:
+    p = an.p
+    cur = an.cursors.get((k.body.file, k.body.start))
+    if cur is None:
+        return None
+    parms = [c for c in cur.get_children() if c.kind == cindex.CursorKind.PARM_DECL]
+    if [c.spelling for c in parms] != list(k.params):
+        return None
+    pointer = {c.spelling: i for i, c in enumerate(parms) if c.type.get_canonical().kind == TK.POINTER}
+    changed = an.changed(k.body) - set(an.rebased(k))
+    shared_ptrs = an.shared_pointers(k)
+    other = elsewhere
+    params: dict[int, int] = {}
+    for a in p.accesses:
+        if a.function != k.name or not _inside(a.span, k.body) or a.space in NO_SPACE:
+            continue
+        if a.space == "pointer" and a.base in shared_ptrs:
+            continue
+        s = shift_of(a.size)
+        if a.base in pointer and a.base not in changed and member_or_element(a):
+            i = pointer[a.base]
+            params[i] = min(params.get(i, BUFFER_SHIFT), s)
+        else:
+            other = min(other, s)
+    narrow = tuple(sorted((i, s) for i, s in params.items() if s < min(other, BUFFER_SHIFT)))
+    return KernelWidths(narrow, other)
+
+
+def kernel_widths(prog: Program, an: KernelFacts, reach: set[str]) -> dict[str, KernelWidths]:
+    """By kernel name, the widths of the kernels the analysis reads (one kernel of that name);
+    `reach`: the functions device code may run."""
+    names = [k.name for k in prog.kernels]
+    elsewhere = _elsewhere(prog, set(names), reach)
+    out = {}
+    for k in prog.kernels:
+        if names.count(k.name) != 1:
+            continue
+        try:
+            w = _kernel(an, k, elsewhere)
+        except (ValueError, AttributeError, KeyError, IndexError):   # an unknown construct: none
+            w = None
+        if w is not None:
+            out[k.name] = w
+    return out

@@ -1,0 +1,104 @@
+"""The shadow's granularity per buffer: what the planner finds per kernel (hirace/buffer_widths.py),
+what the launches pass, and what the host makes of it (runtime hirace/host_granularity.h)."""
+from __future__ import annotations
+
+import pytest
+from conftest import CUDA
+
+from hirace import runner
+from hirace.buffer_widths import KernelWidths, kernel_widths
+from hirace.config import Config
+from hirace.proofs.intervals import KernelFacts
+from hirace.results import collect
+from instrument import logs
+from instrument.backends.cpu import CpuBackend
+from instrument.frontend.parse import parse_file
+from instrument.frontend.query import query
+from instrument.protocol import HIRACE_LOG, Env
+
+
+def widths(tmp_path, text: str) -> dict[str, KernelWidths]:
+    src = tmp_path / "k.cu"
+    src.write_text(text)
+    prog = query(parse_file(src))
+    return kernel_widths(prog, KernelFacts(prog), prog.device_reachable())
+
+
+def test_a_parameters_narrow_accesses_count_for_its_buffer_alone(tmp_path):
+    assert widths(tmp_path, """
+struct P { short a; char b; };
+__global__ void k(const bool *m, int *c, const P *p, double *d, short *s) {
+  int i = threadIdx.x;
+  if (m[i]) c[i] = p[i].b + p->a + (int)d[i];
+  s[i] = 1;
+}""") == {"k": KernelWidths(((0, 0), (2, 0), (4, 1)), 2)}
+
+
+@pytest.mark.parametrize("body, other", [
+    ("unsigned char *b = (unsigned char *)a; b[threadIdx.x] = 1;", 0),    # a pointer it made
+    ("a = a + 0; ((char *)a)[threadIdx.x] = 1;", 0),                       # a parameter it points elsewhere
+    ("g[threadIdx.x] = 1;", 1),                                            # a __device__ variable
+    ("a[threadIdx.x] = 1;", 2),                                            # none narrower than 4 bytes
+])
+def test_every_other_narrow_access_counts_for_every_buffer(tmp_path, body, other):
+    got = widths(tmp_path, "__device__ short g[64];\n__global__ void k(int *a) { %s }" % body)
+    assert got == {"k": KernelWidths((), other)}, body
+
+
+def test_a_device_function_or_a_device_memcpy_counts_for_every_kernel(tmp_path):
+    assert widths(tmp_path, """
+__device__ void put(char *p, int i) { p[i] = 1; }
+__global__ void k(char *c) { put(c, threadIdx.x); }
+__global__ void j(int *a) { a[threadIdx.x] = 0; }""") == {"k": KernelWidths((), 0), "j": KernelWidths((), 0)}
+    assert widths(tmp_path, """
+__global__ void k(int *a, const int *b) { memcpy(a, b, 3); }
+__global__ void j(int *a) { a[threadIdx.x] = 0; }""") == {"k": KernelWidths((), 0), "j": KernelWidths((), 0)}
+
+
+def test_the_launch_passes_the_widths_where_its_arguments_can_be_evaluated_again(tmp_path):
+    src = tmp_path / "p.cu"
+    src.write_text("""
+__global__ void k(bool *m, int *c) { m[threadIdx.x] = c[threadIdx.x] != 0; }
+bool *pick(bool *p) { return p; }
+int main() {
+  bool *m; int *c;
+  cudaMalloc(&m, 32); cudaMalloc(&c, 128);
+  k<<<1, 32>>>(m, c);
+  k<<<1, 32>>>(pick(m), c);
+  return 0;
+}""")
+    built = runner.build([src], CpuBackend(), tmp_path / "b", Config())
+    text = "\n".join(p.read_text() for p in (tmp_path / "b" / "src").rglob("p.cu*"))
+    launches = [ln for ln in text.splitlines() if "before_launch(" in ln]
+    assert len(launches) == 2, text
+    assert "buffer_widths({::hirace::host::arg_address(m)}, {0u}, 2u)" in launches[0]
+    assert "buffer_widths" not in launches[1]
+
+
+def _run(built, tmp_path, *args, out="03020100 0000003f 01010101\n", **env):
+    log = tmp_path / f"log{len(list(tmp_path.iterdir()))}.jsonl"
+    r = built.backend.run(built.exe, args, env={Env.HIRACE_LOG: str(log), **env})
+    assert r.returncode == 0 and r.stdout == out, r.stderr
+    got = logs.read(log, HIRACE_LOG, "hirace's log")
+    report = collect(log, built.sites)
+    return ({b.name: b.granularity for b in got["buffer"]},
+            sorted((x.site.line, x.kind, x.offset) for x in report.races), got["end"][0])
+
+
+def test_each_buffer_takes_the_granularity_of_the_accesses_that_reach_it(tmp_path):
+    """engine/buffer_widths.cu: `cost` keeps 4-byte words beside the bool arrays' bytes; `bytes` becomes
+    byte-grained before the launch that writes its bytes through a parameter, every buffer before the
+    launch that writes bytes through a pointer it made; no neighbouring bytes race; the one race is
+    reported at its word."""
+    built = runner.build([CUDA / "engine" / "buffer_widths.cu"], CpuBackend(), tmp_path / "b", Config())
+    grains, races, end = _run(built, tmp_path, out="03020100 0000003f 00000005\n")
+    assert grains == {"&mask": 1, "&seen": 1, "&cost": 4, "&bytes": 1, "&other": 4, "&far": 4}
+    assert races == [(13, "write-write", 0)]
+    poked = _run(built, tmp_path, "poke")
+    assert set(poked[0].values()) == {1} and poked[1] == races
+    # one granularity for all (hirace.toml's): the same verdicts, a larger shadow
+    one = runner.build([CUDA / "engine" / "buffer_widths.cu"], CpuBackend(), tmp_path / "one",
+                       Config(granularity=1))
+    grains1, races1, end1 = _run(one, tmp_path, out="03020100 0000003f 00000005\n")
+    assert set(grains1.values()) == {1} and races1 == races
+    assert end.tool_bytes < end1.tool_bytes
