@@ -12,8 +12,13 @@ may touch as fine as its narrowest accesses there, which this module finds per k
   where the kernel never points `p` elsewhere (it may move it by numbers: still the same buffer), counts
   for the buffer the launch's argument points into;
 - every other access counts for every buffer (`other`): through a pointer the kernel made or loaded, a
-  `__device__` variable, in a device function (wherever it is called from), a device memcpy or memset
-  (any byte), in a kernel the analysis cannot read.
+  `__device__` variable, in a device function the kernel calls (directly or not), a device memcpy or
+  memset (any byte); a kernel the analysis cannot read passes nothing (every buffer as fine as any access).
+
+A device function counts for the kernels that call it by name, as the planner instruments what they
+call (Program.device_reachable): one that a kernel reaches only through a function pointer is
+instrumented only where another kernel calls it by name, and its accesses there are not counted for
+the kernel that calls it through the pointer (hirace.toml's `granularity = 1` covers such a program).
 
 Shared, constant and local memory have no buffer (their granularity is the program's narrowest,
 HIRACE_GRANULARITY_SHIFT). An access's width is the largest power of two dividing its size, as for the
@@ -47,22 +52,43 @@ def shift_of(size: int) -> int:
 class KernelWidths:
     params: tuple[tuple[int, int], ...]   # (position, shift) of pointer parameters reached by narrower accesses
     other: int                            # the shift of the narrowest access made by any other way
+    # positions of parameters of a template's type read or written as elements (`p[i]` of a `T *p`): their
+    # width is the pointee's, which the launch's compiler knows (`pointee_shift`), else a byte
+    pointee: tuple[int, ...] = ()
 
-    def text(self, args: list[str]) -> str:
-        """`::hirace::host::buffer_widths({arguments}, {shifts}, other), ` for argument texts `args`."""
-        addr = ", ".join(f"::hirace::host::arg_address({args[i]})" for i, _ in self.params)
-        shifts = ", ".join(f"{s}u" for _, s in self.params)
-        return f"::hirace::host::buffer_widths({{{addr}}}, {{{shifts}}}, {self.other}u), "
+    def text(self, args: list[str], kernel: str = "") -> str:
+        """`::hirace::host::buffer_widths({arguments}, {shifts}, other), ` for argument texts `args`, and
+        `kernel`, an expression naming the kernel the launch runs ('' where it has none: a deduced template)."""
+        shifts = dict(self.params)
+        named = sorted(set(shifts) | set(self.pointee))
+        addr = ", ".join(f"::hirace::host::arg_address({args[i]})" for i in named)
+        text = [f"::hirace::host::pointee_shift<{i}>({kernel}, {shifts.get(i, BUFFER_SHIFT)}u)"
+                if i in self.pointee and kernel else f"{shifts.get(i, 0 if i in self.pointee else BUFFER_SHIFT)}u"
+                for i in named]
+        return f"::hirace::host::buffer_widths({{{addr}}}, {{{', '.join(text)}}}, {self.other}u), "
 
 
-def _elsewhere(prog: Program, kernels: set[str], reach: set[str]) -> int:
-    """The narrowest access of device code outside every kernel's own body (device functions) and
-    of any device memcpy or memset: each may touch any buffer in any launch."""
+def _called(prog: Program, kernel: str) -> set[str]:
+    """The device functions kernel `kernel` calls, directly or not (as Program.device_reachable)."""
+    seen: set[str] = set()
+    todo = [kernel]
+    while todo:
+        for callee in prog.calls.get(todo.pop(), ()):
+            if callee in prog.functions and callee not in seen and callee != kernel:
+                seen.add(callee)
+                todo.append(callee)
+    return seen
+
+
+def _elsewhere(prog: Program, kernel: str, kernels: set[str]) -> int:
+    """The narrowest access of the device functions kernel `kernel` calls and of any device memcpy or
+    memset they or it make: each may touch any buffer."""
+    called = _called(prog, kernel) - kernels
     shift = BUFFER_SHIFT
     for a in prog.accesses:
-        if a.function in reach and a.function not in kernels and a.space not in NO_SPACE:
+        if a.function in called and a.space not in NO_SPACE:
             shift = min(shift, shift_of(a.size))
-    if any(r.function in reach for r in prog.ranges):
+    if any(r.function in called or r.function == kernel for r in prog.ranges):
         shift = 0
     return shift
 
@@ -80,32 +106,36 @@ def _kernel(an: KernelFacts, k: Function, elsewhere: int) -> KernelWidths | None
     shared_ptrs = an.shared_pointers(k)
     other = elsewhere
     params: dict[int, int] = {}
+    pointee: set[int] = set()
     for a in p.accesses:
-        if a.function != k.name or not _inside(a.span, k.body) or a.space in NO_SPACE:
+        if a.function != k.name or a.space in NO_SPACE:
             continue
-        if a.space == "pointer" and a.base in shared_ptrs:
+        inside = _inside(a.span, k.body)   # (else written where a macro is defined: counted for every buffer)
+        if inside and a.space == "pointer" and a.base in shared_ptrs:
             continue
-        s = shift_of(a.size)
-        if a.base in pointer and a.base not in changed and member_or_element(a):
+        if inside and a.base in pointer and a.base not in changed and member_or_element(a):
             i = pointer[a.base]
-            params[i] = min(params.get(i, BUFFER_SHIFT), s)
+            if a.size <= 0 and a.bound == "pointer":   # an element of a template's type: the launch's compiler knows it
+                pointee.add(i)
+            else:
+                params[i] = min(params.get(i, BUFFER_SHIFT), shift_of(a.size))
         else:
-            other = min(other, s)
-    narrow = tuple(sorted((i, s) for i, s in params.items() if s < min(other, BUFFER_SHIFT)))
-    return KernelWidths(narrow, other)
+            other = min(other, shift_of(a.size))
+    limit = min(other, BUFFER_SHIFT)
+    narrow = tuple(sorted((i, s) for i, s in params.items() if s < limit))
+    # (a parameter read as a template's elements matters only while `other` leaves wider words)
+    return KernelWidths(narrow, other, tuple(sorted(pointee)) if limit > 0 else ())
 
 
-def kernel_widths(prog: Program, an: KernelFacts, reach: set[str]) -> dict[str, KernelWidths]:
-    """By kernel name, the widths of the kernels the analysis reads (one kernel of that name);
-    `reach`: the functions device code may run."""
+def kernel_widths(prog: Program, an: KernelFacts) -> dict[str, KernelWidths]:
+    """By kernel name, the widths of the kernels the analysis reads (one kernel of that name)."""
     names = [k.name for k in prog.kernels]
-    elsewhere = _elsewhere(prog, set(names), reach)
     out = {}
     for k in prog.kernels:
         if names.count(k.name) != 1:
             continue
         try:
-            w = _kernel(an, k, elsewhere)
+            w = _kernel(an, k, _elsewhere(prog, k.name, set(names)))
         except (ValueError, AttributeError, KeyError, IndexError):   # an unknown construct: none
             w = None
         if w is not None:

@@ -467,7 +467,7 @@ class HiracePlanner:
             self.quiet_versions.setdefault((k.span.file, k.span.line, k.name), {"why": v.why if not v else "", "launches": []})
             if v:
                 versions[k.name] = v
-        widths = buffer_widths.kernel_widths(prog, facts.kernel_facts, reach) if self.per_buffer() else {}
+        widths = buffer_widths.kernel_widths(prog, facts.kernel_facts) if self.per_buffer() else {}
         self._plan_kernel_entries(prog, plan, facts, versions, entered, widths)
         for ls in prog.launches:
             s = src(ls.span.file)
@@ -851,12 +851,15 @@ def _quiet_args(ls, s, found, unit) -> str:
 def _widths_args(ls, s, w, unit) -> str:
     """`::hirace::host::buffer_widths(...), ` for a launch of a kernel whose widths `w` the planner
     knows (buffer_widths.py), when the arguments it names can be evaluated once more; else ''."""
-    if w is None or any(i >= len(ls.args) for i, _ in w.params):
+    if w is None:
+        return ""
+    named = [i for i, _ in w.params] + list(w.pointee)
+    if w is None or any(i >= len(ls.args) for i in named):
         return ""
     args = [one_line(s.text(x.start, x.end)).strip() for x in ls.args]
-    if not all(_plain_arg(ls.args[i], args[i], unit) for i, _ in w.params):
+    if not all(_plain_arg(ls.args[i], args[i], unit) for i in named):
         return ""
-    return w.text(args)
+    return w.text(args, "" if ls.deduced_template else f"({s.text(ls.callee.start, ls.callee.end).strip()})")
 
 
 def _plain_arg(x, text: str, unit) -> bool:

@@ -21,7 +21,7 @@ def widths(tmp_path, text: str) -> dict[str, KernelWidths]:
     src = tmp_path / "k.cu"
     src.write_text(text)
     prog = query(parse_file(src))
-    return kernel_widths(prog, KernelFacts(prog), prog.device_reachable())
+    return kernel_widths(prog, KernelFacts(prog))
 
 
 def test_a_parameters_narrow_accesses_count_for_its_buffer_alone(tmp_path):
@@ -45,14 +45,16 @@ def test_every_other_narrow_access_counts_for_every_buffer(tmp_path, body, other
     assert got == {"k": KernelWidths((), other)}, body
 
 
-def test_a_device_function_or_a_device_memcpy_counts_for_every_kernel(tmp_path):
+def test_a_device_function_or_a_device_memcpy_counts_for_every_buffer_in_the_kernels_that_call_it(tmp_path):
     assert widths(tmp_path, """
 __device__ void put(char *p, int i) { p[i] = 1; }
-__global__ void k(char *c) { put(c, threadIdx.x); }
-__global__ void j(int *a) { a[threadIdx.x] = 0; }""") == {"k": KernelWidths((), 0), "j": KernelWidths((), 0)}
+__device__ void via(char *p) { put(p, threadIdx.x); }
+__global__ void k(char *c) { via(c); }
+__global__ void j(int *a) { a[threadIdx.x] = 0; }""") == {"k": KernelWidths((), 0), "j": KernelWidths((), 2)}
     assert widths(tmp_path, """
-__global__ void k(int *a, const int *b) { memcpy(a, b, 3); }
-__global__ void j(int *a) { a[threadIdx.x] = 0; }""") == {"k": KernelWidths((), 0), "j": KernelWidths((), 0)}
+__device__ void copy(int *a, const int *b) { memcpy(a, b, 3); }
+__global__ void k(int *a, const int *b) { copy(a, b); }
+__global__ void j(int *a) { a[threadIdx.x] = 0; }""") == {"k": KernelWidths((), 0), "j": KernelWidths((), 2)}
 
 
 def test_the_launch_passes_the_widths_where_its_arguments_can_be_evaluated_again(tmp_path):
@@ -75,6 +77,19 @@ int main() {
     assert "buffer_widths" not in launches[1]
 
 
+def test_a_template_kernels_elements_take_their_width_from_the_launch(tmp_path):
+    src = tmp_path / "t.cu"
+    src.write_text("""
+template <class T> __global__ void k(T *a, const bool *m) { if (m[threadIdx.x]) a[threadIdx.x] = T(1); }
+template <class T> void run(T *a, const bool *m) { k<T><<<1, 32>>>(a, m); }
+int main() { int *a; bool *m; cudaMalloc(&a, 128); cudaMalloc(&m, 32); run(a, m); return 0; }""")
+    assert widths(tmp_path, src.read_text()) == {"k": KernelWidths(((1, 0),), 2, (0,))}
+    runner.build([src], CpuBackend(), tmp_path / "b", Config())
+    text = (tmp_path / "b" / "src" / "t.cu").read_text()
+    assert ("buffer_widths({::hirace::host::arg_address(a), ::hirace::host::arg_address(m)}, "
+            "{::hirace::host::pointee_shift<0>((k<T>), 2u), 0u}, 2u)") in text
+
+
 def _run(built, tmp_path, *args, out="03020100 0000003f 01010101\n", **env):
     log = tmp_path / f"log{len(list(tmp_path.iterdir()))}.jsonl"
     r = built.backend.run(built.exe, args, env={Env.HIRACE_LOG: str(log), **env})
@@ -87,13 +102,14 @@ def _run(built, tmp_path, *args, out="03020100 0000003f 01010101\n", **env):
 
 def test_each_buffer_takes_the_granularity_of_the_accesses_that_reach_it(tmp_path):
     """engine/buffer_widths.cu: `cost` keeps 4-byte words beside the bool arrays' bytes; `bytes` becomes
-    byte-grained before the launch that writes its bytes through a parameter, every buffer before the
+    byte-grained before the launch that writes its bytes through a parameter, `far` and `chars` as the
+    template's elements are (an int, a byte: the launch's compiler says), every buffer before the
     launch that writes bytes through a pointer it made; no neighbouring bytes race; the one race is
     reported at its word."""
     built = runner.build([CUDA / "engine" / "buffer_widths.cu"], CpuBackend(), tmp_path / "b", Config())
     grains, races, end = _run(built, tmp_path, out="03020100 0000003f 00000005\n")
-    assert grains == {"&mask": 1, "&seen": 1, "&cost": 4, "&bytes": 1, "&other": 4, "&far": 4}
-    assert races == [(13, "write-write", 0)]
+    assert grains == {"&mask": 1, "&seen": 1, "&cost": 4, "&bytes": 1, "&other": 4, "&far": 4, "&chars": 1}
+    assert races == [(14, "write-write", 0)]
     poked = _run(built, tmp_path, "poke")
     assert set(poked[0].values()) == {1} and poked[1] == races
     # one granularity for all (hirace.toml's): the same verdicts, a larger shadow

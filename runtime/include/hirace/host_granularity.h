@@ -18,6 +18,9 @@
 #ifndef HIRACE_HOST_GRANULARITY_H
 #define HIRACE_HOST_GRANULARITY_H
 
+#include <tuple>
+#include <type_traits>
+
 #include "host_quiet.h"
 
 namespace hirace {
@@ -54,6 +57,20 @@ inline void buffer_widths(std::initializer_list<ArgAddress> args, std::initializ
     }
   }
   pending_widths() = w;
+}
+
+// The width of a launch's accesses through parameter I of kernel `k`, elements of a template's type
+// (`p[i]` of a `T *p`), as `shift` or its pointee's, which the launch's compiler knows: the largest power
+// of two that divides its size, at most kBufferShift (a void or function pointee: one byte).
+template <unsigned I, class... A> constexpr unsigned pointee_shift(void (*)(A...), unsigned shift) {
+  using P = typename std::tuple_element<I, std::tuple<A...>>::type;
+  using T = typename std::remove_pointer<P>::type;
+  unsigned s = 0;
+  if constexpr (std::is_pointer<P>::value && !std::is_void<T>::value && !std::is_function<T>::value) {
+    constexpr unsigned long long n = sizeof(T), w = n & (~n + 1);
+    s = w >= (1ull << kBufferShift) ? kBufferShift : w == 4 ? 2u : w == 2 ? 1u : 0u;
+  }
+  return s < shift ? s : shift;
 }
 
 // Buffer b's shadow and slots at the finer granularity `shift` (its launches read back first)
