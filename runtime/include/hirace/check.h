@@ -54,7 +54,7 @@ HIRACE_PART CCTK_D inline void check_words(unsigned long long *shadow, unsigned 
     if (pass) kind = fsm::kWrite;
     const unsigned mine = site_word(site, kind, c);
     for (unsigned long long w = first; w <= last; ++w) {
-      ShadowWord prior;   // (INIT: the update leaves RACE in it only where the word was in RACE already)
+      ShadowWord prior;
       SiteSlots *e = (L.prior_sites && sites) ? reinterpret_cast<SiteSlots *>(sites) + w : nullptr;
       SiteSlots slot = e ? *e : SiteSlots{~0u, ~0u, ~0u, ~0u};   // one 16-byte load
       bool last_live = slot.last_thread != ~0u && slot.last_thread >= first_me;
@@ -83,11 +83,8 @@ HIRACE_PART CCTK_D inline void check_words(unsigned long long *shadow, unsigned 
       // a third thread while the slots already name two others of this launch, keeps them (a gather
       // that many threads read at one site would otherwise rewrite the word's slots at every access:
       // spmv 48x against 18x): any later race still finds another thread's access of this launch there.
-      // A word in RACE was reported and says nothing more in this launch: its slots stay (bfs's frontier
-      // threads all write one flag, `*over = true`, each rewriting its slots after the race).
       bool other_live = slot.other_thread != ~0u && slot.other_thread >= first_me && slot.other_thread != me;
-      if (e && prior.state() != fsm::kRace &&
-          !(kind == fsm::kRead && last_live && other_live && slot.last_site == mine && slot.last_thread != me)) {
+      if (e && !(kind == fsm::kRead && last_live && other_live && slot.last_site == mine && slot.last_thread != me)) {
         if (slot.last_thread != me)
           *e = last_live ? SiteSlots{mine, me, slot.last_site, slot.last_thread} : SiteSlots{mine, me, ~0u, ~0u};
         else if (slot.last_site != mine)

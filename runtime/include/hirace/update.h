@@ -203,7 +203,7 @@ HIRACE_PART CCTK_HD inline bool after_access(ShadowWord w, unsigned state, const
 #endif
 
 // Returns true when this access completes a race (the word enters RACE now);
-// *prior receives the record it replaced, or the word's record where it was in RACE already (this launch's).
+// *prior receives the record it replaced.
 // With HIRACE_MEMORY_SYNC, `mem`: the launch's record of synchronisation through memory (null: not
 // followed), `slot`: the checked word's flag slot in it (its atomics are read-modify-writes of that
 // slot, which the caller applies after the update: memsync::strong); kFindSlot: the slot of `flag_word`
@@ -219,10 +219,7 @@ HIRACE_PART CCTK_HD inline bool update(unsigned long long *shadow, const ThreadC
   for (;;) {
     ShadowWord s(old);
     unsigned st = s.bid() < c.base ? unsigned(fsm::kInit) : s.state();
-    if (st == fsm::kRace) {  // reported once already (*prior: the RACE record, so the caller may leave the word be)
-      if (prior) *prior = s;
-      return false;
-    }
+    if (st == fsm::kRace) return false;  // reported once already
     unsigned rel = fsm::kSameThread, syn = fsm::kUnsynced;
     if (st != fsm::kInit) inputs(s, c, st, &rel, &syn);
 #if HIRACE_MEMORY_SYNC
