@@ -26,12 +26,14 @@ inline namespace HIRACE_UNIT_CONFIG {   // (config.h: this unit's configuration'
 #define HIRACE_OUT_OF_LINE
 #endif
 
-// The shadow update and site slots of the words an access covers, [offset, offset + size) of its
-// buffer or shared window (`shadow`, `sites`: the window's or buffer's; `sites` null without slots;
-// a word of 1 << `shift` bytes), by thread `tid` of block `bid` with clocks `clk`. Inlined where the
+// The shadow update and site slots of the words an access covers, words [first, last] of its buffer
+// or shared window (`shadow`, `sites`: the window's or buffer's; `sites` null without slots), by
+// thread `tid` of block `bid` with clocks `clk`; a race's record gives its word, which the host turns
+// into bytes (host_readback.h: a buffer's words are its own, host_granularity.h; the words' width
+// stays out of the check, where it cost pathfinder's kernel 44 bytes of spills). Inlined where the
 // check knows the memory space.
-HIRACE_PART CCTK_D inline void check_words(unsigned long long *shadow, unsigned *sites, long long offset, unsigned size,
-                               unsigned shift, unsigned site, fsm::Access kind, bool then_write, unsigned tid, unsigned bid,
+HIRACE_PART CCTK_D inline void check_words(unsigned long long *shadow, unsigned *sites, unsigned long long first,
+                               unsigned long long last, unsigned site, fsm::Access kind, bool then_write, unsigned tid, unsigned bid,
                                const unsigned *clk, unsigned space, unsigned buffer
 #if HIRACE_MEMORY_SYNC   // (the launch's record of synchronisation through memory, where it follows the thread)
                                , const memsync::MemorySync *mem
@@ -46,8 +48,6 @@ HIRACE_PART CCTK_D inline void check_words(unsigned long long *shadow, unsigned 
   const unsigned epoch = 0;   // (no grid.sync() in the program's units: two registers fewer in every check)
 #endif
   ThreadCtx c{tid, L.block_base + epoch + bid, BlockWord::count(clk[0]), clk[1], 32, L.block_base + epoch};
-  unsigned long long first = (unsigned long long)offset >> shift;
-  unsigned long long last = ((unsigned long long)offset + (size ? size : 1) - 1) >> shift;
   unsigned me = ((L.site_base + epoch + bid) << kSiteTidBits) | c.tid;
   const unsigned first_me = (L.site_base + epoch) << kSiteTidBits;   // a slot thread below it: an earlier launch's
   for (unsigned pass = 0; pass < (then_write ? 2u : 1u); ++pass) {
@@ -64,7 +64,7 @@ HIRACE_PART CCTK_D inline void check_words(unsigned long long *shadow, unsigned 
       if (!HIRACE_BENCH_NO_SHADOW_UPDATE && update(&shadow[w], c, kind, &prior)) {
 #endif
         RaceRecord r{site, ~0u, c.tid, bid, prior.tid(), prior.bid() - c.base,
-                     prior.state(), unsigned(kind), space, buffer, w << shift, 1u, L.slot};
+                     prior.state(), unsigned(kind), space, buffer, w, 1u, L.slot};
         if (e) {   // the slots' access by the thread the record names, else another that can race with this one
           unsigned named = ((prior.bid() - L.block_base + L.site_base) << kSiteTidBits) | prior.tid();   // (epoch too)
           bool last_ok = may_race(slot.last_thread, slot.last_site, me, mine, first_me, c.warp_size);
@@ -148,9 +148,10 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
 #if HIRACE_MEMORY_SYNC
       kind = volatile_kind(kind, how, loc.space, &then_write);
 #endif
-      check_words(loc.shadow, loc.sites, loc.offset, size, loc.shift, site, kind, then_write, tid, bid,
-                  shared_area() + 2 * tid, loc.space, loc.buffer HIRACE_MEMORY_ARGS(mem));
-      HIRACE_AFTER_CHECK(loc.shadow + ((unsigned long long)loc.offset >> loc.shift));
+      const unsigned long long first = (unsigned long long)loc.offset >> loc.shift;
+      check_words(loc.shadow, loc.sites, first, ((unsigned long long)loc.offset + (size ? size : 1) - 1) >> loc.shift,
+                  site, kind, then_write, tid, bid, shared_area() + 2 * tid, loc.space, loc.buffer HIRACE_MEMORY_ARGS(mem));
+      HIRACE_AFTER_CHECK(loc.shadow + first);
       return true;
     }
   }
@@ -199,9 +200,10 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
     footprint::note(L.footprints, L.footprint_touched, loc.buffer, loc.offset, size, unsigned(kind), then_write,
                     loc.limit, loc.shift);
 #endif
-  check_words(loc.shadow, loc.sites, loc.offset, size, loc.shift, site, kind, then_write, tid, bid, thread_clocks(),
-              loc.space, loc.buffer HIRACE_MEMORY_ARGS(mem));
-  HIRACE_AFTER_CHECK(loc.shadow + ((unsigned long long)loc.offset >> loc.shift));
+  const unsigned long long first = (unsigned long long)loc.offset >> loc.shift;
+  check_words(loc.shadow, loc.sites, first, ((unsigned long long)loc.offset + (size ? size : 1) - 1) >> loc.shift,
+              site, kind, then_write, tid, bid, thread_clocks(), loc.space, loc.buffer HIRACE_MEMORY_ARGS(mem));
+  HIRACE_AFTER_CHECK(loc.shadow + first);
   return true;
 }
 #undef HIRACE_MEMORY_ARGS

@@ -59,7 +59,11 @@ inline void drain() {
   if (counts[kRaceCount])
     for (const RaceRecord &r : log_records(s.d_log, s.log_entries, s.log_cap, "race log copy",
                                            [&](unsigned slot, unsigned n) { if (LaunchInfo *l = launch(slot)) l->dropped += n; }))
-      if (r.slot < launch_of.size()) s.races.push_back(LoggedRace{r, launch_of[r.slot]});
+      if (r.slot < launch_of.size()) {   // (the device gives the word: its bytes by the buffer's granularity,
+        RaceRecord x = r;                 // which no buffer of a pending launch changes: refine_buffer drains first)
+        x.offset <<= r.space != kShared && r.buffer < s.buffers.size() ? s.buffers[r.buffer].shift : kShift;
+        s.races.push_back(LoggedRace{x, launch_of[r.slot]});
+      }
   if (counts[kMemCount])
     for (const MemRecord &r : log_records(s.d_mem_log, s.log_entries, s.log_cap, "memory error log copy",
                                           [&](unsigned slot, unsigned n) { if (LaunchInfo *l = launch(slot)) l->mem_dropped += n; })) {

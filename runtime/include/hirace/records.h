@@ -38,7 +38,7 @@ constexpr unsigned kPendingLaunches = HIRACE_PENDING_LAUNCHES;   // (its default
 
 struct RaceRecord {
   unsigned site, prior_site, tid, bid, prior_tid, prior_bid, prior_state, access, space, buffer;
-  unsigned long long offset;  // bytes from the buffer (or shared window) start
+  unsigned long long offset;  // bytes from the buffer (or shared window) start (the device gives its word: host_readback.h)
   unsigned count;             // word-level races folded into this record (on the device: LogEntry::count)
   unsigned slot;              // the launch's pending slot (LaunchState::slot)
 };
