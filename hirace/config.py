@@ -65,7 +65,7 @@ HELP = {
     "quiet_reads": "accesses that cannot race (shared reads in write-free __syncthreads intervals, each "
                    "thread's own shared word, reads through read-only kernel parameters) get a bounds check "
                    "only (false checks every access whole)",
-    "granularity": "bytes covered by one shadow word: 1, 2, 4 or 8 (0: the narrowest access)",
+    "granularity": "bytes covered by one shadow word, for every buffer: 1, 2, 4 or 8 (0: per buffer, the narrowest access that reaches it)",
     "sites_ran": "record which instrumented sites ran, so that a report names those that never ran on the "
                  "input (always on the cpu backend; on the gpu backend it costs a flag per access)",
     "gpu_streams": "on the gpu backend too, check races between operations the host does not order (kernels on "

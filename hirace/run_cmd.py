@@ -79,8 +79,8 @@ def setup_run(p: argparse.ArgumentParser) -> None:
                         "read back, which costs much more than the checks inside kernels (the cpu backend always "
                         f"checks them; default: hirace.toml's gpu_streams, {config_mod.default_text('gpu_streams')} unless set)")
     p.add_argument("--granularity", type=int, choices=(0, 1, 2, 4, 8), default=None, metavar="BYTES",
-                   help="bytes covered by one shadow word: 1, 2, 4 or 8 (8 takes half the shadow memory of 4; 0: the "
-                        "narrowest access in the program; default: hirace.toml's granularity, "
+                   help="bytes covered by one shadow word, for every buffer: 1, 2, 4 or 8 (8 takes half the shadow "
+                        "memory of 4; 0: per buffer, the narrowest access that reaches it; default: hirace.toml's granularity, "
                         f"{config_mod.default_text('granularity')} unless set; sources hirace builds only)")
     p.add_argument("--root", metavar="DIR",
                    help="every report (text, JSON, SARIF, JUnit, the annotations' text) names files relative to DIR, "
