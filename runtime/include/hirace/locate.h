@@ -74,13 +74,20 @@ HIRACE_PART CCTK_D inline bool locate(const void *p, Location *loc) {
   unsigned lo = 0, hi = L.nranges;
 #if defined(CUDAEMU)
   // The cpu backend runs one grid at a time (cudaemu launch.h), and a thread's accesses mostly stay in one
-  // buffer: the range the last search found, when it is still the answer the search would give (the
-  // last range starting at or before a, redzones included, whatever the table holds now), spares
-  // the search.
-  static unsigned last = 0;   // (any value is safe: it is tested before it is used)
-  if (last < hi && L.ranges[last].base - L.ranges[last].redzone <= a &&
-      (last + 1 == hi || L.ranges[last + 1].base - L.ranges[last + 1].redzone > a)) {
-    lo = last + 1;
+  // or two buffers (`out[i] = in[i] + 1`): the ranges the last two searches found, when one is still the
+  // answer the search would give (the last range starting at or before a, redzones included, whatever
+  // the table holds now), spare the search.
+  static unsigned last[2] = {0, 0};   // (any values are safe: each is tested before it is used)
+  auto answers = [&](unsigned k) {
+    return k < hi && L.ranges[k].base - L.ranges[k].redzone <= a &&
+           (k + 1 == hi || L.ranges[k + 1].base - L.ranges[k + 1].redzone > a);
+  };
+  if (answers(last[0])) {
+    lo = last[0] + 1;
+  } else if (answers(last[1])) {
+    lo = last[1] + 1;
+    last[1] = last[0];
+    last[0] = lo - 1;
   } else {
 #endif
   while (lo < hi) {  // last range starting (redzone included) at or before a
@@ -88,7 +95,10 @@ HIRACE_PART CCTK_D inline bool locate(const void *p, Location *loc) {
     if (L.ranges[mid].base - L.ranges[mid].redzone <= a) lo = mid + 1; else hi = mid;
   }
 #if defined(CUDAEMU)
-  if (lo) last = lo - 1;
+  if (lo) {
+    last[1] = last[0];
+    last[0] = lo - 1;
+  }
   }
 #endif
   if (lo == 0) return false;
