@@ -22,19 +22,21 @@ the kernel that calls it through the pointer (hirace.toml's `granularity = 1` co
 
 Shared, constant and local memory have no buffer (their granularity is the program's narrowest,
 HIRACE_GRANULARITY_SHIFT). An access's width is the largest power of two dividing its size, as for the
-program's granularity (a 12-byte element: 4; a size a template argument decides: 1). The planner passes
-the widths at each launch whose arguments it can evaluate once more (`buffer_widths(...)`); a launch
+program's granularity (a 12-byte element: 4; a size a template argument decides: 1), and at most its
+alignment (a member of a packed record, a 4-byte struct of chars at offset 1: width_of). The planner
+passes the widths at each launch whose arguments it can evaluate once more (`buffer_widths(...)`); a launch
 without them makes every buffer as fine as the program's narrowest access.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from clang import cindex
 
 from .proofs.intervals import KernelFacts, _inside
 from .proofs.readonly_params import member_or_element
 from instrument.frontend.query import Function, Program
+from instrument.frontend.rewrite import split_top_level
 
 TK = cindex.TypeKind
 
@@ -42,10 +44,18 @@ BUFFER_SHIFT = 2          # a buffer's words when it is allocated: 4 bytes (HIRA
 NO_SPACE = ("shared", "constant", "local")
 
 
-def shift_of(size: int) -> int:
-    """log2 of the widest word an access of `size` bytes may share with no neighbour, at most 4 bytes."""
+def width_of(size: int, align: int = 0) -> int:
+    """The widest word an access of `size` bytes at an address of alignment `align` (0: unknown) may
+    share with no neighbour: the largest power of two dividing its size, at most its alignment (a
+    4-byte struct of chars at offset 1 spans two 4-byte words); 1 where the size is unknown."""
     width = size & -size if size > 0 else 1
-    return min(width, 1 << BUFFER_SHIFT).bit_length() - 1
+    return min(width, align) if align > 0 else width
+
+
+def shift_of(size: int, align: int = 0) -> int:
+    """log2 of the widest word an access of `size` bytes (alignment `align`, width_of) may share with no
+    neighbour, at most 4 bytes."""
+    return min(width_of(size, align), 1 << BUFFER_SHIFT).bit_length() - 1
 
 
 @dataclass(frozen=True)
@@ -55,6 +65,19 @@ class KernelWidths:
     # positions of parameters of a template's type read or written as elements (`p[i]` of a `T *p`): their
     # width is the pointee's, which the launch's compiler knows (`pointee_shift`), else a byte
     pointee: tuple[int, ...] = ()
+    templates: int = field(default=0, compare=False)   # the kernel template's parameters (0: no template)
+
+    def kernel(self, callee: str, deduced: bool) -> str:
+        """An expression naming the kernel that a launch whose callee is written `callee` runs, for
+        pointee_shift: '' where it names no one function (a deduced template, `k<N>` of a template of two
+        parameters inside a function template, whose second the launch deduces)."""
+        if deduced:
+            return ""
+        if self.templates:
+            written = callee[callee.find("<") + 1:callee.rfind(">")] if "<" in callee and ">" in callee else None
+            if written is None or len(split_top_level(written)) < self.templates:
+                return ""
+        return f"({callee})"
 
     def text(self, args: list[str], kernel: str = "") -> str:
         """`::hirace::host::buffer_widths({arguments}, {shifts}, other), ` for argument texts `args`, and
@@ -87,7 +110,7 @@ def _elsewhere(prog: Program, kernel: str, kernels: set[str]) -> int:
     shift = BUFFER_SHIFT
     for a in prog.accesses:
         if a.function in called and a.space not in NO_SPACE:
-            shift = min(shift, shift_of(a.size))
+            shift = min(shift, shift_of(a.size, a.align))
     if any(r.function in called or r.function == kernel for r in prog.ranges):
         shift = 0
     return shift
@@ -102,6 +125,12 @@ def _kernel(an: KernelFacts, k: Function, elsewhere: int) -> KernelWidths | None
     if [c.spelling for c in parms] != list(k.params):
         return None
     pointer = {c.spelling: i for i, c in enumerate(parms) if c.type.get_canonical().kind == TK.POINTER}
+    # a name the body declares again (a local in an inner block, a lambda's parameter) may name another
+    # buffer where an access spells it: the parameter's accesses then count for every buffer
+    for c in cur.walk_preorder():
+        if c.kind in (cindex.CursorKind.VAR_DECL, cindex.CursorKind.PARM_DECL) and c.spelling in pointer and \
+                c not in parms:
+            del pointer[c.spelling]
     changed = an.changed(k.body) - set(an.rebased(k))
     shared_ptrs = an.shared_pointers(k)
     other = elsewhere
@@ -118,13 +147,16 @@ def _kernel(an: KernelFacts, k: Function, elsewhere: int) -> KernelWidths | None
             if a.size <= 0 and a.bound == "pointer":   # an element of a template's type: the launch's compiler knows it
                 pointee.add(i)
             else:
-                params[i] = min(params.get(i, BUFFER_SHIFT), shift_of(a.size))
+                params[i] = min(params.get(i, BUFFER_SHIFT), shift_of(a.size, a.align))
         else:
-            other = min(other, shift_of(a.size))
+            other = min(other, shift_of(a.size, a.align))
     limit = min(other, BUFFER_SHIFT)
     narrow = tuple(sorted((i, s) for i, s in params.items() if s < limit))
     # (a parameter read as a template's elements matters only while `other` leaves wider words)
-    return KernelWidths(narrow, other, tuple(sorted(pointee)) if limit > 0 else ())
+    templates = sum(1 for c in cur.get_children() if c.kind in (
+        cindex.CursorKind.TEMPLATE_TYPE_PARAMETER, cindex.CursorKind.TEMPLATE_NON_TYPE_PARAMETER,
+        cindex.CursorKind.TEMPLATE_TEMPLATE_PARAMETER))
+    return KernelWidths(narrow, other, tuple(sorted(pointee)) if limit > 0 else (), templates)
 
 
 def kernel_widths(prog: Program, an: KernelFacts) -> dict[str, KernelWidths]:

@@ -384,8 +384,9 @@ class HiracePlanner:
                          quiet=None if proof.whole else texts[1]):
                 # the largest power of two that divides every access size: a 3-byte or 6-byte
                 # element must not share a shadow word with its neighbour; an access whose size
-                # depends on a template argument may be a byte, so it makes the granularity 1
-                self.min_size = min(self.min_size, a.size & -a.size if a.size > 0 else 1)
+                # depends on a template argument may be a byte, so it makes the granularity 1; nor
+                # wider than its alignment (a packed record's member: buffer_widths.width_of)
+                self.min_size = min(self.min_size, buffer_widths.width_of(a.size, a.align))
                 self.bounds_only += not proof.whole
         for at in prog.atomics:
             if at.function not in reach or at.address is None:
@@ -859,19 +860,21 @@ def _widths_args(ls, s, w, unit) -> str:
     args = [one_line(s.text(x.start, x.end)).strip() for x in ls.args]
     if not all(_plain_arg(ls.args[i], args[i], unit) for i in named):
         return ""
-    return w.text(args, "" if ls.deduced_template else f"({s.text(ls.callee.start, ls.callee.end).strip()})")
+    return w.text(args, w.kernel(s.text(ls.callee.start, ls.callee.end).strip(), ls.deduced_template))
 
 
 def _plain_arg(x, text: str, unit) -> bool:
     """Can a launch's argument be evaluated once more (no call, assignment, increment, nor macro but
-    those whose expansion has none: `MIN(a, b - t)`, parse.py _pure_macro)?"""
+    those whose expansion has none: `MIN(a, b - t)`, parse.py _pure_macro)? A parenthesis after a name,
+    `)`, `]` or `>` is a call (`f(x)`, `(*f)(x)`, `tab[0](x)`), or a cast whose operand is in parentheses
+    (`(char *)(p + 1)`: refused too)."""
     macros = [m for m in unit.macro_expansions.get(x.file, ()) if m.span.start < x.end and x.start < m.span.end]
     if any(m.name not in unit.pure_macros for m in macros):
         return False
     names = {m.name for m in macros}
     calls = [n for n in re.findall(r"([A-Za-z_]\w*)\s*\(", text) if n not in names]
     return bool(_PLAIN_ARG.fullmatch(text) or (names and _MACRO_ARG.fullmatch(text))) and not calls and \
-        "++" not in text and "--" not in text and not re.search(r"\)\s*\(", text)
+        "++" not in text and "--" not in text and not re.search(r"[)\]>]\s*\(", text)   # (`(*f)(x)`, `tab[0](x)`: calls)
 
 
 def _quiet_params_text(kp, args: list[str]) -> str:

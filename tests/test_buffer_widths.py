@@ -45,6 +45,40 @@ def test_every_other_narrow_access_counts_for_every_buffer(tmp_path, body, other
     assert got == {"k": KernelWidths((), other)}, body
 
 
+@pytest.mark.parametrize("body", [
+    "{ unsigned char *p = q; p[threadIdx.x] = 1; }",                                 # a local in an inner block
+    "auto put = [](unsigned char *p, int i) { p[i] = 1; }; put(q, threadIdx.x);",   # a lambda's parameter
+])
+def test_a_name_the_body_declares_again_is_no_parameter(tmp_path, body):
+    """`p` there names q's buffer: its bytes count for every buffer (q's stayed 4-byte words: neighbouring
+    bytes written by two threads were reported as a race)."""
+    got = widths(tmp_path, "__global__ void k(int *p, unsigned char *q) { p[threadIdx.x] = 1; %s }" % body)
+    assert got == {"k": KernelWidths((), 0)}, body
+
+
+@pytest.mark.parametrize("decl, access", [
+    ("struct C4 { unsigned char r, g, b, a; }; struct P { unsigned char t; C4 c; };", "p[i].c = C4{1, 2, 3, 4}"),
+    ("struct __attribute__((packed)) P { unsigned char t; int v; };", "p[i].v = 1"),
+])
+def test_an_access_is_no_wider_than_its_alignment(tmp_path, decl, access):
+    """A 4-byte member at offset 1 of a 5-byte element spans two 4-byte words, one shared with its
+    neighbour: the buffer takes bytes (it kept 4-byte words, and neighbours raced)."""
+    got = widths(tmp_path, "%s\n__global__ void k(P *p) { int i = threadIdx.x; %s; }" % (decl, access))
+    assert got == {"k": KernelWidths(((0, 0),), 2)}
+
+
+def test_a_launch_names_a_template_kernel_only_where_it_gives_every_template_argument(tmp_path):
+    """`k<N>` of a template of two parameters in a function template names no one function: the launch's
+    `pointee_shift<0>((k<N>), 2u)` did not compile (the elements then count as bytes)."""
+    got = widths(tmp_path, """
+template <int N, class T> __global__ void k(T *p, bool *m) { m[threadIdx.x] = true; p[threadIdx.x] = T(N); }
+template <int N> void run(unsigned char *p, bool *m) { k<N><<<1, 32>>>(p, m); }""")["k"]
+    assert got.templates == 2
+    assert got.kernel("k<N>", False) == "" and got.kernel("k<N, T>", False) == "(k<N, T>)"
+    assert got.kernel("k<1, float>", True) == ""
+    assert "pointee_shift" not in got.text(["p", "m"], got.kernel("k<N>", False))
+
+
 def test_a_device_function_or_a_device_memcpy_counts_for_every_buffer_in_the_kernels_that_call_it(tmp_path):
     assert widths(tmp_path, """
 __device__ void put(char *p, int i) { p[i] = 1; }
@@ -62,19 +96,25 @@ def test_the_launch_passes_the_widths_where_its_arguments_can_be_evaluated_again
     src.write_text("""
 __global__ void k(bool *m, int *c) { m[threadIdx.x] = c[threadIdx.x] != 0; }
 bool *pick(bool *p) { return p; }
+bool *(*table[1])(bool *) = {pick};
 int main() {
   bool *m; int *c;
   cudaMalloc(&m, 32); cudaMalloc(&c, 128);
   k<<<1, 32>>>(m, c);
   k<<<1, 32>>>(pick(m), c);
+  k<<<1, 32>>>(table[0](m), c);
+  k<<<1, 32>>>((bool *)(m), c);
   return 0;
 }""")
     built = runner.build([src], CpuBackend(), tmp_path / "b", Config())
     text = "\n".join(p.read_text() for p in (tmp_path / "b" / "src").rglob("p.cu*"))
     launches = [ln for ln in text.splitlines() if "before_launch(" in ln]
-    assert len(launches) == 2, text
+    assert len(launches) == 4, text
     assert "buffer_widths({::hirace::host::arg_address(m)}, {0u}, 2u)" in launches[0]
-    assert "buffer_widths" not in launches[1]
+    # a call, also through a table of functions (it ran once more per evaluation), or a cast of a
+    # parenthesized operand (which the text cannot tell from a call): evaluated once, by the launch
+    assert all("buffer_widths" not in ln for ln in launches[1:]), launches
+    assert "table[0](m)" not in launches[2].split("before_launch(")[0], launches[2]   # (quiet_params' too)
 
 
 def test_a_template_kernels_elements_take_their_width_from_the_launch(tmp_path):

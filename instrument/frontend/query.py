@@ -232,6 +232,10 @@ class Access:
     # the lvalue's type is volatile-qualified (`*(volatile int *)p`, `flag[i]` of a `volatile int *`):
     # a strong access, as PTX treats ld/st.volatile (relaxed, system scope: docs/memory-model.md)
     volatile: bool = False
+    # the alignment its address is sure to have, in bytes (0: unknown): the type's, less where it is a
+    # member placed closer (a packed record's, or a record of alignment 1 at an odd offset: `p[i].c` of
+    # a 4-byte struct of chars) -- an access of 4 bytes at an odd address spans two 4-byte words
+    align: int = 0
 
 
 @dataclass(frozen=True)
@@ -507,6 +511,30 @@ def _qualified(c: cindex.Cursor) -> str:
 def _is_decomposition(c: cindex.Cursor) -> bool:
     """The declaration of a structured binding, `auto &[x, y] = e` (libclang names it '[x, y]')."""
     return c.kind == CK.UNEXPOSED_DECL and c.spelling.startswith("[")
+
+
+def _align(c: cindex.Cursor, ctype: cindex.Type) -> int:
+    """The alignment lvalue `c` (of canonical type `ctype`) is sure to have, in bytes (0: unknown): its
+    type's, bounded by each member's offset and its record's alignment along `a.b.c` (`p[i].v` of a
+    packed record, or of a 4-byte struct of chars placed at offset 1)."""
+    align = ctype.get_align()
+    if align <= 0:
+        return 0
+    e, depth = c, 0
+    while e.kind == CK.MEMBER_REF_EXPR and depth < 16:
+        depth += 1
+        f = e.referenced
+        if f is None or f.kind != CK.FIELD_DECL:
+            break
+        bits, rec = f.get_field_offsetof(), f.semantic_parent.type.get_canonical().get_align()
+        if bits < 0 or bits % 8 or rec <= 0:   # (a bit-field, a dependent record: unknown)
+            return 0
+        align = min(align, rec, (bits // 8) & -(bits // 8) or align)
+        kids = [k for k in e.get_children() if k.kind != CK.TYPE_REF]
+        if len(kids) != 1:
+            break
+        e = _strip(kids[0])
+    return align
 
 
 def _strip(c: cindex.Cursor) -> cindex.Cursor:
@@ -972,7 +1000,8 @@ class _Walker:
             return
         self.p.accesses.append(Access(sp, use, space, root.spelling if root is not None else "", self.fn,
                                       pointee.spelling, pointee.get_canonical().get_size(),
-                                      self.u.source(sp.file).text(sp.start, sp.end), form="address"))
+                                      self.u.source(sp.file).text(sp.start, sp.end), form="address",
+                                      align=max(pointee.get_canonical().get_align(), 0)))
 
     # -- operators -----------------------------------------------------------
     @staticmethod
@@ -1187,7 +1216,7 @@ class _Walker:
                                       self.fn, spelling, size,
                                       self.u.source(sp.file).text(sp.start, sp.end), bound, base,
                                       form="call" if through_call else "lvalue",
-                                      volatile=c.type.is_volatile_qualified()))
+                                      volatile=c.type.is_volatile_qualified(), align=_align(c, ctype)))
 
     def _bound(self, c: cindex.Cursor) -> tuple[str, Span | None]:
         """What bounds a subscript a[i] (or a[i][j] on an array) whose base is a variable."""
