@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from clang import cindex
 
 from .proofs.intervals import KernelFacts, _inside
-from .proofs.readonly_params import member_or_element
+from .proofs.readonly_params import member_or_element, redeclared
 from instrument.frontend.query import Function, Program
 from instrument.frontend.rewrite import split_top_level
 
@@ -127,10 +127,8 @@ def _kernel(an: KernelFacts, k: Function, elsewhere: int) -> KernelWidths | None
     pointer = {c.spelling: i for i, c in enumerate(parms) if c.type.get_canonical().kind == TK.POINTER}
     # a name the body declares again (a local in an inner block, a lambda's parameter) may name another
     # buffer where an access spells it: the parameter's accesses then count for every buffer
-    for c in cur.walk_preorder():
-        if c.kind in (cindex.CursorKind.VAR_DECL, cindex.CursorKind.PARM_DECL) and c.spelling in pointer and \
-                c not in parms:
-            del pointer[c.spelling]
+    for name in redeclared(cur, parms):
+        pointer.pop(name, None)
     changed = an.changed(k.body) - set(an.rebased(k))
     shared_ptrs = an.shared_pointers(k)
     other = elsewhere

@@ -502,3 +502,16 @@ __global__ void sums(const int *in, int *total, int *bins, int *blockwise, int *
     # argument points into their buffer); every pointer parameter is passed
     assert kp.bits[-2:] == (1, 2) and kp.own_mask >> (len(kp.bits) - 2) == 0b11
     assert len(kp.pointers) == 6
+
+
+@pytest.mark.parametrize("again", ["{ int *p = q; p[threadIdx.x] = v; }",
+                                   "auto put = [&](int *p) { p[threadIdx.x] = v; }; put(q);"])
+def test_a_parameters_name_declared_again_makes_no_candidate(tmp_path, again):
+    """An inner local or a lambda's parameter named like a parameter: a write through it may be to another
+    parameter's buffer (here q's, whose read would else be quiet and its race missed)."""
+    body = "__global__ void k(int *p, int *q) {\n  int v = q[(threadIdx.x + 1) & 31];\n  " + again + "\n}"
+    assert params(tmp_path, body) == {}, again
+    why = {}
+    src = tmp_path / "k.cu"
+    readonly_params(query(parse_file(src)), why=why)
+    assert why == {"k": "it declares the name of its parameter p again"}

@@ -104,6 +104,14 @@ def member_or_element(a) -> bool:
     return a.bound == "pointer" or (a.space == "pointer" and a.bound == "" and direct(a.text, a.base))
 
 
+def redeclared(cur, parms) -> set[str]:
+    """The parameters' names that the body declares again (an inner local, a lambda's parameter): an
+    access through such a name may be through the other variable, so it is not the parameter's."""
+    names = {c.spelling for c in parms}
+    return {c.spelling for c in cur.walk_preorder()
+            if c.kind in (CK.VAR_DECL, CK.PARM_DECL) and c.spelling in names and c not in parms}
+
+
 def _kernel(an: KernelFacts, k: Function) -> KernelParams:
     """The kernel's quiet parameter candidates (NoParams: it has none, and why)."""
     p = an.p
@@ -114,6 +122,9 @@ def _kernel(an: KernelFacts, k: Function) -> KernelParams:
     parms = [c for c in cur.get_children() if c.kind == CK.PARM_DECL]
     if [c.spelling for c in parms] != list(k.params):
         raise NoParams("libclang gives its parameters otherwise than its declaration names them")
+    again = sorted(redeclared(cur, parms))
+    if again:   # (`{ int *p = q; p[i] = v; }` writes q's buffer: not a write through the parameter p)
+        raise NoParams(f"it declares the name of its parameter {again[0]} again")
     # a parameter the kernel changes (`p = ...`, `p += q - p`) no longer names the launch's buffer; one
     # it moves by numbers (`p += n`) still points into it (KernelFacts.rebased)
     rebased = an.rebased(k)
