@@ -492,12 +492,12 @@ class HiracePlanner:
                     version = pointer_launches.launch_texts(prog, ls, cfg, args, self.lower_cpu)
             if version:
                 quiet_args += version[0]
-            quiet_args += _widths_args(ls, s, widths.get(ls.kernel), unit)
+            sizes = _widths_args(ls, s, widths.get(ls.kernel), unit)   # (first: the stream's hook stays next to the launch's)
             site = self._stream_launch(plan, ls.config_args[3] if len(ls.config_args) > 3 else None, cfg[3], ls.span)
             name = f'"{ls.kernel}"'
             if through_pointer:   # (reports name the kernel it points to)
                 name = f"::hirace::host::kernel_name({callee.strip()}, {name})"
-            if not plan.wrap(ls.span, f'({site}{quiet_args}::hirace::host::before_launch({kptr}, {name}, '
+            if not plan.wrap(ls.span, f'({sizes}{site}{quiet_args}::hirace::host::before_launch({kptr}, {name}, '
                                       f'dim3({cfg[0]}), dim3({cfg[1]}), (size_t)({cfg[2]}), '
                                       f'{"true" if area else "false"}, {_in_order(cfg[3])}), ',
                              ", ::hirace::host::after_launch())", f"hirace launch of {ls.kernel}"):
