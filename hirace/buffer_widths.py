@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from clang import cindex
 
 from .proofs.intervals import KernelFacts, _inside
-from .proofs.readonly_params import member_or_element, redeclared
+from .proofs.readonly_params import NoParams, member_or_element, parameters, redeclared
 from instrument.frontend.query import Function, Program
 from instrument.frontend.rewrite import split_top_level
 
@@ -118,11 +118,9 @@ def _elsewhere(prog: Program, kernel: str, kernels: set[str]) -> int:
 
 def _kernel(an: KernelFacts, k: Function, elsewhere: int) -> KernelWidths | None:
     p = an.p
-    cur = an.cursors.get((k.body.file, k.body.start))
-    if cur is None:
-        return None
-    parms = [c for c in cur.get_children() if c.kind == cindex.CursorKind.PARM_DECL]
-    if [c.spelling for c in parms] != list(k.params):
+    try:
+        cur, parms = parameters(an, k)
+    except NoParams:
         return None
     pointer = {c.spelling: i for i, c in enumerate(parms) if c.type.get_canonical().kind == TK.POINTER}
     # a name the body declares again (a local in an inner block, a lambda's parameter) may name another

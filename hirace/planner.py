@@ -487,8 +487,8 @@ class HiracePlanner:
                     (ls.span.file, ls.span.line, "" if version else version.why))
             through_pointer = pointer_launches.is_pointer_launch(prog, ls)
             if not quiet_args and not version and through_pointer:
-                args = [one_line(s.text(x.start, x.end)).strip() for x in ls.args]
-                if all(_plain_arg(x, a, unit) for x, a in zip(ls.args, args)):
+                args = _args_again(ls, s, unit, range(len(ls.args)))
+                if args is not None:
                     version = pointer_launches.launch_texts(prog, ls, cfg, args, self.lower_cpu)
             if version:
                 quiet_args += version[0]
@@ -843,10 +843,8 @@ def _quiet_args(ls, s, found, unit) -> str:
     if len(kernels) != 1 or len(found[0].kernel.params) != len(ls.args):
         return ""
     kp = found[0]
-    args = [one_line(s.text(x.start, x.end)).strip() for x in ls.args]
-    if not all(_plain_arg(ls.args[i], args[i], unit) for i in kp.bits + kp.written + kp.pointers):
-        return ""
-    return _quiet_params_text(kp, args)
+    args = _args_again(ls, s, unit, kp.bits + kp.written + kp.pointers)
+    return "" if args is None else _quiet_params_text(kp, args)
 
 
 def _widths_args(ls, s, w, unit) -> str:
@@ -855,12 +853,16 @@ def _widths_args(ls, s, w, unit) -> str:
     if w is None:
         return ""
     named = [i for i, _ in w.params] + list(w.pointee)
-    if w is None or any(i >= len(ls.args) for i in named):
-        return ""
+    args = _args_again(ls, s, unit, named) if all(i < len(ls.args) for i in named) else None
+    return "" if args is None else w.text(args, w.kernel(s.text(ls.callee.start, ls.callee.end).strip(),
+                                                         ls.deduced_template))
+
+
+def _args_again(ls, s, unit, positions) -> list[str] | None:
+    """Launch `ls`'s argument texts, where those at `positions` can be evaluated once more (_plain_arg);
+    else None."""
     args = [one_line(s.text(x.start, x.end)).strip() for x in ls.args]
-    if not all(_plain_arg(ls.args[i], args[i], unit) for i in named):
-        return ""
-    return w.text(args, w.kernel(s.text(ls.callee.start, ls.callee.end).strip(), ls.deduced_template))
+    return args if all(_plain_arg(ls.args[i], args[i], unit) for i in positions) else None
 
 
 def _plain_arg(x, text: str, unit) -> bool:

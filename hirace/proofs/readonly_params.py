@@ -112,16 +112,23 @@ def redeclared(cur, parms) -> set[str]:
             if c.kind in (CK.VAR_DECL, CK.PARM_DECL) and c.spelling in names and c not in parms}
 
 
-def _kernel(an: KernelFacts, k: Function) -> KernelParams:
-    """The kernel's quiet parameter candidates (NoParams: it has none, and why)."""
-    p = an.p
-    body = k.body
-    cur = an.cursors.get((body.file, body.start))
+def parameters(an: KernelFacts, k: Function):
+    """Kernel k's cursor and its parameters' declarations, as its declaration names them (NoParams: libclang
+    gives otherwise)."""
+    cur = an.cursors.get((k.body.file, k.body.start))
     if cur is None:
         raise NoParams("libclang gives no body for it")
     parms = [c for c in cur.get_children() if c.kind == CK.PARM_DECL]
     if [c.spelling for c in parms] != list(k.params):
         raise NoParams("libclang gives its parameters otherwise than its declaration names them")
+    return cur, parms
+
+
+def _kernel(an: KernelFacts, k: Function) -> KernelParams:
+    """The kernel's quiet parameter candidates (NoParams: it has none, and why)."""
+    p = an.p
+    body = k.body
+    cur, parms = parameters(an, k)
     again = sorted(redeclared(cur, parms))
     if again:   # (`{ int *p = q; p[i] = v; }` writes q's buffer: not a write through the parameter p)
         raise NoParams(f"it declares the name of its parameter {again[0]} again")
