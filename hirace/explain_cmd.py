@@ -60,6 +60,7 @@ def explanation(planner) -> dict:
                 "name": k.name, "file": k.span.file, "line": k.span.line,
                 "intervals": facts.off or facts.intervals_why.get(k.name) or "analysed",
                 "parameters": facts.off or facts.params_why.get(k.name) or _params(params),
+                "writes": facts.off or _writes(facts, k),
                 "notes": facts.kernel_facts.notes.get(k.name, []),
                 "quiet_version": _version(planner.quiet_versions.get((k.span.file, k.span.line, k.name))),
             })
@@ -87,6 +88,19 @@ def _params(kp) -> str:
                                                     ("own", tuple(o.position for o in kp.own)),
                                                     ("atomic", kp.atomic)) if ps]
     return "analysed: " + "; ".join(parts)
+
+
+def _writes(facts, k) -> str:
+    """Which buffers a launch of kernel k may write (hirace/proofs/readonly_params.py `writes`): the others
+    keep no check state in that launch (hirace/host_buffer_state.h); or why every buffer is checked."""
+    w = facts.writes.get((k.body.file, k.body.start))
+    if w is None:
+        why = facts.params_why.get(k.name) or "not analysed"
+        return f"every buffer checked in its launches ({why})"
+    if not w.written:
+        return "no buffer: its launches check none"
+    names = ", ".join(k.params[i] for i in w.written)
+    return f"only through {names}: its launches check only the buffers these point into"
 
 
 def _unique(kernels: list[dict]) -> list[dict]:
@@ -135,6 +149,7 @@ def render_text(data: dict) -> str:
             out.append(f"{_shown(file)}:{k['line']}: kernel {function}")
             out.append(f"  barrier intervals: {k['intervals']}")
             out.append(f"  parameters: {k['parameters']}")
+            out.append(f"  writes: {k['writes']}")
             out += [f"  note: {n}" for n in k["notes"]]
             out += _render_version(k["quiet_version"], file)
         else:

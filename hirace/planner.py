@@ -220,6 +220,10 @@ class HiracePlanner:
         if self.per_buffer() and not self.streams:   # (buffers start at 4-byte words, made finer at launches:
             # buffer_widths.py; not where footprints and host accesses count the program's words: host_alloc.h)
             out.append(define(Macro.HIRACE_BUFFER_SHIFT, buffer_widths.BUFFER_SHIFT))
+        if not self.unit_mode and not self.streams:   # (a buffer's state from the first launch that may write
+            # it: host_buffer_state.h; not where footprints and host accesses need every buffer's, nor in a
+            # unit built by itself, whose host code other units share)
+            out.append(define(Macro.HIRACE_LAZY_STATE, 1))
         if self.lower_cpu or self.config.sites_ran:
             out.append(define(Macro.HIRACE_SITES_RAN, 1))   # (each site notes that it ran: launch_state.h `ran`)
         if not self.unit_mode:
@@ -477,7 +481,7 @@ class HiracePlanner:
             callee = s.text(ls.callee.start, ls.callee.end)
             kptr = "nullptr" if ls.deduced_template else f"(const void *)({callee})"
             area = self.shared_area and entered.get(ls.kernel, False) and self._extend_shared(ls, plan)
-            quiet_args = _quiet_args(ls, s, [kp for kp in facts.params.values() if kp.kernel.name == ls.kernel], unit)
+            quiet_args = _quiet_args(ls, s, facts.launch_params(ls.kernel), unit)
             # (on the gpu backend only where the kernel is entered: a version asks for no area)
             version = (self._version_launch(prog, ls, versions.get(ls.kernel), cfg, self.lower_cpu)
                        if area or self.lower_cpu else quiet_version.NoVersion("it cannot take hirace's shared area"))
@@ -679,7 +683,7 @@ class HiracePlanner:
         launches through a kernel pointer (pointer_launches.py), right after its definition (and its
         version's)."""
         for k in prog.kernels:
-            found = [kp for kp in facts.params.values() if kp.kernel.name == k.name]
+            found = facts.launch_params(k.name)
             v = versions.get(k.name) if self.lower_cpu or entered.get(k.name, False) else None
             w = widths.get(k.name)
             text = pointer_launches.entry_text(
@@ -837,8 +841,8 @@ def _touching(prog: Program, reach: set[str], fenced: set[str] = frozenset()) ->
 
 def _quiet_args(ls, s, found, unit) -> str:
     """`::hirace::host::quiet_params({read-only args}, {written args}), ` for a launch of a kernel
-    with read-only parameters, when its arguments can be evaluated once more (no call, assignment,
-    increment, nor macro, which may hide one); else ''."""
+    whose writes are known (with read-only parameters or not), when its arguments can be evaluated once
+    more (no call, assignment, increment, nor macro, which may hide one); else ''."""
     kernels = {(kp.kernel.body.file, kp.kernel.body.start) for kp in found}
     if len(kernels) != 1 or len(found[0].kernel.params) != len(ls.args):
         return ""
@@ -880,10 +884,8 @@ def _plain_arg(x, text: str, unit) -> bool:
 
 
 def _quiet_params_text(kp, args: list[str]) -> str:
-    """`::hirace::host::quiet_params(...), ` for kernel parameters `kp` and argument texts `args`, or ''
-    where the kernel has no quiet candidates."""
-    if not kp.bits and not kp.own and not kp.atomic:
-        return ""
+    """`::hirace::host::quiet_params(...), ` for kernel parameters `kp` and argument texts `args` (with no
+    candidates: only the written arguments, for the launch's state: hirace/host_buffer_state.h)."""
     addr = lambda ps: ", ".join(f"::hirace::host::arg_address({args[i]})" for i in ps)  # noqa: E731
     if not kp.own and not kp.atomic:
         return f"::hirace::host::quiet_params({{{addr(kp.bits)}}}, {{{addr(kp.written)}}}), "

@@ -276,6 +276,7 @@ def bit_row_words(flag_bytes: int, barrier_flag_bytes: int) -> int:
 class Macro(StrEnum):
     HIRACE_GRANULARITY_SHIFT = "HIRACE_GRANULARITY_SHIFT"
     HIRACE_BUFFER_SHIFT = "HIRACE_BUFFER_SHIFT"
+    HIRACE_LAZY_STATE = "HIRACE_LAZY_STATE"
     HIRACE_SITES_RAN = "HIRACE_SITES_RAN"
     HIRACE_SITE_COUNT = "HIRACE_SITE_COUNT"
     HIRACE_UNITS = "HIRACE_UNITS"
@@ -314,6 +315,11 @@ MACROS: dict[Macro, MacroDoc] = {
                                         "log2 of the bytes a buffer's shadow word covers when it is allocated, made "
                                         "finer before a launch that may touch it with narrower accesses "
                                         "(hirace/host_granularity.h); -1: HIRACE_GRANULARITY_SHIFT's, for every buffer"),
+    Macro.HIRACE_LAZY_STATE: MacroDoc("hirace/host_buffer_state.h", 0, "hirace/planner.py",
+                                      "1: a buffer gets its shadow and prior-site slots before the first launch that "
+                                      "may write it, not when it is allocated (a launch that says what it writes "
+                                      "leaves the other buffers unchecked: no access can race there); 0: every "
+                                      "buffer at its allocation"),
     Macro.HIRACE_SITES_RAN: MacroDoc("hirace/launch_state.h", 0, "hirace/planner.py",
                                      "1: each site notes that it ran (`ran`; always on the cpu backend)"),
     Macro.HIRACE_SITE_COUNT: MacroDoc("hirace/host_launch.h", 0, "hirace/planner.py",
@@ -413,8 +419,9 @@ def _record(tag: str, help: str, *fields: str) -> LogRecord:
 
 HIRACE_LOG = (
     _record("buffer", "a tracked allocation, and where the program made it (line 0: unknown); granularity: the "
-            "bytes one word of its shadow covered last (hirace/host_granularity.h)", "id:size",
-            "name:str", "size:size", "file:str", "line:uint", "granularity:uint"),
+            "bytes one word of its shadow covered last (hirace/host_granularity.h); checked 0: no launch that may "
+            "write it ran, so it never had a shadow (hirace/host_buffer_state.h)", "id:size",
+            "name:str", "size:size", "file:str", "line:uint", "granularity:uint", "checked:uint"),
     _record("launch", "a checked launch; quiet 1: it ran its kernel's quiet version (hirace/quiet_version.py); "
             "failed 1: the launch itself failed (a bad configuration): its kernel never ran",
             "id:size", "kernel:str", "grid:dim3", "block:dim3", "dropped:uint", "wrapped:uint", "memory_dropped:uint",

@@ -65,7 +65,7 @@ def test_generated_log_writers_and_the_typed_reader_agree(tmp_path):
     src = tmp_path / "w.cpp"
     src.write_text('#include "cudacommon/protocol.h"\nint main() {\n  namespace r = ::cctk::hirace_log;\n'
                    '  unsigned g[3] = {4, 1, 1}, b[3] = {32, 2, 1};\n'
-                   '  r::write_buffer(stdout, 0, "d_\\"x\\"\\n", 4096, "a.cu", 12, 1);\n'
+                   '  r::write_buffer(stdout, 0, "d_\\"x\\"\\n", 4096, "a.cu", 12, 1, 0);\n'
                    '  r::write_launch(stdout, 0, "k<int>", g, b, 1, 0, 2, 1, 1);\n'
                    '  r::write_race(stdout, 0, 7, -1, 3, 2, 35, 1, 5, 1, 0, 0, 1ull << 40, 9);\n'
                    '  r::write_memory_error(stdout, 0, 7, 3, 2, 1, 0, -1, -(1ll << 40), 256, 4, 3);\n'
@@ -75,7 +75,7 @@ def test_generated_log_writers_and_the_typed_reader_agree(tmp_path):
     log = tmp_path / "log.jsonl"
     log.write_text(subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout)
     got = logs.read(log, protocol.HIRACE_LOG, "the log")
-    assert [(b.id, b.name, b.size, b.granularity) for b in got["buffer"]] == [(0, 'd_"x"\n', 4096, 1)]
+    assert [(b.id, b.name, b.size, b.granularity, b.checked) for b in got["buffer"]] == [(0, 'd_"x"\n', 4096, 1, 0)]
     [launch] = got["launch"]
     assert (launch.kernel, launch.grid, launch.block, launch.dropped) == ("k<int>", (4, 1, 1), (32, 2, 1), 1)
     [race] = got["race"]

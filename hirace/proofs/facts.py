@@ -21,7 +21,7 @@ from instrument.frontend.query import Program
 
 from .conditions import Inside, OwnIndex
 from .intervals import KernelFacts, OwnWordForm, shared_intervals
-from .readonly_params import KernelParams, member_or_element, readonly_params
+from .readonly_params import KernelParams, KernelWrites, member_or_element, readonly_params
 
 Key = tuple[str, int, int]   # an access by (file, start, end)
 
@@ -64,17 +64,21 @@ class FactTable:
         self.inside: dict[Key, Inside] = {}   # shared accesses whose index lies inside their array (bounds.py)
         self.params_why: dict[str, str] = {}
         self.params: dict[tuple[str, int], KernelParams] = {}
+        # kernels whose writes are known (readonly_params.py `writes`): their launches say which buffers
+        # they may write, and the others keep no check state there (hirace/host_buffer_state.h)
+        self.writes: dict[tuple[str, int], KernelWrites] = {}
         if not self.off:
             found = shared_intervals(prog, self.kernel_facts)
             self.quiet, self.alone, self.intervals_why = found.quiet, found.alone, found.not_analysed
             self.inside = {k: Inside(a.base, caps) for a in prog.accesses
                            if (k := key(a)) in found.inside for caps in (found.inside[k],)}
-            self.params = readonly_params(prog, self.kernel_facts, self.params_why)
+            self.params = readonly_params(prog, self.kernel_facts, self.params_why, self.writes)
             if not global_proofs:
                 shared = {key(a) for a in prog.accesses if a.space == "shared"}
                 self.quiet &= shared
                 self.alone = {k: f for k, f in self.alone.items() if k in shared}
                 self.params = {}
+                self.writes = {}
                 self.params_why = {k.name: FOOTPRINTS for k in prog.kernels}
         # each kernel's parameters that it never assigns (they point where the host said: never to
         # shared memory)
@@ -97,6 +101,21 @@ class FactTable:
         # test): named by the planner, which inserts it (an own parameter whose variable could not be
         # inserted has none)
         self.own_var: dict[tuple, tuple[str, OwnIndex]] = {}
+
+
+    def launch_params(self, name: str) -> list[KernelParams]:
+        """What a launch of the kernels named `name` passes (`quiet_params`): each one's candidates and
+        written parameters, or only the written ones where it has no candidates but its writes are known
+        (readonly_params.py `writes`); none where a kernel of that name has neither (a launch may be of
+        it: two namespaces' kernels of one name)."""
+        out = []
+        for k in self.prog.kernels:
+            if k.name == name:
+                kb = (k.body.file, k.body.start)
+                if kb not in self.writes:
+                    return []
+                out.append(self.params.get(kb) or KernelParams(k, (), self.writes[kb].written))
+        return out
 
     def kernel_of(self, x) -> tuple[str, int] | None:
         """The body (file, start) of the analysed kernel whose body holds `x`'s span, or None."""

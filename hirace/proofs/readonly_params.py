@@ -27,6 +27,12 @@ parameters are quiet in this launch (one bit each, read-only parameters first).
 `readonly_params(prog)` gives, per kernel, the read-only candidates, the own candidates with their
 index forms, the parameters the kernel writes through and all its pointer parameters, by position;
 a kernel that writes anywhere else has none.
+
+The same facts say which buffers a launch may write at all: those its written arguments point into,
+for a kernel that writes nowhere else (`writes`, also where it has no candidates). No access of the
+launch races in any other buffer, so those need no check state in that launch
+(hirace/host_buffer_state.h): the launch passes its written arguments (`quiet_params`, with no
+candidates where it has none).
 """
 from __future__ import annotations
 
@@ -73,6 +79,14 @@ class KernelParams:
         """The bits of the own and atomic candidates (quiet where no other pointer argument points
         into their buffer: hirace/host_quiet.h take_quiet_args)."""
         return sum(1 << b for b in range(len(self.candidates), len(self.bits)))
+
+
+@dataclass(frozen=True)
+class KernelWrites:
+    """A kernel that writes global memory nowhere but through its pointer parameters at `written`
+    (positions): a launch of it writes no buffer but those its arguments there point into."""
+    kernel: Function
+    written: tuple[int, ...]
 
 
 class NoParams(Exception):
@@ -124,8 +138,9 @@ def parameters(an: KernelFacts, k: Function):
     return cur, parms
 
 
-def _kernel(an: KernelFacts, k: Function) -> KernelParams:
-    """The kernel's quiet parameter candidates (NoParams: it has none, and why)."""
+def _kernel(an: KernelFacts, k: Function, known: dict | None = None) -> KernelParams:
+    """The kernel's quiet parameter candidates (NoParams: it has none, and why); `known` is given its
+    written parameters where it writes nowhere else (even where it has no candidates)."""
     p = an.p
     body = k.body
     cur, parms = parameters(an, k)
@@ -170,6 +185,8 @@ def _kernel(an: KernelFacts, k: Function) -> KernelParams:
             raise NoParams("it holds inline assembly")
     if any(_inside(sp, body) for sp in p.nested_bodies):
         raise NoParams("it holds a lambda or a local class")
+    if known is not None:   # (its writes are known: a launch's state, hirace/host_buffer_state.h)
+        known[(body.file, body.start)] = KernelWrites(k, tuple(sorted(written)))
     read_through = {a.base for a in inside if a.kind == "read" and a.base in index and member_or_element(a)}
     candidates = [i for i, c in enumerate(parms) if c.spelling in read_through and i not in written
                   and c.spelling not in changed and c.type.get_canonical().kind == TK.POINTER]
@@ -294,14 +311,16 @@ def _moved_by(scope: Scope, moves, first: int) -> list | None:
 
 
 def readonly_params(prog: Program, an: KernelFacts | None = None,
-                    why: dict[str, str] | None = None) -> dict[tuple[str, int], KernelParams]:
+                    why: dict[str, str] | None = None,
+                    writes: dict[tuple[str, int], KernelWrites] | None = None) -> dict[tuple[str, int], KernelParams]:
     """By kernel body (file, start): the kernels with read-only parameters whose reads may be quiet;
-    `why` (kernel name -> reason) is told why each other kernel has none."""
+    `why` (kernel name -> reason) is told why each other kernel has none; `writes`, by kernel body, the
+    kernels whose writes are known (KernelWrites), with candidates or not."""
     an = an or KernelFacts(prog)
     out = {}
     for k in prog.kernels:
         try:
-            out[(k.body.file, k.body.start)] = _kernel(an, k)
+            out[(k.body.file, k.body.start)] = _kernel(an, k, writes)
         except NoParams as e:
             reason = str(e)
         except (ValueError, AttributeError, KeyError, IndexError) as e:   # an unknown construct: none

@@ -15,6 +15,9 @@
 #ifndef HIRACE_BUFFER_SHIFT
 #define HIRACE_BUFFER_SHIFT -1   // log2 of the bytes a buffer's shadow word covers when it is allocated, made finer before a launch that may touch it with narrower accesses (hirace/host_granularity.h); -1: HIRACE_GRANULARITY_SHIFT's, for every buffer (hirace/host_alloc.h; set by hirace/planner.py)
 #endif
+#ifndef HIRACE_LAZY_STATE
+#define HIRACE_LAZY_STATE 0   // 1: a buffer gets its shadow and prior-site slots before the first launch that may write it, not when it is allocated (a launch that says what it writes leaves the other buffers unchecked: no access can race there); 0: every buffer at its allocation (hirace/host_buffer_state.h; set by hirace/planner.py)
+#endif
 #ifndef HIRACE_SITES_RAN
 #define HIRACE_SITES_RAN 0   // 1: each site notes that it ran (`ran`; always on the cpu backend) (hirace/launch_state.h; set by hirace/planner.py)
 #endif
@@ -225,13 +228,13 @@ inline void write_string(std::FILE *f, const char *v) {
 
 // writers of the records of one runtime log (instrument/protocol.py: HIRACE_LOG)
 namespace hirace_log {
-// a tracked allocation, and where the program made it (line 0: unknown); granularity: the bytes one word of its shadow covered last (hirace/host_granularity.h)
-inline void write_buffer(std::FILE *f, std::size_t id, const char * name, std::size_t size, const char * file, unsigned line, unsigned granularity) {
+// a tracked allocation, and where the program made it (line 0: unknown); granularity: the bytes one word of its shadow covered last (hirace/host_granularity.h); checked 0: no launch that may write it ran, so it never had a shadow (hirace/host_buffer_state.h)
+inline void write_buffer(std::FILE *f, std::size_t id, const char * name, std::size_t size, const char * file, unsigned line, unsigned granularity, unsigned checked) {
   std::fprintf(f, "{\"record\": \"buffer\", \"id\": %zu, \"name\": ", id);
   log_detail::write_string(f, name);
   std::fprintf(f, ", \"size\": %zu, \"file\": ", size);
   log_detail::write_string(f, file);
-  std::fprintf(f, ", \"line\": %u, \"granularity\": %u}\n", line, granularity);
+  std::fprintf(f, ", \"line\": %u, \"granularity\": %u, \"checked\": %u}\n", line, granularity, checked);
 }
 // a checked launch; quiet 1: it ran its kernel's quiet version (hirace/quiet_version.py); failed 1: the launch itself failed (a bad configuration): its kernel never ran
 inline void write_launch(std::FILE *f, std::size_t id, const char * kernel, const unsigned * grid, const unsigned * block, unsigned dropped, unsigned wrapped, unsigned memory_dropped, unsigned quiet, unsigned failed) {

@@ -179,10 +179,17 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
   if (!inside(loc, size)) {
     if (!L.bounds) return true;
     log_out_of_bounds(MemRecord{site, tid, bid, unsigned(kind), loc.space, loc.buffer,
-                                loc.shadow ? loc.offset : (long long)(unsigned long long)p, loc.limit, size, 1u, L.slot});
+                                loc.shadow || loc.buffer != kNoBuffer ? loc.offset : (long long)(unsigned long long)p,
+                                loc.limit, size, 1u, L.slot});
     return false;
   }
   if (HIRACE_BENCH_STOP_AFTER_LOCATE) return true;
+  if (!loc.shadow) {   // a buffer no write of this launch reaches: no race there (host_buffer_state.h)
+#if HIRACE_MEMORY_SYNC   // (its words keyed by their own address: no release of the launch names them)
+    HIRACE_AFTER_CHECK(reinterpret_cast<unsigned long long *>((unsigned long long)p >> loc.shift << loc.shift));
+#endif
+    return true;
+  }
 #if HIRACE_MEMORY_SYNC
   kind = volatile_kind(kind, how, loc.space, &then_write);
 #endif

@@ -103,6 +103,7 @@ inline void shadow_buffer(Buffer &b) {
   size_t words = shadow_words(b.size, b.shift);
   if (!words) return;
   b.shadow = static_cast<unsigned long long *>(tool_alloc(words * 8, "shadow of a buffer", b.file.c_str(), b.line));
+  b.checked = true;
   check_cuda(cudaMemset(b.shadow, 0, words * 8), "shadow reset");
   if (s.prior_sites && !s.sites_evicted) b.sites = site_slots(words * 4 * kSiteSlots);
 }
@@ -111,7 +112,7 @@ inline int add_buffer(void *base, size_t size, const char *name, size_t redzone,
   State &s = state();
   Buffer b{base, size, nullptr, nullptr, name ? name : "?", true, redzone, file ? file : "", line};
   b.shift = kBufferShift;
-  shadow_buffer(b);
+  if (!HIRACE_LAZY_STATE) shadow_buffer(b);   // (else before the first launch that may write it: host_buffer_state.h)
   s.buffers.push_back(b);
   ++s.generation;
   return int(s.buffers.size() - 1);

@@ -75,7 +75,12 @@ template <unsigned I, class... A> constexpr unsigned pointee_shift(void (*)(A...
 
 // Buffer b's shadow and slots at the finer granularity `shift` (its launches read back first)
 inline void refine_buffer(Buffer &b, unsigned shift) {
-  if (shift >= b.shift || !b.live || !b.shadow) return;
+  if (shift >= b.shift || !b.live) return;
+  if (!b.shadow) {   // (no state yet, host_buffer_state.h: no launch has records of it)
+    b.shift = shift;
+    ++state().generation;
+    return;
+  }
   drain();
   tool_free(b.shadow);
   tool_free(b.sites);

@@ -8,6 +8,7 @@
 
 #include "host_quiet.h"
 #include "host_granularity.h"   // the shadow's granularity per buffer, refined before a launch
+#include "host_buffer_state.h"  // a buffer's shadow and slots, from the first launch that may write it
 #include "host_readback.h"
 #include "memory_sync.h"
 #include "cpu_shared.h"
@@ -151,6 +152,8 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
     state().captured_now = true;
     ++state().captured_launches;
     pending_widths() = LaunchWidths{};   // (its node's launch passes none: every buffer then as fine as any access)
+    pending_quiet() = QuietArgs{};       // (nor quiet parameters, nor what it writes)
+    pending_version() = QuietVersion{};
     return;
   }
   init();
@@ -168,11 +171,13 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   refine_for_launch();   // (before the range table: a buffer made finer has a new shadow)
   bool enabled = kernel_selected(name);
   LaunchState quiet{};
+  const QuietArgs args = pending_quiet();   // (what it writes, for state_for_launch: take_quiet_args forgets it)
   take_quiet_args(quiet);   // this launch's quiet parameters, if its arguments were given
   const QuietVersion version = pending_version();
   pending_version() = QuietVersion{};
   s.quiet_chosen = s.quiet_versions && version.offered && version.ok && enabled && (quiet.quiet_params & version.need) == version.need &&
                    s.bid_lo == 0 && s.bid_hi == ~0u && s.tid_lo == 0 && s.tid_hi == ~0u;
+  state_for_launch(args, enabled && !s.quiet_chosen);   // (the buffers it may write: their shadow, before the range table)
   if (s.quiet_chosen) area_ok = false;   // (the quiet version keeps no clocks nor shadow)
   unsigned long long tpb = 1ull * block.x * block.y * block.z;
   unsigned long long blocks = 1ull * grid.x * grid.y * grid.z;
@@ -306,14 +311,14 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   if (g_footprint_prepare) g_footprint_prepare(&footprints, &footprint_touched);   // (before the range table)
   if (s.table_generation != s.generation) {   // a buffer or hirace's memory came or went
     size_t nbuffers = 0;
-    for (const Buffer &b : s.buffers) nbuffers += b.live && b.shadow;
+    for (const Buffer &b : s.buffers) nbuffers += b.live && b.size;
     size_t cap = s.d_ranges_cap * sizeof(Range);   // (a new table is itself hirace's memory: listed below)
     grow(&s.d_ranges, &cap, (nbuffers + s.tool_memory.size() + 8) * sizeof(Range), "range table");
     s.d_ranges_cap = cap / sizeof(Range);
     std::vector<Range> ranges;
     for (size_t i = 0; i < s.buffers.size(); ++i) {
       const Buffer &b = s.buffers[i];
-      if (b.live && b.shadow)
+      if (b.live && b.size)   // (a buffer without state: bounds only, host_buffer_state.h)
         ranges.push_back(Range{(unsigned long long)b.base, b.size, b.redzone, b.shadow, b.sites, unsigned(i), kUserBuffer, b.shift});
     }
     // hirace's own memory is in the table too: an access of the program there is out of bounds

@@ -52,7 +52,7 @@ inline void write_log() {
   namespace rec = ::cctk::hirace_log;   // record writers generated from instrument/protocol.py
   for (size_t i = 0; i < s.buffers.size(); ++i) {
     const Buffer &b = s.buffers[i];
-    rec::write_buffer(f, i, b.name.c_str(), b.size, b.file.c_str(), b.line, 1u << b.shift);
+    rec::write_buffer(f, i, b.name.c_str(), b.size, b.file.c_str(), b.line, 1u << b.shift, b.checked ? 1u : 0u);
   }
   for (size_t i = s.parents_launches; i < s.launches.size(); ++i) {
     const LaunchInfo &l = s.launches[i];

@@ -54,7 +54,7 @@ inline int buffer_at(const void *p) {
   unsigned long long a = (unsigned long long)p;
   for (size_t i = 0; i < s.buffers.size(); ++i) {
     const Buffer &b = s.buffers[i];
-    if (b.live && b.shadow && a >= (unsigned long long)b.base && a < (unsigned long long)b.base + b.size) return int(i);
+    if (b.live && a >= (unsigned long long)b.base && a < (unsigned long long)b.base + b.size) return int(i);
   }
   return -1;
 }
