@@ -481,6 +481,11 @@ class HiracePlanner:
             callee = s.text(ls.callee.start, ls.callee.end)
             kptr = "nullptr" if ls.deduced_template else f"(const void *)({callee})"
             area = self.shared_area and entered.get(ls.kernel, False) and self._extend_shared(ls, plan)
+            through_pointer = pointer_launches.is_pointer_launch(prog, ls)
+            # (through a pointer: the area where the kernel it points to registered itself as entered)
+            area_text = "true" if area else "false"
+            if self.shared_area and through_pointer and self._extend_shared(ls, plan):
+                area_text = f"::hirace::host::pointer_area({callee.strip()})"
             quiet_args = _quiet_args(ls, s, facts.launch_params(ls.kernel), unit)
             # (on the gpu backend only where the kernel is entered: a version asks for no area)
             version = (self._version_launch(prog, ls, versions.get(ls.kernel), cfg, self.lower_cpu)
@@ -489,7 +494,6 @@ class HiracePlanner:
                 k = versions[ls.kernel].kernel
                 self.quiet_versions[(k.span.file, k.span.line, k.name)]["launches"].append(
                     (ls.span.file, ls.span.line, "" if version else version.why))
-            through_pointer = pointer_launches.is_pointer_launch(prog, ls)
             if not quiet_args and not version and through_pointer:
                 args = _args_again(ls, s, unit, range(len(ls.args)))
                 if args is not None:
@@ -503,7 +507,7 @@ class HiracePlanner:
                 name = f"::hirace::host::kernel_name({callee.strip()}, {name})"
             if not plan.wrap(ls.span, f'({sizes}{site}{quiet_args}::hirace::host::before_launch({kptr}, {name}, '
                                       f'dim3({cfg[0]}), dim3({cfg[1]}), (size_t)({cfg[2]}), '
-                                      f'{"true" if area else "false"}, {_in_order(cfg[3])}), ',
+                                      f'{area_text}, {_in_order(cfg[3])}), ',
                              ", ::hirace::host::after_launch())", f"hirace launch of {ls.kernel}"):
                 self.unbracketed.append(f"{ls.span.file}:{ls.span.line}: a launch left unbracketed")
             elif version:
@@ -688,7 +692,7 @@ class HiracePlanner:
             w = widths.get(k.name)
             text = pointer_launches.entry_text(
                 prog, k, lambda args, f=found, w=w: (_quiet_params_text(f[0], args) if len(f) == 1 else "") +
-                (w.text(args) if w is not None else ""), v)
+                (w.text(args) if w is not None else ""), v, self.shared_area and entered.get(k.name, False))
             if text is None:
                 continue
             data = prog.unit.source(k.span.file).data

@@ -34,11 +34,12 @@ _IDENT = re.compile(r"[A-Za-z_]\w*")
 _NS = "::hirace::host::"
 
 
-def entry_text(prog, k, quiet_params, version: Version | None) -> str | None:
+def entry_text(prog, k, quiet_params, version: Version | None, entered: bool = False) -> str | None:
     """The registration of kernel `k`: its name, what a launch of it prepares, its version (None where
     it cannot have one: a template, a kernel name the unit declares twice, an unnamed parameter,
     `__grid_constant__`). `quiet_params(args)`: the
-    kernel's `quiet_params(...)` call for arguments `args` ('' where it has no quiet candidates)."""
+    kernel's `quiet_params(...)` call for arguments `args` ('' where it has no quiet candidates); `entered`:
+    it starts with block_entry, so a launch through a pointer to it may give it hirace's shared area."""
     if k.is_template or k.kind != "global" or sum(1 for x in prog.kernels if x.name == k.name) != 1:
         return None
     data = prog.unit.source(k.span.file).data
@@ -61,7 +62,7 @@ def entry_text(prog, k, quiet_params, version: Version | None) -> str | None:
            f"{body}; }}") if body else "nullptr"
     ver = f"&{version.name}" if version is not None else "nullptr"
     return (f'static const bool hirace_entry_{k.name} = {_NS}kernel_entry(&{k.name}, "{k.name}", {lam}, '
-            f'{ver});\n')
+            f'{ver}{", true" if entered else ""});\n')
 
 
 def is_pointer_launch(prog, ls) -> bool:

@@ -2,6 +2,7 @@
 the host's test look like, that the gpu instrumentation compiles, and that on the cpu backend the
 launches whose test holds run the copy and report what the kernels themselves report."""
 import json
+import re
 import subprocess
 
 import pytest
@@ -70,6 +71,11 @@ def test_gpu_instrumentation_with_versions_compiles(tmp_path, nvcc):
         r = subprocess.run([str(nvcc), "-std=c++17", "-c", f"-I{include_dir()}", *[f"-D{d}" for d in ins.planner.defines()],
                             str(ins.sources[0]), "-o", str(tmp_path / f"{src.stem}.o")], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr[-3000:]
+        if src == POINTERS:   # (a launch through a pointer gives hirace's area to a kernel that registered as entered)
+            text = ins.sources[0].read_text()
+            assert "kernel<<<dim3(w / T, k == 2 ? 1 : w / T), block, ::hirace::host::launch_shared_bytes(0)>>>" in text, text
+            assert text.count("::hirace::host::pointer_area(kernel), ") == text.count("pointer_prepare(kernel") > 0
+            assert re.search(r'kernel_entry\(&rows, "rows", .*, true\);', text)
 
 
 def test_the_cpu_backends_copy_lowers_the_versions_shared_arrays_and_launch(tmp_path):

@@ -1,7 +1,9 @@
 // Launches through a kernel pointer (`kernel<<<grid, block>>>(args)`, where the program picks the
 // kernel as it runs: transpose's table of variants). Each kernel with quiet candidates or a quiet
 // version registers, by its address, its name, what a launch of it does just before before_launch (its
-// quiet_params, its quiet version's test: hirace/pointer_launches.py writes both) and its version;
+// quiet_params, its quiet version's test: hirace/pointer_launches.py writes both), its version and
+// whether it starts with block_entry (then the launch, which asks for launch_shared_bytes on the gpu
+// backend, gives it hirace's shared area: its clocks and shared shadow out of global memory);
 // a launch through a pointer looks its kernel up. A pointer to a kernel no unit registered, or one
 // of another type than the kernel's, finds nothing: no parameter is quiet and no version runs, so
 // every site takes the whole check where its proof needs the launch's word.
@@ -24,6 +26,7 @@ struct KernelEntry {
   const char *name;      // the kernel's name, for reports
   void (*prepare)();     // void (*)(dim3 block, dim3 grid, A...), or nullptr: nothing to prepare
   void (*version)();     // void (*)(A...), or nullptr: no quiet version
+  bool entered;          // it starts with block_entry: a launch may give it hirace's shared area
 };
 inline std::unordered_map<const void *, KernelEntry> &kernel_entries() {
   static std::unordered_map<const void *, KernelEntry> m;   // (filled by the units' static initializers)
@@ -34,10 +37,10 @@ template <class T> struct Given {
 };
 template <class... A>
 inline bool kernel_entry(void (*k)(A...), const char *name, typename Given<void (*)(dim3, dim3, A...)>::type prepare,
-                         typename Given<void (*)(A...)>::type version) {
+                         typename Given<void (*)(A...)>::type version, bool entered = false) {
   kernel_entries()[(const void *)k] = KernelEntry{&KernelType<void (*)(A...)>::id, name,
                                                   reinterpret_cast<void (*)()>(prepare),
-                                                  reinterpret_cast<void (*)()>(version)};
+                                                  reinterpret_cast<void (*)()>(version), entered};
   return true;
 }
 template <class... A> inline const KernelEntry *entry_of(void (*k)(A...)) {
@@ -49,6 +52,12 @@ template <class... A, class... B> inline void pointer_prepare(void (*k)(A...), d
   const KernelEntry *e = entry_of(k);
   if (e && e->prepare)
     reinterpret_cast<void (*)(dim3, dim3, A...)>(e->prepare)(block, grid, std::forward<B>(args)...);
+}
+// Does the launch (its shared memory asked through launch_shared_bytes) run a kernel that takes
+// hirace's shared area (host_launch.h before_launch `area_ok`)? Only one that registered as entered.
+template <class... A> inline bool pointer_area(void (*k)(A...)) {
+  const KernelEntry *e = entry_of(k);
+  return e && e->entered;
 }
 // The name reports give the launch: its kernel's, where it registered one.
 template <class... A> inline const char *kernel_name(void (*k)(A...), const char *pointer) {
