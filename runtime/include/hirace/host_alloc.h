@@ -97,21 +97,31 @@ inline bool evict_sites() {
   return true;
 }
 
-// A buffer's shadow (all INIT) and prior-site slots (all empty) at its granularity b.shift
+// A buffer's shadow (all INIT) and prior-site slots (all empty) at its granularity b.shift, on the device
+// the buffer was allocated on (made before a launch that may run on another: host_buffer_state.h,
+// host_granularity.h; a launch there that writes it reaches both the same way)
 inline void shadow_buffer(Buffer &b) {
   State &s = state();
   size_t words = shadow_words(b.size, b.shift);
   if (!words) return;
+  int current = b.device;
+  cudaGetDevice(&current);
+  if (current != b.device) cudaSetDevice(b.device);
   b.shadow = static_cast<unsigned long long *>(tool_alloc(words * 8, "shadow of a buffer", b.file.c_str(), b.line));
   b.checked = true;
   check_cuda(cudaMemset(b.shadow, 0, words * 8), "shadow reset");
   if (s.prior_sites && !s.sites_evicted) b.sites = site_slots(words * 4 * kSiteSlots);
+  if (current != b.device) {   // (the resets done before a launch on the other device reads them)
+    check_cuda(cudaDeviceSynchronize(), "shadow reset");
+    cudaSetDevice(current);
+  }
 }
 
 inline int add_buffer(void *base, size_t size, const char *name, size_t redzone, const char *file, unsigned line) {
   State &s = state();
   Buffer b{base, size, nullptr, nullptr, name ? name : "?", true, redzone, file ? file : "", line};
   b.shift = kBufferShift;
+  cudaGetDevice(&b.device);
   if (!HIRACE_LAZY_STATE) shadow_buffer(b);   // (else before the first launch that may write it: host_buffer_state.h)
   s.buffers.push_back(b);
   ++s.generation;

@@ -38,6 +38,7 @@ struct Buffer {
   int kind = -1;     // how the program allocated it (alloc_hooks.h AllocKind); -1: a __device__ variable
   unsigned shift = 0;   // its shadow word covers 1 << shift bytes (host_alloc.h kBufferShift, refine_buffer)
   bool checked = false;  // it had a shadow (host_buffer_state.h: from the first launch that may write it)
+  int device = 0;        // the device current when it was allocated (its shadow goes there too)
 };
 
 struct Symbol {
