@@ -61,8 +61,8 @@ def build(sources, backend, work: Path, config: Config, include_dirs=(), defines
     # (a kernel with its own __launch_bounds__ keeps its own limit)
     regs = ["-maxrregcount=64"] if backend.real_device else []
     built = pipeline.build(sources, backend, work, [planner], include_dirs, defines, list(flags),
-                           library=library, cache=cache, tool_flags=regs)
-    check_names(config, built.programs, config.source)
+                           library=library, cache=cache, tool_flags=regs,
+                           check=lambda programs: check_names(config, programs, config.source))   # (before compiling)
     planner.write_sites(work / "src" / "hirace_sites.json")
     return Built(built.exe, backend, list(planner.sites), built.warnings, built.cached, built.cache_note)
 

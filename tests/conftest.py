@@ -72,6 +72,23 @@ def cpu_build(tmp_path):
     return build
 
 
+@pytest.fixture(scope="session")
+def plain_corpus(tmp_path_factory):
+    """plain_corpus(path) -> the program of a corpus source as written (lowered for the cpu backend: cltc's
+    build_plain), built once per session: test_cpu_backend runs it against its reference, test_cltc_coverage
+    compares its output with the instrumented program's."""
+    from cltestcheck import suite as suite_mod
+    from cltestcheck.build import build_plain
+    root, built = tmp_path_factory.mktemp("plain-corpus"), {}
+
+    def build(path: Path) -> Path:
+        if path not in built:
+            suite = suite_mod.Suite(path.parent, [path], tests=[suite_mod.TestCase("t")])
+            built[path] = build_plain(suite, CpuBackend(), root / path.stem)
+        return built[path]
+    return build
+
+
 @pytest.fixture
 def run_cli():
     """run_cli('instrument.run', args...) -> CompletedProcess of `python -m MODULE args`."""

@@ -8,7 +8,7 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from cltestcheck import suite as suite_mod
-from cltestcheck.build import build_instrumented, build_plain
+from cltestcheck.build import build_instrumented
 from cltestcheck.coverage import engine
 from cltestcheck.coverage.planner import CoveragePlanner
 from instrument import logs
@@ -172,10 +172,10 @@ CORPUS = sorted((CUDA / "corpus").glob("*.cu"))
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
-def test_instrumented_corpus_prints_what_the_original_prints(path, tmp_path):
+def test_instrumented_corpus_prints_what_the_original_prints(path, tmp_path, plain_corpus):
     s = suite_mod.Suite(path.parent, [path], tests=[suite_mod.TestCase("t")])
     cpu = CpuBackend()
-    plain = build_plain(s, cpu, tmp_path)
+    plain = plain_corpus(path)   # (built once a session: cltc's build_plain, as test_cpu_backend runs it)
     planner = CoveragePlanner()
     inst, _, _ = build_instrumented(s, cpu, tmp_path, [planner])
     a = cpu.run(plain, timeout=120)

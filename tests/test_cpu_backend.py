@@ -17,9 +17,8 @@ def test_corpus_has_at_least_30_programs():
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
-def test_corpus_program_matches_its_reference(path, cpu_build):
-    built = cpu_build(str(path.relative_to(CUDA)))
-    res = CpuBackend().run(built.exe, timeout=120)
+def test_corpus_program_matches_its_reference(path, plain_corpus):
+    res = CpuBackend().run(plain_corpus(path), timeout=120)
     assert res.returncode == 0, res.stdout + res.stderr
     assert res.stdout.strip().endswith("PASS"), res.stdout
 
@@ -75,19 +74,26 @@ def test_timeout_kills_the_program(run_cli):
     assert "unreachable" not in r.stdout
 
 
+@pytest.fixture(scope="module")
+def block_order_program(tmp_path_factory):
+    """faults/block_order.cu built once for the module: its tests differ in the order they run it in."""
+    from instrument.compile import pipeline
+    return pipeline.build([CUDA / "faults" / "block_order.cu"], CpuBackend(), tmp_path_factory.mktemp("block-order"))
+
+
 @pytest.mark.parametrize("order,expected", [
     (None, "0 1 2 3 4 5"), ("asc", "0 1 2 3 4 5"), ("desc", "5 4 3 2 1 0"),
     ("3,1", "3 1 0 2 4 5"),
 ])
-def test_block_order(cpu_build, order, expected):
-    built = cpu_build("faults/block_order.cu")
+def test_block_order(block_order_program, order, expected):
+    built = block_order_program
     env = {"CUDAEMU_BLOCK_ORDER": order} if order else None
     res = CpuBackend().run(built.exe, env=env, timeout=30)
     assert res.stdout.strip() == expected
 
 
-def test_random_block_order_is_a_seeded_permutation(cpu_build):
-    built = cpu_build("faults/block_order.cu")
+def test_random_block_order_is_a_seeded_permutation(block_order_program):
+    built = block_order_program
     runs = {}
     for seed in range(6):
         env = {"CUDAEMU_BLOCK_ORDER": "random", "CUDAEMU_SEED": str(seed)}

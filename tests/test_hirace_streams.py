@@ -240,22 +240,24 @@ def test_the_gpu_build_says_what_it_does_not_check(name, said, tmp_path):
         assert "::hirace::streams::launch_stream(s1))" in text
 
 
-def test_the_gpu_build_of_stream_programs_compiles(tmp_path, nvcc):
+@pytest.mark.parametrize("name", ["launch_kernel_race.cu", "capture_late_join_race.cu", "symbol_async_race.cu",
+                                  "graph_no_edge_race.cu", "host_callback_race.cu", "managed_var_race.cu",
+                                  "pinned_registered_race.cu"])
+def test_the_gpu_build_of_stream_programs_compiles(name, tmp_path, nvcc):
     """The relation, the launches' footprints in device memory, the capture-aware hooks, the graph runner
     (host_graphs_gpu.h) and the host-access watch compile for a GPU
-    (bench/hirace_gpu_corpus.py --set streams runs every program on one)."""
+    (bench/hirace_gpu_corpus.py --set streams runs every program on one). (One program a test: each is a
+    long compile, which the workers of a parallel run share out.)"""
     import subprocess
     from hirace import runner
     from runtime import include_dir
-    for name in ("launch_kernel_race.cu", "capture_late_join_race.cu", "symbol_async_race.cu", "graph_no_edge_race.cu",
-                 "host_callback_race.cu", "managed_var_race.cu", "pinned_registered_race.cu"):
-        src = CUDA / "streams" / name
-        ins = runner.instrument([src], tmp_path / src.stem, Config(gpu_streams=True))
-        assert "HIRACE_STREAMS=1" in ins.planner.defines()
-        r = subprocess.run([str(nvcc), "-std=c++17", "-arch=sm_90", "-c", f"-I{include_dir()}",
-                            *[f"-I{d}" for d in ins.include_dirs], *[f"-D{d}" for d in ins.planner.defines()],
-                            str(ins.sources[0]), "-o", str(tmp_path / f"{src.stem}.o")], capture_output=True, text=True)
-        assert r.returncode == 0, r.stderr[-3000:]
+    src = CUDA / "streams" / name
+    ins = runner.instrument([src], tmp_path / src.stem, Config(gpu_streams=True))
+    assert "HIRACE_STREAMS=1" in ins.planner.defines()
+    r = subprocess.run([str(nvcc), "-std=c++17", "-arch=sm_90", "-c", f"-I{include_dir()}",
+                        *[f"-I{d}" for d in ins.include_dirs], *[f"-D{d}" for d in ins.planner.defines()],
+                        str(ins.sources[0]), "-o", str(tmp_path / f"{src.stem}.o")], capture_output=True, text=True)
+    assert r.returncode == 0, f"{name}: " + r.stderr[-3000:]
 
 
 def test_a_program_with_managed_memory_follows_the_host(tmp_path):

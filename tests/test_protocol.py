@@ -12,8 +12,17 @@ def test_the_generated_protocol_header_is_current():
     assert genprotocol.main(["--check"]) == 0, "run `python -m instrument.genprotocol`"
 
 
+# the generated headers: protocol_core.h (what the cpu emulation shares too) and protocol.h (it, and the
+# tools' build macros)
+GENERATED = ("protocol.h", "protocol_core.h")
+
+
+def _protocol_header() -> str:
+    return "".join((ROOT / "runtime/include/cudacommon" / name).read_text() for name in GENERATED)
+
+
 def _sources(*globs):
-    skip = ("protocol.py", "protocol.h", "genprotocol.py")
+    skip = ("protocol.py", *GENERATED, "genprotocol.py")
     for g in globs:
         for p in sorted(ROOT.glob(g)):
             if p.name not in skip:
@@ -52,7 +61,7 @@ def test_operator_codes_and_loop_cases_come_from_the_protocol():
     from cltestcheck.mutate.operators import CODE
     assert CODE == {op: code for op, (code, _) in protocol.MUTATION_OPS.items()}
     assert LOOP_CASES == ("zero", "one", "many", "boundary")
-    header = (ROOT / "runtime/include/cudacommon/protocol.h").read_text()
+    header = _protocol_header()
     for op, (code, name) in protocol.MUTATION_OPS.items():
         assert f"  {name} = {code}," in header
 
@@ -211,7 +220,7 @@ _OWN_DEFAULTS_PENDING: set[str] = set()
 def test_every_build_macro_default_comes_from_the_protocol():
     """A planner's -D macros and their defaults are declared once (protocol.py MACROS): the header
     has each default, no runtime header spells one, and every macro is read where it says."""
-    header = (ROOT / "runtime/include/cudacommon/protocol.h").read_text()
+    header = _protocol_header()
     headers = _headers()
     for m, doc in protocol.MACROS.items():
         assert f"#ifndef {m.value}\n#define {m.value} {doc.default} " in header, m
@@ -238,7 +247,7 @@ def test_the_planners_pass_declared_macros_only():
 
 
 def test_constants_both_sides_size_things_by_are_generated():
-    header = (ROOT / "runtime/include/cudacommon/protocol.h").read_text()
+    header = _protocol_header()
     for name, value in (("kQuietParams", protocol.QUIET_PARAMS), ("kSiteIdBits", protocol.SITE_ID_BITS),
                         ("kSeenBits", protocol.SEEN_BITS), ("kBitRowLineBits", protocol.BIT_ROW_LINE_BITS),
                         ("kBitRowLineWords", protocol.BIT_ROW_LINE_WORDS)):
@@ -254,7 +263,7 @@ def test_constants_both_sides_size_things_by_are_generated():
 def test_every_quiet_form_and_hook_has_its_namesakes():
     """The quiet forms and hooks the planner writes exist in namespace hirace and in the quiet
     version's namespace q (quiet_version.h checks it at compile time through the generated list)."""
-    header = (ROOT / "runtime/include/cudacommon/protocol.h").read_text()
+    header = _protocol_header()
     headers = _headers()
     whole = headers["hirace/quiet.h"] + headers["hirace/clocks.h"]
     version = headers["hirace/quiet_version.h"]
@@ -282,7 +291,7 @@ def test_strict_schedule_specs_and_their_spelling():
         spec = protocol.schedule_spec(f.name, 5) if f.arg else protocol.schedule_spec(f.name)
         s = protocol.parse_schedule(spec, strict=True)
         assert s.mode == f.mode, spec
-    header = (ROOT / "runtime/include/cudacommon/protocol.h").read_text()
+    header = _protocol_header()
     assert "inline Spec parse(const char *v)" in header
     schedule_h = (ROOT / "runtime/include/cltc/schedule.h").read_text()
     assert "::cctk::schedule::parse(" in schedule_h and "rfind(\"first:\"" not in schedule_h
@@ -359,7 +368,7 @@ def test_the_doc_tables_of_the_runtimes_match_the_protocol():
 
 def test_hirace_defaults_that_the_runtime_shares_are_the_runtimes():
     from hirace.config import Config
-    header = (ROOT / "runtime/include/cudacommon/protocol.h").read_text()
+    header = _protocol_header()
     assert Config().max_reports == protocol.option_default(protocol.Env.HIRACE_MAX_REPORTS)
     assert Config().prior_sites == protocol.option_default(protocol.Env.HIRACE_PRIOR_SITES)
     assert protocol.option_default(protocol.Env.HIRACE_EXITCODE) == protocol.Exit.FINDINGS

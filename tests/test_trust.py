@@ -137,9 +137,10 @@ def test_error_exitcode_is_the_status_for_races(work, run_cli, own_build_cache):
 def test_configuration_that_names_nothing_is_an_error(work, run_cli, key):
     cfg = work / "hirace.toml"
     cfg.write_text(f'{key} = ["no_such_name"]\n')
-    r = run_cli("hirace.cli", "run", "--backend", "cpu", "--config", cfg, work / "prog.cu")
+    r = run_cli("hirace.cli", "run", "--backend", "cpu", "-v", "--config", cfg, work / "prog.cu")
     assert r.returncode == 2
     assert f"'{key}' names 'no_such_name', which the program does not have" in r.stderr
+    assert "hirace: backend: cpu" in r.stderr and "hirace: $ " not in r.stderr   # said before any compile
     assert ("kernels: k" if key == "kernels" else "variables accessed in kernels: a") in r.stderr
     assert r.stdout == ""
 

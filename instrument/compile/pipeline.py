@@ -276,13 +276,15 @@ def _read(src: Path, incs, defines, extra, language, reading) -> tuple[ParsedUni
 def build(sources: list[Path], backend: Backend, work_dir: Path, planners: list[Planner] = (),
           include_dirs=(), defines=(), flags=(), exe_name: str = "prog", opt: str = "-O2",
           cpu_planners: list[Planner] = (), src_name: str = "src", library: bool = False,
-          cache: bool = False, tool_flags=()) -> BuiltProgram:
+          cache: bool = False, tool_flags=(), check: Callable[[list[Program]], None] | None = None) -> BuiltProgram:
     """The one path from sources to an executable, for every tool: instrument with `planners`
     (and `cpu_planners` where the backend lowers for the host compiler) into work_dir/src_name,
     then build work_dir/exe_name against the runtime headers, with the planners' defines
     (`library`: work_dir/exe_name.so, run by a row host: instrument/compile/row_host.py; `cache`:
     an unchanged build is copied from the build cache, build_cache.py; `tool_flags`: compiler options
-    the tool adds to the program's `flags`, such as a register limit)."""
+    the tool adds to the program's `flags`, such as a register limit; `check`: given the programs
+    once they are read, before the build: a tool's check of its options against them, whose error
+    comes without a compile)."""
     work_dir = Path(work_dir)
     lower = backend.needs_lowering
     planners = (list(cpu_planners) if lower else []) + list(planners)
@@ -298,6 +300,8 @@ def build(sources: list[Path], backend: Backend, work_dir: Path, planners: list[
     else:
         ins = instrument_sources(sources, work_dir / src_name, planners, include_dirs, defines, lower_cpu=lower,
                                  archs=device_view.archs_of(list(flags)) or backend.device_archs())
+    if check is not None:
+        check(ins.programs)
     exe = work_dir / (exe_name + ".so" if library else exe_name)
     defines = list(defines) + planned_defines(planners)
     if lower:   # what no unit uses left out of the emulation (every source of the program is in this build)

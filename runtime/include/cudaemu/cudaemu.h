@@ -119,7 +119,7 @@ using namespace ::cctk::exit_code;   // kExitBarrierDivergence, kExitDeadlock, k
 #include "cudaemu_device.h"
 #include "cudaemu_api.h"
 #include "registry.h"
-// CUDA graphs and stream capture, in a program that calls their API (CUDAEMU_GRAPHS: cudacommon/protocol.h)
+// CUDA graphs and stream capture, in a program that calls their API (CUDAEMU_GRAPHS: cudacommon/protocol_core.h)
 #if CUDAEMU_GRAPHS
 #include "graphs.h"
 #else

@@ -40,7 +40,7 @@ struct dim3 {
 #define gridDim cudaemu_gridDim
 #define blockDim cudaemu_blockDim
 #include "../cudacommon/runtime_types.h"
-#include "../cudacommon/protocol.h"
+#include "../cudacommon/protocol_core.h"
 struct CUstream_st { int id; };
 struct CUevent_st { std::chrono::steady_clock::time_point t; };
 
