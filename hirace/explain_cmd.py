@@ -95,7 +95,7 @@ def _writes(facts, k) -> str:
     keep no check state in that launch (hirace/host_buffer_state.h); or why every buffer is checked."""
     w = facts.writes.get((k.body.file, k.body.start))
     if w is None:
-        why = facts.params_why.get(k.name) or "not analysed"
+        why = facts.params_why.get(k.name) or "its writes are not known: see its notes"
         return f"every buffer checked in its launches ({why})"
     if not w.written:
         return "no buffer: its launches check none"

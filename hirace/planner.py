@@ -480,18 +480,19 @@ class HiracePlanner:
             cfg += ["0"] * (4 - len(cfg))   # shared memory and stream default to 0
             callee = s.text(ls.callee.start, ls.callee.end)
             kptr = "nullptr" if ls.deduced_template else f"(const void *)({callee})"
-            area = self.shared_area and entered.get(ls.kernel, False) and self._extend_shared(ls, plan)
+            kname = _launched(prog, ls)   # (None: which of the unit's kernels it runs is not known)
+            area = self.shared_area and entered.get(kname, False) and self._extend_shared(ls, plan)
             through_pointer = pointer_launches.is_pointer_launch(prog, ls)
             # (through a pointer: the area where the kernel it points to registered itself as entered)
             area_text = "true" if area else "false"
             if self.shared_area and through_pointer and self._extend_shared(ls, plan):
                 area_text = f"::hirace::host::pointer_area({callee.strip()})"
-            quiet_args = _quiet_args(ls, s, facts.launch_params(ls.kernel), unit)
+            quiet_args = _quiet_args(ls, s, facts.launch_params(kname), unit) if kname else ""
             # (on the gpu backend only where the kernel is entered: a version asks for no area)
-            version = (self._version_launch(prog, ls, versions.get(ls.kernel), cfg, self.lower_cpu)
+            version = (self._version_launch(prog, ls, versions.get(kname), cfg, self.lower_cpu)
                        if area or self.lower_cpu else quiet_version.NoVersion("it cannot take hirace's shared area"))
-            if ls.kernel in versions:
-                k = versions[ls.kernel].kernel
+            if kname in versions:
+                k = versions[kname].kernel
                 self.quiet_versions[(k.span.file, k.span.line, k.name)]["launches"].append(
                     (ls.span.file, ls.span.line, "" if version else version.why))
             if not quiet_args and not version and through_pointer:
@@ -500,7 +501,7 @@ class HiracePlanner:
                     version = pointer_launches.launch_texts(prog, ls, cfg, args, self.lower_cpu)
             if version:
                 quiet_args += version[0]
-            sizes = _widths_args(ls, s, widths.get(ls.kernel), unit)   # (first: the stream's hook stays next to the launch's)
+            sizes = _widths_args(ls, s, widths.get(kname), unit)   # (first: the stream's hook stays next to the launch's)
             site = self._stream_launch(plan, ls.config_args[3] if len(ls.config_args) > 3 else None, cfg[3], ls.span)
             name = f'"{ls.kernel}"'
             if through_pointer:   # (reports name the kernel it points to)
@@ -841,6 +842,18 @@ def _touching(prog: Program, reach: set[str], fenced: set[str] = frozenset()) ->
                 touching.add(name)
                 grew = True
     return touching
+
+
+def _launched(prog: Program, ls) -> str | None:
+    """The name of the kernel launch `ls` runs, where that is the unit's one kernel of that name and the
+    launch resolves to its definition; else None (a kernel pointer, a kernel this unit only declares, one
+    of two namespaces' kernels of one name): what the planner knows of a kernel by name is not this one's."""
+    d = ls.definition
+    if d is None:
+        return None
+    mine = [k for k in prog.kernels if k.name == ls.kernel]
+    ok = len(mine) == 1 and (mine[0].span.file, mine[0].span.start) == (d.file, d.start)
+    return ls.kernel if ok else None
 
 
 def _quiet_args(ls, s, found, unit) -> str:

@@ -20,12 +20,15 @@ from instrument.protocol import HIRACE_LOG, Env
 PROGRAM = CUDA / "engine" / "buffer_state.cu"
 
 
-def writes(tmp_path, text: str) -> dict[str, tuple[int, ...]]:
+def writes(tmp_path, text: str, notes: dict | None = None) -> dict[str, tuple[int, ...]]:
     src = tmp_path / "k.cu"
     src.write_text(text)
     prog = query(parse_file(src))
     found: dict = {}
-    readonly_params(prog, KernelFacts(prog), {}, found)
+    an = KernelFacts(prog)
+    readonly_params(prog, an, {}, found)
+    if notes is not None:
+        notes.update(an.notes)
     return {w.kernel.name: w.written for w in found.values()}
 
 
@@ -42,6 +45,28 @@ __global__ void variable(int *a) { g[0] = a[0]; }
 __global__ void calls(int *a) { put(a); }
 __global__ void copies(int *a, const int *b) { memcpy(a, b, 8); }""")
     assert got == {"only": (0, 1), "adds": (1,), "shared_only": ()}
+
+
+def test_writes_through_a_callee_or_a_moved_parameter_leave_the_writes_unknown(tmp_path):
+    """A constructor the program defines, one of two device functions of one name (the call may be of
+    either), placement new and a written parameter the kernel moves all write where the written arguments
+    may not point: those kernels' writes are unknown (each was taken as writing only `a` before); a call of
+    a function that writes nothing leaves them known."""
+    notes: dict = {}
+    got = writes(tmp_path, """
+#include <new>
+struct Put { __device__ Put(int *p) { p[0] = 1; } };
+struct V { int x; __device__ V(int v) : x(v) {} };
+namespace x { __device__ void put(int *p, int v) { p[0] = v; } }
+namespace y { __device__ int put(const int *p, int v) { return p[v]; } }
+__global__ void constructs(int *a, int *b) { Put w(b); a[threadIdx.x] = 1; }
+__global__ void overloaded(int *a, int *b) { x::put(b, 1); a[threadIdx.x] = 1; }
+__global__ void placed(int *a, V *b) { new (&b[0]) V(1); a[threadIdx.x] = 1; }
+__global__ void moved(int *a, const int *b, long off) { a += off; a[threadIdx.x] = b[0]; }
+__device__ int get(const int *p, int v) { return p[v]; }
+__global__ void reads(int *a, const int *b) { a[threadIdx.x] = get(b, 1); }""", notes)
+    assert got == {"reads": (0,)}
+    assert any("it moves a, which it writes through" in n for n in notes["moved"])   # (explain says why)
 
 
 @pytest.fixture(scope="module")
@@ -78,11 +103,22 @@ def test_buffers_no_launch_writes_keep_no_state_and_races_elsewhere_are_found(bu
 @pytest.mark.parametrize("what, line, variable", [
     ("loaded", 22, "x"),     # a write through a pointer the kernel loads: every buffer checked
     ("shifted", 27, "y"),    # a written argument into a redzone (y - 1): its writes may land anywhere
+    ("made", 34, "y"),       # a write in a constructor the kernel calls
+    ("hop", 43, "y"),        # a written parameter moved from x into y
 ])
 def test_a_launch_whose_writes_may_land_anywhere_checks_every_buffer(built, tmp_path, what, line, variable):
     checked, races, _, _ = _run(built, tmp_path, what)
     assert set(checked.values()) == {1}
     assert races == [(line, line, variable, 0)]
+
+
+def test_a_launch_through_a_pointer_named_like_a_kernel_passes_what_the_pointed_kernel_writes(built, tmp_path):
+    """`fill<<<...>>>` where `fill` is a pointer to `back`: back's written argument (y) gets its state, not
+    the kernel fill's (x), and back runs, not fill's quiet version."""
+    checked, races, _, out = _run(built, tmp_path, "named")
+    assert checked["&y"] == 1
+    assert races == [(51, 51, "y", 0)]
+    assert out == "103\n"
 
 
 def test_the_launches_pass_what_their_kernels_write(built):
@@ -93,3 +129,28 @@ def test_the_launches_pass_what_their_kernels_write(built):
     assert "quiet_params({}, {::hirace::host::arg_address(y - 1)})" in shift
     through = next(ln for ln in launches if "(table" in ln)
     assert "quiet_params" not in through
+    named = next(ln for ln in launches if "fill<<<" in ln or "(fill)" in ln)   # (a pointer named like a kernel)
+    assert "quiet_params" not in named and "quiet_version" not in named
+
+
+def test_a_launch_passes_its_kernels_writes_only_where_it_resolves_to_that_kernel(tmp_path):
+    """`k` declared here and defined in another unit, beside a namespace's `k` defined here: its launch
+    passes nothing of q::k's (neither what q::k writes nor its quiet version); q::k's own launch does."""
+    src = tmp_path / "b.cu"
+    src.write_text("""namespace q {
+__global__ void k(int *a, const int *b) { a[threadIdx.x] = b[threadIdx.x]; }
+}
+__global__ void k(int *a, int *b);
+void run(int *x, int *y) {
+  k<<<1, 32>>>(x, y);
+  q::k<<<1, 32>>>(x, y);
+}
+""")
+    ins = runner.instrument([src], tmp_path / "out", Config(), lower_cpu=True)
+    text = ins.sources[0].read_text()
+    launches = [ln for ln in text.splitlines() if "before_launch(" in ln]
+    [declared] = [ln for ln in launches if "(const void *)(k)" in ln]
+    [defined] = [ln for ln in launches if "(const void *)(q::k)" in ln]
+    assert "quiet_params" not in declared and "quiet_version" not in declared and "__hirace_q" not in declared
+    assert "quiet_params({::hirace::host::arg_address(y), ::hirace::host::arg_address(x)}, " \
+           "{::hirace::host::arg_address(x)}, " in defined and "q::k__hirace_q" in defined

@@ -211,7 +211,7 @@ class KernelFacts:
         self.p = prog
         self.cursors = prog.cursors
         self.extern = {d.name for d in prog.shared if d.is_extern}
-        self.summaries: dict[str, tuple[bool, bool, bool] | None] = {}   # name -> (syncs, writes, reads)
+        self.summaries: dict[tuple, tuple[bool, bool, bool] | None] = {}   # body -> (syncs, writes, reads)
         self._rebased: dict[tuple, dict] = {}   # kernel body -> rebased()
         self.pointers_in: dict[str, str] = {}   # the kernel being analysed: its shared_pointers
         self.arrays = {d.name: (DYNAMIC if d.is_extern else d.name) for d in prog.shared}
@@ -243,10 +243,12 @@ class KernelFacts:
             return False, False, False     # barriers and atomics are seen on their own
         ref = call.referenced
         if ref is not None and ref.kind in (CK.CONSTRUCTOR, CK.DESTRUCTOR):
-            return False, False, _pointer_params(ref, writable=False)
-        fn = self.p.functions.get(name)
-        if fn is not None:
-            return self._summary(fn)
+            # (one the program defines is summarised as any function: `W w(out)` may write through out)
+            mine = self._defined(ref.spelling)
+            return mine if mine is not None else (False, False, _pointer_params(ref, writable=False))
+        mine = self._defined(name)
+        if mine is not None:
+            return mine
         if ref is None and not name:   # a dependent construction: `SharedMemory<T>()` touches nothing
             sp = self.p.unit.span_of(call)
             if sp and self.shared_construction(self.p.unit.source(sp.file).text(sp.start, sp.end)):
@@ -258,11 +260,21 @@ class KernelFacts:
         pure = bool(_PURE.match(name))
         return False, _pointer_params(ref) and not pure, _pointer_params(ref, writable=False) and not pure
 
+    def _defined(self, name: str) -> tuple[bool, bool, bool] | None:
+        """What a call of the program's device functions named `name` may do: every one of that name
+        (two namespaces' or overloads: the call may be of any), or None where the program defines none."""
+        fns = [f for f in self.p.definitions if f.name == name] if name else []
+        if not fns:
+            return None
+        got = [self._summary(f) for f in fns]
+        return any(g[0] for g in got), any(g[1] for g in got), any(g[2] for g in got)
+
     def _summary(self, fn: Function) -> tuple[bool, bool, bool]:
-        if fn.name in self.summaries:
-            got = self.summaries[fn.name]
+        key = (fn.body.file, fn.body.start)
+        if key in self.summaries:
+            got = self.summaries[key]
             return got if got is not None else (True, True, True)   # recursion: assume the worst
-        self.summaries[fn.name] = None
+        self.summaries[key] = None
         syncs = any(_inside(b.span, fn.body) for b in self.p.barriers if b.scope != "warp")
         writes = any(a.kind != "read" and a.space in ("shared", "pointer", "global") and _inside(a.span, fn.body)
                      for a in self.p.accesses) or any(_inside(a.span, fn.body) for a in self.p.atomics)
@@ -280,7 +292,7 @@ class KernelFacts:
                     syncs, writes, reads = syncs or s, writes or w, reads or r
                 elif c.kind == CK.ASM_STMT:
                     syncs = writes = reads = True
-        self.summaries[fn.name] = (syncs, writes, reads)
+        self.summaries[key] = (syncs, writes, reads)
         return syncs, writes, reads
 
     def changed(self, body: Span) -> set[str]:

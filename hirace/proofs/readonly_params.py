@@ -32,7 +32,10 @@ The same facts say which buffers a launch may write at all: those its written ar
 for a kernel that writes nowhere else (`writes`, also where it has no candidates). No access of the
 launch races in any other buffer, so those need no check state in that launch
 (hirace/host_buffer_state.h): the launch passes its written arguments (`quiet_params`, with no
-candidates where it has none).
+candidates where it has none). Not where the kernel moves a written parameter (`p += off`): the move
+may carry it into another buffer, and its accesses' bounds are taken from where it points then. A call
+writes nowhere only where every function the program defines by its name does (intervals.py
+`_defined`: two namespaces' functions of one name, a constructor), and `new` writes where it constructs.
 """
 from __future__ import annotations
 
@@ -183,10 +186,19 @@ def _kernel(an: KernelFacts, k: Function, known: dict | None = None) -> KernelPa
             reads_elsewhere |= reads
         if c.kind == CK.ASM_STMT:
             raise NoParams("it holds inline assembly")
+        if c.kind == CK.CXX_NEW_EXPR:   # (`new (&out[i]) T(v)` writes where it points, through no access)
+            raise NoParams("it constructs an object with new")
     if any(_inside(sp, body) for sp in p.nested_bodies):
         raise NoParams("it holds a lambda or a local class")
-    if known is not None:   # (its writes are known: a launch's state, hirace/host_buffer_state.h)
+    # its writes are known (a launch's state, hirace/host_buffer_state.h), but where it moves a written
+    # parameter (`p += n`): the move may carry it into another buffer, which its accesses' bounds, taken
+    # from where it points then, do not catch
+    moved = sorted(k.params[i] for i in written if k.params[i] in rebased)
+    if known is not None and not moved:
         known[(body.file, body.start)] = KernelWrites(k, tuple(sorted(written)))
+    elif known is not None:
+        an.note(k.name, f"its launches check every buffer: it moves {moved[0]}, which it writes through, and a "
+                        f"move may carry it into another buffer")
     read_through = {a.base for a in inside if a.kind == "read" and a.base in index and member_or_element(a)}
     candidates = [i for i, c in enumerate(parms) if c.spelling in read_through and i not in written
                   and c.spelling not in changed and c.type.get_canonical().kind == TK.POINTER]

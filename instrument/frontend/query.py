@@ -208,6 +208,11 @@ class LaunchSite:
     function: str         # enclosing function
     deduced_template: bool = False   # a kernel template whose arguments are deduced at the launch
     through_pointer: bool = False    # the callee is a variable or parameter: a kernel pointer
+    # the kernel the launch runs, as libclang resolves its callee: its definition's span, where this unit
+    # holds it (`resolved` and None: a kernel this unit only declares, or a pointer; not `resolved`: a
+    # call it leaves unresolved among several candidates). A name alone may be another namespace's kernel.
+    resolved: bool = False
+    definition: Span | None = None
 
 
 @dataclass(frozen=True)
@@ -753,6 +758,31 @@ class _Walker:
             self.p.library_uses.append((found[0], top + ref.spelling, sp, self.fn))
 
     # -- calls, launches, atomics, barriers ----------------------------------
+    def _kernel_definition(self, ref: cindex.Cursor | None) -> tuple[bool, Span | None]:
+        """(whether libclang resolves a launch's callee `ref`, the span of the kernel definition it names in
+        this unit, or None: a variable, or a kernel defined elsewhere). A name a template leaves unresolved
+        resolves where it has one candidate; a template's specialization to its template's definition."""
+        if ref is None:
+            return False, None
+        lib = cindex.conf.lib
+        if ref.kind == CK.OVERLOADED_DECL_REF:
+            lib.clang_getOverloadedDecl.restype = cindex.Cursor
+            lib.clang_getOverloadedDecl.argtypes = [cindex.Cursor, ctypes.c_uint]
+            if lib.clang_getNumOverloadedDecls(ref) != 1:
+                return False, None
+            ref = lib.clang_getOverloadedDecl(ref, 0)
+        if ref.kind in (CK.VAR_DECL, CK.PARM_DECL, CK.FIELD_DECL):
+            return True, None      # (a kernel pointer: no kernel of the unit's by name)
+        if ref.kind not in (CK.FUNCTION_DECL, CK.FUNCTION_TEMPLATE):
+            return False, None
+        d = ref.get_definition()
+        if d is None and ref.kind == CK.FUNCTION_DECL:   # (an implicit instantiation: its template's)
+            lib.clang_getSpecializedCursorTemplate.restype = cindex.Cursor
+            lib.clang_getSpecializedCursorTemplate.argtypes = [cindex.Cursor]
+            t = lib.clang_getSpecializedCursorTemplate(ref)
+            d = t.get_definition() if t is not None and not t.kind.is_invalid() else None
+        return True, (self.u.span_of(d) if d is not None else None)
+
     def _call(self, c: cindex.Cursor, sp: Span | None) -> None:
         name = c.spelling
         kids = list(c.get_children())
@@ -784,9 +814,11 @@ class _Walker:
                                                          CK.FIELD_DECL)   # those: a function pointer
             if not name and callee is not None:   # a dependent call has no spelling: the name as written
                 name = self._src(callee).text(callee.start, callee.end).split("<")[0].split("::")[-1].strip()
+            resolved, definition = self._kernel_definition(ref)
             self.p.launches.append(LaunchSite(name, sp, callee, csp, cargs, args, self.fn,
                                                (is_spec or unresolved) and not explicit or some,
-                                               ref is not None and ref.kind in (CK.VAR_DECL, CK.PARM_DECL)))
+                                               ref is not None and ref.kind in (CK.VAR_DECL, CK.PARM_DECL),
+                                               resolved, definition))
             self.p.calls.setdefault(self.fn, set()).add(name)
             return
         member_obj = None

@@ -9,10 +9,13 @@
 // that writes nowhere but through some of its pointer parameters, a launch passes those arguments
 // (`quiet_params`, just before before_launch; the bounds check keeps each write inside the buffer its
 // argument points into, or reports it out of bounds and diverts it). Every other launch (a kernel that
-// writes through a pointer it loads, a __device__ variable, a device function; a graph's node,
-// cudaLaunchKernel; arguments that cannot be evaluated again) gives every buffer its state. So does a
-// written argument that points into no buffer (a redzone: `d - 1`, memory hirace does not track):
-// the writes through it may land anywhere.
+// writes through a pointer it loads, a __device__ variable, a device function or constructor, placement
+// new, a written parameter it moves (`p += off` may carry p into another buffer, and the bounds are
+// taken from where p points then); a graph's node, cudaLaunchKernel, a launch through a kernel pointer
+// to a kernel no unit registered, a launch of a kernel the unit only declares, or of one of two
+// namespaces' kernels of one name; arguments that cannot be evaluated again) gives every buffer its
+// state. So does a written argument that points into no buffer (a redzone: `d - 1`, memory hirace does
+// not track): the writes through it may land anywhere.
 //
 // A buffer without state is still in the range table (check.h: its accesses are bounds-checked, and the
 // check stops there); one that got state keeps it (a later launch's records read as INIT anyway). The

@@ -27,6 +27,31 @@ __global__ void shift(int *p, int n) {
   if (i < n) p[i < 2 ? 1 : i + 1] = i;
 }
 
+// Launches whose writes land where their written arguments do not point (every buffer checked): `made`
+// writes b[0] in a constructor (line 34); `hop` moves p from x into y (line 43); `fill` through a kernel
+// pointer named `fill`, which points to `back`, which writes src[0] (line 51).
+struct Put {
+  __device__ Put(int *p, int v) { p[0] = v; }
+};
+__global__ void made(int *a, int *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { Put put(b, i); a[i] = i; }
+}
+__global__ void hop(int *p, const int *q, long off, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  p += off;
+  if (i < n) p[i < 2 ? 0 : i] = q[i];
+}
+__global__ void fill(int *dst, int *src, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) dst[i] = src[i] + 1;
+}
+__global__ void back(int *dst, int *src, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) src[i < 2 ? 0 : i] = i + 100;
+}
+static void run(void (*fill)(int *, int *, int), int *dst, int *src, int n) { fill<<<2, 32>>>(dst, src, n); }
+
 int main(int argc, char **argv) {
   const int n = 64, words = 1 << 20;
   int *big, *out, *cost, *x, *y, **table;
@@ -43,6 +68,14 @@ int main(int argc, char **argv) {
     through<<<2, 32>>>(table, n);
   } else if (!strcmp(what, "shifted")) {
     shift<<<2, 32>>>(y - 1, n);
+  } else if (!strcmp(what, "made")) {
+    made<<<2, 32>>>(x, y, n);
+  } else if (!strcmp(what, "hop")) {
+    hop<<<2, 32>>>(x, out, long(y - x), n);
+  } else if (!strcmp(what, "named")) {
+    cudaMemset(y, 0, n * sizeof(int));
+    run(back, x, y, n);
+    cudaMemcpy(out, y, n * sizeof(int), cudaMemcpyDeviceToDevice);
   } else {
     gather<<<2, 32>>>(big, out, n);
     racy<<<2, 32>>>(cost, out, n);
