@@ -40,6 +40,10 @@ def render_race(r: Race, prior_sites: bool = True, paths: ReportPaths | None = N
         lines += [f"  Previous access {prior}; its last access to this word was the {r.prior_site.kind} "
                   f"at {_where(r.prior_site, paths)}:",
                   f"      {r.prior_site.text}"]
+    elif r.prior_budgeted:
+        lines.append(f"  Previous conflicting access {prior} (its site is not recorded: this buffer kept no prior "
+                     f"sites then, for hirace's memory budget; it keeps them from the next launch on, and "
+                     f"--sites-budget 0 keeps them for every buffer)")
     elif prior_sites:
         lines.append(f"  Previous conflicting access {prior} (its site is unknown: the word's recorded accesses "
                      f"do not include it)")

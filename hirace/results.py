@@ -47,6 +47,9 @@ class Race:
     offset: int              # bytes from the start of the buffer or shared window
     count: int               # racing word accesses folded into this report
     prior_is_other: bool = False   # the conflicting thread is another one than the recorded accessor
+    # its earlier site is not recorded: the buffer kept no prior sites then, for hirace's memory budget
+    # (runtime/include/hirace/host_site_budget.h; the next launch that races there names it)
+    prior_budgeted: bool = False
     suppressed: str = ""           # what marked it a known benign race (suppress.py); '' a finding
 
 
@@ -445,7 +448,8 @@ def collect(log_path: Path, sites: list[Site] | None, warp_size: int = 32) -> Ra
             thread=_coords(r.tid, L.block), block=_coords(r.bid, L.grid),
             prior_thread=_coords(r.prior_tid, L.block), prior_block=_coords(r.prior_bid, L.grid),
             prior_site=prior, scope=scope, variable=variable or site.text, offset=r.offset,
-            count=r.count, prior_is_other=self_conflict)
+            count=r.count, prior_is_other=self_conflict,
+            prior_budgeted=prior is None and bool(r.budgeted))
     res.races = list(merged.values())
     res.races.sort(key=lambda x: (x.launch, x.site.file, x.site.line, x.site.column))
     res.stream_races = _stream_races(log, buffer_records)

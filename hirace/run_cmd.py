@@ -64,6 +64,11 @@ def setup_run(p: argparse.ArgumentParser) -> None:
                    help="name the earlier access of each race too (--no-prior-sites saves 16 bytes per shadow "
                         "word, and the report then names one access; default: hirace.toml's prior_sites, "
                         f"{config_mod.default_text('prior_sites')} unless set)")
+    p.add_argument("--sites-budget", type=count, default=None, metavar="N",
+                   help="keep a buffer's prior sites only while hirace's memory for the buffers stays within N times "
+                        "the program's (or the prior sites within 1 MiB); a buffer a race was found in gets them anyway, "
+                        "so the next launch that races there names both accesses (0: no limit; default: hirace.toml's "
+                        f"sites_budget, {config_mod.default_text('sites_budget')} unless set)")
     p.add_argument("--quiet-reads", action=argparse.BooleanOptionalAction, default=None,
                    help="check only the bounds of accesses that cannot race: shared reads in write-free "
                         "__syncthreads intervals, each thread's own shared word, reads through read-only "
@@ -104,7 +109,8 @@ def setup_run(p: argparse.ArgumentParser) -> None:
 # the command line's options that set hirace.toml's keys (the command line wins)
 _KEYS = {"kernel_name": ("kernels", "--kernel-name"), "kernel_name_exclude": ("kernels_exclude", "--kernel-name-exclude"),
          "print_limit": ("print_limit", "--print-limit"), "github": ("github", "--github"),
-         "prior_sites": ("prior_sites", "--prior-sites"), "quiet_reads": ("quiet_reads", "--quiet-reads"),
+         "prior_sites": ("prior_sites", "--prior-sites"),
+         "sites_budget": ("sites_budget", "--sites-budget"), "quiet_reads": ("quiet_reads", "--quiet-reads"),
          "sites_ran": ("sites_ran", "--sites-ran"), "granularity": ("granularity", "--granularity"),
          "gpu_streams": ("gpu_streams", "--gpu-streams"),
          "root": ("root", "--root")}

@@ -72,6 +72,7 @@ def _options_env(config: Config) -> dict:
     return {Env.HIRACE_KERNELS: ",".join(config.kernels), Env.HIRACE_KERNELS_EXCLUDE: ",".join(config.kernels_exclude),
             Env.HIRACE_MAX_REPORTS: str(config.max_reports),
             Env.HIRACE_PRIOR_SITES: "1" if config.prior_sites else "0",
+            Env.HIRACE_SITES_BUDGET: str(config.sites_budget),
             Env.HIRACE_BLOCKS: f"{config.blocks[0]}:{config.blocks[1]}" if config.blocks else "",
             Env.HIRACE_THREADS: f"{config.threads[0]}:{config.threads[1]}" if config.threads else ""}
 

@@ -129,6 +129,8 @@ def render_core() -> str:
         "",
         "// the bits of a hirace prior-site slot that hold the site id (hirace/records.h SiteSlots)",
         f"constexpr unsigned kSiteIdBits = {protocol.SITE_ID_BITS};",
+        "// the bytes of prior-site slots a program keeps whatever the budget (hirace/host_site_budget.h)",
+        f"constexpr unsigned long long kSitesFloor = {protocol.SITES_FLOOR}ull;",
         "",
         "// the memory space a hirace log record names (hirace/records.h)",
         "enum Space : unsigned { " + ", ".join(f"k{_camel(x.name)} = {int(x)}" for x in protocol.Space) + " };",

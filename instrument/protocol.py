@@ -24,6 +24,7 @@ class Env(StrEnum):
     HIRACE_KERNELS_EXCLUDE = "HIRACE_KERNELS_EXCLUDE"
     HIRACE_MAX_REPORTS = "HIRACE_MAX_REPORTS"
     HIRACE_PRIOR_SITES = "HIRACE_PRIOR_SITES"
+    HIRACE_SITES_BUDGET = "HIRACE_SITES_BUDGET"
     HIRACE_BLOCKS = "HIRACE_BLOCKS"
     HIRACE_THREADS = "HIRACE_THREADS"
     HIRACE_BOUNDS = "HIRACE_BOUNDS"
@@ -91,6 +92,10 @@ OPTIONS: dict[Env, OptionDoc] = {
     Env.HIRACE_MAX_REPORTS: OptionDoc("hirace/host_init.h", "count", "race records kept per launch", default=1024),
     Env.HIRACE_PRIOR_SITES: OptionDoc("hirace/host_init.h", "0|1", "record each word's last accesses, so races name "
                                       "both (0 saves 16 bytes per shadow word)", default=True),
+    Env.HIRACE_SITES_BUDGET: OptionDoc("hirace/host_init.h", "N", "keep a buffer's prior-site slots only while "
+                                       "hirace's state of the buffers (shadows and slots) stays within N times the "
+                                       "program's device memory, or the slots within 1 MiB (SITES_FLOOR); a buffer a "
+                                       "race was found in gets them anyway (0: no limit)", default=2),
     Env.HIRACE_BLOCKS: OptionDoc("hirace/host_init.h", "lo:hi", "check only blocks lo..hi (linear ids)"),
     Env.HIRACE_THREADS: OptionDoc("hirace/host_init.h", "lo:hi", "check only threads lo..hi of each block"),
     Env.HIRACE_BOUNDS: OptionDoc("hirace/host_init.h", "0|1", "redzones and out-of-bounds checks (0 only to measure "
@@ -149,6 +154,10 @@ SEEN_BARRIER_FLAG = 1 << 31
 # kind and its thread's barrier clocks, hirace/records.h SiteSlots): a program has at most
 # 2**SITE_ID_BITS instrumented accesses.
 SITE_ID_BITS = 20
+
+# The prior-site slots kept whatever the budget (HIRACE_SITES_BUDGET, hirace/host_site_budget.h): a program
+# whose slots take at most this many bytes in all keeps them for every buffer it writes.
+SITES_FLOOR = 1 << 20
 
 class Space(IntEnum):
     """The memory space a hirace log record names (its `space` field; hirace/records.h Space)."""
@@ -420,15 +429,18 @@ def _record(tag: str, help: str, *fields: str) -> LogRecord:
 HIRACE_LOG = (
     _record("buffer", "a tracked allocation, and where the program made it (line 0: unknown); granularity: the "
             "bytes one word of its shadow covered last (hirace/host_granularity.h); checked 0: no launch that may "
-            "write it ran, so it never had a shadow (hirace/host_buffer_state.h)", "id:size",
-            "name:str", "size:size", "file:str", "line:uint", "granularity:uint", "checked:uint"),
+            "write it ran, so it never had a shadow (hirace/host_buffer_state.h); budgeted 1: it went without prior-site slots "
+            "for some of its launches, for hirace's memory budget (hirace/host_site_budget.h)", "id:size",
+            "name:str", "size:size", "file:str", "line:uint", "granularity:uint", "checked:uint", "budgeted:uint"),
     _record("launch", "a checked launch; quiet 1: it ran its kernel's quiet version (hirace/quiet_version.py); "
             "failed 1: the launch itself failed (a bad configuration): its kernel never ran",
             "id:size", "kernel:str", "grid:dim3", "block:dim3", "dropped:uint", "wrapped:uint", "memory_dropped:uint",
             "quiet:uint", "failed:uint"),
-    _record("race", "one race record of a launch", "launch:uint", "site:uint", "prior_site:int", "tid:uint",
-            "bid:uint", "prior_tid:uint", "prior_bid:uint", "prior_state:uint", "access:uint", "space:uint",
-            "buffer:uint", "offset:u64", "count:uint"),
+    _record("race", "one race record of a launch; budgeted 1: its earlier site is unknown because its buffer "
+            "kept no prior-site slots in that launch, for hirace's memory budget (hirace/host_site_budget.h)",
+            "launch:uint", "site:uint", "prior_site:int", "tid:uint", "bid:uint", "prior_tid:uint", "prior_bid:uint",
+            "prior_state:uint", "access:uint", "space:uint", "buffer:uint", "offset:u64", "count:uint",
+            "budgeted:uint"),
     _record("memory_error", "an out-of-bounds access site of a launch (the first access, and how many); "
             "buffer -1: outside every buffer, or a declared array (the site names it)", "launch:uint",
             "site:uint", "tid:uint", "bid:uint", "access:uint", "space:uint", "buffer:int", "offset:i64",

@@ -348,7 +348,8 @@ def test_launches_not_waited_for_are_each_reported_against_their_own_launch(run_
 
 def test_prior_sites_give_way_when_device_memory_runs_short(run_cli, tmp_path, own_build_cache):
     """engine/device_memory_short.cu on an emulated device of 100 MiB: the program fits, hirace's
-    shadows beside it, its prior-site slots not as well. hirace gives the slots up (a warning says so)
+    shadows beside it, its prior-site slots (kept whatever their memory: --sites-budget 0) not as well.
+    hirace gives the slots up (a warning says so)
     instead of failing the program's cudaMalloc or its own run; the race is still reported. On 32 MiB,
     where the program alone still runs, hirace's own memory does not fit: a clear error naming what ran
     short, exit 2. (On 64 MiB it fits: `fill` runs its quiet version, which needs no clocks.)"""
@@ -358,8 +359,8 @@ def test_prior_sites_give_way_when_device_memory_runs_short(run_cli, tmp_path, o
     docs = {}
     for cap in ("100", None):
         out = tmp_path / f"r{cap}.json"
-        r = hirace(run_cli, "run", "--backend", "cpu", "--format", "json", "--output", out, src,
-                   env={"CUDAEMU_DEVICE_MB": cap} if cap else None)
+        r = hirace(run_cli, "run", "--backend", "cpu", "--sites-budget", "0", "--format", "json", "--output", out,
+                   src, env={"CUDAEMU_DEVICE_MB": cap} if cap else None)
         assert r.returncode == 1 and r.stdout == plain.stdout, r.stderr
         docs[cap] = json.loads(out.read_text())
     short, roomy = docs["100"], docs[None]

@@ -74,9 +74,9 @@ def test_generated_log_writers_and_the_typed_reader_agree(tmp_path):
     src = tmp_path / "w.cpp"
     src.write_text('#include "cudacommon/protocol.h"\nint main() {\n  namespace r = ::cctk::hirace_log;\n'
                    '  unsigned g[3] = {4, 1, 1}, b[3] = {32, 2, 1};\n'
-                   '  r::write_buffer(stdout, 0, "d_\\"x\\"\\n", 4096, "a.cu", 12, 1, 0);\n'
+                   '  r::write_buffer(stdout, 0, "d_\\"x\\"\\n", 4096, "a.cu", 12, 1, 0, 1);\n'
                    '  r::write_launch(stdout, 0, "k<int>", g, b, 1, 0, 2, 1, 1);\n'
-                   '  r::write_race(stdout, 0, 7, -1, 3, 2, 35, 1, 5, 1, 0, 0, 1ull << 40, 9);\n'
+                   '  r::write_race(stdout, 0, 7, -1, 3, 2, 35, 1, 5, 1, 0, 0, 1ull << 40, 9, 1);\n'
                    '  r::write_memory_error(stdout, 0, 7, 3, 2, 1, 0, -1, -(1ll << 40), 256, 4, 3);\n'
                    '  r::write_end(stdout, 4, 100, 900, 1);\n}\n')
     exe = tmp_path / "w"
@@ -84,11 +84,12 @@ def test_generated_log_writers_and_the_typed_reader_agree(tmp_path):
     log = tmp_path / "log.jsonl"
     log.write_text(subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout)
     got = logs.read(log, protocol.HIRACE_LOG, "the log")
-    assert [(b.id, b.name, b.size, b.granularity, b.checked) for b in got["buffer"]] == [(0, 'd_"x"\n', 4096, 1, 0)]
+    assert [(b.id, b.name, b.size, b.granularity, b.checked, b.budgeted) for b in got["buffer"]] == \
+        [(0, 'd_"x"\n', 4096, 1, 0, 1)]
     [launch] = got["launch"]
     assert (launch.kernel, launch.grid, launch.block, launch.dropped) == ("k<int>", (4, 1, 1), (32, 2, 1), 1)
     [race] = got["race"]
-    assert (race.site, race.prior_site, race.tid, race.offset, race.count) == (7, -1, 3, 1 << 40, 9)
+    assert (race.site, race.prior_site, race.tid, race.offset, race.count, race.budgeted) == (7, -1, 3, 1 << 40, 9, 1)
     [mem] = got["memory_error"]
     assert (mem.buffer, mem.offset, mem.limit, mem.size, mem.count) == (-1, -(1 << 40), 256, 4, 3)
     assert launch.memory_dropped == 2 and launch.quiet == 1 and launch.failed == 1 and got["buffer"][0].line == 12
@@ -161,7 +162,7 @@ def test_race_records_that_name_what_does_not_exist_are_reported_not_raised(tmp_
     log.write_text('{"record": "launch", "id": 0, "kernel": "k", "grid": [1, 1, 1], "block": [32, 1, 1], '
                    '"dropped": 0, "wrapped": 0, "memory_dropped": 0, "quiet": 0, "failed": 0}\n'
                    '{"record": "race", ' + race + ', "tid": 1, "bid": 0, "prior_tid": 0, "prior_bid": 0, '
-                   '"prior_state": 1, "access": 1, "space": 0, "buffer": 0, "offset": 0, "count": 1}\n'
+                   '"prior_state": 1, "access": 1, "space": 0, "buffer": 0, "offset": 0, "count": 1, "budgeted": 0}\n'
                    '{"record": "end", "granularity": 4, "user_bytes": 1, "tool_bytes": 1, "sites_evicted": 0}\n')
     site = Site(0, "k.cu", 1, 1, "write", "a[i]", "k", "a", "global")
     with pytest.raises(logs.LogError, match=re.escape(message)):
@@ -196,7 +197,8 @@ def test_race_records_logged_twice_at_once_are_one_report_with_the_counts_summed
     from hirace.results import collect
     log = tmp_path / "log.jsonl"
     race = ('{"record": "race", "launch": 0, "site": 0, "prior_site": 1, "tid": 3, "bid": 0, "prior_tid": %d, '
-            '"prior_bid": 0, "prior_state": 1, "access": 1, "space": 1, "buffer": 0, "offset": 0, "count": %d}\n')
+            '"prior_bid": 0, "prior_state": 1, "access": 1, "space": 1, "buffer": 0, "offset": 0, "count": %d, '
+            '"budgeted": 0}\n')
     log.write_text('{"record": "launch", "id": 0, "kernel": "k", "grid": [1, 1, 1], "block": [32, 1, 1], '
                    '"dropped": 0, "wrapped": 0, "memory_dropped": 0, "quiet": 0, "failed": 0}\n' + race % (1, 2) + race % (5, 3) +
                    '{"record": "end", "granularity": 4, "user_bytes": 1, "tool_bytes": 1, "sites_evicted": 0}\n')

@@ -32,6 +32,7 @@ constexpr const char kHiraceKernels[] = "HIRACE_KERNELS";   // name,name: check 
 constexpr const char kHiraceKernelsExclude[] = "HIRACE_KERNELS_EXCLUDE";   // name,name: never check launches of these kernels (it wins over HIRACE_KERNELS) (hirace/host_init.h)
 constexpr const char kHiraceMaxReports[] = "HIRACE_MAX_REPORTS";   // count: race records kept per launch (default 1024) (hirace/host_init.h)
 constexpr const char kHiracePriorSites[] = "HIRACE_PRIOR_SITES";   // 0|1: record each word's last accesses, so races name both (0 saves 16 bytes per shadow word) (default 1) (hirace/host_init.h)
+constexpr const char kHiraceSitesBudget[] = "HIRACE_SITES_BUDGET";   // N: keep a buffer's prior-site slots only while hirace's state of the buffers (shadows and slots) stays within N times the program's device memory, or the slots within 1 MiB (SITES_FLOOR); a buffer a race was found in gets them anyway (0: no limit) (default 2) (hirace/host_init.h)
 constexpr const char kHiraceBlocks[] = "HIRACE_BLOCKS";   // lo:hi: check only blocks lo..hi (linear ids) (hirace/host_init.h)
 constexpr const char kHiraceThreads[] = "HIRACE_THREADS";   // lo:hi: check only threads lo..hi of each block (hirace/host_init.h)
 constexpr const char kHiraceBounds[] = "HIRACE_BOUNDS";   // 0|1: redzones and out-of-bounds checks (0 only to measure their cost) (default 1) (hirace/host_init.h)
@@ -58,6 +59,7 @@ namespace env_default {
 constexpr int kHiraceExitcode = 66;
 constexpr int kHiraceMaxReports = 1024;
 constexpr bool kHiracePriorSites = true;
+constexpr int kHiraceSitesBudget = 2;
 constexpr bool kHiraceBounds = true;
 constexpr bool kHiraceQuietVersions = true;
 }  // namespace env_default
@@ -83,6 +85,8 @@ constexpr unsigned kSeenBarrierFlag = 2147483648u;
 
 // the bits of a hirace prior-site slot that hold the site id (hirace/records.h SiteSlots)
 constexpr unsigned kSiteIdBits = 20;
+// the bytes of prior-site slots a program keeps whatever the budget (hirace/host_site_budget.h)
+constexpr unsigned long long kSitesFloor = 1048576ull;
 
 // the memory space a hirace log record names (hirace/records.h)
 enum Space : unsigned { kGlobal = 0, kShared = 1 };
@@ -163,13 +167,13 @@ inline void write_string(std::FILE *f, const char *v) {
 
 // writers of the records of one runtime log (instrument/protocol.py: HIRACE_LOG)
 namespace hirace_log {
-// a tracked allocation, and where the program made it (line 0: unknown); granularity: the bytes one word of its shadow covered last (hirace/host_granularity.h); checked 0: no launch that may write it ran, so it never had a shadow (hirace/host_buffer_state.h)
-inline void write_buffer(std::FILE *f, std::size_t id, const char * name, std::size_t size, const char * file, unsigned line, unsigned granularity, unsigned checked) {
+// a tracked allocation, and where the program made it (line 0: unknown); granularity: the bytes one word of its shadow covered last (hirace/host_granularity.h); checked 0: no launch that may write it ran, so it never had a shadow (hirace/host_buffer_state.h); budgeted 1: it went without prior-site slots for some of its launches, for hirace's memory budget (hirace/host_site_budget.h)
+inline void write_buffer(std::FILE *f, std::size_t id, const char * name, std::size_t size, const char * file, unsigned line, unsigned granularity, unsigned checked, unsigned budgeted) {
   std::fprintf(f, "{\"record\": \"buffer\", \"id\": %zu, \"name\": ", id);
   log_detail::write_string(f, name);
   std::fprintf(f, ", \"size\": %zu, \"file\": ", size);
   log_detail::write_string(f, file);
-  std::fprintf(f, ", \"line\": %u, \"granularity\": %u, \"checked\": %u}\n", line, granularity, checked);
+  std::fprintf(f, ", \"line\": %u, \"granularity\": %u, \"checked\": %u, \"budgeted\": %u}\n", line, granularity, checked, budgeted);
 }
 // a checked launch; quiet 1: it ran its kernel's quiet version (hirace/quiet_version.py); failed 1: the launch itself failed (a bad configuration): its kernel never ran
 inline void write_launch(std::FILE *f, std::size_t id, const char * kernel, const unsigned * grid, const unsigned * block, unsigned dropped, unsigned wrapped, unsigned memory_dropped, unsigned quiet, unsigned failed) {
@@ -177,9 +181,9 @@ inline void write_launch(std::FILE *f, std::size_t id, const char * kernel, cons
   log_detail::write_string(f, kernel);
   std::fprintf(f, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"dropped\": %u, \"wrapped\": %u, \"memory_dropped\": %u, \"quiet\": %u, \"failed\": %u}\n", grid[0], grid[1], grid[2], block[0], block[1], block[2], dropped, wrapped, memory_dropped, quiet, failed);
 }
-// one race record of a launch
-inline void write_race(std::FILE *f, unsigned launch, unsigned site, int prior_site, unsigned tid, unsigned bid, unsigned prior_tid, unsigned prior_bid, unsigned prior_state, unsigned access, unsigned space, unsigned buffer, unsigned long long offset, unsigned count) {
-  std::fprintf(f, "{\"record\": \"race\", \"launch\": %u, \"site\": %u, \"prior_site\": %d, \"tid\": %u, \"bid\": %u, \"prior_tid\": %u, \"prior_bid\": %u, \"prior_state\": %u, \"access\": %u, \"space\": %u, \"buffer\": %u, \"offset\": %llu, \"count\": %u}\n", launch, site, prior_site, tid, bid, prior_tid, prior_bid, prior_state, access, space, buffer, offset, count);
+// one race record of a launch; budgeted 1: its earlier site is unknown because its buffer kept no prior-site slots in that launch, for hirace's memory budget (hirace/host_site_budget.h)
+inline void write_race(std::FILE *f, unsigned launch, unsigned site, int prior_site, unsigned tid, unsigned bid, unsigned prior_tid, unsigned prior_bid, unsigned prior_state, unsigned access, unsigned space, unsigned buffer, unsigned long long offset, unsigned count, unsigned budgeted) {
+  std::fprintf(f, "{\"record\": \"race\", \"launch\": %u, \"site\": %u, \"prior_site\": %d, \"tid\": %u, \"bid\": %u, \"prior_tid\": %u, \"prior_bid\": %u, \"prior_state\": %u, \"access\": %u, \"space\": %u, \"buffer\": %u, \"offset\": %llu, \"count\": %u, \"budgeted\": %u}\n", launch, site, prior_site, tid, bid, prior_tid, prior_bid, prior_state, access, space, buffer, offset, count, budgeted);
 }
 // an out-of-bounds access site of a launch (the first access, and how many); buffer -1: outside every buffer, or a declared array (the site names it)
 inline void write_memory_error(std::FILE *f, unsigned launch, unsigned site, unsigned tid, unsigned bid, unsigned access, unsigned space, int buffer, long long offset, unsigned long long limit, unsigned size, unsigned count) {

@@ -7,6 +7,7 @@
 #define HIRACE_HOST_ALLOC_H
 
 #include "host_init.h"
+#include "host_site_budget.h"   // which buffers keep prior-site slots
 
 namespace hirace {
 namespace host {
@@ -97,7 +98,8 @@ inline bool evict_sites() {
   return true;
 }
 
-// A buffer's shadow (all INIT) and prior-site slots (all empty) at its granularity b.shift, on the device
+// A buffer's shadow (all INIT) and prior-site slots (all empty, where the budget holds with them:
+// host_site_budget.h) at its granularity b.shift, on the device
 // the buffer was allocated on (made before a launch that may run on another: host_buffer_state.h,
 // host_granularity.h; a launch there that writes it reaches both the same way)
 inline void shadow_buffer(Buffer &b) {
@@ -107,10 +109,11 @@ inline void shadow_buffer(Buffer &b) {
   int current = b.device;
   cudaGetDevice(&current);
   if (current != b.device) cudaSetDevice(b.device);
+  if (s.prior_sites && !s.sites_evicted) make_room_for_shadow(b);
   b.shadow = static_cast<unsigned long long *>(tool_alloc(words * 8, "shadow of a buffer", b.file.c_str(), b.line));
   b.checked = true;
   check_cuda(cudaMemset(b.shadow, 0, words * 8), "shadow reset");
-  if (s.prior_sites && !s.sites_evicted) b.sites = site_slots(words * 4 * kSiteSlots);
+  if (s.prior_sites && !s.sites_evicted && sites_fit(b)) b.sites = site_slots(words * 4 * kSiteSlots);
   if (current != b.device) {   // (the resets done before a launch on the other device reads them)
     check_cuda(cudaDeviceSynchronize(), "shadow reset");
     cudaSetDevice(current);

@@ -22,6 +22,7 @@ inline void init() {
   if (const char *p = option(::cctk::env::kHiraceKernelsExclude)) s.kernels_exclude = std::string(",") + p + ",";
   if (const char *p = option(::cctk::env::kHiraceMaxReports)) s.log_cap = unsigned(std::max(1, std::atoi(p)));
   if (const char *p = option(::cctk::env::kHiracePriorSites)) s.prior_sites = *p == '1';
+  if (const char *p = option(::cctk::env::kHiraceSitesBudget)) s.sites_budget = unsigned(std::max(0, std::atoi(p)));
   if (const char *p = option(::cctk::env::kHiraceQuietVersions)) s.quiet_versions = *p != '0';
   if (const char *p = option(::cctk::env::kHiraceBounds)) s.bounds = *p != '0';
   if (const char *p = option(::cctk::env::kHiraceBlocks)) std::sscanf(p, "%u:%u", &s.bid_lo, &s.bid_hi);

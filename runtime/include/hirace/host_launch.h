@@ -178,6 +178,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   s.quiet_chosen = s.quiet_versions && version.offered && version.ok && enabled && (quiet.quiet_params & version.need) == version.need &&
                    s.bid_lo == 0 && s.bid_hi == ~0u && s.tid_lo == 0 && s.tid_hi == ~0u;
   state_for_launch(args, enabled && !s.quiet_chosen);   // (the buffers it may write: their shadow, before the range table)
+  give_wanted_sites();   // (slots a race asked for: host_site_budget.h)
   if (s.quiet_chosen) area_ok = false;   // (the quiet version keeps no clocks nor shadow)
   unsigned long long tpb = 1ull * block.x * block.y * block.z;
   unsigned long long blocks = 1ull * grid.x * grid.y * grid.z;

@@ -52,7 +52,8 @@ inline void write_log() {
   namespace rec = ::cctk::hirace_log;   // record writers generated from instrument/protocol.py
   for (size_t i = 0; i < s.buffers.size(); ++i) {
     const Buffer &b = s.buffers[i];
-    rec::write_buffer(f, i, b.name.c_str(), b.size, b.file.c_str(), b.line, 1u << b.shift, b.checked ? 1u : 0u);
+    rec::write_buffer(f, i, b.name.c_str(), b.size, b.file.c_str(), b.line, 1u << b.shift, b.checked ? 1u : 0u,
+                      b.budgeted ? 1u : 0u);
   }
   for (size_t i = s.parents_launches; i < s.launches.size(); ++i) {
     const LaunchInfo &l = s.launches[i];
@@ -63,7 +64,7 @@ inline void write_log() {
     const LoggedRace &x = s.races[i];
     const RaceRecord &r = x.r;
     rec::write_race(f, x.launch, r.site, r.prior_site == ~0u ? -1 : int(r.prior_site), r.tid, r.bid, r.prior_tid,
-                    r.prior_bid, r.prior_state, r.access, r.space, r.buffer, r.offset, r.count);
+                    r.prior_bid, r.prior_state, r.access, r.space, r.buffer, r.offset, r.count, x.budgeted ? 1u : 0u);
   }
   for (size_t i = s.parents_mems; i < s.mem_errors.size(); ++i) {
     const LoggedMem &x = s.mem_errors[i];

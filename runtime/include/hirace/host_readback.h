@@ -62,7 +62,11 @@ inline void drain() {
       if (r.slot < launch_of.size()) {   // (the device gives the word: its bytes by the buffer's granularity,
         RaceRecord x = r;                 // which no buffer of a pending launch changes: refine_buffer drains first)
         x.offset <<= r.space != kShared && r.buffer < s.buffers.size() ? s.buffers[r.buffer].shift : kShift;
-        s.races.push_back(LoggedRace{x, launch_of[r.slot]});
+        // (a buffer's slots come and go only after a drain: what it has now, its launches ran with)
+        const bool unnamed = r.prior_site == ~0u && r.space != kShared && r.buffer < s.buffers.size() &&
+                             !s.buffers[r.buffer].sites;
+        s.races.push_back(LoggedRace{x, launch_of[r.slot], unnamed && s.buffers[r.buffer].budgeted});
+        if (unnamed) race_without_sites(r.buffer);   // (the next launch that races there names it)
       }
   if (counts[kMemCount])
     for (const MemRecord &r : log_records(s.d_mem_log, s.log_entries, s.log_cap, "memory error log copy",

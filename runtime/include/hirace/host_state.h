@@ -39,6 +39,8 @@ struct Buffer {
   unsigned shift = 0;   // its shadow word covers 1 << shift bytes (host_alloc.h kBufferShift, refine_buffer)
   bool checked = false;  // it had a shadow (host_buffer_state.h: from the first launch that may write it)
   int device = 0;        // the device current when it was allocated (its shadow goes there too)
+  bool budgeted = false;     // it went without prior-site slots for the memory budget (host_site_budget.h)
+  bool wants_sites = false;  // a race was found in it without slots: it gets them whatever the budget
 };
 
 struct Symbol {
@@ -59,6 +61,7 @@ struct LoggedMem {
 struct LoggedRace {
   RaceRecord r;
   unsigned launch;
+  bool budgeted = false;   // its earlier site is unknown: its buffer kept no slots then (host_site_budget.h)
 };
 
 struct LaunchInfo {
@@ -126,6 +129,9 @@ struct State {
   int pending_device = 0;        // the device the pending launches run on
   bool drain_registered = false;
   unsigned sites_evicted = 0;    // device memory ran short: the buffers' prior-site slots were given up
+  // the slots' memory budget (HIRACE_SITES_BUDGET, host_site_budget.h); a buffer asked for them since
+  unsigned sites_budget = unsigned(::cctk::env_default::kHiraceSitesBudget);
+  bool sites_wanted = false;
   unsigned long long shared_slice_words = 0;
   size_t user_bytes_peak = 0, tool_bytes_peak = 0;  // measured at each launch
   // launch epochs: the shadow's block numbers go on from launch to launch (see ThreadCtx::base);
