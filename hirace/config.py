@@ -32,7 +32,7 @@ class Config:
     max_reports: int = option_default(Env.HIRACE_MAX_REPORTS)
     # also keep each word's last accesses' sites and threads (16 bytes a word; the runtime's default)
     prior_sites: bool = option_default(Env.HIRACE_PRIOR_SITES)
-    # ... kept while hirace's state stays within this many times the program's memory (0: always)
+    # ... kept while hirace's device memory stays within this many times the program's (0: always)
     sites_budget: int = option_default(Env.HIRACE_SITES_BUDGET)
     granularity: int = 0             # bytes per shadow word; 0: the narrowest access in the program
     quiet_reads: bool = True         # accesses that cannot race get a bounds check only (docs/hirace.md)
@@ -64,10 +64,10 @@ HELP = {
     "max_reports": "distinct races kept per launch; more are counted as dropped",
     "prior_sites": "record each word's last accesses (site and thread), so reports name both accesses "
                    "(false saves 16 bytes per shadow word)",
-    "sites_budget": "keep a buffer's prior sites only while hirace's state (8 bytes of shadow and 16 of prior sites "
-                    "per word) stays within this many times the program's device memory, or the prior sites within "
-                    "1 MiB; a buffer a race was found in gets them anyway, so the next launch that races there names "
-                    "both accesses (0: no limit)",
+    "sites_budget": "keep a buffer's prior sites (16 bytes per shadow word) only while hirace's device memory "
+                    "(shadows, prior sites, logs, redzones) stays within this many times the program's, or the prior "
+                    "sites within 1 MiB; a buffer a race was found in gets them anyway, so the next launch that races "
+                    "there names both accesses (0: no limit)",
     "quiet_reads": "accesses that cannot race (shared reads in write-free __syncthreads intervals, each "
                    "thread's own shared word, reads through read-only kernel parameters) get a bounds check "
                    "only (false checks every access whole)",

@@ -65,8 +65,8 @@ def setup_run(p: argparse.ArgumentParser) -> None:
                         "word, and the report then names one access; default: hirace.toml's prior_sites, "
                         f"{config_mod.default_text('prior_sites')} unless set)")
     p.add_argument("--sites-budget", type=count, default=None, metavar="N",
-                   help="keep a buffer's prior sites only while hirace's memory for the buffers stays within N times "
-                        "the program's (or the prior sites within 1 MiB); a buffer a race was found in gets them anyway, "
+                   help="keep a buffer's prior sites only while hirace's device memory stays within N times the "
+                        "program's (or the prior sites within 1 MiB); a buffer a race was found in gets them anyway, "
                         "so the next launch that races there names both accesses (0: no limit; default: hirace.toml's "
                         f"sites_budget, {config_mod.default_text('sites_budget')} unless set)")
     p.add_argument("--quiet-reads", action=argparse.BooleanOptionalAction, default=None,

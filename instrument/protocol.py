@@ -93,9 +93,9 @@ OPTIONS: dict[Env, OptionDoc] = {
     Env.HIRACE_PRIOR_SITES: OptionDoc("hirace/host_init.h", "0|1", "record each word's last accesses, so races name "
                                       "both (0 saves 16 bytes per shadow word)", default=True),
     Env.HIRACE_SITES_BUDGET: OptionDoc("hirace/host_init.h", "N", "keep a buffer's prior-site slots only while "
-                                       "hirace's state of the buffers (shadows and slots) stays within N times the "
-                                       "program's device memory, or the slots within 1 MiB (SITES_FLOOR); a buffer a "
-                                       "race was found in gets them anyway (0: no limit)", default=2),
+                                       "hirace's device memory (shadows, slots, logs, redzones) stays within N times "
+                                       "the program's, or the slots within 1 MiB (SITES_FLOOR); a buffer a race was "
+                                       "found in gets them anyway (0: no limit)", default=2),
     Env.HIRACE_BLOCKS: OptionDoc("hirace/host_init.h", "lo:hi", "check only blocks lo..hi (linear ids)"),
     Env.HIRACE_THREADS: OptionDoc("hirace/host_init.h", "lo:hi", "check only threads lo..hi of each block"),
     Env.HIRACE_BOUNDS: OptionDoc("hirace/host_init.h", "0|1", "redzones and out-of-bounds checks (0 only to measure "

@@ -1,9 +1,10 @@
 // The memory budget of the prior-site slots (HIRACE_SITES_BUDGET, default 2; 0: no limit). The check
 // itself needs a buffer's shadow (8 bytes a word); its slots (16 bytes a word) are there only to name the
 // earlier access of a race, and they are two thirds of hirace's memory where a program writes its buffers
-// in place. So a buffer keeps slots only while hirace's state of the program's buffers -- every shadow and
-// every slot -- stays within `budget` times the program's device memory, or while the slots in all stay
-// within kSitesFloor bytes (cudacommon/protocol_core.h) (a small program keeps them for every buffer):
+// in place. So a buffer keeps slots only while hirace's device memory -- every shadow and every slot, its
+// logs and tables, the redzones -- stays within `budget` times the program's (a run then takes at most
+// budget + 1 times the program's memory where the shadows fit in that), or while the slots in all stay
+// within kSitesFloor bytes (cudacommon/protocol_core.h; a small program keeps them for every buffer):
 // - a buffer given its shadow (host_alloc.h shadow_buffer) first takes the slots of others where the
 //   shadow would not fit beside them (the largest first): the check's state comes before the names;
 // - then it gets slots of its own if they fit; else it goes without (`budgeted`: the log says so, and a
@@ -26,28 +27,34 @@ inline size_t state_words(const Buffer &b) { return (b.size + (size_t(1) << b.sh
 inline size_t shadow_bytes(const Buffer &b) { return state_words(b) * 8; }
 inline size_t slot_bytes(const Buffer &b) { return state_words(b) * 4 * kSiteSlots; }
 
-// hirace's state of the live buffers, and the program's bytes, buffer b's among them (add_buffer's
-// is not listed yet)
+// hirace's device memory (its allocations, the buffers' shadows and slots among them, and the redzones
+// around the program's buffers), the slots' part of it, and the program's bytes, buffer b's among them
+// (add_buffer's is not listed yet)
 struct StateTally {
-  size_t program = 0, shadow = 0, sites = 0;
+  size_t program = 0, tool = 0, sites = 0;
 };
 inline StateTally tally_state(const Buffer &b) {
   StateTally t;
   auto add = [&t](const Buffer &x) {
     t.program += x.size;
-    if (x.shadow) t.shadow += shadow_bytes(x);
+    t.tool += 2 * x.redzone;
     if (x.sites) t.sites += slot_bytes(x);
   };
   for (const Buffer &x : state().buffers)
     if (x.live && &x != &b) add(x);
   add(b);
+  for (const auto &m : state().tool_memory)
+#if defined(CUDAEMU)   // (the cpu backend's shared-memory slices: reserved for every block slot, touched as used)
+    if (m.first != state().d_shared && m.first != state().d_shared_sites)
+#endif
+      t.tool += m.second;
   return t;
 }
 
 // Does the budget hold with `shadow` and `sites` more bytes of state?
 inline bool within_budget(const StateTally &t, size_t shadow, size_t sites) {
   const size_t budget = state().sites_budget;
-  return !budget || t.sites + sites <= ::cctk::kSitesFloor || t.shadow + shadow + t.sites + sites <= budget * t.program;
+  return !budget || t.sites + sites <= ::cctk::kSitesFloor || t.tool + shadow + sites <= budget * t.program;
 }
 
 // Before buffer b gets its shadow: the slots of other buffers given up, the largest first, until the
@@ -66,6 +73,7 @@ inline void make_room_for_shadow(const Buffer &b) {
     if (!drained) drain();   // (no pending launch may use them)
     drained = true;
     t.sites -= slot_bytes(*largest);
+    t.tool -= slot_bytes(*largest);
     tool_free(largest->sites);
     largest->sites = nullptr;
     largest->budgeted = true;
