@@ -173,6 +173,9 @@ inline unsigned self_report(const std::vector<Race> &races, const std::vector<Me
       std::fprintf(stderr, " of block ");
       print_coords(r.prior_bid, l.grid);
       std::fprintf(stderr, "\n");
+    } else if (x.budgeted) {   // (host_site_budget.h)
+      std::fprintf(stderr, "  earlier: another thread's access (its site was not recorded: its buffer kept no prior "
+                   "sites then, for hirace's memory budget; HIRACE_SITES_BUDGET=0 keeps them)\n");
     } else {
       std::fprintf(stderr, "  earlier: another thread's access (its site was not recorded)\n");
     }
