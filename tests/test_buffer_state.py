@@ -20,13 +20,13 @@ from instrument.protocol import HIRACE_LOG, Env
 PROGRAM = CUDA / "engine" / "buffer_state.cu"
 
 
-def writes(tmp_path, text: str, notes: dict | None = None) -> dict[str, tuple[int, ...]]:
+def writes(tmp_path, text: str, notes: dict | None = None, why: dict | None = None) -> dict[str, tuple[int, ...]]:
     src = tmp_path / "k.cu"
     src.write_text(text)
     prog = query(parse_file(src))
     found: dict = {}
     an = KernelFacts(prog)
-    readonly_params(prog, an, {}, found)
+    readonly_params(prog, an, {} if why is None else why, found)
     if notes is not None:
         notes.update(an.notes)
     return {w.kernel.name: w.written for w in found.values()}
@@ -67,6 +67,22 @@ __device__ int get(const int *p, int v) { return p[v]; }
 __global__ void reads(int *a, const int *b) { a[threadIdx.x] = get(b, 1); }""", notes)
     assert got == {"reads": (0,)}
     assert any("it moves a, which it writes through" in n for n in notes["moved"])   # (explain says why)
+
+
+def test_a_destructor_that_writes_leaves_the_writes_unknown(tmp_path):
+    """An object whose destructor writes, made in the kernel or in a device function it calls: the destructor
+    runs where no call shows, and writes through what the object holds; one whose destructor writes nothing
+    leaves the writes known."""
+    why: dict = {}
+    got = writes(tmp_path, """
+struct Put { int *q; __device__ ~Put() { q[0] = 1; } };
+struct Quiet { int v; __device__ ~Quiet() {} };
+__device__ void scoped(int *c) { Put p{c}; }
+__global__ void destroyed(int *a, int *b) { a[threadIdx.x] = 1; Put p{b}; }
+__global__ void nested(int *a, int *c) { a[threadIdx.x] = 2; scoped(c); }
+__global__ void harmless(int *a) { Quiet z{1}; a[threadIdx.x] = z.v; }""", why=why)
+    assert got == {"harmless": (0,)}
+    assert "destroyed by ~Put" in why["destroyed"] and "scoped" in why["nested"]
 
 
 @pytest.fixture(scope="module")

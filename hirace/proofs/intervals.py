@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from clang import cindex
 
 from instrument.frontend.parse import Span
-from instrument.frontend.query import BARRIERS, Function, Program, atomic_parts, dependent_callee
+from instrument.frontend.query import BARRIERS, DESTROYED, Function, Program, atomic_parts, dependent_callee, destroyed_by
 from .apart import apart_accesses
 from .bounds import inside_accesses
 from .own_index import Scope, address_taken
@@ -260,6 +260,16 @@ class KernelFacts:
         pure = bool(_PURE.match(name))
         return False, _pointer_params(ref) and not pure, _pointer_params(ref, writable=False) and not pure
 
+    def destroyed_effects(self, c: cindex.Cursor) -> tuple[bool, bool, bool]:
+        """(synchronises, writes something, may read shared memory) for the destructors that run, where the
+        syntax tree shows no call, when the object c declares or makes is destroyed (query.py `destroyed_by`;
+        one the program does not define is taken as its constructors are: writing nothing)."""
+        out = (False, False, False)
+        for name in destroyed_by(c):
+            got = self._defined(name) or (False, False, False)
+            out = (out[0] or got[0], out[1] or got[1], out[2] or got[2])
+        return out
+
     def _defined(self, name: str) -> tuple[bool, bool, bool] | None:
         """What a call of the program's device functions named `name` may do: every one of that name
         (two namespaces' or overloads: the call may be of any), or None where the program defines none."""
@@ -292,6 +302,9 @@ class KernelFacts:
                     syncs, writes, reads = syncs or s, writes or w, reads or r
                 elif c.kind == CK.ASM_STMT:
                     syncs = writes = reads = True
+                if c.kind in DESTROYED:
+                    s, w, r = self.destroyed_effects(c)
+                    syncs, writes, reads = syncs or s, writes or w, reads or r
         self.summaries[key] = (syncs, writes, reads)
         return syncs, writes, reads
 
@@ -530,6 +543,9 @@ class KernelFacts:
                         self.nodes[node_of(sp)].reads.add(EVERY)
             elif c.kind in (CK.ASM_STMT, CK.GOTO_STMT, CK.INDIRECT_GOTO_STMT, CK.LABEL_STMT):
                 raise NotAnalysed("it holds inline assembly, a goto or a label")
+            if c.kind in DESTROYED and any(self.destroyed_effects(c)):   # (it runs where its scope ends)
+                raise NotAnalysed(f"an object it makes is destroyed by {destroyed_by(c)[0]}, which touches memory or "
+                                  f"synchronises where no call shows")
         # what each interval start (a barrier, or the entry) reaches without passing another
         # barrier, that barrier's own statement included: its writes and reads
         starts: dict[int, tuple[set[Word], set[Word]]] = {}

@@ -48,7 +48,7 @@ import re
 from .intervals import KernelFacts, _inside, assignments
 from .own_index import LinearForm, Scope, along_loop, linear_form, summed
 from instrument.protocol import QUIET_PARAMS
-from instrument.frontend.query import Function, Program
+from instrument.frontend.query import DESTROYED, Function, Program, destroyed_by
 
 CK = cindex.CursorKind
 TK = cindex.TypeKind
@@ -188,6 +188,12 @@ def _kernel(an: KernelFacts, k: Function, known: dict | None = None) -> KernelPa
             raise NoParams("it holds inline assembly")
         if c.kind == CK.CXX_NEW_EXPR:   # (`new (&out[i]) T(v)` writes where it points, through no access)
             raise NoParams("it constructs an object with new")
+        if c.kind in DESTROYED:   # (a destructor runs where no call shows: `~D() { q[0] = 1; }`)
+            syncs, writes, reads = an.destroyed_effects(c)
+            if syncs or writes:
+                raise NoParams(f"an object it makes is destroyed by {destroyed_by(c)[0]}, which may write memory "
+                               f"or synchronise")
+            reads_elsewhere |= reads
     if any(_inside(sp, body) for sp in p.nested_bodies):
         raise NoParams("it holds a lambda or a local class")
     # its writes are known (a launch's state, hirace/host_buffer_state.h), but where it moves a written

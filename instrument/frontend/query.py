@@ -513,6 +513,38 @@ def _qualified(c: cindex.Cursor) -> str:
     return "::".join(["", *reversed(parts), c.spelling]) if parts else ""
 
 
+def destructors_of(t: cindex.Type, depth: int = 0) -> list[str]:
+    """The destructors a class declares that run when an object of type t is destroyed (its own, its
+    bases' and its members', arrays of them too), by name (`~D`)."""
+    t = t.get_canonical()
+    while t.kind in (TK.CONSTANTARRAY, TK.INCOMPLETEARRAY, TK.VARIABLEARRAY, TK.DEPENDENTSIZEDARRAY):
+        t = t.element_type.get_canonical()
+    if t.kind != TK.RECORD or depth > 8:
+        return []
+    out = []
+    for k in t.get_declaration().get_children():
+        if k.kind == CK.DESTRUCTOR:
+            out.append(k.spelling)
+        elif k.kind in (CK.FIELD_DECL, CK.CXX_BASE_SPECIFIER):
+            out += destructors_of(k.type, depth + 1)
+    return out
+
+
+# what makes an object that is destroyed later, by a call of its destructor the syntax tree shows nowhere
+DESTROYED = (CK.VAR_DECL, CK.PARM_DECL, CK.CALL_EXPR, CK.INIT_LIST_EXPR, CK.CXX_FUNCTIONAL_CAST_EXPR)
+
+
+def destroyed_by(c: cindex.Cursor) -> list[str]:
+    """The destructors (`~D`) that run when the object c declares or makes is destroyed: a variable or
+    parameter of class type, a temporary an expression constructs (`D{a}`, `D(a)`); none for a
+    reference, a pointer, a __shared__ variable."""
+    if c.kind == CK.CALL_EXPR and (c.referenced is None or c.referenced.kind != CK.CONSTRUCTOR):
+        return []
+    if c.kind not in DESTROYED or (c.kind == CK.VAR_DECL and CK.CUDASHARED_ATTR in _attribute_kinds(c)):
+        return []
+    return destructors_of(c.type)
+
+
 def _is_decomposition(c: cindex.Cursor) -> bool:
     """The declaration of a structured binding, `auto &[x, y] = e` (libclang names it '[x, y]')."""
     return c.kind == CK.UNEXPOSED_DECL and c.spelling.startswith("[")
@@ -540,6 +572,11 @@ def _align(c: cindex.Cursor, ctype: cindex.Type) -> int:
             break
         e = _strip(kids[0])
     return align
+
+
+# expressions whose pointer value is loaded from memory (or returned by a call), not a variable's (a
+# unary operator only as `*`: `&a[0]`, `p++` are the variable's)
+_LOADED_POINTERS = (CK.ARRAY_SUBSCRIPT_EXPR, CK.MEMBER_REF_EXPR, CK.UNARY_OPERATOR, CK.CALL_EXPR)
 
 
 def _strip(c: cindex.Cursor) -> cindex.Cursor:
@@ -678,6 +715,10 @@ class _Walker:
         self.device = kind != "host"
         self.returns_reference = c.result_type.kind == TK.LVALUEREFERENCE
         self.p.calls.setdefault(name, set())
+        if self.device:   # a parameter taken by value is destroyed when the function returns
+            for a in c.get_children():
+                if a.kind == CK.PARM_DECL:
+                    self.p.calls[name].update(destroyed_by(a))
         self._stmt(body, None)
 
     def _stmt(self, c: cindex.Cursor, parent: cindex.Cursor | None) -> None:
@@ -686,6 +727,8 @@ class _Walker:
         sp = self.u.span_of(c)
         if k == CK.CALL_EXPR:
             self._call(c, sp)
+        if self.device and k in DESTROYED:   # an object destroyed later: its destructor is called (unseen)
+            self.p.calls.setdefault(self.fn, set()).update(destroyed_by(c))
         if self.device and sp is not None and k == CK.ASM_STMT:
             self.p.special.append(("inline assembly", sp))
         if _is_decomposition(c) and c.type.kind in _REFERENCES:
@@ -1192,6 +1235,12 @@ class _Walker:
                 c = next((k for k in kids if k.type.get_canonical().kind == TK.POINTER), kids[0])
             else:
                 c = kids[0]
+            # a pointer loaded from memory (`p[i][0]` of `int *p[2]`, `s.d[i]`, `t[i]->x`, `*q[i]`): the
+            # access lands wherever it points, not in the variable it was loaded from
+            nxt = _strip(c)
+            if nxt.kind in _LOADED_POINTERS and nxt.type.get_canonical().kind == TK.POINTER and \
+                    (nxt.kind != CK.UNARY_OPERATOR or self._unop(nxt) == ("*", True)):
+                return None
         return None
 
     def _space(self, root: cindex.Cursor | None) -> str:
