@@ -696,10 +696,9 @@ class HiracePlanner:
                 (w.text(args) if w is not None else ""), v, self.shared_area and entered.get(k.name, False))
             if text is None:
                 continue
-            data = prog.unit.source(k.span.file).data
-            line_end = data.find(b"\n", k.body.end)
-            if line_end >= 0:
-                plan.insert(k.span, line_end + 1, text, f"hirace kernel entry of {k.name}", order=(0,))
+            after = quiet_version.after_definition(prog, k)   # (in the kernel's own scope)
+            if after is not None:
+                plan.insert(k.span, after, text, f"hirace kernel entry of {k.name}", order=(0,))
 
     @staticmethod
     def _version_launch(prog: Program, ls, v, cfg: list[str], lower_cpu: bool):

@@ -303,3 +303,41 @@ __global__ void nested(float *out, const float *in, int n) {
     assert not got["lanes"][0] and "line 19" in got["lanes"][1]
     # (the variable of a loop of one count per block is alike in every thread of it: lud's triangle)
     assert got["nested"] == (True, "")
+
+
+NAMESPACES = """#include <cstdio>
+namespace x { __global__ void k(int *a) { a[threadIdx.x] = 1; } } namespace y { __global__ void k(int *a) { a[threadIdx.x] += 2; } }
+namespace z {
+__global__ void k(int *a) { a[threadIdx.x] += 4; }
+}
+int main() {
+  int *a, h = 0;
+  cudaMalloc(&a, 128);
+  x::k<<<1, 32>>>(a); y::k<<<1, 32>>>(a); z::k<<<1, 32>>>(a);
+  cudaMemcpy(&h, a, 4, cudaMemcpyDeviceToHost);
+  printf("%d\\n", h);
+  return 0;
+}
+"""
+
+
+def test_kernels_whose_namespace_closes_on_their_last_line_have_no_copy_outside_it(tmp_path, nvcc):
+    """x::k and y::k end on the line where their namespaces close: a copy (and a kernel entry) after that line
+    would be outside them, where the two copies clashed and the program did not build; they get none. z::k,
+    whose namespace closes later, keeps its copy inside it (which no launch takes: a launch of one of three
+    kernels named k takes none's facts)."""
+    from runtime import include_dir
+    src = tmp_path / "ns.cu"
+    src.write_text(NAMESPACES)
+    ins = runner.instrument([src], tmp_path / "gpu", Config())
+    text = ins.sources[0].read_text()
+    assert text.count("k__hirace_q(") == 1   # (z's copy)
+    assert text.index("namespace z {") < text.index("k__hirace_q(") < text.index("int main()")
+    r = subprocess.run([str(nvcc), "-std=c++17", "-c", f"-I{include_dir()}", *[f"-D{d}" for d in ins.planner.defines()],
+                        str(ins.sources[0]), "-o", str(tmp_path / "ns.o")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    built = runner.build([src], CpuBackend(), tmp_path / "cpu", Config())
+    log = tmp_path / "log.jsonl"
+    run = built.backend.run(built.exe, [], env={Env.HIRACE_LOG: str(log)})
+    assert run.returncode == 0 and run.stdout == "7\n", run.stderr
+    assert [x.quiet for x in logs.read(log, HIRACE_LOG, "the log")["launch"]] == [0, 0, 0]

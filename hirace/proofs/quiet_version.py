@@ -210,6 +210,23 @@ def _closed(text: str, i: int, pair: str) -> int | None:
     return None
 
 
+def after_definition(prog, k) -> int | None:
+    """Where text may go right after kernel k's definition, in the kernel's own scope: the start of the line
+    after the one its body ends on. None where a namespace the kernel is in closes on that line (`namespace x
+    { __global__ void k(int *a) {...} }`: the text would land outside it, where another namespace's `k`
+    copied alike would clash with it), or where no line follows."""
+    line_end = prog.unit.source(k.span.file).data.find(b"\n", k.body.end)
+    if line_end < 0:
+        return None
+    cursor = prog.cursors.get((k.body.file, k.body.start))
+    p = cursor.lexical_parent if cursor is not None else None
+    while p is not None and p.kind.name in ("NAMESPACE", "LINKAGE_SPEC"):
+        if p.extent.end.offset <= line_end:
+            return None
+        p = p.lexical_parent
+    return line_end + 1
+
+
 def _param_list(header: str, name: str) -> tuple[int, int] | None:
     """The offsets of the kernel's parameter list (inside its parentheses) in its header text."""
     m = re.search(r"\b" + re.escape(name) + r"\s*\(", header)
@@ -264,9 +281,9 @@ def plan_version(prog, plan: EditPlan, k, sites: KernelSites, lower_cpu: bool = 
     params = _param_list(header, k.name)
     if params is None or "__grid_constant__" in header:
         return NoVersion("a parameter list hirace does not copy")
-    line_end = data.find(b"\n", end)
-    if line_end < 0:
-        return NoVersion("its definition ends the file's last line")
+    after = after_definition(prog, k)
+    if after is None:
+        return NoVersion("its definition ends the file's last line, or the line where its namespace closes")
     name_at = start + len(header[:params[0]].rstrip()[:-1].rstrip().encode())   # the name's end
     # the kernel's edits as the copy writes them: each planned with its quiet form (Edit.quiet; an
     # edit without one, such as a whole check or a library's, leaves the kernel without a copy)
@@ -304,7 +321,7 @@ def plan_version(prog, plan: EditPlan, k, sites: KernelSites, lower_cpu: bool = 
     text = (f'#line {k.span.line} "{quoted}"\n{body}\n{head + " " if head else ""}'
             f"static inline bool {k.name}{TEST_SUFFIX}(dim3 {_BLOCK}, dim3 {_GRID}"
             f"{''.join(', ' + decls[i] for i in used)}) {{ (void){_BLOCK}; (void){_GRID}; return {test}; }}\n")
-    if not plan.insert(k.span, line_end + 1, text, f"{_ORIGIN}{k.name}", order=(-1,)):
+    if not plan.insert(k.span, after, text, f"{_ORIGIN}{k.name}", order=(-1,)):
         return NoVersion("its copy cannot be inserted after its definition")
     return Version(k, k.name + SUFFIX, tuple(used), sites.need, len(tparams))
 
