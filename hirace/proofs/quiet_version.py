@@ -220,8 +220,8 @@ def after_definition(prog, k) -> int | None:
         return None
     cursor = prog.cursors.get((k.body.file, k.body.start))
     p = cursor.lexical_parent if cursor is not None else None
-    while p is not None and p.kind.name in ("NAMESPACE", "LINKAGE_SPEC"):
-        if p.extent.end.offset <= line_end:
+    while p is not None and p.kind.name in ("NAMESPACE", "LINKAGE_SPEC"):   # (`extern "C"` may end with it)
+        if p.kind.name == "NAMESPACE" and p.extent.end.offset <= line_end:
             return None
         p = p.lexical_parent
     return line_end + 1
