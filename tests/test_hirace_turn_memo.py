@@ -39,7 +39,7 @@ def test_every_race_of_the_repeats_is_found_with_the_memo(with_memo):
     lines = {r[0] for r in with_memo} | {r[1] for r in with_memo if r[1]}
     assert lines <= _expected(SOURCE)
     assert {r[4] for r in with_memo} == {"after_warp_sync", "own_change", "across_blocks"}
-    assert {12, 15} <= lines   # (lane 31's read after the sync, with nothing else to race with)
+    assert set(sorted(_expected(SOURCE))[:2]) <= lines   # (after_warp_sync's: lane 31's read after the sync, lane 0's write)
 
 
 def test_the_memo_changes_no_record(with_memo, tmp_path):

@@ -56,9 +56,6 @@ HIRACE_PART CCTK_D inline void check_words(unsigned long long *shadow, unsigned 
     const unsigned mine = site_word(site, kind, c);
     for (unsigned long long w = first; w <= last; ++w) {
       ShadowWord prior;
-#if HIRACE_TURN_MEMO
-      const unsigned long long memo_before = shadow[w];
-#endif
       SiteSlots *e = (L.prior_sites && sites) ? reinterpret_cast<SiteSlots *>(sites) + w : nullptr;
       SiteSlots slot = e ? *e : SiteSlots{~0u, ~0u, ~0u, ~0u};   // one 16-byte load
       bool last_live = slot.last_thread != ~0u && slot.last_thread >= first_me;
@@ -66,9 +63,6 @@ HIRACE_PART CCTK_D inline void check_words(unsigned long long *shadow, unsigned 
       if (!HIRACE_BENCH_NO_SHADOW_UPDATE && update(&shadow[w], c, kind, &prior, mem, kFindSlot, &shadow[first])) {
 #else
       if (!HIRACE_BENCH_NO_SHADOW_UPDATE && update(&shadow[w], c, kind, &prior)) {
-#endif
-#if HIRACE_TURN_MEMO
-        turn_memo::g_wrote = true;
 #endif
         RaceRecord r{site, ~0u, c.tid, bid, prior.tid(), prior.bid() - c.base,
                      prior.state(), unsigned(kind), space, buffer, w, 1u, L.slot};
@@ -86,9 +80,6 @@ HIRACE_PART CCTK_D inline void check_words(unsigned long long *shadow, unsigned 
         }
         log_race(r);
       }
-#if HIRACE_TURN_MEMO
-      if (shadow[w] != memo_before) turn_memo::g_wrote = true;
-#endif
       // The slots change only when what they say changes. A read at the site of the last access, by
       // a third thread while the slots already name two others of this launch, keeps them (a gather
       // that many threads read at one site would otherwise rewrite the word's slots at every access:
@@ -101,9 +92,6 @@ HIRACE_PART CCTK_D inline void check_words(unsigned long long *shadow, unsigned 
           *e = last_live ? SiteSlots{mine, me, slot.last_site, slot.last_thread} : SiteSlots{mine, me, ~0u, ~0u};
         else if (slot.last_site != mine)
           e->last_site = mine;
-#if HIRACE_TURN_MEMO   // (a store here always changes the slots: their thread or their site is new)
-        if (slot.last_thread != me || slot.last_site != mine) turn_memo::g_wrote = true;
-#endif
       }
     }
 #if defined(CUDAEMU)
@@ -144,15 +132,16 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
 #if HIRACE_TURN_MEMO   // (the same check earlier in the thread's turn changed nothing: turn_memo.h)
   const void *const memo_base = (const void *)base;
   const unsigned long long memo_bytes = bytes, memo_how = turn_memo::how_of(size, unsigned(kind), then_write);
-  if (turn_memo::hit(p, site, memo_how, memo_base, memo_bytes)) {
+  turn_memo::Entry *const memo = turn_memo::look(p, site, memo_how, memo_base, memo_bytes);
+  if (memo == &turn_memo::g_hit) {
     for (unsigned pass = 0; pass < (then_write ? 2u : 1u); ++pass) ::cudaemu::maybe_yield();   // (as check_words)
     return true;
   }
-  const unsigned long long memo_turn = turn_memo::begin();
-#define HIRACE_MEMO_NOTE(shadow, words, sites) \
-  turn_memo::note(memo_turn, p, site, memo_how, memo_base, memo_bytes, shadow, words, sites)
+#define HIRACE_MEMO_BEFORE(shadow, words, sites) turn_memo::before(memo, shadow, words, sites)
+#define HIRACE_MEMO_AFTER() turn_memo::after(memo)
 #else
-#define HIRACE_MEMO_NOTE(shadow, words, sites) (void)0
+#define HIRACE_MEMO_BEFORE(shadow, words, sites) (void)0
+#define HIRACE_MEMO_AFTER() (void)0
 #endif
   unsigned tid = linear_tid(), bid = linear_bid();
   if (bid < L.bid_lo || bid > L.bid_hi || tid < L.tid_lo || tid > L.tid_hi) return true;
@@ -204,7 +193,8 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
     where = locate(p, &loc);
   }
   if (!where) {  // not monitored (host memory, constant, local)
-    HIRACE_MEMO_NOTE(nullptr, 0, nullptr);
+    HIRACE_MEMO_BEFORE(nullptr, 0, nullptr);
+    HIRACE_MEMO_AFTER();
     return true;
   }
   if (!inside(loc, size)) {
@@ -219,7 +209,8 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
 #if HIRACE_MEMORY_SYNC   // (its words keyed by their own address: no release of the launch names them)
     HIRACE_AFTER_CHECK(reinterpret_cast<unsigned long long *>((unsigned long long)p >> loc.shift << loc.shift));
 #endif
-    HIRACE_MEMO_NOTE(nullptr, 0, nullptr);
+    HIRACE_MEMO_BEFORE(nullptr, 0, nullptr);
+    HIRACE_MEMO_AFTER();
     return true;
   }
 #if HIRACE_MEMORY_SYNC
@@ -241,16 +232,18 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
 #endif
   const unsigned long long first = (unsigned long long)loc.offset >> loc.shift;
   const unsigned long long last = ((unsigned long long)loc.offset + (size ? size : 1) - 1) >> loc.shift;
+  // (the memo compares the words and their slots before and after: the slots only where the check reads them)
+  HIRACE_MEMO_BEFORE(loc.shadow + first, last - first + 1, L.prior_sites && loc.sites ? loc.sites + kSiteSlots * first : nullptr);
   check_words(loc.shadow, loc.sites, first, last, site, kind, then_write, tid, bid, thread_clocks(), loc.space,
               loc.buffer HIRACE_MEMORY_ARGS(mem));
   HIRACE_AFTER_CHECK(loc.shadow + first);
-  // (the memo compares the words and their slots: the slots only where the check reads them)
-  HIRACE_MEMO_NOTE(loc.shadow + first, last - first + 1, L.prior_sites && loc.sites ? loc.sites + kSiteSlots * first : nullptr);
+  HIRACE_MEMO_AFTER();
   return true;
 }
 #undef HIRACE_MEMORY_ARGS
 #undef HIRACE_AFTER_CHECK
-#undef HIRACE_MEMO_NOTE
+#undef HIRACE_MEMO_BEFORE
+#undef HIRACE_MEMO_AFTER
 
 // Where an access that must not happen goes instead (accesses larger than a sink go ahead).
 template <class T> CCTK_D inline T *diverted(T *p, void *sink) {
