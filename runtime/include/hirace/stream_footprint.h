@@ -28,7 +28,7 @@ struct Touched {
 inline std::vector<Touched> g_touched;   // (a variable, not a function's static: no guard at every access)
 inline std::vector<Touched> &touched() { return g_touched; }
 
-inline Touched *g_last = nullptr;   // the buffer the last access touched
+inline Touched *g_last[2] = {nullptr, nullptr};   // the buffers the last accesses touched (`out[i] = in[i]`)
 
 // The launch's bits of buffer `buffer` (`limit` bytes), made where it has none yet (out of line: `note`
 // is inlined into every check, and nearly every access finds its buffer in g_last)
@@ -47,8 +47,14 @@ inline Touched *g_last = nullptr;   // the buffer the last access touched
 // write too when `then_write` (a read-modify-write).
 [[gnu::always_inline]] inline void note(unsigned buffer, long long offset, unsigned size, unsigned kind, bool then_write,
                                         unsigned long long limit, unsigned shift) {
-  if (g_touched.empty()) g_last = nullptr;   // (a new launch: the relation took the last one's)
-  Touched *last = g_last && g_last->buffer == buffer ? g_last : (g_last = bits_of(buffer, limit, shift));
+  if (g_touched.empty()) g_last[0] = g_last[1] = nullptr;   // (a new launch: the relation took the last one's)
+  Touched *last = g_last[0];
+  if (!last || last->buffer != buffer) {
+    const Touched *before = g_touched.data();
+    last = g_last[1] && g_last[1]->buffer == buffer ? g_last[1] : bits_of(buffer, limit, shift);
+    g_last[1] = g_touched.data() == before ? g_last[0] : nullptr;   // (moved with the others: found again)
+    g_last[0] = last;
+  }
   const unsigned use = kind == 0 ? kRead : kind == 3 ? kAtomic : kWrite;
   unsigned long long first = (unsigned long long)offset >> shift;
   unsigned long long end = ((unsigned long long)offset + (size ? size : 1) - 1) >> shift;
