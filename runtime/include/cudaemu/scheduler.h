@@ -35,6 +35,7 @@ inline void switch_away(bool random_pick) {
   void **save = self ? &self->sp : &g_sched_sp;
   void *to = next ? next->sp : g_sched_sp;
   g_cur = next;
+  ++g_turn;
   ++g_switches;
   cudaemu_switch_ctx(save, to);
 }
@@ -105,12 +106,14 @@ inline void fiber_main() {
       next->stack = self->stack;
       self->stack = nullptr;
       g_cur = next;
+      ++g_turn;
       g_spin = 0;
       continue;
     }
     g_free_stacks.push_back(self->stack);   // left for good by the switch below
     self->stack = nullptr;
     g_cur = next;
+    ++g_turn;
     g_spin = 0;
     ++g_switches;
     cudaemu_switch_ctx(&self->sp, next ? next->sp : g_sched_sp);
@@ -334,6 +337,7 @@ inline void start_block(Launch &L, uint3 bid, LiveBlock &lb) {
 // Runs the running block's threads until every one is done or blocked, or the block parks.
 inline void run_turn() {
   g_cur = nullptr;
+  ++g_turn;
   g_parked = false;
   g_spin = 0;
   switch_away(config().seeded);
@@ -419,6 +423,7 @@ inline void spin_point() {
   g_parked = true;
   Fiber *self = g_cur;
   g_cur = nullptr;
+  ++g_turn;
   cudaemu_switch_ctx(&self->sp, g_sched_sp);   // back to run_grid; resumed when the block runs again
 }
 

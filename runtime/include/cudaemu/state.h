@@ -109,6 +109,9 @@ inline Rng g_rng{0};
 inline cudaError_t g_last_error = cudaSuccess;
 inline unsigned long long g_launch_count = 0;
 inline unsigned long long g_switches = 0;  // fiber context switches, for benchmarks
+// Turns: steps whenever the running thread changes (g_cur), so that a tool can tell that no other thread
+// ran since it last looked (hirace's turn_memo.h); a tool may step it too, to forget what it kept.
+inline unsigned long long g_turn = 0;
 // A block's shared memory is one contiguous window: the static __shared__ variables
 // from offset 0 in first-use order, the dynamic shared memory at the window's end,
 // right before an inaccessible page, so that an access past its end faults, as it

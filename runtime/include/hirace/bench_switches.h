@@ -74,6 +74,11 @@
 #ifndef HIRACE_BENCH_QUIET_VERSION_FLOOR
 #define HIRACE_BENCH_QUIET_VERSION_FLOOR 0
 #endif
+// the cpu backend's check without its memo of the thread's turn (turn_memo.h): every access checked
+// whole; the one switch that keeps verdicts and reports as they are (tests/test_hirace_turn_memo.py)
+#ifndef HIRACE_BENCH_NO_TURN_MEMO
+#define HIRACE_BENCH_NO_TURN_MEMO 0
+#endif
 
 // The stand-ins for the quiet forms' slow path replace one another: one at a time.
 #if HIRACE_BENCH_QUIET_SLOW_TRAPS + HIRACE_BENCH_QUIET_SLOW_INLINE + HIRACE_BENCH_QUIET_SLOW_TRAPS_CHECK_KEPT + \

@@ -15,6 +15,7 @@
 #include "memory_sync_hooks.h"
 #endif
 #include "cpu_shared.h"
+#include "turn_memo.h"
 
 namespace hirace {
 inline namespace HIRACE_UNIT_CONFIG {   // (config.h: this unit's configuration's own)
@@ -83,8 +84,10 @@ HIRACE_PART CCTK_D inline void check_words(unsigned long long *shadow, unsigned 
       // a third thread while the slots already name two others of this launch, keeps them (a gather
       // that many threads read at one site would otherwise rewrite the word's slots at every access:
       // spmv 48x against 18x): any later race still finds another thread's access of this launch there.
+      // A read-modify-write's read leaves them to its write, which names the same thread next and
+      // leaves them as the read would have (a histogram's `bin[d]++` rewrote its bin's slots twice).
       bool other_live = slot.other_thread != ~0u && slot.other_thread >= first_me && slot.other_thread != me;
-      if (e && !(kind == fsm::kRead && last_live && other_live && slot.last_site == mine && slot.last_thread != me)) {
+      if (e && !(then_write && !pass) && !(kind == fsm::kRead && last_live && other_live && slot.last_site == mine && slot.last_thread != me)) {
         if (slot.last_thread != me)
           *e = last_live ? SiteSlots{mine, me, slot.last_site, slot.last_thread} : SiteSlots{mine, me, ~0u, ~0u};
         else if (slot.last_site != mine)
@@ -126,6 +129,20 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
                          ) {
   const LaunchState &L = g_launch;
   if (!L.enabled || HIRACE_BENCH_STOP_AFTER_ENABLED) return true;
+#if HIRACE_TURN_MEMO   // (the same check earlier in the thread's turn changed nothing: turn_memo.h)
+  const void *const memo_base = (const void *)base;
+  const unsigned long long memo_bytes = bytes, memo_how = turn_memo::how_of(size, unsigned(kind), then_write);
+  turn_memo::Entry *const memo = turn_memo::look(p, site, memo_how, memo_base, memo_bytes);
+  if (memo == &turn_memo::g_hit) {
+    for (unsigned pass = 0; pass < (then_write ? 2u : 1u); ++pass) ::cudaemu::maybe_yield();   // (as check_words)
+    return true;
+  }
+#define HIRACE_MEMO_BEFORE(shadow, words, sites) turn_memo::before(memo, shadow, words, sites)
+#define HIRACE_MEMO_AFTER() turn_memo::after(memo)
+#else
+#define HIRACE_MEMO_BEFORE(shadow, words, sites) (void)0
+#define HIRACE_MEMO_AFTER() (void)0
+#endif
   unsigned tid = linear_tid(), bid = linear_bid();
   if (bid < L.bid_lo || bid > L.bid_hi || tid < L.tid_lo || tid > L.tid_hi) return true;
 #if HIRACE_MEMORY_SYNC
@@ -175,7 +192,11 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
   } else {
     where = locate(p, &loc);
   }
-  if (!where) return true;  // not monitored (host memory, constant, local)
+  if (!where) {  // not monitored (host memory, constant, local)
+    HIRACE_MEMO_BEFORE(nullptr, 0, nullptr);
+    HIRACE_MEMO_AFTER();
+    return true;
+  }
   if (!inside(loc, size)) {
     if (!L.bounds) return true;
     log_out_of_bounds(MemRecord{site, tid, bid, unsigned(kind), loc.space, loc.buffer,
@@ -188,6 +209,8 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
 #if HIRACE_MEMORY_SYNC   // (its words keyed by their own address: no release of the launch names them)
     HIRACE_AFTER_CHECK(reinterpret_cast<unsigned long long *>((unsigned long long)p >> loc.shift << loc.shift));
 #endif
+    HIRACE_MEMO_BEFORE(nullptr, 0, nullptr);
+    HIRACE_MEMO_AFTER();
     return true;
   }
 #if HIRACE_MEMORY_SYNC
@@ -208,13 +231,19 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
                     loc.limit, loc.shift);
 #endif
   const unsigned long long first = (unsigned long long)loc.offset >> loc.shift;
-  check_words(loc.shadow, loc.sites, first, ((unsigned long long)loc.offset + (size ? size : 1) - 1) >> loc.shift,
-              site, kind, then_write, tid, bid, thread_clocks(), loc.space, loc.buffer HIRACE_MEMORY_ARGS(mem));
+  const unsigned long long last = ((unsigned long long)loc.offset + (size ? size : 1) - 1) >> loc.shift;
+  // (the memo compares the words and their slots before and after: the slots only where the check reads them)
+  HIRACE_MEMO_BEFORE(loc.shadow + first, last - first + 1, L.prior_sites && loc.sites ? loc.sites + kSiteSlots * first : nullptr);
+  check_words(loc.shadow, loc.sites, first, last, site, kind, then_write, tid, bid, thread_clocks(), loc.space,
+              loc.buffer HIRACE_MEMORY_ARGS(mem));
   HIRACE_AFTER_CHECK(loc.shadow + first);
+  HIRACE_MEMO_AFTER();
   return true;
 }
 #undef HIRACE_MEMORY_ARGS
 #undef HIRACE_AFTER_CHECK
+#undef HIRACE_MEMO_BEFORE
+#undef HIRACE_MEMO_AFTER
 
 // Where an access that must not happen goes instead (accesses larger than a sink go ahead).
 template <class T> CCTK_D inline T *diverted(T *p, void *sink) {

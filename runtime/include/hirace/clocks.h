@@ -6,6 +6,7 @@
 
 #include "bench_switches.h"
 #include "launch_state.h"
+#include "turn_memo.h"
 
 namespace hirace {
 inline namespace HIRACE_UNIT_CONFIG {   // (config.h: this unit's configuration's own)
@@ -64,12 +65,20 @@ CCTK_D inline void block_entry(bool shadow_unused = false) {
 #endif
 }
 
+// The thread's clocks are about to change: checks made before are another context's (turn_memo.h)
+CCTK_D inline void clocks_change() {
+#if HIRACE_TURN_MEMO
+  turn_memo::forget();
+#endif
+}
+
 CCTK_D inline void note_wrapped() {
   *g_launch.wrapped = 1;
   *(volatile unsigned *)g_launch.noted = 1;
 }
 CCTK_D inline void after_block_barrier() {
   if (!g_launch.enabled) return;
+  clocks_change();
   unsigned *clk = thread_clocks();
   if (BlockWord::count(clk[0]) < BlockWord::kWrapped && BlockWord::count(++clk[0]) == BlockWord::kWrapped)
     note_wrapped();
@@ -82,6 +91,7 @@ CCTK_D inline void after_block_barrier() {
 // nothing and the host warns.
 CCTK_D inline void after_grid_barrier() {
   if (!g_launch.enabled) return;
+  clocks_change();
   unsigned *clk = thread_clocks();
   unsigned g = BlockWord::grid_syncs(clk[0]);
   if (g + 1 < g_launch.grid_epochs) {
@@ -121,6 +131,7 @@ CCTK_D inline unsigned lanes_max(unsigned mask, unsigned v) {
 // a warp-level sync resets its lanes' marks.
 CCTK_D inline void after_lanes_barrier(unsigned n) {
   if (!g_launch.enabled) return;
+  clocks_change();
   unsigned *clk = thread_clocks();
   unsigned w = clk[1], c = WarpWord::count(w);
   if (n < 5) {
@@ -138,6 +149,7 @@ CCTK_D inline void after_warp_barrier() { after_lanes_barrier(0); }
 // part in the launch's record, memsync::fence in memory_sync.h, comes with the device wiring.)
 CCTK_D inline void after_fence_mark() {
   if (!g_launch.enabled) return;
+  clocks_change();
   unsigned *clk = thread_clocks();
   const unsigned w = clk[1], marked = WarpWord::marked(w);
   if (WarpWord::count(w) < WarpWord::kWrapped && WarpWord::count(marked) == WarpWord::kWrapped) note_wrapped();
@@ -149,6 +161,7 @@ CCTK_D inline void after_fence_mark() {
 // clocks stepped after the sync (`after_warp_mask()`) as the mask narrows the lane groups
 CCTK_D inline unsigned warp_mask(unsigned mask) {
   if (g_launch.enabled) {
+    clocks_change();
     unsigned *clk = thread_clocks();
     unsigned w = clk[1];
     clk[1] = WarpWord::make(WarpWord::count(w), WarpWord::full(w), WarpWord::narrow(w),

@@ -112,7 +112,9 @@ inline void shadow_buffer(Buffer &b) {
   if (s.prior_sites && !s.sites_evicted) make_room_for_shadow(b);
   b.shadow = static_cast<unsigned long long *>(tool_alloc(words * 8, "shadow of a buffer", b.file.c_str(), b.line));
   b.checked = true;
+#if !defined(CUDAEMU)   // (cudaemu's memory comes zeroed from calloc: a page of the shadow costs nothing until used)
   check_cuda(cudaMemset(b.shadow, 0, words * 8), "shadow reset");
+#endif
   if (s.prior_sites && !s.sites_evicted && sites_fit(b)) b.sites = site_slots(words * 4 * kSiteSlots);
   if (current != b.device) {   // (the resets done before a launch on the other device reads them)
     check_cuda(cudaDeviceSynchronize(), "shadow reset");

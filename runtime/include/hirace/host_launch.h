@@ -148,6 +148,9 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
                           bool area_ok = false, bool in_order = false, bool cooperative = false) {
   if (g_access_enter) g_access_enter();   // (host_access.h: every page open while the grid runs, until after_launch)
   launch_mutex().lock();
+#if defined(CUDAEMU)
+  ++::cudaemu::detail::g_turn;   // (what the checks' memo kept is an earlier launch's: turn_memo.h)
+#endif
   if (state().capturing > 0) {   // recorded into a graph, not run now (see begin_capture)
     state().captured_now = true;
     ++state().captured_launches;

@@ -43,6 +43,15 @@ CCTK_D inline Location smem_window(unsigned long long off) {
 }
 #endif
 
+#if defined(CUDAEMU)
+// Is range k the one the search would find for address a: the last one starting (redzone included) at
+// or before a? (A function of its own, inlined: as a lambda g++ left it a call, up to two per check.)
+__attribute__((always_inline)) inline bool answers(const LaunchState &L, unsigned k, unsigned long long a) {
+  return k < L.nranges && L.ranges[k].base - L.ranges[k].redzone <= a &&
+         (k + 1 == L.nranges || L.ranges[k + 1].base - L.ranges[k + 1].redzone > a);
+}
+#endif
+
 // false: nowhere hirace watches (host memory, constant, local)
 HIRACE_PART CCTK_D inline bool locate(const void *p, Location *loc) {
   const LaunchState &L = g_launch;
@@ -78,13 +87,9 @@ HIRACE_PART CCTK_D inline bool locate(const void *p, Location *loc) {
   // answer the search would give (the last range starting at or before a, redzones included, whatever
   // the table holds now), spare the search.
   static unsigned last[2] = {0, 0};   // (any values are safe: each is tested before it is used)
-  auto answers = [&](unsigned k) {
-    return k < hi && L.ranges[k].base - L.ranges[k].redzone <= a &&
-           (k + 1 == hi || L.ranges[k + 1].base - L.ranges[k + 1].redzone > a);
-  };
-  if (answers(last[0])) {
+  if (answers(L, last[0], a)) {
     lo = last[0] + 1;
-  } else if (answers(last[1])) {
+  } else if (answers(L, last[1], a)) {
     lo = last[1] + 1;
     last[1] = last[0];
     last[0] = lo - 1;

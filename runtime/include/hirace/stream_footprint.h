@@ -28,23 +28,32 @@ struct Touched {
 inline std::vector<Touched> g_touched;   // (a variable, not a function's static: no guard at every access)
 inline std::vector<Touched> &touched() { return g_touched; }
 
+inline Touched *g_last[2] = {nullptr, nullptr};   // the buffers the last accesses touched (`out[i] = in[i]`)
+
+// The launch's bits of buffer `buffer` (`limit` bytes), made where it has none yet (out of line: `note`
+// is inlined into every check, and nearly every access finds its buffer in g_last)
+[[gnu::noinline]] inline Touched *bits_of(unsigned buffer, unsigned long long limit, unsigned shift) {
+  std::vector<Touched> &all = g_touched;
+  for (Touched &t : all)
+    if (t.buffer == buffer) return &t;
+  all.push_back(Touched{buffer, {}});
+  Touched *last = &all.back();
+  size_t words = size_t((limit + (1ull << shift) - 1) >> shift), n = (words + 63) / 64;
+  for (auto &b : last->bits) b.assign(n, 0);
+  return last;
+}
+
 // The access [offset, offset + size) of buffer `buffer` (`limit` bytes), by kind (fsm::Access), its
 // write too when `then_write` (a read-modify-write).
-inline void note(unsigned buffer, long long offset, unsigned size, unsigned kind, bool then_write,
-                 unsigned long long limit, unsigned shift) {
-  static Touched *last = nullptr;
-  std::vector<Touched> &all = g_touched;
-  if (all.empty()) last = nullptr;   // (a new launch: the relation took the last one's)
+[[gnu::always_inline]] inline void note(unsigned buffer, long long offset, unsigned size, unsigned kind, bool then_write,
+                                        unsigned long long limit, unsigned shift) {
+  if (g_touched.empty()) g_last[0] = g_last[1] = nullptr;   // (a new launch: the relation took the last one's)
+  Touched *last = g_last[0];
   if (!last || last->buffer != buffer) {
-    last = nullptr;
-    for (Touched &t : all)
-      if (t.buffer == buffer) last = &t;
-    if (!last) {
-      all.push_back(Touched{buffer, {}});
-      last = &all.back();
-      size_t words = size_t((limit + (1ull << shift) - 1) >> shift), n = (words + 63) / 64;
-      for (auto &b : last->bits) b.assign(n, 0);
-    }
+    const Touched *before = g_touched.data();
+    last = g_last[1] && g_last[1]->buffer == buffer ? g_last[1] : bits_of(buffer, limit, shift);
+    g_last[1] = g_touched.data() == before ? g_last[0] : nullptr;   // (moved with the others: found again)
+    g_last[0] = last;
   }
   const unsigned use = kind == 0 ? kRead : kind == 3 ? kAtomic : kWrite;
   unsigned long long first = (unsigned long long)offset >> shift;
