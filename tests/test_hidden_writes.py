@@ -29,6 +29,7 @@ def built(tmp_path_factory):
     ("pointers", 16, "b"),    # p[1][0] of `int *p[2] = {a, b}`
     ("destroyed", 11, "b"),   # ~Put, for the kernel's own object
     ("nested", 11, "c"),      # ~Put, for a device function's object
+    ("templated", 22, "b"),   # ~PutT<T>, for an object of a class template's implicit instantiation
 ])
 def test_writes_no_call_or_variable_shows_are_checked(built, tmp_path, what, line, variable):
     log = tmp_path / "log.jsonl"

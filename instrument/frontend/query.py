@@ -522,7 +522,12 @@ def destructors_of(t: cindex.Type, depth: int = 0) -> list[str]:
     if t.kind != TK.RECORD or depth > 8:
         return []
     out = []
-    for k in t.get_declaration().get_children():
+    decl = t.get_declaration()
+    # (an implicit instantiation, `Put<int>`, shows no members: its template's, whose destructor is `~Put<T>`)
+    template = cindex.conf.lib.clang_getSpecializedCursorTemplate(decl)
+    if template is not None and not template.kind.is_invalid() and not any(True for _ in decl.get_children()):
+        decl = template
+    for k in decl.get_children():
         if k.kind == CK.DESTRUCTOR:
             out.append(k.spelling)
         elif k.kind in (CK.FIELD_DECL, CK.CXX_BASE_SPECIFIER):

@@ -17,6 +17,11 @@ __global__ void pointers(int *a, int *b) {
 }
 __global__ void destroyed(int *a, int *b) { a[threadIdx.x] = 1; Put p{b}; }
 __global__ void nested(int *a, int *c) { a[threadIdx.x] = 2; scoped(c); }
+template <class T> struct PutT {   // (an implicit instantiation's members are its template's: ~PutT<T>)
+  T *q;
+  __device__ ~PutT() { q[0] = threadIdx.x; }
+};
+__global__ void templated(int *a, int *b) { a[threadIdx.x] = 3; PutT<int> p{b}; }
 
 int main(int argc, char **argv) {
   int *a, *b, *c, h = 0;
@@ -27,6 +32,7 @@ int main(int argc, char **argv) {
   if (!std::strcmp(what, "pointers")) pointers<<<1, 32>>>(a, b);
   if (!std::strcmp(what, "destroyed")) destroyed<<<1, 32>>>(a, b);
   if (!std::strcmp(what, "nested")) nested<<<1, 32>>>(a, c);
+  if (!std::strcmp(what, "templated")) templated<<<1, 32>>>(a, b);
   cudaMemcpy(&h, a, sizeof h, cudaMemcpyDeviceToHost);
   std::printf("%d\n", h);
   return 0;
