@@ -536,15 +536,19 @@ def destructors_of(t: cindex.Type, depth: int = 0) -> list[str]:
 
 
 # what makes an object that is destroyed later, by a call of its destructor the syntax tree shows nowhere
-DESTROYED = (CK.VAR_DECL, CK.PARM_DECL, CK.CALL_EXPR, CK.INIT_LIST_EXPR, CK.CXX_FUNCTIONAL_CAST_EXPR)
+DESTROYED = (CK.VAR_DECL, CK.PARM_DECL, CK.CALL_EXPR, CK.INIT_LIST_EXPR, CK.CXX_FUNCTIONAL_CAST_EXPR,
+             CK.CXX_DELETE_EXPR)
 
 
 def destroyed_by(c: cindex.Cursor) -> list[str]:
     """The destructors (`~D`) that run when the object c declares or makes is destroyed: a variable or
-    parameter of class type, a temporary an expression constructs (`D{a}`, `D(a)`); none for a
+    parameter of class type, a temporary an expression constructs (`D{a}`, `D(a)`), what `delete` ends; none for a
     reference, a pointer, a __shared__ variable."""
     if c.kind == CK.CALL_EXPR and (c.referenced is None or c.referenced.kind != CK.CONSTRUCTOR):
         return []
+    if c.kind == CK.CXX_DELETE_EXPR:   # `delete p`: the object p points to
+        kids = [k for k in c.get_children() if k.kind != CK.TYPE_REF]
+        return destructors_of(kids[0].type.get_pointee()) if kids else []
     if c.kind not in DESTROYED or (c.kind == CK.VAR_DECL and CK.CUDASHARED_ATTR in _attribute_kinds(c)):
         return []
     return destructors_of(c.type)

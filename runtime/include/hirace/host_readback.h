@@ -65,7 +65,7 @@ inline void drain() {
         // (a buffer's slots come and go only after a drain: what it has now, its launches ran with)
         const bool unnamed = r.prior_site == ~0u && r.space != kShared && r.buffer < s.buffers.size() &&
                              !s.buffers[r.buffer].sites;
-        s.races.push_back(LoggedRace{x, launch_of[r.slot], unnamed && s.buffers[r.buffer].budgeted});
+        s.races.push_back(LoggedRace{x, launch_of[r.slot], unnamed && s.buffers[r.buffer].budgeted && !s.sites_evicted});
         if (unnamed) race_without_sites(r.buffer);   // (the next launch that races there names it)
       }
   if (counts[kMemCount])

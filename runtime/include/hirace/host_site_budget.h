@@ -96,7 +96,14 @@ inline void give_wanted_sites() {
   drain();   // (the pending launches ran without them: host_readback.h tells their races so)
   for (Buffer &b : s.buffers)
     if (b.wants_sites && b.live && b.shadow && !b.sites && s.prior_sites && !s.sites_evicted) {
+      int current = b.device;   // (on the buffer's device, as its shadow: host_alloc.h shadow_buffer)
+      cudaGetDevice(&current);
+      if (current != b.device) cudaSetDevice(b.device);
       b.sites = site_slots(slot_bytes(b));
+      if (current != b.device) {
+        check_cuda(cudaDeviceSynchronize(), "site shadow reset");
+        cudaSetDevice(current);
+      }
       ++s.generation;
     }
 }
