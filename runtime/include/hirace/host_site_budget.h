@@ -22,10 +22,10 @@ namespace host {
 
 inline unsigned *site_slots(size_t bytes);
 inline void tool_free(void *p);
+inline size_t shadow_words(size_t bytes, unsigned shift);   // (host_alloc.h)
 
-inline size_t state_words(const Buffer &b) { return (b.size + (size_t(1) << b.shift) - 1) >> b.shift; }
-inline size_t shadow_bytes(const Buffer &b) { return state_words(b) * 8; }
-inline size_t slot_bytes(const Buffer &b) { return state_words(b) * 4 * kSiteSlots; }
+inline size_t shadow_bytes(const Buffer &b) { return shadow_words(b.size, b.shift) * 8; }
+inline size_t slot_bytes(const Buffer &b) { return shadow_words(b.size, b.shift) * 4 * kSiteSlots; }
 
 // hirace's device memory (its allocations, the buffers' shadows and slots among them, and the redzones
 // around the program's buffers), the slots' part of it, and the program's bytes, buffer b's among them
