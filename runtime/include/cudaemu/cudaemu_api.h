@@ -28,22 +28,26 @@ inline DeviceMemory &device_memory() {
   static DeviceMemory *d = new DeviceMemory;   // never destroyed: a free after the release finds it
   return *d;
 }
-inline void *device_alloc(size_t n, bool device = true) {
-  size_t bytes = (n + 255) / 256 * 256;
-  if (!bytes) bytes = 256;
+// `whole_pages`: pages of its own, as the host sees them (pinned memory, always; managed memory): a tool that
+// closes such pages to the host while the device may use them (hirace/host_access.h) closes nothing else.
+inline void *device_alloc(size_t n, bool device = true, bool whole_pages = false) {
+  const size_t page = size_t(sysconf(_SC_PAGESIZE)), align = device && !whole_pages ? 256 : page;
+  if (n > ~size_t(0) - 2 * align) return nullptr;
+  size_t bytes = (n + align - 1) / align * align;
+  if (!bytes) bytes = align;
   DeviceMemory &d = device_memory();
   std::lock_guard<std::mutex> hold(d.m);
   if (device && (bytes > d.cap || d.used > d.cap - bytes)) return nullptr;
   if (!device) {
-    void *p = std::aligned_alloc(256, bytes);
+    void *p = std::aligned_alloc(align, bytes);
     if (p) std::memset(p, 0, bytes);
     return p;
   }
   // zeroed by calloc, which leaves pages fresh from the system untouched (a tool's large shadows cost
-  // no page until used), aligned to 256 bytes as cudaMalloc's are
-  void *r = bytes < ~size_t(0) - 256 ? std::calloc(1, bytes + 256) : nullptr;
+  // no page until used), aligned to 256 bytes as cudaMalloc's are (or to a page)
+  void *r = std::calloc(1, bytes + align);
   if (!r) return nullptr;
-  void *p = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(r) + 256) & ~uintptr_t(255));
+  void *p = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(r) + align) & ~uintptr_t(align - 1));
   d.used += bytes;
   d.sizes[p] = bytes;
   d.raw[p] = r;
@@ -107,7 +111,11 @@ inline cudaError_t cudaMalloc(void **p, size_t n) {
   return *p ? cudaSuccess : ::cudaemu::detail::record(cudaErrorMemoryAllocation);
 }
 template <class T> inline cudaError_t cudaMalloc(T **p, size_t n) { return cudaMalloc(reinterpret_cast<void **>(p), n); }
-inline cudaError_t cudaMallocManaged(void **p, size_t n, unsigned = cudaMemAttachGlobal) { return cudaMalloc(p, n); }
+inline cudaError_t cudaMallocManaged(void **p, size_t n, unsigned = cudaMemAttachGlobal) {
+  if (!p) return ::cudaemu::detail::record(cudaErrorInvalidValue);
+  *p = ::cudaemu::detail::device_alloc(n, /*device=*/true, /*whole_pages=*/true);
+  return *p ? cudaSuccess : ::cudaemu::detail::record(cudaErrorMemoryAllocation);
+}
 template <class T> inline cudaError_t cudaMallocManaged(T **p, size_t n, unsigned f = cudaMemAttachGlobal) {
   return cudaMallocManaged(reinterpret_cast<void **>(p), n, f);
 }

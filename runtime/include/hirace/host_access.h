@@ -156,19 +156,34 @@ inline bool grow(void **p, size_t *cap, size_t want, size_t each) {
   return true;
 }
 
+// The depth (g_anchor: the calls under way in all host threads) changes under this lock, as the pages open
+// and close, so that no thread's call runs while another thread, leaving the last call, closes pages
+// (simpleCallback's threads each copy into their pinned buffer: such a copy into a page closed meanwhile
+// crashed the program). Taken before the relation's lock, never while holding it (a hook's Call is made
+// before it takes that lock and ends after it lets it go).
+inline std::recursive_mutex &pages_lock() {
+  static std::recursive_mutex *m = new std::recursive_mutex;   // (never destroyed: calls may come at exit)
+  return *m;
+}
+
 // A CUDA call begins: every page open, the hits settled
 inline void enter() {
+  std::lock_guard<std::recursive_mutex> order(pages_lock());
   Table *t = g_anchor.t;
   if (g_anchor.depth.fetch_add(1) != 0 || !t) return;   // (no table: nothing was ever closed)
-  for (size_t i = 0; i < t->n_runs; ++i)
-    if (!t->runs[i].open) mprotect(reinterpret_cast<void *>(t->runs[i].lo), t->runs[i].hi - t->runs[i].lo,
-                                   PROT_READ | PROT_WRITE);
-  t->n_runs = 0;
+  // (the runs stay, marked open, until the next leave replaces them: a fault taken on one of these pages just
+  // before they opened still finds its run, and another thread's step that closes its page again meanwhile
+  // opens it again: host_access_faults.h on_trap)
+  for (size_t i = 0; i < t->n_runs; ++i) {
+    __atomic_store_n(&t->runs[i].open, 1, __ATOMIC_SEQ_CST);
+    mprotect(reinterpret_cast<void *>(t->runs[i].lo), t->runs[i].hi - t->runs[i].lo, PROT_READ | PROT_WRITE);
+  }
   settle(t);
 }
 
 // The call returns to the program: the pages of what the host does not know done closed
 inline void leave() {
+  std::lock_guard<std::recursive_mutex> order(pages_lock());   // (before the depth changes: enter)
   if (g_anchor.depth.fetch_sub(1) != 1) return;
   Table *t = g_anchor.t;
   streams::Relation &r = streams::relation();
@@ -215,6 +230,7 @@ inline void leave() {
 
 // At exit, before the log is written: every page open, the last hits settled, what was lost said
 inline void finish() {
+  std::lock_guard<std::recursive_mutex> order(pages_lock());
   Table *t = g_anchor.t;
   g_anchor.depth.store(0);
   enter();

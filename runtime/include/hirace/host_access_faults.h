@@ -37,6 +37,13 @@ struct Stepper { // a thread single-stepping an instruction, and the pages to cl
   int callback;
 };
 
+struct Retry {   // a thread whose fault met no closed run: the faulting address, and how often in a row
+  long tid;
+  uintptr_t addr;
+  unsigned tries;
+};
+constexpr unsigned kRetries = 4;   // faults in a row at one address, with no run, before it is passed on
+
 struct Table {
   Entry *entries = nullptr;
   size_t n_entries = 0, cap_entries = 0;
@@ -45,6 +52,7 @@ struct Table {
   Hit hits[kHits];
   Stepper steppers[kSteppers];
   Stepper callbacks[kSteppers];
+  Retry retries[kSteppers];
   struct sigaction prev_segv, prev_trap;
   uintptr_t page = 4096;
   unsigned long lost = 0, given_up = 0;   // hits not kept (the table full); runs left open
@@ -113,17 +121,54 @@ inline void pass_on(const struct sigaction &prev, int sig, siginfo_t *info, void
   prev.sa_handler(sig);
 }
 
+// This thread's retry slot (claimed where `claim`), or nullptr
+inline Retry *retry_slot(Table *t, long tid, bool claim) {
+  for (Retry &x : t->retries)
+    if (__atomic_load_n(&x.tid, __ATOMIC_ACQUIRE) == tid) return &x;
+  for (unsigned i = 0; claim && i < kSteppers; ++i) {
+    long none = 0;
+    if (__atomic_compare_exchange_n(&t->retries[i].tid, &none, tid, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+      t->retries[i].addr = 0;
+      t->retries[i].tries = 0;
+      return &t->retries[i];
+    }
+  }
+  return nullptr;
+}
+// A fault on a page no run holds may be one that was closed when the access faulted and that another host
+// thread's call opened since (enter: the runs are dropped as their pages open; or leave replaced them): the
+// instruction is tried again, a few times in a row at one address, after which the fault is the program's
+// own and passed on.
+inline bool try_again(Table *t, uintptr_t a) {
+  const long tid = long(syscall(SYS_gettid));
+  Retry *r = retry_slot(t, tid, true);
+  if (!r) return false;
+  if (r->addr == a && r->tries >= kRetries) {
+    __atomic_store_n(&r->tid, 0L, __ATOMIC_RELEASE);
+    return false;
+  }
+  r->tries = r->addr == a ? r->tries + 1 : 1;
+  r->addr = a;
+  syscall(SYS_sched_yield);   // (the other thread's change of the pages may be under way)
+  return true;
+}
+
 inline void on_segv(int sig, siginfo_t *info, void *uctx) {
   const int saved = errno;
   Table *t = g_anchor.t;
   const uintptr_t a = uintptr_t(info->si_addr);
   Run *run = t && info->si_code == SEGV_ACCERR ? run_at(t, a) : nullptr;
   if (!run) {
+    if (t && info->si_code == SEGV_ACCERR && try_again(t, a)) {
+      errno = saved;
+      return;
+    }
     errno = saved;
     if (t) pass_on(t->prev_segv, sig, info, uctx);
     else signal(sig, SIG_DFL);
     return;
   }
+  if (Retry *r = retry_slot(t, long(syscall(SYS_gettid)), false)) __atomic_store_n(&r->tid, 0L, __ATOMIC_RELEASE);
   auto *uc = static_cast<ucontext_t *>(uctx);
   const uintptr_t page = a & ~(t->page - 1);
 #if defined(CUDAEMU)
@@ -153,6 +198,10 @@ inline void on_segv(int sig, siginfo_t *info, void *uctx) {
       const Entry &e = t->entries[i];
       if (a < e.hi && (write || e.use != footprint::kRead)) note_hit(t, pc, ret, a, e, write);
     }
+  }
+  if (__atomic_load_n(&run->open, __ATOMIC_SEQ_CST)) {   // (opened since the access faulted: tried again)
+    errno = saved;
+    return;
   }
   if (device || ++run->faults > kRunFaults * ((run->hi - run->lo) / t->page)) {
     if (!device) ++t->given_up;
@@ -199,7 +248,11 @@ inline void on_trap(int sig, siginfo_t *info, void *uctx) {
   }
   for (unsigned i = 0; i < s->n; ++i) {   // closed again, unless a call opened everything meanwhile
     Run *run = g_anchor.depth.load() == 0 ? run_at(t, s->pages[i]) : nullptr;
-    if (run && !run->open) mprotect(reinterpret_cast<void *>(s->pages[i]), t->page, PROT_NONE);
+    if (!run || __atomic_load_n(&run->open, __ATOMIC_SEQ_CST)) continue;
+    mprotect(reinterpret_cast<void *>(s->pages[i]), t->page, PROT_NONE);
+    // (a call that began meanwhile opened its runs, maybe before this closed the page: opened again)
+    if (g_anchor.depth.load() != 0 || __atomic_load_n(&run->open, __ATOMIC_SEQ_CST))
+      mprotect(reinterpret_cast<void *>(s->pages[i]), t->page, PROT_READ | PROT_WRITE);
   }
   s->n = 0;
   __atomic_store_n(&s->tid, 0L, __ATOMIC_RELEASE);
