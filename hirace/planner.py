@@ -489,7 +489,11 @@ class HiracePlanner:
                 area_text = f"::hirace::host::pointer_area({callee.strip()})"
             quiet_args = _quiet_args(ls, s, facts.launch_params(kname), unit) if kname else ""
             # (on the gpu backend only where the kernel is entered: a version asks for no area)
-            version = (self._version_launch(prog, ls, versions.get(kname), cfg, self.lower_cpu)
+            # (on the gpu backend, in a program that uses streams, the version's launch passes its stream through
+            # launch_stream as the kernel's does: _stream_launch)
+            vcfg = cfg if not self.streams or self.lower_cpu or cfg[3].strip() in _ZERO_STREAMS else \
+                [*cfg[:3], f"::hirace::streams::launch_stream({cfg[3]})"]
+            version = (self._version_launch(prog, ls, versions.get(kname), vcfg, self.lower_cpu)
                        if area or self.lower_cpu else quiet_version.NoVersion("it cannot take hirace's shared area"))
             if kname in versions:
                 k = versions[kname].kernel

@@ -36,7 +36,7 @@ def test_the_programs_cover_races_and_their_fixes():
 PRINTS = {"graph_edge_ok": "2", "graph_no_edge_race": "2", "capture_join_ok": "cudaSuccess 10",
           "capture_unjoined": "cudaErrorStreamCaptureUnjoined no graph 0", "capture_late_join_race": "10",
           "async_alloc_event_ok": "6", "symbol_ok": "510", "launch_kernel_race": "10",
-          "pinned_async_copy_ok": "1792 1792"}
+          "pinned_async_copy_ok": "1792 1792", "pinned_threads_ok": "0"}
 
 
 # what a gpu run says it did not check: a graph with nodes hirace does not follow (host_graphs_gpu.h, on stderr),
@@ -183,7 +183,7 @@ def test_one_stream_programs_are_built_as_before(name, tmp_path):
     assert not any(d.startswith("HIRACE_STREAMS") for d in planner.defines())
 
 
-def test_a_stream_program_checks_every_access_whole(tmp_path):
+def test_a_stream_program_follows_the_host_order(tmp_path):
     planner = HiracePlanner(Config(), lower_cpu=True)
     path = CUDA / "streams" / "two_streams_race.cu"
     instrument_sources([path], tmp_path, [planner], [path.parent], [], lower_cpu=True)
@@ -208,10 +208,12 @@ def test_a_stream_program_checks_every_access_whole(tmp_path):
     # (hirace/host_stream_launches.h)
     gpu = HiracePlanner(Config(gpu_streams=True), lower_cpu=False)
     instrument_sources([path], tmp_path / "gpu", [gpu], [path.parent], [])
-    assert gpu.streams and "HIRACE_STREAMS=1" in gpu.defines() and not gpu.bounds_only
+    assert gpu.streams and "HIRACE_STREAMS=1" in gpu.defines()
     text = (tmp_path / "gpu" / path.name).read_text()
-    assert text.count("::hirace::streams::launch_site(__FILE__, __LINE__), ::hirace::host::before_launch(") == 2
+    assert text.count("::hirace::streams::launch_site(__FILE__, __LINE__), ::hirace::host::quiet_params(") == 2
     assert "::hirace::streams::launch_stream(s1)>>>(d, 1)" in text and "launch_stream(s2)>>>(d, 2)" in text
+    # (so does the launch of the kernel's quiet version: it is an operation of that stream too)
+    assert "fill__hirace_q<<<N / 64, 64, 0, ::hirace::streams::launch_stream(s1)>>>(d, 1)" in text
 
 
 @pytest.mark.parametrize("name,said", [("two_streams_race.cu", ()), ("launch_kernel_race.cu", ()),
@@ -401,11 +403,11 @@ int main() {
 
 
 @pytest.mark.parametrize("lower_cpu", [True, False], ids=["cpu", "gpu"])
-def test_a_stream_program_keeps_its_shared_memory_proofs(lower_cpu, tmp_path):
-    """A launch's footprint is made of its checked global accesses (stream_footprint.h), so a program the relation
-    follows checks every global access whole (why: the footprint), while a read of a declared shared array that
-    no write shares its interval with keeps its proof (no global bytes, no footprint)."""
-    from hirace.proofs.facts import FOOTPRINTS
+def test_a_stream_program_keeps_its_shared_memory_and_parameter_proofs(lower_cpu, tmp_path):
+    """A launch's footprint is made of its global accesses (stream_footprint.h): a parameter's quiet access notes
+    its words there too (check.h quiet_footprint: the corpus's stream programs, whose kernels touch their own
+    elements, find their races through it), so a program the relation follows keeps the parameters' proofs and
+    those of declared shared memory."""
     from hirace.proofs.proof import Rule
     src = tmp_path / "tile.cu"
     src.write_text(_TILE)
@@ -414,12 +416,5 @@ def test_a_stream_program_keeps_its_shared_memory_proofs(lower_cpu, tmp_path):
     assert planner.streams
     site = {(s.line, s.variable): s for s in planner.sites}
     assert site[(6, "t")].proof == Rule.QUIET_SHARED_READ.title
-    assert site[(4, "in")].proof == "" and FOOTPRINTS in site[(4, "in")].why
-    assert site[(4, "t")].proof == Rule.OWN_SHARED_WORD.title and site[(6, "out")].proof == ""
-    # (without streams the read-only parameter's read is proved)
-    plain = HiracePlanner(Config(), lower_cpu=lower_cpu)
-    src.write_text(_TILE.replace("cudaStream_t s;\n  cudaStreamCreate(&s);\n", "").replace(", 0, s>>>", ">>>")
-                   .replace("cudaStreamSynchronize(s)", "cudaDeviceSynchronize()"))
-    instrument_sources([src], tmp_path / "plain", [plain], [tmp_path], [], lower_cpu=lower_cpu)
-    assert not plain.streams
-    assert {(s.line, s.variable): s for s in plain.sites}[(4, "in")].proof == Rule.READONLY_PARAM.title
+    assert site[(4, "in")].proof == Rule.READONLY_PARAM.title
+    assert site[(4, "t")].proof == Rule.OWN_SHARED_WORD.title and site[(6, "out")].proof == Rule.OWN_PARAM.title

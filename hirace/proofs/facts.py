@@ -41,17 +41,13 @@ class ParamSite:
     own: bool
 
 
-# why a global access is checked whole in a program whose launches' footprints the stream relation needs
-FOOTPRINTS = ("the launch's footprint needs every global access (the program uses streams or managed or pinned "
-              "memory: hirace/host_streams.h)")
-
-
 class FactTable:
     def __init__(self, prog: Program, enabled: bool = True, global_proofs: bool = True):
-        """`global_proofs` False (a program the stream relation follows): only proofs of accesses to declared
-        shared memory stay, since a launch's footprint is made of its checked global accesses
-        (stream_footprint.h): the intervals' facts of accesses whose space is `shared` (an access through a
-        pointer may reach global memory; atomics go whole), and no parameter's."""
+        """`global_proofs` False (a program the stream relation follows): the proofs of accesses to declared
+        shared memory (the intervals' facts of accesses whose space is `shared`: an access through a pointer may
+        reach global memory) and the parameters' (readonly_params.py) stay. A launch's footprint is made of its
+        global accesses, checked or quiet: a parameter's quiet access notes its words there too (check.h
+        quiet_footprint), while the intervals' quiet forms of other accesses do not."""
         self.prog = prog
         self.off = "" if enabled else "the proofs are off (quiet_reads = false)"
         if enabled:
@@ -77,9 +73,6 @@ class FactTable:
                 shared = {key(a) for a in prog.accesses if a.space == "shared"}
                 self.quiet &= shared
                 self.alone = {k: f for k, f in self.alone.items() if k in shared}
-                self.params = {}
-                self.writes = {}
-                self.params_why = {k.name: FOOTPRINTS for k in prog.kernels}
         # each kernel's parameters that it never assigns (they point where the host said: never to
         # shared memory)
         self.kept_params = {k.name: set(k.params) - (self.kernel_facts.changed(k.body) -

@@ -100,6 +100,55 @@ HIRACE_PART CCTK_D inline void check_words(unsigned long long *shadow, unsigned 
   }
 }
 
+// The access's words in the launch's footprint, in a program whose host order of operations is followed
+// (HIRACE_STREAMS: stream_footprint.h; the stream relation compares launches by their footprints): every
+// access of a buffer, checked or quiet, notes them (a proof that an access races with nothing in its
+// launch says nothing of other launches and copies).
+CCTK_D inline void note_footprint(const Location &loc, unsigned size, fsm::Access kind, bool then_write) {
+#if defined(CUDAEMU) && HIRACE_STREAMS
+  if (loc.space == kGlobal && loc.buffer != kNoBuffer)
+    footprint::note(loc.buffer, loc.offset, size, unsigned(kind), then_write, loc.limit, loc.shift);
+#elif HIRACE_STREAMS && defined(__CUDA_ARCH__)   // (the gpu backend's: in device memory, stream_footprint.h)
+  const LaunchState &L = g_launch;
+  if (loc.space == kGlobal && loc.buffer != kNoBuffer)
+    footprint::note(L.footprints, L.footprint_touched, loc.buffer, loc.offset, size, unsigned(kind), then_write,
+                    loc.limit, loc.shift);
+#else
+  (void)loc, (void)size, (void)kind, (void)then_write;
+#endif
+}
+// A quiet access's footprint (quiet.h, quiet_version.h: an access through a quiet parameter, inside its
+// buffer): located for its words, in a program whose host order of operations is followed; nothing in
+// other builds. On the cpu backend a repeat of one of the launch's last two notes is skipped inline.
+#if defined(CUDAEMU)
+#define HIRACE_NOTE_OUT_OF_LINE [[gnu::noinline]]
+#else
+#define HIRACE_NOTE_OUT_OF_LINE HIRACE_OUT_OF_LINE
+#endif
+template <class T> HIRACE_NOTE_OUT_OF_LINE CCTK_D inline void quiet_footprint_noted(T *p, fsm::Access kind,
+                                                                                   bool then_write, unsigned how) {
+  Location loc;
+  if (locate((const void *)p, &loc) && inside(loc, sizeof(T))) note_footprint(loc, sizeof(T), kind, then_write);
+#if defined(CUDAEMU) && HIRACE_STREAMS
+  footprint::remember((const void *)p, how);
+#else
+  (void)how;
+#endif
+}
+#undef HIRACE_NOTE_OUT_OF_LINE
+template <class T> CCTK_D inline void quiet_footprint(T *p, fsm::Access kind, bool then_write = false) {
+#if HIRACE_STREAMS
+  if (!g_launch.enabled) return;
+  const unsigned how = unsigned(kind) | unsigned(then_write) << 3 | unsigned(sizeof(T)) << 4;
+#if defined(CUDAEMU)   // (one launch at a time: a repeat of one of the launch's last two notes adds nothing)
+  if (footprint::noted_before((const void *)p, how)) return;
+#endif
+  quiet_footprint_noted(p, kind, then_write, how);
+#else
+  (void)p, (void)kind, (void)then_write;
+#endif
+}
+
 // The check every instrumented access makes before it happens. Out of line on the device: an
 // unrolled loop of many accesses would otherwise carry a copy per access, more code than the
 // instruction cache holds (a 32x32 tiled matrix product ran 58 times slower inlined on an H100).
@@ -206,6 +255,7 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
   }
   if (HIRACE_BENCH_STOP_AFTER_LOCATE) return true;
   if (!loc.shadow) {   // a buffer no write of this launch reaches: no race there (host_buffer_state.h)
+    note_footprint(loc, size, kind, then_write);   // (or one whose shadow did not fit: still in the footprint)
 #if HIRACE_MEMORY_SYNC   // (its words keyed by their own address: no release of the launch names them)
     HIRACE_AFTER_CHECK(reinterpret_cast<unsigned long long *>((unsigned long long)p >> loc.shift << loc.shift));
 #endif
@@ -222,14 +272,7 @@ HIRACE_OUT_OF_LINE CCTK_D inline bool check(const void *p, unsigned size, unsign
                       ((unsigned long long)loc.offset + (size ? size : 1) - 1) >> L.granularity_shift,
                       L.shared_slice_words);
 #endif
-#if defined(CUDAEMU) && HIRACE_STREAMS   // (the launch's footprint, for the stream relation: host_streams.h)
-  if (loc.space == kGlobal && loc.buffer != kNoBuffer)
-    footprint::note(loc.buffer, loc.offset, size, unsigned(kind), then_write, loc.limit, loc.shift);
-#elif HIRACE_STREAMS && defined(__CUDA_ARCH__)   // (the gpu backend's: in device memory, stream_footprint.h)
-  if (loc.space == kGlobal && loc.buffer != kNoBuffer)
-    footprint::note(L.footprints, L.footprint_touched, loc.buffer, loc.offset, size, unsigned(kind), then_write,
-                    loc.limit, loc.shift);
-#endif
+  note_footprint(loc, size, kind, then_write);   // (the launch's, for the stream relation: host_streams.h)
   const unsigned long long first = (unsigned long long)loc.offset >> loc.shift;
   const unsigned long long last = ((unsigned long long)loc.offset + (size ? size : 1) - 1) >> loc.shift;
   // (the memo compares the words and their slots before and after: the slots only where the check reads them)

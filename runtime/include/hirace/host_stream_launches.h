@@ -47,7 +47,7 @@ inline void kernel_done(const ::cudaemu::detail::Launch &L) {
   Op x{"kernel", L.name ? L.name : "?", L.file ? L.file : "", unsigned(L.line), 0, 0, {}};
   for (const footprint::Touched &t : footprint::touched())
     for (unsigned u = 0; u < footprint::kUses; ++u) add_bits(x, t.buffer, u, t.bits[u].data(), t.bits[u].size());
-  footprint::touched().clear();
+  footprint::forget();   // (the next launch's begins empty)
   launch_ran(std::move(x), L.stream);
 }
 

@@ -91,7 +91,10 @@ using bench::rd_param;
 template <class T> CCTK_D inline T *rd_param(T *p, unsigned site, const volatile void *base, unsigned bit) {
   const LaunchState &L = g_launch;
   unsigned long long a = (unsigned long long)p;
-  if ((L.quiet_params >> bit & 1u) && a >= L.quiet_lo[bit] && a + sizeof(T) <= L.quiet_hi[bit]) return p;
+  if ((L.quiet_params >> bit & 1u) && a >= L.quiet_lo[bit] && a + sizeof(T) <= L.quiet_hi[bit]) {
+    quiet_footprint(p, fsm::kRead);
+    return p;
+  }
   return quiet_slow(p, site, fsm::kRead, L.sink_read, base, 0);
 }
 #endif
@@ -249,20 +252,23 @@ template <class T> CCTK_D inline bool own_quiet(T *p, unsigned bit, bool own) {
   unsigned long long a = (unsigned long long)p;
   return own && (L.quiet_params >> bit & 1u) && a >= L.quiet_lo[bit] && a + sizeof(T) <= L.quiet_hi[bit];
 }
+// (each quiet access in its launch's footprint too, where the program's host order is followed: check.h)
 template <class T> CCTK_D inline T *rd_own(T *p, unsigned site, const volatile void *base, unsigned bit, bool own) {
-  return own_quiet(p, bit, own) ? p : quiet_slow(p, site, fsm::kRead, g_launch.sink_read, base, 0);
+  if (own_quiet(p, bit, own)) return quiet_footprint(p, fsm::kRead), p;
+  return quiet_slow(p, site, fsm::kRead, g_launch.sink_read, base, 0);
 }
 template <class T> CCTK_D inline T *wr_own(T *p, unsigned site, const volatile void *base, unsigned bit, bool own) {
-  return own_quiet(p, bit, own) ? p : quiet_slow(p, site, fsm::kWrite, g_launch.sink_write, base, 0);
+  if (own_quiet(p, bit, own)) return quiet_footprint(p, fsm::kWrite), p;
+  return quiet_slow(p, site, fsm::kWrite, g_launch.sink_write, base, 0);
 }
 template <class T> CCTK_D inline T *rmw_own(T *p, unsigned site, const volatile void *base, unsigned bit, bool own) {
-  if (own_quiet(p, bit, own)) return p;
+  if (own_quiet(p, bit, own)) return quiet_footprint(p, fsm::kRead, true), p;
   return quiet_slow(p, site, fsm::kRead, g_launch.sink_write, base, 0, true);
 }
 // A device-scope atomic through the kernel's atomic parameter `base` (the `bit`-th quiet candidate:
 // only such atomics reach it): in a launch where the parameter is quiet, only its bounds are checked.
 template <class T> CCTK_D inline T *atomic_param(T *p, unsigned site, const volatile void *base, unsigned bit) {
-  if (own_quiet(p, bit, true)) return p;
+  if (own_quiet(p, bit, true)) return quiet_footprint(p, fsm::kDeviceAtomic), p;
   return quiet_slow(p, site, fsm::kDeviceAtomic, g_launch.sink_write, base, 0);
 }
 

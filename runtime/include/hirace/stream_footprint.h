@@ -30,6 +30,25 @@ inline std::vector<Touched> &touched() { return g_touched; }
 
 inline Touched *g_last[2] = {nullptr, nullptr};   // the buffers the last accesses touched (`out[i] = in[i]`)
 
+// The last two quiet accesses the launch noted (check.h quiet_footprint: address, size and use): a thread that
+// repeats one sets no new bit (within a launch bits are only ever set), so it notes nothing (simpleMultiCopy's
+// `for (...) out[i] = in[i] + 1`).
+inline const void *g_noted_p[2] = {nullptr, nullptr};
+inline unsigned g_noted_how[2] = {0, 0}, g_noted_next = 0;   // (the slot a new note takes: the older)
+inline bool noted_before(const void *p, unsigned how) {
+  return (g_noted_p[0] == p && g_noted_how[0] == how) || (g_noted_p[1] == p && g_noted_how[1] == how);
+}
+inline void remember(const void *p, unsigned how) {
+  g_noted_p[g_noted_next] = p;
+  g_noted_how[g_noted_next] = how;
+  g_noted_next ^= 1u;
+}
+// The launch's footprint taken (host_stream_launches.h): the next launch's begins empty
+inline void forget() {
+  g_touched.clear();
+  g_noted_p[0] = g_noted_p[1] = nullptr;
+}
+
 // The launch's bits of buffer `buffer` (`limit` bytes), made where it has none yet (out of line: `note`
 // is inlined into every check, and nearly every access finds its buffer in g_last)
 [[gnu::noinline]] inline Touched *bits_of(unsigned buffer, unsigned long long limit, unsigned shift) {
