@@ -293,8 +293,8 @@ class KernelFacts:
         cur = self.cursors.get((fn.body.file, fn.body.start))
         if cur is None:
             syncs = writes = reads = True
-        elif _pointer_params(cur):   # it may write what a reference or pointer argument names
-            writes = True
+        # (a write through a pointer or reference parameter is one of its accesses, above: `*p = v`, `p[i] += v`,
+        # `p->x = v` of a template's `T *p`, `r = v` of `int &r`; passed on, its callee's; placement new, below)
         if cur is not None:
             for c in cur.walk_preorder():
                 if c.kind == CK.CALL_EXPR and c is not cur:
@@ -302,6 +302,8 @@ class KernelFacts:
                     syncs, writes, reads = syncs or s, writes or w, reads or r
                 elif c.kind == CK.ASM_STMT:
                     syncs = writes = reads = True
+                elif c.kind == CK.CXX_NEW_EXPR:   # (`new (p) T(v)` writes where p points, through no access)
+                    writes = True
                 if c.kind in DESTROYED:
                     s, w, r = self.destroyed_effects(c)
                     syncs, writes, reads = syncs or s, writes or w, reads or r

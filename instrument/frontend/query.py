@@ -585,6 +585,8 @@ def _align(c: cindex.Cursor, ctype: cindex.Type) -> int:
 
 # expressions whose pointer value is loaded from memory (or returned by a call), not a variable's (a
 # unary operator only as `*`: `&a[0]`, `p++` are the variable's)
+# the operator before a member expression's name, at its end (`p->x`, `s.v`, `q->template get`)
+_LAST_MEMBER = re.compile(r"(->|\.)\s*(?:template\s+)?~?[A-Za-z_]\w*\s*$")
 _LOADED_POINTERS = (CK.ARRAY_SUBSCRIPT_EXPR, CK.MEMBER_REF_EXPR, CK.UNARY_OPERATOR, CK.CALL_EXPR)
 
 
@@ -645,6 +647,12 @@ class _Walker:
         loc = c.location
         if loc.file is None:
             return False
+        if not c.spelling:   # a member of a dependent type (`p->x` of `T *p`): located at its base, not its name
+            sp = self.u.span_of(c)
+            if sp is None:
+                return False
+            m = _LAST_MEMBER.search(self.u.source(sp.file).text(sp.start, sp.end))
+            return bool(m and m.group(1) == "->")
         t = self.u.source(loc.file.name).token_before(loc.offset)
         return bool(t and t.spelling == "->")
 
