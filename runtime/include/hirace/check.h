@@ -6,6 +6,8 @@
 #ifndef HIRACE_CHECK_H
 #define HIRACE_CHECK_H
 
+#include <type_traits>
+
 #include "bench_switches.h"
 #include "cudacommon/protocol.h"
 #include "device_log.h"
@@ -138,6 +140,7 @@ template <class T> HIRACE_NOTE_OUT_OF_LINE CCTK_D inline void quiet_footprint_no
 #undef HIRACE_NOTE_OUT_OF_LINE
 template <class T> CCTK_D inline void quiet_footprint(T *p, fsm::Access kind, bool then_write = false) {
 #if HIRACE_STREAMS
+  if constexpr (std::is_array<T>::value) return;   // (as checked)
   if (!g_launch.enabled) return;
   const unsigned how = unsigned(kind) | unsigned(then_write) << 3 | unsigned(sizeof(T)) << 4;
 #if defined(CUDAEMU)   // (one launch at a time: a repeat of one of the launch's last two notes adds nothing)
@@ -300,9 +303,12 @@ template <class T> CCTK_D inline bool in_declared(T *p, const volatile void *bas
   return delta >= 0 && (unsigned long long)delta + sizeof(T) <= bytes;
 }
 
-// The access itself when the check lets it happen, else its diversion.
+// The access itself when the check lets it happen, else its diversion. An lvalue of array type is no access (a
+// member of a template's type, `p->a` of `T *p` in `p->a[i]`, is taken for a load of a pointer where its type is
+// not known: instantiated with an array member it names the array, whose element is the access).
 template <class T> CCTK_D inline T *checked(T *p, unsigned site, fsm::Access kind, void *sink,
                                             const volatile void *base, unsigned long long bytes) {
+  if constexpr (std::is_array<T>::value) return p;   // (an array names its elements, loads nothing)
   return check((const void *)p, sizeof(T), site, kind, base, bytes) ? p : diverted(p, sink);
 }
 
@@ -351,6 +357,7 @@ template <class T> CCTK_D inline T *atomic_device(T *p, unsigned site, const vol
 // lets other blocks run on the cpu backend (cudaemu's spin evidence, as its atomics and fences give).
 template <class T> CCTK_D inline T *strong_checked(T *p, unsigned site, fsm::Access kind, unsigned how,
                                                    const volatile void *base, unsigned long long bytes) {
+  if constexpr (std::is_array<T>::value) return p;   // (as checked)
 #if defined(CUDAEMU)
   ::cudaemu::detail::spin_point();
 #endif
