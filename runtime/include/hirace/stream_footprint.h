@@ -34,9 +34,14 @@ inline Touched *g_last[2] = {nullptr, nullptr};   // the buffers the last access
 // repeats one sets no new bit (within a launch bits are only ever set), so it notes nothing (simpleMultiCopy's
 // `for (...) out[i] = in[i] + 1`).
 inline const void *g_noted_p[2] = {nullptr, nullptr};
-inline unsigned g_noted_how[2] = {0, 0}, g_noted_next = 0;   // (the slot a new note takes: the older)
+inline unsigned g_noted_how[2] = {0, 0}, g_noted_next = 0;   // (the slot a new note takes: the one used less lately)
 inline bool noted_before(const void *p, unsigned how) {
-  return (g_noted_p[0] == p && g_noted_how[0] == how) || (g_noted_p[1] == p && g_noted_how[1] == how);
+  for (unsigned i = 0; i < 2; ++i)
+    if (g_noted_p[i] == p && g_noted_how[i] == how) {
+      g_noted_next = i ^ 1u;   // (a word every thread reads, `*factor`, stays beside each thread's own)
+      return true;
+    }
+  return false;
 }
 inline void remember(const void *p, unsigned how) {
   g_noted_p[g_noted_next] = p;
