@@ -228,6 +228,7 @@ def test_half_precision_computes_as_binary16(run_cli, tmp_path):
 @pytest.mark.parametrize("name,stdout", [
     ("coalesced.cu", "22 189\n0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 \n"),
     ("odd_launches.cu", "7 5 255 1 30\n"),
+    ("labeled.cu", "26 26 26 26 24 20\n"),   # (a leader per bucket in each of the 4 warps)
 ])
 def test_more_launch_and_group_forms_run_clean_with_their_own_output(run_cli, tmp_path, name, stdout):
     def same(out: str) -> bool:   # which warp takes its slots first is the schedule's choice

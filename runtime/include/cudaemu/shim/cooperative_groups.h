@@ -195,6 +195,22 @@ coalesced_group binary_partition(const Parent &g, bool pred, const char *file = 
   unsigned all = g.mask(), yes = cudaemu_ballot(file, line, all, pred), mine = pred ? yes : (all & ~yes);
   return coalesced_group(unsigned(__builtin_popcount(mine)), mine);
 }
+// the members of a warp's group whose label is the caller's (cuda-samples' warpAggregatedAtomicsCG): one ballot
+// per bit of the label, each keeping the lanes that agree with the caller's bit
+template <class Label, class Parent>
+coalesced_group labeled_partition(const Parent &g, Label label, const char *file = __builtin_FILE(),
+                                  int line = __builtin_LINE()) {
+  static_assert(std::is_integral<Label>::value && (sizeof(Label) == 4 || sizeof(Label) == 8),
+                "labeled_partition: the label is a 32- or 64-bit integer");
+  const unsigned all = g.mask();
+  unsigned mine = all;
+  for (unsigned b = 0; b < 8 * sizeof(Label); ++b) {
+    const bool bit = (static_cast<unsigned long long>(label) >> b) & 1ull;
+    const unsigned yes = cudaemu_ballot(file, line, all, bit);
+    mine &= bit ? yes : ~yes;
+  }
+  return coalesced_group(unsigned(__builtin_popcount(mine)), mine);
+}
 template <unsigned Size, class Parent> thread_block_tile<Size, Parent> tiled_partition(const Parent &) {
   return thread_block_tile<Size, Parent>();
 }
