@@ -135,10 +135,10 @@ inline Retry *retry_slot(Table *t, long tid, bool claim) {
   }
   return nullptr;
 }
-// A fault on a page no run holds may be one that was closed when the access faulted and that another host
-// thread's call opened since (enter: the runs are dropped as their pages open; or leave replaced them): the
-// instruction is tried again, a few times in a row at one address, after which the fault is the program's
-// own and passed on.
+// A fault on a page no run holds may be one that was closed when the access faulted, that another host
+// thread's call opened since (enter marks its runs open) and whose run a later leave dropped as it replaced
+// the runs: the instruction is tried again, a few times in a row at one address, after which the fault is the
+// program's own and passed on.
 inline bool try_again(Table *t, uintptr_t a) {
   const long tid = long(syscall(SYS_gettid));
   Retry *r = retry_slot(t, tid, true);
