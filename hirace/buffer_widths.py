@@ -105,13 +105,13 @@ def _called(prog: Program, kernel: str) -> set[str]:
 
 def _elsewhere(prog: Program, kernel: str, kernels: set[str]) -> int:
     """The narrowest access of the device functions kernel `kernel` calls and of any device memcpy or
-    memset they or it make: each may touch any buffer."""
+    memset they or it make: each may touch any buffer (but one between the thread's own locals)."""
     called = _called(prog, kernel) - kernels
     shift = BUFFER_SHIFT
     for a in prog.accesses:
         if a.function in called and a.space not in NO_SPACE:
             shift = min(shift, shift_of(a.size, a.align))
-    if any(r.function in called or r.function == kernel for r in prog.ranges):
+    if any((r.function in called or r.function == kernel) and not r.local for r in prog.ranges):
         shift = 0
     return shift
 

@@ -85,6 +85,25 @@ def test_a_unit_with_a_form_the_proofs_do_not_follow_checks_every_access_whole_a
     assert all(k["intervals"] == data["not_analysed"][0] for k in data["kernels"])
 
 
+def test_a_device_memcpy_between_a_threads_own_locals_leaves_the_proofs_on(tmp_path):
+    """memcpy(&local, local_array, n) touches only the thread's own locals: the unit's kernels are analysed
+    (a copy into a parameter's memory, or through a local pointer, still turns them off)."""
+    data = explain(tmp_path / "ok", CUDA / "races" / "local_copy_ok.cu")
+    assert data["not_analysed"] == []
+    got = by_text(data)
+    assert got[("write", "s[threadIdx.x]")][0] == "own shared word"
+    assert got[("read", "in[threadIdx.x]")][0] == "read-only parameter"
+    assert got[("write", "&p")] == ("whole", "the bytes a device memcpy touches")   # (locals: checked as before)
+    for i, (dst, decl) in enumerate([("q", "int *q = out;"), ("out", ""), ("&r", "int &r = out[0];"),
+                                     ("&g", "")]):
+        src = tmp_path / f"copy{i}.cu"
+        src.write_text(HEAD + "#include <cstring>\n__device__ int g;\n__global__ void k(const int *in, int *out) {\n"
+                       f"  int v[1] = {{in[threadIdx.x]}};\n  {decl}\n  memcpy({dst}, v, sizeof(int));\n"
+                       "  out[threadIdx.x + 1] = in[threadIdx.x];\n}\n")
+        data = explain(tmp_path / str(i), src)
+        assert len(data["not_analysed"]) == 1 and "device code (memcpy at" in data["not_analysed"][0], dst
+
+
 def test_every_site_of_the_engine_programs_names_a_proof_or_why_it_is_checked_whole(tmp_path):
     sources = sorted(p for p in (CUDA / "engine").glob("*.cu") if p.name != "syntax_error.cu")
     assert len(sources) >= 10

@@ -110,6 +110,16 @@ __global__ void k(const int *a, const int *b, int *c) {
   a += b - a;  // a number made of pointers: it may point anywhere
   c[threadIdx.x] = a[0] + b[0];
 }""") == {"k": (["b"], ["c"])}
+    # `p = p + n` (or `n + p`, `p - n`) moves p as `p += n` does; `p = q + n`, `p = p + (q - p)` do not
+    assert params(tmp_path, """
+__global__ void k(const int *a, const int *b, const int *d, const int *e, const int *f, int *c) {
+  a = a + 2 * blockIdx.y;
+  b = blockIdx.y + b;
+  d = d - 1;
+  e = f + 1;
+  f = f + (a - f);
+  c[threadIdx.x] = a[0] + b[0] + d[0] + e[0] + f[0];
+}""") == {"k": (["a", "b", "d"], ["c"])}
 
 
 def test_launches_pass_their_arguments_only_when_they_can_be_evaluated_again(run_cli, tmp_path):
@@ -225,6 +235,26 @@ def test_own_indices_follow_counted_loops_and_locals_assigned_again(tmp_path):
                                  "(long long)(4) + 1 : (1ll << 40))))")]}
 
 
+def test_a_grid_stride_loop_starts_at_the_threads_index_and_steps_over_its_count(tmp_path):
+    """`for (int i = tid; i < n; i += threads)`: the thread's start (coefficients that are extents and
+    non-negative literals) plus whole strides; its count from the start's uniform part bounds every
+    thread's; a uniform local (`threads`) is written as its initializer. A start with a coefficient that
+    may be negative, or a bound or stride that differs between threads, makes no form."""
+    body = """const int tid = blockDim.x * blockIdx.x + threadIdx.x;
+  const int threads = blockDim.x * gridDim.x;
+  for (int i = tid + 2; i < n; i += threads) out[i] = in[i];"""
+    assert owned(tmp_path, OWN_KERNEL % body) == {"k": [(
+        "out", "::hirace::own_index((1ll), 0ll, 0ll, ((long long)(blockDim.x)), 0ll, 0ll, ((long long)(2)), "
+               "((long long)((blockDim.x * gridDim.x))), ((long long)((long long)((blockDim.x * gridDim.x)) > 0 ? "
+               "((long long)(n) - (long long)(((long long)(2))) + (long long)((blockDim.x * gridDim.x)) - 1) / "
+               "(long long)((blockDim.x * gridDim.x)) : (1ll << 40))))")]}
+    for start, bound, step in [("n * blockIdx.x + threadIdx.x", "n", "threads"),
+                               ("blockIdx.x - threadIdx.x", "n", "threads"),
+                               ("tid", "n + threadIdx.x", "threads"), ("tid", "n", "threads + threadIdx.x")]:
+        assert owned(tmp_path, OWN_KERNEL % body.replace("tid + 2; i < n; i += threads",
+                                                         f"{start}; i < {bound}; i += {step}")) == {}, start
+
+
 def test_an_own_parameter_may_be_read_at_indices_its_writes_do_not_name(tmp_path):
     """lud's internal blocks: one written index, two others read (each tested apart from it at the
     launch); a second written index makes no own parameter."""
@@ -328,6 +358,8 @@ __global__ void k(float *out, const float *in, int pitch) {
                                  "((long long)(1) * (long long)(BS) * (long long)(gridDim.x)), ((long long)((long long)(1) > 0 ? "
                                  "((long long)(4) - (long long)(0) + (long long)(1) - 1) / (long long)(1) : (1ll << 40))))")]}
     assert owned(tmp_path, kernel % "\n  if (x == 0) out += 1;") == {}   # moved inside a branch
+    again = owned(tmp_path, kernel.replace("out += y * pitch + x;", "out = out + (y * pitch + x);") % "")
+    assert again == {"k": [("out", got["k"][0][1])]}   # (`p = p + n`: as `p += n`)
 
 
 def test_a_write_through_a_moved_parameter_leaves_shared_reads_quiet(run_cli, tmp_path):
@@ -410,12 +442,15 @@ int main() {
   probe<<<4, dim3(8, 4)>>>(1, 8, 64, 0, 16, 4);        // blocks of 4 rows: step i + 1 meets row r + 2
   probe<<<4, dim3(8, 2)>>>(1, 8, 64, 0, 16, 0);        // a loop of no step: as one
   probe<<<4, dim3(8, 2)>>>(1, 8, 64, 0, 16, 1ll << 40);   // a step that is not positive
+  probe<<<4, 32>>>(1, 0, 32, 0, 128, 8);               // a grid-stride loop over the whole grid: own
+  probe<<<4, 32>>>(1, 0, 32, 0, 32, 32);               // a stride of one block: block 1 is block 0's next round
+  probe<<<4, 32>>>(1, 0, 32, 0, 1, 1000);              // a stride of one: every thread's run meets the next
   cudaDeviceSynchronize();
   printf("\\n");
   return 0;
 }""")
     r = run_cli("instrument.run", "--backend", "cpu", "-I", RUNTIME_INCLUDE, src)
-    assert r.returncode == 0 and r.stdout == "10101001101011010\n", r.stderr
+    assert r.returncode == 0 and r.stdout == "10101001101011010100\n", r.stderr
 
 
 @pytest.mark.parametrize("flag", ["--quiet-reads", "--no-quiet-reads"])

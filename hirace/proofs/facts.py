@@ -142,8 +142,9 @@ class FactTable:
 
 def _unit_off(prog: Program) -> str:
     """Why no proof runs in this unit, or ''."""
-    if prog.ranges:
-        r = prog.ranges[0]
+    shared = [r for r in prog.ranges if not r.local]   # (one between the thread's own locals touches no memory the proofs follow)
+    if shared:
+        r = shared[0]
         return (f"the unit copies or sets memory in device code ({r.name} at {r.span.where()}): the proofs do "
                 f"not follow the bytes it touches")
     if prog.lib_atomics:

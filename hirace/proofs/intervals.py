@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 from clang import cindex
 
 from instrument.frontend.parse import Span
-from instrument.frontend.query import BARRIERS, DESTROYED, Function, Program, atomic_parts, dependent_callee, destroyed_by
+from instrument.frontend.query import (BARRIERS, DESTROYED, Function, Program, atomic_parts, dependent_callee, destroyed_by,
+                                       local_variable)
 from .apart import apart_accesses
 from .bounds import inside_accesses
 from .own_index import Scope, address_taken
@@ -69,6 +70,59 @@ _GROUP_PURE = re.compile(r"shfl(_down|_up|_xor)?|thread_rank|size|num_threads|me
 
 # an object constructed with no arguments, as written: `SharedMemory<T>()`
 _CONSTRUCTION = re.compile(r"\s*(\w+)\s*(?:<[^;{}()]*>)?\s*\(\s*\)\s*")
+
+
+_INT_KINDS = (TK.INT, TK.UINT, TK.LONG, TK.ULONG, TK.LONGLONG, TK.ULONGLONG, TK.SHORT, TK.USHORT, TK.CHAR_S,
+              TK.SCHAR, TK.UCHAR, TK.CHAR_U)
+
+
+@dataclass(frozen=True)
+class Move:
+    """A pointer parameter moved by a number written as an assignment (`p = p + n`): as `p += n` (op), with
+    the number's cursor (`amount`) for the own-index forms (readonly_params._moved_by)."""
+    op: str
+    span: Span
+    amount: cindex.Cursor
+    types: tuple[str, ...] = ("pointer", "int")
+
+
+def _number(c: cindex.Cursor) -> bool:
+    """Does the expression name no pointer or array (`p += q - p` moves p anywhere)?"""
+    return not any(x.type.get_canonical().kind in (TK.POINTER, TK.CONSTANTARRAY, TK.INCOMPLETEARRAY, TK.VARIABLEARRAY,
+                                                   TK.DEPENDENTSIZEDARRAY)
+                   for x in c.walk_preorder() if x.kind.is_expression() or x.kind == CK.DECL_REF_EXPR)
+
+
+def _bare_cursor(c: cindex.Cursor) -> cindex.Cursor:
+    """c without implicit conversions and parentheses."""
+    while c.kind in (CK.UNEXPOSED_EXPR, CK.PAREN_EXPR):
+        kids = list(c.get_children())
+        if len(kids) != 1:
+            break
+        c = kids[0]
+    return c
+
+
+def _norm_text(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def _plain_data(t: cindex.Type, depth: int = 0) -> bool:
+    """A type whose objects hold no pointer or reference (ints, floats, arrays and structs of them): a copy
+    of one reads its bytes alone, wherever a copy constructor might follow a pointer it holds."""
+    t = t.get_canonical()
+    while t.kind in (TK.CONSTANTARRAY, TK.INCOMPLETEARRAY):
+        t = t.element_type.get_canonical()
+    if t.kind in (TK.POINTER, TK.LVALUEREFERENCE, TK.RVALUEREFERENCE, TK.MEMBERPOINTER):
+        return False
+    if t.kind != TK.RECORD:
+        return t.kind != TK.INVALID and depth <= 8
+    decl = t.get_declaration()
+    parts = [k for k in decl.get_children() if k.kind in (CK.FIELD_DECL, CK.CXX_BASE_SPECIFIER)]
+    template = cindex.conf.lib.clang_getSpecializedCursorTemplate(decl)
+    if not parts and template is not None and not template.kind.is_invalid():
+        return False   # (an implicit instantiation shows no members: not known)
+    return depth <= 8 and all(_plain_data(k.type, depth + 1) for k in parts)
 
 
 def _pointer_params(fn: cindex.Cursor, writable: bool = True) -> bool:
@@ -241,10 +295,15 @@ class KernelFacts:
                 return False, False, False     # a cooperative group's shuffle, vote or rank
         if name in BARRIERS or name == "sync" or atomic_parts(name):
             return False, False, False     # barriers and atomics are seen on their own
+        if name in ("memcpy", "memmove", "memset") and self._local_range(call):
+            return False, False, False     # between the thread's own locals (query.py RangeCall.local)
         ref = call.referenced
         if ref is not None and ref.kind in (CK.CONSTRUCTOR, CK.DESTRUCTOR):
             # (one the program defines is summarised as any function: `W w(out)` may write through out)
             mine = self._defined(ref.spelling)
+            if mine is None and (ref.is_copy_constructor() or ref.is_move_constructor()) and all(
+                    local_variable(a) and _plain_data(a.type) for a in call.get_arguments()):
+                return False, False, False   # a copy of the thread's own local (`return p;`): its bytes alone
             return mine if mine is not None else (False, False, _pointer_params(ref, writable=False))
         mine = self._defined(name)
         if mine is not None:
@@ -259,6 +318,11 @@ class KernelFacts:
             return False, not ref.is_const_method() and not ref.is_static_method(), True
         pure = bool(_PURE.match(name))
         return False, _pointer_params(ref) and not pure, _pointer_params(ref, writable=False) and not pure
+
+    def _local_range(self, call: cindex.Cursor) -> bool:
+        """Is the call a device memcpy/memmove/memset whose addresses all name the thread's own locals?"""
+        sp = self.p.unit.span_of(call)
+        return sp is not None and any(r.local and r.span == sp for r in self.p.ranges)
 
     def destroyed_effects(self, c: cindex.Cursor) -> tuple[bool, bool, bool]:
         """(synchronises, writes something, may read shared memory) for the destructors that run, where the
@@ -331,24 +395,68 @@ class KernelFacts:
         aliased = {name for sp, name in self.p.aliased if _inside(sp, k.body)}
         cur = self.cursors.get((k.body.file, k.body.start))
         steps = {}   # a compound assignment's span -> whether its number names no pointer (`p += q - p`)
+        again = {}   # an assignment's span -> (the pointer it moves, +=/-=, the number) for `p = p + n`, `p = n + p`
         for c in cur.walk_preorder() if cur is not None else ():
             if c.kind == CK.COMPOUND_ASSIGNMENT_OPERATOR:
                 sp = self.p.unit.span_of(c)
                 kids = list(c.get_children())
                 if sp is not None and len(kids) == 2:
-                    steps[(sp.start, sp.end)] = not any(
-                        x.type.get_canonical().kind in (TK.POINTER, TK.CONSTANTARRAY, TK.INCOMPLETEARRAY,
-                                                        TK.VARIABLEARRAY, TK.DEPENDENTSIZEDARRAY)
-                        for x in kids[1].walk_preorder() if x.kind.is_expression() or x.kind == CK.DECL_REF_EXPR)
+                    steps[(sp.start, sp.end)] = _number(kids[1])
+            elif c.kind == CK.BINARY_OPERATOR:
+                sp = self.p.unit.span_of(c)
+                moved = self._moved_again(c) if sp is not None else None
+                if moved is not None:
+                    again[(sp.start, sp.end)] = moved
         out = {}
         for name in k.params:
             mine = ops.get(name, [])
-            if mine and name not in aliased and all(
-                    o.types[:1] == ("pointer",) and (o.op in ("++", "--") or (
-                        o.op in ("+=", "-=") and o.types[1:] == ("int",) and steps.get((o.span.start, o.span.end))))
-                    for o in mine):
-                out[name] = mine
+            moves = []
+            for o in mine:
+                if o.types[:1] != ("pointer",):
+                    break
+                if o.op in ("++", "--") or (o.op in ("+=", "-=") and o.types[1:] == ("int",) and
+                                            steps.get((o.span.start, o.span.end))):
+                    moves.append(o)
+                    continue
+                got = again.get((o.span.start, o.span.end)) if o.op == "=" else None
+                if got is None or got[0] != name:
+                    break
+                moves.append(Move(got[1], o.span, got[2]))
+            if mine and name not in aliased and len(moves) == len(mine):
+                out[name] = moves
         return out
+
+    def _moved_again(self, c: cindex.Cursor):
+        """(p, '+=' or '-=', the number's cursor) for an assignment `p = p + n`, `p = n + p` or `p = p - n` (n an
+        integer that names no pointer), else None."""
+        kids = list(c.get_children())
+        if len(kids) != 2 or kids[0].type.get_canonical().kind != TK.POINTER:
+            return None
+        src = self.p.unit.source
+        sp, lhs = self.p.unit.span_of(c), self.p.unit.span_of(kids[0])
+        if sp is None or lhs is None or not _norm_text(src(sp.file).text(lhs.end, sp.end)).startswith("=") or \
+                _norm_text(src(sp.file).text(lhs.end, sp.end)).startswith("=="):
+            return None
+        left = _bare_cursor(kids[0])
+        if left.kind != CK.DECL_REF_EXPR:
+            return None
+        rhs = _bare_cursor(kids[1])
+        parts = list(rhs.get_children())
+        rsp = self.p.unit.span_of(rhs)
+        if rhs.kind != CK.BINARY_OPERATOR or len(parts) != 2 or rsp is None:
+            return None
+        a, b = (self.p.unit.span_of(x) for x in parts)
+        if a is None or b is None:
+            return None
+        op = src(rsp.file).text(a.end, b.start).strip()
+        name = left.spelling
+        named = lambda x: _bare_cursor(x).kind == CK.DECL_REF_EXPR and _bare_cursor(x).spelling == name   # noqa: E731
+        if op in ("+", "-") and named(parts[0]) and parts[1].type.get_canonical().kind in _INT_KINDS and \
+                _number(parts[1]):
+            return name, op + "=", parts[1]
+        if op == "+" and named(parts[1]) and parts[0].type.get_canonical().kind in _INT_KINDS and _number(parts[0]):
+            return name, "+=", parts[0]
+        return None
 
     def atomic_base(self, at) -> str:
         """The variable an atomic's address names: `a` in `atomicAdd(&a[i], v)` or `atomicAdd(a, v)`."""

@@ -233,9 +233,12 @@ class Scope:
                     defs.append((st, kids[1]))
         return defs
 
-    def loop_term(self, decl: cindex.Cursor, loop: cindex.Cursor) -> tuple[str, str, str]:
+    def loop_term(self, decl: cindex.Cursor, loop: cindex.Cursor, widths: set[int]):
         """(L, S, count) of a counted loop `for (int i = L; i < U; i += S)` whose variable is `decl`:
-        L, U and S uniform, the body changes i nowhere (nor declares another i)."""
+        U and S uniform, the body changes i nowhere (nor declares another i). L is uniform (its C++), or,
+        in a grid-stride loop (`for (int i = tid; i < n; i += blockDim.x * gridDim.x)`), a form of the
+        thread's coordinates whose every coefficient is a product of extents and non-negative literals
+        (its Form): no thread starts below its uniform part, so the count from there bounds every thread's."""
         name = decl.spelling
         kids = list(loop.get_children())
         if not self.loops or len(kids) != 4 or len(list(kids[0].get_children())) != 1 or \
@@ -244,8 +247,16 @@ class Scope:
         init = [k for k in decl.get_children() if k.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF)]
         if len(init) != 1:
             raise _NotLinear
-        lo = self.uniform(init[0])
         cond, step, body = kids[1:]
+        try:
+            lo = self.uniform(init[0])
+        except _NotLinear:
+            inner: dict = {}
+            start = _lin(init[0], self, 1, widths, inner)
+            if inner or not start[0] or not all(_counts_up(t) for ts in start[0].values() for t in ts):
+                raise
+            _, by, count = self._counted(decl, _sum(tuple(start[1])), cond, step, body)
+            return start, by, count
         return self._counted(decl, lo, cond, step, body)
 
     def _counted(self, decl: cindex.Cursor, lo: str, cond, step, body) -> tuple[str, str, str]:
@@ -289,7 +300,7 @@ class Scope:
             decls = list(init.get_children())
             if len(decls) != 1:
                 raise _NotLinear
-            return self.loop_term(decls[0], loop)[2]
+            return self.loop_term(decls[0], loop, set())[2]
         ik = list(init.get_children())
         if init.kind != CK.BINARY_OPERATOR or len(ik) != 2 or _bare(ik[0]).kind != CK.DECL_REF_EXPR or \
                 _norm(self.text(init)[len(self.text(ik[0])):]).startswith("==") or \
@@ -377,8 +388,11 @@ class Scope:
 
     def uniform(self, c: cindex.Cursor, var: cindex.Cursor | None = None) -> str:
         """The source text of an expression of unchanged integer parameters, template values, literals, macros,
-        `blockDim` and `gridDim` alone (no local variable but `var`, where given; no call), to be
-        computed again at the kernel's entry as the program computes it."""
+        `blockDim` and `gridDim` alone (no call; no local variable but `var`, where given, and locals declared
+        once with such an expression and never changed, `const int numThreads = blockDim.x * gridDim.x;`,
+        written as their initializer), to be computed again at the kernel's entry as the program computes it."""
+        locals_: dict[str, str] = {}
+
         def check(k: cindex.Cursor) -> None:
             if k.kind == CK.MEMBER_REF_EXPR:   # blockDim.x ... (whose `blockDim` is a variable)
                 if _norm(self.text(k)) not in EXTENTS:
@@ -386,6 +400,12 @@ class Scope:
                 return
             if k.kind == CK.DECL_REF_EXPR:
                 ref = k.referenced
+                if var is None and ref is not None and ref.kind == CK.VAR_DECL and ref.semantic_parent is not None \
+                        and ref.semantic_parent.kind in (CK.FUNCTION_DECL, CK.FUNCTION_TEMPLATE):
+                    if self.text(k).strip() != ref.spelling:
+                        raise _NotLinear
+                    locals_[ref.spelling] = self.uniform(self.local_value(ref))
+                    return
                 if ref is None or (var is None or ref != var) and not self.template_value(ref) and (
                         ref.kind != CK.PARM_DECL or ref.spelling in self.changed or
                         ref.type.get_canonical().kind not in INTS):
@@ -402,6 +422,8 @@ class Scope:
         for name in set(re.findall(r"[A-Za-z_]\w*", text)):
             if re.search(r"#\s*define\s+" + re.escape(name) + r"\b", self.body_text):
                 raise _NotLinear
+        for name, value in locals_.items():   # (each declared once in the kernel: its name is that local's)
+            text = re.sub(rf"(?<![\w.>]){re.escape(name)}\b", lambda _m, v=value: f"({v})", text)
         return text
 
     def leaf(self, c: cindex.Cursor) -> str:
@@ -412,6 +434,12 @@ class Scope:
         if re.search(r"#\s*define\s+" + re.escape(text) + r"\b", self.body_text):
             raise _NotLinear   # a macro defined inside the kernel: not known at its entry
         return text
+
+
+def _counts_up(term: Term) -> bool:
+    """A coefficient's term that is never negative: a product of launch extents and non-negative literals."""
+    sign, factors = term
+    return sign > 0 and all(f in EXTENTS or re.fullmatch(r"\d+[uUlL]*", f) for f in factors)
 
 
 def _bare(c: cindex.Cursor) -> cindex.Cursor:
@@ -491,8 +519,10 @@ def _lin(c: cindex.Cursor, scope: Scope, depth: int, widths: set[int], loops: di
                 ref.semantic_parent.kind in (CK.FUNCTION_DECL, CK.FUNCTION_TEMPLATE):
             loop = scope.loop_of.get(ref)
             if loop is not None:
-                lo, by, count = scope.loop_term(ref, loop)
+                lo, by, count = scope.loop_term(ref, loop, widths)
                 loops[loop.hash] = count
+                if not isinstance(lo, str):   # (a grid-stride loop: the thread's start, then whole strides)
+                    return _add(lo, ({LOOP: [(1, (by,))]}, []))
                 return {LOOP: [(1, (by,))]}, [(1, (lo,))]
             if any(o.op == "+=" for o in scope.ops.get(ref.spelling, ())):   # an induction variable
                 start, by, loop = scope.induction(ref, c)

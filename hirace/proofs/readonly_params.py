@@ -271,7 +271,8 @@ def _own(an: KernelFacts, k: Function, cur, parms, written: list[int], inside, c
             continue
         mine = [a for a in inside if a.base == name]
         moves = rebased.get(name, [])
-        if not mine or len(re.findall(rf"(?<![\w.>]){re.escape(name)}\b", text)) != len(mine) + len(moves):
+        named = len(mine) + sum(2 if getattr(o, "amount", None) is not None else 1 for o in moves)   # (`p = p + n`: twice)
+        if not mine or len(re.findall(rf"(?<![\w.>]){re.escape(name)}\b", text)) != named:
             continue                     # named elsewhere: passed on, offset, atomics, address taken
         start = _moved_by(scope, moves, min(a.span.start for a in mine)) if moves else []
         if start is None:
@@ -321,7 +322,8 @@ def _moved_by(scope: Scope, moves, first: int) -> list | None:
             out.append((1 if o.op == "++" else -1, LinearForm(((),) * 6, ((1, ("1",)),))))
             continue
         kids = list(st.get_children())
-        f = linear_form(kids[1], scope) if len(kids) == 2 else None
+        amount = getattr(o, "amount", None) or (kids[1] if len(kids) == 2 else None)   # (`p = p + n`: n)
+        f = linear_form(amount, scope) if amount is not None else None
         if f is None:
             return None
         out.append((1 if o.op == "+=" else -1, f))

@@ -326,6 +326,9 @@ class RangeCall:
     function: str
     dst_base: str         # the variables the addresses start from ('' unknown)
     src_base: str
+    # every address names a local object of the calling function whole (`&v` of a local struct, a
+    # local array `a`): the bytes are the thread's own, in no memory another thread or the host reaches
+    local: bool = False
 
 
 @dataclass(frozen=True)
@@ -552,6 +555,22 @@ def destroyed_by(c: cindex.Cursor) -> list[str]:
     if c.kind not in DESTROYED or (c.kind == CK.VAR_DECL and CK.CUDASHARED_ATTR in _attribute_kinds(c)):
         return []
     return destructors_of(c.type)
+
+
+def local_variable(c: cindex.Cursor) -> bool:
+    """Does expression c (through casts and parentheses) name a local variable of the function it is in, whose
+    storage is its own: not static, `__shared__` or `__device__`, not a parameter, a pointer or a reference
+    (whose object may lie anywhere)? Its bytes are the running thread's alone."""
+    c = _strip(c)
+    if c.kind != CK.DECL_REF_EXPR or c.referenced is None or c.referenced.kind != CK.VAR_DECL:
+        return False
+    v = c.referenced
+    parent = v.semantic_parent
+    if parent is None or parent.kind not in _FUNCTION_KINDS or v.storage_class != cindex.StorageClass.NONE:
+        return False
+    if _attribute_kinds(v) & {CK.CUDASHARED_ATTR, CK.CUDADEVICE_ATTR, CK.CUDACONSTANT_ATTR}:
+        return False
+    return v.type.get_canonical().kind not in (TK.POINTER, TK.LVALUEREFERENCE, TK.RVALUEREFERENCE)
 
 
 def _is_decomposition(c: cindex.Cursor) -> bool:
@@ -942,8 +961,10 @@ class _Walker:
             spans = [self.u.span_of(a) for a in args]
             if len(args) == 3 and None not in spans:
                 root = lambda a: getattr(self._root(_strip(a)), "spelling", "")   # noqa: E731
+                addrs = args[:1] if name == "memset" else args[:2]
                 self.p.ranges.append(RangeCall(name, sp, spans[0], None if name == "memset" else spans[1], spans[2],
-                                               self.fn, root(args[0]), "" if name == "memset" else root(args[1])))
+                                               self.fn, root(args[0]), "" if name == "memset" else root(args[1]),
+                                               all(self._local_object(a) for a in addrs)))
 
     def _order(self, c: cindex.Cursor) -> str:
         """The memory order a call of libcu++ is given (its argument that names one), else seq_cst."""
@@ -1230,6 +1251,15 @@ class _Walker:
             return False
         f = ref.location.file
         return f is not None and self.u.is_user_file(f.name) and not ref.spelling.startswith("__")
+
+    def _local_object(self, arg: cindex.Cursor) -> bool:
+        """Does an address argument name a whole local object of the function it is in: `&v` (local_variable),
+        or `a` (a local array)?"""
+        c = _strip(arg)
+        if c.kind == CK.UNARY_OPERATOR and self._unop(c) == ("&", True):
+            kids = [k for k in c.get_children() if k.kind != CK.TYPE_REF]
+            return len(kids) == 1 and local_variable(kids[0])
+        return local_variable(c) and c.referenced.type.get_canonical().kind == TK.CONSTANTARRAY
 
     def _root(self, c: cindex.Cursor) -> cindex.Cursor | None:
         """The variable an lvalue chain starts from (a[i].f -> a)."""
