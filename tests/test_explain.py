@@ -104,6 +104,51 @@ def test_a_device_memcpy_between_a_threads_own_locals_leaves_the_proofs_on(tmp_p
         assert len(data["not_analysed"]) == 1 and "device code (memcpy at" in data["not_analysed"][0], dst
 
 
+def test_a_thread_blocks_rank_is_its_x_coordinate_where_the_kernel_names_no_other(tmp_path):
+    """`cta.thread_rank()` of a cooperative_groups::thread_block stands for threadIdx.x (own_index.block_rank),
+    but a tile's rank, a rank of a block sliced to a thread_group, and any rank in a kernel that names
+    threadIdx.y do not."""
+    src = tmp_path / "ranks.cu"
+    src.write_text(HEAD + """#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void block(int *out) {
+  __shared__ int s[256];
+  cg::thread_block cta = cg::this_thread_block();
+  s[cta.thread_rank()] = 1;
+  __syncthreads();
+  out[(size_t)blockIdx.x * blockDim.x + cta.thread_rank()] = s[0];
+}
+__global__ void tile(int *out) {
+  __shared__ int s[256];
+  cg::thread_block_tile<32> t = cg::tiled_partition<32>(cg::this_thread_block());
+  s[t.thread_rank()] = 1;
+  __syncthreads();
+  out[(size_t)blockIdx.x * blockDim.x + t.thread_rank()] = s[0];
+}
+__global__ void group(int *out) {
+  __shared__ int s[256];
+  cg::thread_group g = cg::this_thread_block();
+  s[g.thread_rank()] = 1;
+  __syncthreads();
+  out[(size_t)blockIdx.x * blockDim.x + g.thread_rank()] = s[0];
+}
+__global__ void named_y(int *out) {
+  __shared__ int s[256];
+  cg::thread_block cta = cg::this_thread_block();
+  s[cta.thread_rank()] = threadIdx.y;
+  __syncthreads();
+  out[(size_t)blockIdx.x * blockDim.x + cta.thread_rank()] = s[0];
+}
+""")
+    data = explain(tmp_path / "out", src)
+    proofs = {}
+    for site in data["sites"]:
+        if site["kind"] == "write":
+            proofs.setdefault(site["function"], []).append(site["proof"] or "whole")
+    assert proofs == {"block": ["own shared word", "own parameter"], "tile": ["whole", "whole"],
+                      "group": ["whole", "whole"], "named_y": ["whole", "whole"]}
+
+
 def test_every_site_of_the_engine_programs_names_a_proof_or_why_it_is_checked_whole(tmp_path):
     sources = sorted(p for p in (CUDA / "engine").glob("*.cu") if p.name != "syntax_error.cu")
     assert len(sources) >= 10

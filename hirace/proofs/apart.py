@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from clang import cindex
 
 from .affine import Lin, feasible
-from .own_index import address_taken
+from .own_index import address_taken, block_rank, rank_is_x
 
 CK = cindex.CursorKind
 TK = cindex.TypeKind
@@ -190,6 +190,7 @@ class ApartAnalysis:
         self.params, self.changed = params, changed
         self.cur = cur
         self.text = self.p.unit.source(kernel.body.file).text(kernel.body.start, kernel.body.end)
+        self.rank_is_x = rank_is_x(self.text)   # (a thread block's thread_rank() is threadIdx.x: own_index.block_rank)
         self.anc: dict[int, list[cindex.Cursor]] = {}
         self._walk(cur, [])
         self._loops: dict[int, _LoopVar | None] = {}
@@ -396,6 +397,8 @@ class ApartAnalysis:
                 raise _Unknown
             return Lin(const=v)
         inner = anc + [c]
+        if c.kind == CK.CALL_EXPR and self.rank_is_x and block_rank(c):
+            return Lin.var("T:tx")
         if c.kind == CK.DECL_REF_EXPR:
             return self._name(c, anc, ctx, depth)
         if c.kind == CK.MEMBER_REF_EXPR:

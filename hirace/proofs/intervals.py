@@ -41,7 +41,7 @@ from instrument.frontend.query import (BARRIERS, DESTROYED, Function, Program, a
                                        local_variable)
 from .apart import apart_accesses
 from .bounds import inside_accesses
-from .own_index import Scope, address_taken
+from .own_index import Scope, address_taken, block_rank, rank_is_x
 from .tree_forms import OffsetForm, guards_of, offset_form, tree_form, tree_vars
 from .conditions import BlockBounds, Condition, LanesApart, OwnWord
 from .proof import Rule
@@ -105,6 +105,16 @@ def _bare_cursor(c: cindex.Cursor) -> cindex.Cursor:
 
 def _norm_text(text: str) -> str:
     return re.sub(r"\s+", "", text)
+
+
+def _in_namespace(c: cindex.Cursor, name: str) -> bool:
+    """Is c declared (at any depth) inside namespace `name`?"""
+    p, seen = c.semantic_parent, 0
+    while p is not None and seen < 16:
+        if p.kind == CK.NAMESPACE and p.spelling == name:
+            return True
+        p, seen = p.semantic_parent, seen + 1
+    return False
 
 
 def _plain_data(t: cindex.Type, depth: int = 0) -> bool:
@@ -315,6 +325,8 @@ class KernelFacts:
         if ref is None:
             return False, not _PURE.match(name or ""), not _PURE.match(name or "")
         if ref.kind == CK.CXX_METHOD:
+            if _GROUP_PURE.fullmatch(name) and _in_namespace(ref, "cooperative_groups"):
+                return False, False, False     # a cooperative group's rank, size, shuffle or vote
             return False, not ref.is_const_method() and not ref.is_static_method(), True
         pure = bool(_PURE.match(name))
         return False, _pointer_params(ref) and not pure, _pointer_params(ref, writable=False) and not pure
@@ -881,7 +893,7 @@ def quiet_shared_reads(prog: Program) -> set[tuple[str, int, int]]:
     return shared_intervals(prog).quiet
 
 
-_SUBSCRIPTS = re.compile(r"\s*(\w+)\s*\[\s*([\w.]+)\s*\](?:\s*\[\s*([\w.]+)\s*\])?\s*")
+_SUBSCRIPTS = re.compile(r"\s*(\w+)\s*\[\s*([\w.]+(?:\(\))?)\s*\](?:\s*\[\s*([\w.]+(?:\(\))?)\s*\])?\s*")
 
 
 def _private_form(a, lanes: dict[str, str]) -> str | None:
@@ -904,6 +916,11 @@ def _thread_index_names(cur: cindex.Cursor, body: Span, changed: set[str], prog:
     names = {f"threadIdx.{d}": d for d in "xyz"}
     src = prog.unit.source(body.file)
     text = src.text(body.start, body.end)
+    if rank_is_x(text):   # (`cta.thread_rank()` of a thread block: own_index.block_rank)
+        for c in cur.walk_preorder():
+            sp = prog.unit.span_of(c) if block_rank(c) else None
+            if sp is not None:
+                names[re.sub(r"\s+", "", src.text(sp.start, sp.end))] = "x"
     seen: dict[str, int] = {}
     for c in cur.walk_preorder():
         if c.kind == CK.VAR_DECL:

@@ -188,6 +188,7 @@ class Scope:
                         self.loop_of[d] = c
         body = [k for k in self.kernel.get_children() if k.kind == CK.COMPOUND_STMT]
         self.top = list(body[-1].get_children()) if body else []   # the body's statements
+        self.rank_is_x = rank_is_x(self.body_text)   # (a thread block's thread_rank() is threadIdx.x: block_rank)
 
     def _assigns(self, name: str, inside=None):
         """The operators that change `name` (within the extent `inside`, where given)."""
@@ -436,6 +437,39 @@ class Scope:
         return text
 
 
+# what names a thread coordinate but threadIdx.x: then a block's rank is not its x coordinate alone
+_OTHER_COORDS = re.compile(r"threadIdx\s*\.\s*[yz]\b|threadIdx\b(?!\s*\.\s*x\b)|\b(thread_index|dim_threads)\s*\(")
+
+
+def rank_is_x(body_text: str) -> bool:
+    """Does a kernel body (its source text) name no thread coordinate but `threadIdx.x`? Then its thread block's
+    `thread_rank()` (block_rank) may stand for `threadIdx.x` in the proofs: the two are equal in a launch of
+    one-dimensional blocks, and in no other launch does a proof built on x hold, since it tells threads apart only
+    by x (apart.py and the own-word forms require y and z extents of 1, own_index's test coefficients of y and z,
+    which no index of such a kernel has)."""
+    return _OTHER_COORDS.search(body_text) is None
+
+
+def block_rank(c: cindex.Cursor) -> bool:
+    """Is c `g.thread_rank()` of a cooperative_groups::thread_block (a variable or `this_thread_block()`)?"""
+    if c.kind != CK.CALL_EXPR or c.spelling != "thread_rank":
+        return False
+    kids = list(c.get_children())
+    if len(kids) != 1 or kids[0].kind != CK.MEMBER_REF_EXPR:
+        return False
+    obj = list(kids[0].get_children())
+    if len(obj) != 1:
+        return False
+    o = obj[0]
+    while o.kind in _WRAPPERS:
+        inner = list(o.get_children())
+        if len(inner) != 1:
+            return False
+        o = inner[0]
+    t = o.type.get_canonical().spelling.replace("const ", "").replace("volatile ", "").strip()
+    return re.fullmatch(r"(::)?cooperative_groups::(__v\d+::)?thread_block", t) is not None
+
+
 def _counts_up(term: Term) -> bool:
     """A coefficient's term that is never negative: a product of launch extents and non-negative literals."""
     sign, factors = term
@@ -530,6 +564,8 @@ def _lin(c: cindex.Cursor, scope: Scope, depth: int, widths: set[int], loops: di
                 return _add(_lin(start, scope, depth + 1, widths, loops), ({LOOP: [(1, (by,))]}, []))
             return _lin(scope.value_at(ref, c), scope, depth + 1, widths, loops)
         raise _NotLinear
+    if c.kind == CK.CALL_EXPR and scope.rank_is_x and block_rank(c):
+        return {0: [(1, ())]}, []
     if c.kind == CK.MEMBER_REF_EXPR:
         text = _norm(scope.text(c))
         if text in COORDS:
