@@ -149,6 +149,14 @@ __global__ void named_y(int *out) {
                       "group": ["whole", "whole"], "named_y": ["whole", "whole"]}
 
 
+def test_shared_arrays_of_one_name_in_two_kernels_are_each_kernels_own(tmp_path):
+    """`extern __shared__ int s[]` in one kernel and `__shared__ int s[32][2]` in another: the second's
+    accesses name its own array (intervals.py array_named), not the extern one."""
+    got = by_text(explain(tmp_path, CUDA / "races" / "shared_name_twice_ok.cu"))
+    assert got[("write", "s[threadIdx.x][threadIdx.y]")][0] == "own shared word"
+    assert got[("read", "s[(threadIdx.x + 1) % blockDim.x]")][0] == "quiet shared read"
+
+
 def test_every_site_of_the_engine_programs_names_a_proof_or_why_it_is_checked_whole(tmp_path):
     sources = sorted(p for p in (CUDA / "engine").glob("*.cu") if p.name != "syntax_error.cu")
     assert len(sources) >= 10

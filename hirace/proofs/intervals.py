@@ -274,11 +274,10 @@ class KernelFacts:
     def __init__(self, prog: Program):
         self.p = prog
         self.cursors = prog.cursors
-        self.extern = {d.name for d in prog.shared if d.is_extern}
+        self.extern_in: set[str] = set()   # the kernel being analysed: its extern __shared__ arrays' names
         self.summaries: dict[tuple, tuple[bool, bool, bool] | None] = {}   # body -> (syncs, writes, reads)
         self._rebased: dict[tuple, dict] = {}   # kernel body -> rebased()
         self.pointers_in: dict[str, str] = {}   # the kernel being analysed: its shared_pointers
-        self.arrays = {d.name: (DYNAMIC if d.is_extern else d.name) for d in prog.shared}
         self._classes: dict[str, bool] | None = None
         self._pointers: dict[tuple, dict[str, str]] = {}   # shared_pointers by kernel body
         self.effects: dict[tuple, tuple[bool, bool, bool]] = {}          # by call (hash, where, name)
@@ -470,6 +469,17 @@ class KernelFacts:
             return name, "+=", parts[0]
         return None
 
+    def array_named(self, name: str, where: Span | None) -> str | None:
+        """The shared array `name` names in the code at `where` (a function's body): DYNAMIC for an extern one,
+        else its name; None where none is declared there or at file scope. (Two kernels of a unit may each
+        declare an array of one name, one of them extern: `__shared__ int sums[32]` and `extern __shared__
+        int sums[]`.)"""
+        mine = [d for d in self.p.shared if d.name == name and where is not None and _inside(d.span, where)]
+        decls = mine or [d for d in self.p.shared if d.name == name and not d.function]
+        if not decls:
+            return None
+        return DYNAMIC if any(d.is_extern for d in decls) else name
+
     def atomic_base(self, at) -> str:
         """The variable an atomic's address names: `a` in `atomicAdd(&a[i], v)` or `atomicAdd(a, v)`."""
         src = self.p.unit.source(at.span.file)
@@ -486,7 +496,8 @@ class KernelFacts:
             for c in self.cursors.values():
                 if c.kind == CK.CONVERSION_FUNCTION and c.semantic_parent is not None:
                     rets = [r for r in c.walk_preorder() if r.kind == CK.RETURN_STMT]
-                    ok = bool(rets) and all(self.arrays.get(_named(r)) == DYNAMIC for r in rets)
+                    where = self.p.unit.span_of(c)
+                    ok = bool(rets) and all(self.array_named(_named(r), where) == DYNAMIC for r in rets)
                     name = c.semantic_parent.spelling
                     self._classes[name] = self._classes.get(name, True) and ok
         return self._classes
@@ -524,7 +535,7 @@ class KernelFacts:
             sp = self.p.unit.span_of(init[-1]) if init else None
             if sp is None or c.type.get_canonical().kind != TK.POINTER:
                 continue
-            target = self.arrays.get(_named(init[-1]))
+            target = self.array_named(_named(init[-1]), k.body)
             if target is None and self.shared_construction(src.text(sp.start, sp.end)):
                 target = DYNAMIC
             if target is not None:
@@ -537,7 +548,7 @@ class KernelFacts:
         if space in ("global", "constant"):
             return None
         if space == "shared":
-            return DYNAMIC if base in self.extern else (base or ANY)
+            return DYNAMIC if base in self.extern_in else (base or ANY)
         if base in self.pointers_in:
             return self.pointers_in[base]
         return None if base in params else ANY
@@ -564,6 +575,7 @@ class KernelFacts:
         changed = self.changed(body)
         params = set(k.params) - (changed - set(self.rebased(k)))
         self.pointers_in = self.shared_pointers(k)
+        self.extern_in = {name for name in {d.name for d in p.shared} if self.array_named(name, body) == DYNAMIC}
         self.nodes: list[_Node] = [_Node([]), _Node([])]   # entry, exit
         self.loops: list[dict] = []
         self.heads: dict[int, tuple] = {}   # a loop holding a barrier: its head node -> (loop, body nodes)
@@ -641,9 +653,7 @@ class KernelFacts:
             if not _inside(at.span, body):
                 continue
             base = self.atomic_base(at)
-            decl = next((d for d in p.shared if d.name == base), None)
-            t = (DYNAMIC if decl.is_extern else base) if decl is not None else \
-                self.pointers_in.get(base, None if base in params else ANY)
+            t = self.array_named(base, body) or self.pointers_in.get(base, None if base in params else ANY)
             if t is not None:
                 word = EVERY if t == ANY else Word(t, Reach.ATOMIC)   # (atomics never race with each other)
                 self.nodes[node_of(at.span)].writes.add(word)
