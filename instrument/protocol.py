@@ -433,9 +433,11 @@ HIRACE_LOG = (
             "for some of its launches, for hirace's memory budget (hirace/host_site_budget.h)", "id:size",
             "name:str", "size:size", "file:str", "line:uint", "granularity:uint", "checked:uint", "budgeted:uint"),
     _record("launch", "a checked launch; quiet 1: it ran its kernel's quiet version (hirace/quiet_version.py); "
-            "failed 1: the launch itself failed (a bad configuration): its kernel never ran",
+            "failed 1: the launch itself failed (a bad configuration): its kernel never ran; quiet_params: bit i "
+            "set where the kernel's i-th quiet parameter candidate was quiet in this launch, only its bounds checked "
+            "(hirace/proofs/readonly_params.py; `hirace explain` names the candidates)",
             "id:size", "kernel:str", "grid:dim3", "block:dim3", "dropped:uint", "wrapped:uint", "memory_dropped:uint",
-            "quiet:uint", "failed:uint"),
+            "quiet:uint", "failed:uint", "quiet_params:uint"),
     _record("race", "one race record of a launch; budgeted 1: its earlier site is unknown because its buffer "
             "kept no prior-site slots in that launch, for hirace's memory budget (hirace/host_site_budget.h)",
             "launch:uint", "site:uint", "prior_site:int", "tid:uint", "bid:uint", "prior_tid:uint", "prior_bid:uint",

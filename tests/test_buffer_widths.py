@@ -36,7 +36,7 @@ __global__ void k(const bool *m, int *c, const P *p, double *d, short *s) {
 
 @pytest.mark.parametrize("body, other", [
     ("unsigned char *b = (unsigned char *)a; b[threadIdx.x] = 1;", 0),    # a pointer it made
-    ("a = a + 0; ((char *)a)[threadIdx.x] = 1;", 0),                       # a parameter it points elsewhere
+    ("a = (int *)g + 1; ((char *)a)[threadIdx.x] = 1;", 0),                # a parameter it points elsewhere
     ("g[threadIdx.x] = 1;", 1),                                            # a __device__ variable
     ("a[threadIdx.x] = 1;", 2),                                            # none narrower than 4 bytes
 ])
@@ -158,3 +158,57 @@ def test_each_buffer_takes_the_granularity_of_the_accesses_that_reach_it(tmp_pat
     grains1, races1, end1 = _run(one, tmp_path, out="03020100 0000003f 00000005\n")
     assert set(grains1.values()) == {1} and races1 == races
     assert end.tool_bytes < end1.tool_bytes
+
+
+GRAPH_NODE = """#include <cstdio>
+__global__ void widen(int *out, const char *in) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = in[i];
+}
+int main(int argc, char **argv) {
+  int *out;
+  char *in;
+  cudaMalloc(&out, 256 * sizeof(int));
+  cudaMalloc(&in, 256);
+  cudaMemset(in, 1, 256);
+  void *args[] = {&out, argc > 1 ? (void *)&out : (void *)&in};   // ("alias": the same buffer twice)
+  cudaKernelNodeParams p = {};
+  p.func = (void *)widen;
+  p.gridDim = dim3(4);
+  p.blockDim = dim3(64);
+  p.kernelParams = args;
+  cudaGraph_t g;
+  cudaGraphCreate(&g, 0);
+  cudaGraphNode_t n;
+  cudaGraphAddKernelNode(&n, g, nullptr, 0, &p);
+  cudaGraphExec_t x;
+  cudaGraphInstantiate(&x, g, 0);
+  cudaGraphLaunch(x, 0);
+  cudaDeviceSynchronize();
+  int h[2];
+  cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);
+  printf("%08x %08x\\n", h[0], h[1]);
+  return 0;
+}
+"""
+
+
+
+def test_a_graphs_kernel_node_takes_its_quiet_parameters_from_the_nodes_arguments(tmp_path):
+    """A kernel node's launch is prepared from the node's own copies of its arguments (host_kernel_pointers.h
+    params_prepare), as a `<<<...>>>` launch's from the call's: the read-only `in` and the own `out` are quiet
+    (the launch record's `quiet_params`); where both arguments are one buffer, neither is, and the byte read
+    races with the next thread's write."""
+    src = tmp_path / "graph.cu"
+    src.write_text(GRAPH_NODE)
+    built = runner.build([src], CpuBackend(), tmp_path / "b", Config())
+    runs = []
+    for args, out in (((), "00000001 00000001\n"), (("alias",), "00000000 00000000\n")):
+        log = tmp_path / f"log{len(args)}.jsonl"
+        r = built.backend.run(built.exe, list(args), env={Env.HIRACE_LOG: str(log)})
+        assert r.returncode == 0 and r.stdout == out, r.stderr
+        got = logs.read(log, HIRACE_LOG, "hirace's log")
+        runs.append(([x.quiet_params for x in got["launch"]], collect(log, built.sites).races))
+    (quiet, races), (quiet_alias, races_alias) = runs
+    assert quiet == [3] and races == []
+    assert quiet_alias == [0] and races_alias and {x.site.line for x in races_alias} == {4}

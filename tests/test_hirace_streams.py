@@ -36,7 +36,7 @@ def test_the_programs_cover_races_and_their_fixes():
 PRINTS = {"graph_edge_ok": "2", "graph_no_edge_race": "2", "capture_join_ok": "cudaSuccess 10",
           "capture_unjoined": "cudaErrorStreamCaptureUnjoined no graph 0", "capture_late_join_race": "10",
           "async_alloc_event_ok": "6", "symbol_ok": "510", "launch_kernel_race": "10",
-          "pinned_async_copy_ok": "1792 1792", "pinned_threads_ok": "0"}
+          "pinned_async_copy_ok": "1792 1792", "pinned_threads_ok": "0", "two_streams_halves_ok": "1 2"}
 
 
 # what a gpu run says it did not check: a graph with nodes hirace does not follow (host_graphs_gpu.h, on stderr),

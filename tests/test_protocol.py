@@ -75,7 +75,7 @@ def test_generated_log_writers_and_the_typed_reader_agree(tmp_path):
     src.write_text('#include "cudacommon/protocol.h"\nint main() {\n  namespace r = ::cctk::hirace_log;\n'
                    '  unsigned g[3] = {4, 1, 1}, b[3] = {32, 2, 1};\n'
                    '  r::write_buffer(stdout, 0, "d_\\"x\\"\\n", 4096, "a.cu", 12, 1, 0, 1);\n'
-                   '  r::write_launch(stdout, 0, "k<int>", g, b, 1, 0, 2, 1, 1);\n'
+                   '  r::write_launch(stdout, 0, "k<int>", g, b, 1, 0, 2, 1, 1, 5);\n'
                    '  r::write_race(stdout, 0, 7, -1, 3, 2, 35, 1, 5, 1, 0, 0, 1ull << 40, 9, 1);\n'
                    '  r::write_memory_error(stdout, 0, 7, 3, 2, 1, 0, -1, -(1ll << 40), 256, 4, 3);\n'
                    '  r::write_end(stdout, 4, 100, 900, 1);\n}\n')
@@ -92,7 +92,8 @@ def test_generated_log_writers_and_the_typed_reader_agree(tmp_path):
     assert (race.site, race.prior_site, race.tid, race.offset, race.count, race.budgeted) == (7, -1, 3, 1 << 40, 9, 1)
     [mem] = got["memory_error"]
     assert (mem.buffer, mem.offset, mem.limit, mem.size, mem.count) == (-1, -(1 << 40), 256, 4, 3)
-    assert launch.memory_dropped == 2 and launch.quiet == 1 and launch.failed == 1 and got["buffer"][0].line == 12
+    assert launch.memory_dropped == 2 and launch.quiet == 1 and launch.failed == 1 and launch.quiet_params == 5
+    assert got["buffer"][0].line == 12
     assert got["end"][0].tool_bytes == 900 and got["end"][0].sites_evicted == 1
 
 
@@ -160,7 +161,7 @@ def test_race_records_that_name_what_does_not_exist_are_reported_not_raised(tmp_
     from instrument import logs
     log = tmp_path / "log.jsonl"
     log.write_text('{"record": "launch", "id": 0, "kernel": "k", "grid": [1, 1, 1], "block": [32, 1, 1], '
-                   '"dropped": 0, "wrapped": 0, "memory_dropped": 0, "quiet": 0, "failed": 0}\n'
+                   '"dropped": 0, "wrapped": 0, "memory_dropped": 0, "quiet": 0, "failed": 0, "quiet_params": 0}\n'
                    '{"record": "race", ' + race + ', "tid": 1, "bid": 0, "prior_tid": 0, "prior_bid": 0, '
                    '"prior_state": 1, "access": 1, "space": 0, "buffer": 0, "offset": 0, "count": 1, "budgeted": 0}\n'
                    '{"record": "end", "granularity": 4, "user_bytes": 1, "tool_bytes": 1, "sites_evicted": 0}\n')
@@ -181,7 +182,7 @@ def test_memory_error_records_that_name_what_does_not_exist_are_reported_not_rai
     from instrument import logs
     log = tmp_path / "log.jsonl"
     log.write_text('{"record": "launch", "id": 0, "kernel": "k", "grid": [1, 1, 1], "block": [32, 1, 1], '
-                   '"dropped": 0, "wrapped": 0, "memory_dropped": 0, "quiet": 0, "failed": 0}\n'
+                   '"dropped": 0, "wrapped": 0, "memory_dropped": 0, "quiet": 0, "failed": 0, "quiet_params": 0}\n'
                    '{"record": "memory_error", ' + record + ', "tid": 1, "bid": 0, "access": 1, "space": 0, '
                    '"offset": -4, "limit": 16, "size": 4}\n'
                    '{"record": "end", "granularity": 4, "user_bytes": 1, "tool_bytes": 1, "sites_evicted": 0}\n')
@@ -200,7 +201,7 @@ def test_race_records_logged_twice_at_once_are_one_report_with_the_counts_summed
             '"prior_bid": 0, "prior_state": 1, "access": 1, "space": 1, "buffer": 0, "offset": 0, "count": %d, '
             '"budgeted": 0}\n')
     log.write_text('{"record": "launch", "id": 0, "kernel": "k", "grid": [1, 1, 1], "block": [32, 1, 1], '
-                   '"dropped": 0, "wrapped": 0, "memory_dropped": 0, "quiet": 0, "failed": 0}\n' + race % (1, 2) + race % (5, 3) +
+                   '"dropped": 0, "wrapped": 0, "memory_dropped": 0, "quiet": 0, "failed": 0, "quiet_params": 0}\n' + race % (1, 2) + race % (5, 3) +
                    '{"record": "end", "granularity": 4, "user_bytes": 1, "tool_bytes": 1, "sites_evicted": 0}\n')
     sites = [Site(0, "k.cu", 3, 1, "write", "a[i]", "k", "a", "shared"),
              Site(1, "k.cu", 2, 1, "read", "a[j]", "k", "a", "shared")]

@@ -175,11 +175,11 @@ inline void write_buffer(std::FILE *f, std::size_t id, const char * name, std::s
   log_detail::write_string(f, file);
   std::fprintf(f, ", \"line\": %u, \"granularity\": %u, \"checked\": %u, \"budgeted\": %u}\n", line, granularity, checked, budgeted);
 }
-// a checked launch; quiet 1: it ran its kernel's quiet version (hirace/quiet_version.py); failed 1: the launch itself failed (a bad configuration): its kernel never ran
-inline void write_launch(std::FILE *f, std::size_t id, const char * kernel, const unsigned * grid, const unsigned * block, unsigned dropped, unsigned wrapped, unsigned memory_dropped, unsigned quiet, unsigned failed) {
+// a checked launch; quiet 1: it ran its kernel's quiet version (hirace/quiet_version.py); failed 1: the launch itself failed (a bad configuration): its kernel never ran; quiet_params: bit i set where the kernel's i-th quiet parameter candidate was quiet in this launch, only its bounds checked (hirace/proofs/readonly_params.py; `hirace explain` names the candidates)
+inline void write_launch(std::FILE *f, std::size_t id, const char * kernel, const unsigned * grid, const unsigned * block, unsigned dropped, unsigned wrapped, unsigned memory_dropped, unsigned quiet, unsigned failed, unsigned quiet_params) {
   std::fprintf(f, "{\"record\": \"launch\", \"id\": %zu, \"kernel\": ", id);
   log_detail::write_string(f, kernel);
-  std::fprintf(f, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"dropped\": %u, \"wrapped\": %u, \"memory_dropped\": %u, \"quiet\": %u, \"failed\": %u}\n", grid[0], grid[1], grid[2], block[0], block[1], block[2], dropped, wrapped, memory_dropped, quiet, failed);
+  std::fprintf(f, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"dropped\": %u, \"wrapped\": %u, \"memory_dropped\": %u, \"quiet\": %u, \"failed\": %u, \"quiet_params\": %u}\n", grid[0], grid[1], grid[2], block[0], block[1], block[2], dropped, wrapped, memory_dropped, quiet, failed, quiet_params);
 }
 // one race record of a launch; budgeted 1: its earlier site is unknown because its buffer kept no prior-site slots in that launch, for hirace's memory budget (hirace/host_site_budget.h)
 inline void write_race(std::FILE *f, unsigned launch, unsigned site, int prior_site, unsigned tid, unsigned bid, unsigned prior_tid, unsigned prior_bid, unsigned prior_state, unsigned access, unsigned space, unsigned buffer, unsigned long long offset, unsigned count, unsigned budgeted) {

@@ -36,6 +36,7 @@ struct Node {
   dim3 grid, block;
   size_t shm = 0;
   std::function<void(detail::Launch)> run;
+  std::vector<void *> params;             // where `run` keeps its copy of each argument (registry.h Bound)
   std::vector<Row> rows;                  // a copy or set
   unsigned value = 0, elem = 1;           // a set: the value of `elem` bytes
   cudaHostFn_t fn = nullptr;              // a host function
@@ -128,8 +129,11 @@ inline bool capture(cudaStream_t s, Node n) {
   c->last.assign(1, i);
   return true;
 }
-inline bool capture_launch(const detail::Launch &L, std::function<void(detail::Launch)> run) {
+inline bool capture_launch(const detail::Launch &L, std::function<void(detail::Launch)> run, const void *func,
+                           std::vector<void *> params) {
   Node n;
+  n.func = func;
+  n.params = std::move(params);
   n.kind = Kind::Kernel;
   n.api = "kernel";
   n.file = L.file ? L.file : "";
@@ -278,7 +282,9 @@ inline cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *out, cudaGraph_t g, c
   n.grid = p->gridDim;
   n.block = p->blockDim;
   n.shm = p->sharedMemBytes;
-  n.run = k->bind(p->kernelParams);   // (the parameters are copied now, as CUDA copies them)
+  G::Bound b = k->bind(p->kernelParams);   // (the parameters are copied now, as CUDA copies them)
+  n.run = std::move(b.run);
+  n.params = std::move(b.params);
   return G::add(out, g, deps, ndeps, std::move(n), "cudaGraphAddKernelNode");
 }
 inline cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps,

@@ -29,7 +29,8 @@ inline void (*g_launch_done)(const Launch &) = nullptr;
 namespace graphs {   // stream capture (graphs.h): a launch on a capturing stream becomes a node of its graph
 inline int g_capturing = 0;   // streams that capture now
 #if CUDAEMU_GRAPHS
-inline bool capture_launch(const detail::Launch &L, std::function<void(detail::Launch)> run);
+inline bool capture_launch(const detail::Launch &L, std::function<void(detail::Launch)> run, const void *func,
+                           std::vector<void *> params);
 #else
 [[noreturn]] inline void absent();   // (graphs_absent.h)
 #endif
@@ -37,7 +38,13 @@ inline bool capture_launch(const detail::Launch &L, std::function<void(detail::L
 namespace detail {
 template <class F, class Tuple> void run_kernel(Launch L, F f, Tuple args) {
 #if CUDAEMU_GRAPHS
-  if (graphs::g_capturing && graphs::capture_launch(L, [f, args](Launch M) { run_kernel(M, f, args); })) return;
+  if (graphs::g_capturing) {   // (the node keeps its copy of the arguments, and says where each lies: registry.h Bound)
+    auto t = std::make_shared<Tuple>(args);
+    std::vector<void *> params = std::apply([](auto &...x) { return std::vector<void *>{static_cast<void *>(&x)...}; }, *t);
+    const void *func = nullptr;
+    if constexpr (std::is_pointer_v<F>) func = reinterpret_cast<const void *>(f);
+    if (graphs::capture_launch(L, [f, t](Launch M) { run_kernel(M, f, *t); }, func, std::move(params))) return;
+  }
 #else
   if (graphs::g_capturing) graphs::absent();
 #endif

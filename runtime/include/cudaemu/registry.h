@@ -19,18 +19,25 @@ inline void site(const char *file, int line, const char *api = nullptr) {
   g_site_api = api;
 }
 // ------------------------------------------------------------------ the kernel registry
+// A kernel's call with its parameters copied (as CUDA copies them when a launch or node is made), and where
+// each copy lies (`params`, as a kernel's `void **` arguments: a tool reads them before a node's grid runs)
+struct Bound {
+  std::function<void(detail::Launch)> run;
+  std::vector<void *> params;
+};
 struct Registered {
   const char *name;
-  std::function<std::function<void(detail::Launch)>(void **)> bind;   // the call with the parameters copied
+  std::function<Bound(void **)> bind;
 };
 inline std::map<const void *, Registered> &registry() {
   static std::map<const void *, Registered> *r = new std::map<const void *, Registered>;
   return *r;
 }
 template <class... P, size_t... I>
-std::function<void(detail::Launch)> bind_args(void (*k)(P...), void **args, std::index_sequence<I...>) {
-  std::tuple<std::decay_t<P>...> t(*static_cast<std::decay_t<P> *>(args[I])...);
-  return [k, t](detail::Launch L) { detail::run_kernel(L, k, t); };
+Bound bind_args(void (*k)(P...), void **args, std::index_sequence<I...>) {
+  auto t = std::make_shared<std::tuple<std::decay_t<P>...>>(*static_cast<std::decay_t<P> *>(args[I])...);
+  return Bound{[k, t](detail::Launch L) { detail::run_kernel(L, k, *t); },
+               std::vector<void *>{static_cast<void *>(&std::get<I>(*t))...}};
 }
 template <class... P> bool register_kernel(void (*k)(P...), const char *name) {
   registry()[reinterpret_cast<const void *>(k)] =
@@ -57,7 +64,7 @@ inline cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, voi
   const G::Registered *k = G::find_kernel(func, "cudaLaunchKernel");
   if (!k) return ::cudaemu::detail::record(cudaErrorInvalidDeviceFunction);
   if (!::cudaemu::detail::valid_config(grid, block, shm)) return ::cudaemu::detail::g_last_error;
-  k->bind(args)(::cudaemu::detail::Launch{k->name, file, line, grid, block, shm, nullptr, nullptr, s});
+  k->bind(args).run(::cudaemu::detail::Launch{k->name, file, line, grid, block, shm, nullptr, nullptr, s});
   return cudaSuccess;
 }
 template <class T>

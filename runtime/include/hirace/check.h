@@ -128,27 +128,44 @@ CCTK_D inline void note_footprint(const Location &loc, unsigned size, fsm::Acces
 #define HIRACE_NOTE_OUT_OF_LINE HIRACE_OUT_OF_LINE
 #endif
 template <class T> HIRACE_NOTE_OUT_OF_LINE CCTK_D inline void quiet_footprint_noted(T *p, fsm::Access kind,
-                                                                                   bool then_write, unsigned how) {
+                                                                                   bool then_write, unsigned how,
+                                                                                   unsigned bit) {
   Location loc;
-  if (locate((const void *)p, &loc) && inside(loc, sizeof(T))) note_footprint(loc, sizeof(T), kind, then_write);
+  if (locate((const void *)p, &loc) && inside(loc, sizeof(T))) {
+    note_footprint(loc, sizeof(T), kind, then_write);
+#if defined(CUDAEMU) && HIRACE_STREAMS   // (the parameter's buffer: its later notes this launch set their bits inline)
+    if (loc.space == kGlobal && loc.buffer != kNoBuffer)
+      footprint::keep_param(bit, (unsigned long long)p - (unsigned long long)loc.offset, loc.buffer, loc.limit, loc.shift);
+#endif
+  }
 #if defined(CUDAEMU) && HIRACE_STREAMS
   footprint::remember((const void *)p, how);
 #else
-  (void)how;
+  (void)how, (void)bit;
 #endif
 }
 #undef HIRACE_NOTE_OUT_OF_LINE
-template <class T> CCTK_D inline void quiet_footprint(T *p, fsm::Access kind, bool then_write = false) {
+// `bit`: the quiet candidate the access goes through, whose buffer holds it (quiet.h own_quiet, rd_param)
+template <class T> CCTK_D inline void quiet_footprint(T *p, fsm::Access kind, bool then_write, unsigned bit) {
 #if HIRACE_STREAMS
   if constexpr (std::is_array<T>::value) return;   // (as checked)
   if (!g_launch.enabled) return;
   const unsigned how = unsigned(kind) | unsigned(then_write) << 3 | unsigned(sizeof(T)) << 4;
 #if defined(CUDAEMU)   // (one launch at a time: a repeat of one of the launch's last two notes adds nothing)
   if (footprint::noted_before((const void *)p, how)) return;
+  if (bit < kQuietParams) {   // (the parameter's buffer, found by an earlier note of this launch: its bits inline)
+    const footprint::ParamBits &b = footprint::g_param_bits[bit];
+    const unsigned long long off = (unsigned long long)p - b.base;   // (below base: wraps far above limit)
+    if (b.generation == footprint::g_generation && off < b.limit && off + sizeof(T) <= b.limit) {
+      footprint::note_param(b, off, sizeof(T), unsigned(kind), then_write);
+      footprint::remember((const void *)p, how);
+      return;
+    }
+  }
 #endif
-  quiet_footprint_noted(p, kind, then_write, how);
+  quiet_footprint_noted(p, kind, then_write, how, bit);
 #else
-  (void)p, (void)kind, (void)then_write;
+  (void)p, (void)kind, (void)then_write, (void)bit;
 #endif
 }
 

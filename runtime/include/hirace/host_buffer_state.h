@@ -11,7 +11,8 @@
 // argument points into, or reports it out of bounds and diverts it). Every other launch (a kernel that
 // writes through a pointer it loads, a __device__ variable, a device function or constructor, placement
 // new, a written parameter it moves (`p += off` may carry p into another buffer, and the bounds are
-// taken from where p points then); a graph's node, cudaLaunchKernel, a launch through a kernel pointer
+// taken from where p points then); a graph's node on the gpu backend (on the cpu backend its kernel's entry
+// prepares it from the node's arguments: host_graphs.h), cudaLaunchKernel, a launch through a kernel pointer
 // to a kernel no unit registered, a launch of a kernel the unit only declares, or of one of two
 // namespaces' kernels of one name; arguments that cannot be evaluated again) gives every buffer its
 // state. So does a written argument that points into no buffer (a redzone: `d - 1`, memory hirace does

@@ -9,7 +9,7 @@
 // launch makes by any other way (a pointer it made or loaded, a __device__ variable, a device function,
 // a device memcpy). Before the launch, each argument's buffer and, for `other`, every buffer is made
 // as fine as that (refine_buffer); a launch that passes none (a kernel pointer no unit registered, a
-// graph's node, cudaLaunchKernel) makes every buffer as fine as the program's narrowest access (kShift),
+// graph's node on the gpu backend, cudaLaunchKernel) makes every buffer as fine as the program's narrowest access (kShift),
 // the granularity every buffer had before.
 //
 // A buffer made finer gets a new shadow, all INIT, and new slots, all empty: nothing is lost, since

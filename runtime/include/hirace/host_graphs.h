@@ -127,7 +127,10 @@ template <class E> inline void graph_exec_destroyed(const E &e) {
 
 #if defined(CUDAEMU) && CUDAEMU_GRAPHS
 // A kernel node's grid, bracketed as a launch (host_launch.h)
+// (with the quiet parameters, written buffers and widths its kernel's entry prepares from the node's arguments:
+// host_kernel_pointers.h params_prepare)
 inline void graph_kernel_begin(const ::cudaemu::graphs::Node &n, const ::cudaemu::detail::Launch &L) {
+  if (n.func) ::hirace::host::params_prepare(n.func, L.block, L.grid, n.params);
   ::hirace::host::before_launch(n.func, L.name, L.grid, L.block, L.shm, false, false, false);
 }
 inline void graph_kernel_end() { ::hirace::host::after_launch(); }

@@ -12,6 +12,7 @@
 
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "host_quiet.h"
 
@@ -27,7 +28,18 @@ struct KernelEntry {
   void (*prepare)();     // void (*)(dim3 block, dim3 grid, A...), or nullptr: nothing to prepare
   void (*version)();     // void (*)(A...), or nullptr: no quiet version
   bool entered;          // it starts with block_entry: a launch may give it hirace's shared area
+  // `prepare` called with arguments given as a kernel's `void **` (each the address of one, A's types): a
+  // graph's kernel node (host_graphs.h), whose call holds its copies of the arguments
+  void (*prepare_params)(void (*prepare)(), dim3 block, dim3 grid, void *const *params);
+  size_t arity;
 };
+template <class... A, size_t... I>
+inline void prepare_from(void (*prepare)(), dim3 block, dim3 grid, void *const *p, std::index_sequence<I...>) {
+  reinterpret_cast<void (*)(dim3, dim3, A...)>(prepare)(block, grid, *static_cast<std::decay_t<A> *>(p[I])...);
+}
+template <class... A> inline void prepare_params(void (*prepare)(), dim3 block, dim3 grid, void *const *p) {
+  prepare_from<A...>(prepare, block, grid, p, std::index_sequence_for<A...>{});
+}
 inline std::unordered_map<const void *, KernelEntry> &kernel_entries() {
   static std::unordered_map<const void *, KernelEntry> m;   // (filled by the units' static initializers)
   return m;
@@ -40,7 +52,8 @@ inline bool kernel_entry(void (*k)(A...), const char *name, typename Given<void 
                          typename Given<void (*)(A...)>::type version, bool entered = false) {
   kernel_entries()[(const void *)k] = KernelEntry{&KernelType<void (*)(A...)>::id, name,
                                                   reinterpret_cast<void (*)()>(prepare),
-                                                  reinterpret_cast<void (*)()>(version), entered};
+                                                  reinterpret_cast<void (*)()>(version), entered,
+                                                  &prepare_params<A...>, sizeof...(A)};
   return true;
 }
 template <class... A> inline const KernelEntry *entry_of(void (*k)(A...)) {
@@ -52,6 +65,15 @@ template <class... A, class... B> inline void pointer_prepare(void (*k)(A...), d
   const KernelEntry *e = entry_of(k);
   if (e && e->prepare)
     reinterpret_cast<void (*)(dim3, dim3, A...)>(e->prepare)(block, grid, std::forward<B>(args)...);
+}
+// The same for a kernel known by its address alone, its arguments given as a kernel's `void **` (a graph's kernel
+// node: the address is a registered kernel's, cudaemu/registry.h, whose type its entry has). The launch runs the
+// kernel itself, never its quiet version: what the preparation offered of that is forgotten.
+inline void params_prepare(const void *k, dim3 block, dim3 grid, const std::vector<void *> &params) {
+  auto it = kernel_entries().find(k);
+  if (it == kernel_entries().end() || !it->second.prepare || it->second.arity != params.size()) return;
+  it->second.prepare_params(it->second.prepare, block, grid, params.data());
+  pending_version() = QuietVersion{};
 }
 // Does the launch (its shared memory asked through launch_shared_bytes) run a kernel that takes
 // hirace's shared area (host_launch.h before_launch `area_ok`)? Only one that registered as entered.

@@ -401,7 +401,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   s.pending.push_back(unsigned(s.launches.size()));
   s.last_in_order = in_order;
   s.launches.push_back(LaunchInfo{name, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, 0, 0, 0,
-                                      unsigned(s.quiet_chosen)});
+                                      unsigned(s.quiet_chosen), 0u, quiet.quiet_params});
 }
 
 // A launch through the runtime API (cudaLaunchKernel, cudaLaunchCooperativeKernel: hirace/planner.py),

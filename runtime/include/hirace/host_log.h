@@ -58,7 +58,7 @@ inline void write_log() {
   for (size_t i = s.parents_launches; i < s.launches.size(); ++i) {
     const LaunchInfo &l = s.launches[i];
     rec::write_launch(f, i, l.kernel.c_str(), l.grid, l.block, l.dropped, l.wrapped, l.mem_dropped, l.quiet,
-                      l.failed);
+                      l.failed, l.quiet_params);
   }
   for (size_t i = s.parents_races; i < s.races.size(); ++i) {
     const LoggedRace &x = s.races[i];

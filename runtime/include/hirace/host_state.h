@@ -72,6 +72,7 @@ struct LaunchInfo {
   unsigned mem_dropped;
   unsigned quiet;   // 1: the launch ran the kernel's quiet version
   unsigned failed = 0;   // 1: the launch itself failed (its configuration): the kernel never ran
+  unsigned quiet_params = 0;   // bit i: the kernel's i-th quiet candidate was quiet in this launch
 };
 
 struct State {

@@ -92,7 +92,7 @@ template <class T> CCTK_D inline T *rd_param(T *p, unsigned site, const volatile
   const LaunchState &L = g_launch;
   unsigned long long a = (unsigned long long)p;
   if ((L.quiet_params >> bit & 1u) && a >= L.quiet_lo[bit] && a + sizeof(T) <= L.quiet_hi[bit]) {
-    quiet_footprint(p, fsm::kRead);
+    quiet_footprint(p, fsm::kRead, false, bit);
     return p;
   }
   return quiet_slow(p, site, fsm::kRead, L.sink_read, base, 0);
@@ -254,21 +254,21 @@ template <class T> CCTK_D inline bool own_quiet(T *p, unsigned bit, bool own) {
 }
 // (each quiet access in its launch's footprint too, where the program's host order is followed: check.h)
 template <class T> CCTK_D inline T *rd_own(T *p, unsigned site, const volatile void *base, unsigned bit, bool own) {
-  if (own_quiet(p, bit, own)) return quiet_footprint(p, fsm::kRead), p;
+  if (own_quiet(p, bit, own)) return quiet_footprint(p, fsm::kRead, false, bit), p;
   return quiet_slow(p, site, fsm::kRead, g_launch.sink_read, base, 0);
 }
 template <class T> CCTK_D inline T *wr_own(T *p, unsigned site, const volatile void *base, unsigned bit, bool own) {
-  if (own_quiet(p, bit, own)) return quiet_footprint(p, fsm::kWrite), p;
+  if (own_quiet(p, bit, own)) return quiet_footprint(p, fsm::kWrite, false, bit), p;
   return quiet_slow(p, site, fsm::kWrite, g_launch.sink_write, base, 0);
 }
 template <class T> CCTK_D inline T *rmw_own(T *p, unsigned site, const volatile void *base, unsigned bit, bool own) {
-  if (own_quiet(p, bit, own)) return quiet_footprint(p, fsm::kRead, true), p;
+  if (own_quiet(p, bit, own)) return quiet_footprint(p, fsm::kRead, true, bit), p;
   return quiet_slow(p, site, fsm::kRead, g_launch.sink_write, base, 0, true);
 }
 // A device-scope atomic through the kernel's atomic parameter `base` (the `bit`-th quiet candidate:
 // only such atomics reach it): in a launch where the parameter is quiet, only its bounds are checked.
 template <class T> CCTK_D inline T *atomic_param(T *p, unsigned site, const volatile void *base, unsigned bit) {
-  if (own_quiet(p, bit, true)) return quiet_footprint(p, fsm::kDeviceAtomic), p;
+  if (own_quiet(p, bit, true)) return quiet_footprint(p, fsm::kDeviceAtomic, false, bit), p;
   return quiet_slow(p, site, fsm::kDeviceAtomic, g_launch.sink_write, base, 0);
 }
 

@@ -142,24 +142,24 @@ template <class T> CCTK_D inline T *rmw_apart(Journal &j, T *p, unsigned site, c
   return in_declared(p, base, bytes) ? p : outside(j, p, site, fsm::kRead, g_launch.sink_write, base, bytes);
 }
 template <class T> CCTK_D inline T *rd_param(Journal &j, T *p, unsigned site, const volatile void *base, unsigned bit) {
-  if (in_param(p, bit)) return quiet_footprint(p, fsm::kRead), p;
+  if (in_param(p, bit)) return quiet_footprint(p, fsm::kRead, false, bit), p;
   return outside(j, p, site, fsm::kRead, g_launch.sink_read, base, 0);
 }
 // (each in its launch's footprint, where the program's host order is followed: check.h quiet_footprint)
 template <class T> CCTK_D inline T *rd_own(Journal &j, T *p, unsigned site, const volatile void *base, unsigned bit, bool) {
-  if (in_param(p, bit)) return quiet_footprint(p, fsm::kRead), p;
+  if (in_param(p, bit)) return quiet_footprint(p, fsm::kRead, false, bit), p;
   return outside(j, p, site, fsm::kRead, g_launch.sink_read, base, 0);
 }
 template <class T> CCTK_D inline T *wr_own(Journal &j, T *p, unsigned site, const volatile void *base, unsigned bit, bool) {
-  if (in_param(p, bit)) return quiet_footprint(p, fsm::kWrite), p;
+  if (in_param(p, bit)) return quiet_footprint(p, fsm::kWrite, false, bit), p;
   return outside(j, p, site, fsm::kWrite, g_launch.sink_write, base, 0);
 }
 template <class T> CCTK_D inline T *rmw_own(Journal &j, T *p, unsigned site, const volatile void *base, unsigned bit, bool) {
-  if (in_param(p, bit)) return quiet_footprint(p, fsm::kRead, true), p;
+  if (in_param(p, bit)) return quiet_footprint(p, fsm::kRead, true, bit), p;
   return outside(j, p, site, fsm::kRead, g_launch.sink_write, base, 0);
 }
 template <class T> CCTK_D inline T *atomic_param(Journal &j, T *p, unsigned site, const volatile void *base, unsigned bit) {
-  if (in_param(p, bit)) return quiet_footprint(p, fsm::kDeviceAtomic), p;
+  if (in_param(p, bit)) return quiet_footprint(p, fsm::kDeviceAtomic, false, bit), p;
   return outside(j, p, site, fsm::kDeviceAtomic, g_launch.sink_write, base, 0);
 }
 // A site of a declared array whose index a proof shows inside the array wherever the version runs

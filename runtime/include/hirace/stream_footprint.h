@@ -48,10 +48,22 @@ inline void remember(const void *p, unsigned how) {
   g_noted_how[g_noted_next] = how;
   g_noted_next ^= 1u;
 }
+// A quiet parameter's bits in this launch (check.h quiet_footprint: the `bit`-th quiet candidate's buffer, where
+// every quiet access through it lies): found by its first note of the launch, so that the others set their bits
+// inline, without locating the access (a grid-stride read names a new word at each step: simpleCudaGraphs' reduce).
+struct ParamBits {
+  unsigned long long generation = 0;   // g_generation when found (another: an earlier launch's)
+  unsigned long long base = 0, limit = 0;
+  unsigned shift = 0;
+  uint64_t *words[kUses] = {};         // Touched::bits (a vector's storage stays while the launch's footprint does)
+};
+inline unsigned long long g_generation = 1;   // steps at each forget()
+inline ParamBits g_param_bits[::cctk::kQuietParams];
 // The launch's footprint taken (host_stream_launches.h): the next launch's begins empty
 inline void forget() {
   g_touched.clear();
   g_noted_p[0] = g_noted_p[1] = nullptr;
+  ++g_generation;
 }
 
 // The launch's bits of buffer `buffer` (`limit` bytes), made where it has none yet (out of line: `note`
@@ -88,6 +100,27 @@ inline void forget() {
   }
 }
 
+// The words [offset, offset + size) of a quiet parameter's buffer, by kind (as note), its write too when `then_write`
+[[gnu::always_inline]] inline void note_param(const ParamBits &b, unsigned long long offset, unsigned size, unsigned kind,
+                                              bool then_write) {
+  const unsigned use = kind == 0 ? kRead : kind == 3 ? kAtomic : kWrite;
+  const unsigned long long first = offset >> b.shift, end = (offset + (size ? size : 1) - 1) >> b.shift;
+  for (unsigned long long w = first; w <= end; ++w) {
+    b.words[use][w / 64] |= 1ull << (w % 64);
+    if (then_write) b.words[kWrite][w / 64] |= 1ull << (w % 64);
+  }
+}
+// After a note of a quiet parameter's access, located: its buffer's bits for the launch's later notes
+inline void keep_param(unsigned bit, unsigned long long base, unsigned buffer, unsigned long long limit, unsigned shift) {
+  if (bit >= ::cctk::kQuietParams) return;
+  Touched *t = bits_of(buffer, limit, shift);
+  ParamBits &b = g_param_bits[bit];
+  b.generation = g_generation;
+  b.base = base;
+  b.limit = limit;
+  b.shift = shift;
+  for (unsigned u = 0; u < kUses; ++u) b.words[u] = t->bits[u].data();
+}
 }  // namespace footprint
 }  // namespace hirace
 #elif HIRACE_STREAMS   // (the gpu backend)
