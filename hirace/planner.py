@@ -369,6 +369,8 @@ class HiracePlanner:
         for a in prog.accesses:
             if a.function not in reach or a.space in ("constant", "local") or a.base in ignore or a.function in constexpr:
                 continue
+            if facts.through_constant(a):   # (a read of __constant__ memory through a local pointer: as the variable's)
+                continue
             if monitor and a.base not in monitor:
                 continue
             hd = getattr(prog.functions.get(a.function), "kind", "") == "host_device"

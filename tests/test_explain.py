@@ -157,6 +157,18 @@ def test_shared_arrays_of_one_name_in_two_kernels_are_each_kernels_own(tmp_path)
     assert got[("read", "s[(threadIdx.x + 1) % blockDim.x]")][0] == "quiet shared read"
 
 
+def test_reads_through_a_local_pointer_into_constant_memory_are_no_sites(tmp_path):
+    """`const int *row = &c_table[y][0]`: reads through it read __constant__ memory, which no thread writes (as
+    the variable's own reads, no site), and they reach no parameter's buffer (the kernel keeps its own
+    parameter); a pointer loaded from constant memory (`int *p = c_bufs[0]`) points anywhere: its accesses are
+    sites."""
+    got = by_text(explain(tmp_path / "ok", CUDA / "races" / "constant_pointer_ok.cu"))
+    assert ("read", "row[b]") not in got
+    assert got[("write", "out[blockIdx.x * blockDim.x + threadIdx.x]")][0] == "own parameter"
+    got = by_text(explain(tmp_path / "race", CUDA / "races" / "constant_pointer_race.cu"))
+    assert got[("write", "p[threadIdx.x / 2]")][0] == "whole"
+
+
 def test_every_site_of_the_engine_programs_names_a_proof_or_why_it_is_checked_whole(tmp_path):
     sources = sorted(p for p in (CUDA / "engine").glob("*.cu") if p.name != "syntax_error.cu")
     assert len(sources) >= 10

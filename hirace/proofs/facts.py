@@ -21,7 +21,7 @@ from instrument.frontend.query import Program
 
 from .conditions import Inside, OwnIndex
 from .intervals import KernelFacts, OwnWordForm, shared_intervals
-from .readonly_params import KernelParams, KernelWrites, member_or_element, readonly_params
+from .readonly_params import KernelParams, KernelWrites, direct, member_or_element, readonly_params
 
 Key = tuple[str, int, int]   # an access by (file, start, end)
 
@@ -109,6 +109,18 @@ class FactTable:
                     return []
                 out.append(self.params.get(kb) or KernelParams(k, (), self.writes[kb].written))
         return out
+
+    def through_constant(self, a) -> bool:
+        """Is access `a` a read straight through a local pointer into `__constant__` memory (intervals.py
+        KernelFacts.constant_pointers: `dimBase[bit]` of `unsigned *dimBase = &c_Table[threadIdx.y][0]`)? It reads
+        what no thread writes, as a read of the constant variable itself does, which no check follows."""
+        if a.kind != "read" or a.space != "pointer" or not a.base or not direct(a.text, a.base):
+            return False
+        for f in self.prog.definitions:
+            b = f.body
+            if b is not None and a.span.file == b.file and b.start <= a.span.start and a.span.end <= b.end:
+                return a.base in self.kernel_facts.constant_pointers(f)
+        return False
 
     def kernel_of(self, x) -> tuple[str, int] | None:
         """The body (file, start) of the analysed kernel whose body holds `x`'s span, or None."""

@@ -107,6 +107,50 @@ def _norm_text(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
+def _constant_variable(c: cindex.Cursor) -> bool:
+    return c.kind == CK.DECL_REF_EXPR and c.referenced is not None and c.referenced.kind == CK.VAR_DECL and \
+        any(k.kind == CK.CUDACONSTANT_ATTR for k in c.referenced.get_children())
+
+
+def _constant_lvalue(c: cindex.Cursor) -> bool:
+    """Is c (an lvalue) part of a `__constant__` variable's own storage: the variable, an element of one of its
+    arrays, a member (through `.`)?"""
+    c = _bare_cursor(c)
+    kids = [k for k in c.get_children() if k.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF)]
+    if c.kind == CK.ARRAY_SUBSCRIPT_EXPR and len(kids) == 2:
+        base = _bare_cursor(kids[0])
+        # (the subscripted operand must be an array, not a pointer loaded from the variable)
+        return base.type.get_canonical().kind in (TK.CONSTANTARRAY, TK.INCOMPLETEARRAY) and _constant_lvalue(base)
+    if c.kind == CK.MEMBER_REF_EXPR and len(kids) == 1 and c.type.get_canonical().kind != TK.POINTER:
+        return kids[0].type.get_canonical().kind != TK.POINTER and _constant_lvalue(kids[0])
+    return _constant_variable(c)
+
+
+def _constant_address(c: cindex.Cursor, depth: int = 0) -> bool:
+    """Is c an address into a `__constant__` variable's own storage (`&c_Table[y][0]`, `c_Table[y]`, `c_w + 4`,
+    cast), never a pointer loaded from it (`c_ptrs[0]`)?"""
+    if depth > 16:
+        return False
+    while c.kind in (CK.UNEXPOSED_EXPR, CK.PAREN_EXPR, CK.CSTYLE_CAST_EXPR, CK.CXX_STATIC_CAST_EXPR,
+                     CK.CXX_REINTERPRET_CAST_EXPR, CK.CXX_CONST_CAST_EXPR):
+        kids = [k for k in c.get_children() if k.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF)]
+        if len(kids) != 1:
+            return False
+        if c.kind == CK.UNEXPOSED_EXPR and kids[0].type.get_canonical().kind in (TK.CONSTANTARRAY,
+                                                                               TK.INCOMPLETEARRAY):
+            return _constant_lvalue(kids[0])   # (an array that decays to its first element's address)
+        c = kids[0]
+    kids = [k for k in c.get_children() if k.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF)]
+    if c.kind == CK.UNARY_OPERATOR and len(kids) == 1 and c.type.get_canonical().kind == TK.POINTER and \
+            kids[0].type.get_canonical().kind != TK.POINTER:
+        return _constant_lvalue(kids[0])   # `&x` (the only unary operator whose operand is no pointer and gives one)
+    if c.kind == CK.BINARY_OPERATOR and len(kids) == 2 and c.type.get_canonical().kind == TK.POINTER:
+        ptr = [k for k in kids if k.type.get_canonical().kind == TK.POINTER]
+        other = [k for k in kids if k.type.get_canonical().kind in _INT_KINDS]
+        return len(ptr) == 1 and len(other) == 1 and _number(other[0]) and _constant_address(ptr[0], depth + 1)
+    return False
+
+
 def _in_namespace(c: cindex.Cursor, name: str) -> bool:
     """Is c declared (at any depth) inside namespace `name`?"""
     p, seen = c.semantic_parent, 0
@@ -275,6 +319,7 @@ class KernelFacts:
         self.p = prog
         self.cursors = prog.cursors
         self.extern_in: set[str] = set()   # the kernel being analysed: its extern __shared__ arrays' names
+        self.constant_in: set[str] = set()   # ... and its local pointers into __constant__ memory
         self.summaries: dict[tuple, tuple[bool, bool, bool] | None] = {}   # body -> (syncs, writes, reads)
         self._rebased: dict[tuple, dict] = {}   # kernel body -> rebased()
         self.pointers_in: dict[str, str] = {}   # the kernel being analysed: its shared_pointers
@@ -543,9 +588,33 @@ class KernelFacts:
         return {n: t for n, t in found.items()
                 if count.get(n) == 1 and n not in changed and not address_taken(n, text)}
 
+    def constant_pointers(self, fn: Function) -> set[str]:
+        """The local pointers into `__constant__` memory of function fn (a kernel or device function): declared
+        once, from the address of a constant variable's own storage (`unsigned *dimBase = &c_Table[threadIdx.y][0];`,
+        `const float *w = c_weights + 4;`: no pointer loaded from it), never changed nor addressed. Device code
+        never writes constant memory, so an access through one reads what no thread writes: no race, and nothing
+        the check follows (a constant variable's own accesses are not checked either)."""
+        key = ("const", fn.body.file, fn.body.start)
+        if key not in self._pointers:
+            cur = self.cursors.get((fn.body.file, fn.body.start))
+            found, count = set(), {}
+            for c in cur.walk_preorder() if cur is not None else ():
+                if c.kind != CK.VAR_DECL:
+                    continue
+                count[c.spelling] = count.get(c.spelling, 0) + 1
+                init = [x for x in c.get_children() if x.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF, CK.TEMPLATE_REF)]
+                if init and c.type.get_canonical().kind == TK.POINTER and _constant_address(init[-1]):
+                    found.add(c.spelling)
+            text = self.p.unit.source(fn.body.file).text(fn.body.start, fn.body.end)
+            changed = self.changed(fn.body)
+            aliased = {name for sp, name in self.p.aliased if _inside(sp, fn.body)}
+            self._pointers[key] = {n for n in found if count.get(n) == 1 and n not in changed and n not in aliased
+                                   and not address_taken(n, text)}
+        return self._pointers[key]
+
     def _target(self, space: str, base: str, params: set[str]) -> str | None:
         """The shared array a write goes to, ANY, or None (memory no shared read can see)."""
-        if space in ("global", "constant"):
+        if space in ("global", "constant") or (space == "pointer" and base in self.constant_in):
             return None
         if space == "shared":
             return DYNAMIC if base in self.extern_in else (base or ANY)
@@ -575,6 +644,7 @@ class KernelFacts:
         changed = self.changed(body)
         params = set(k.params) - (changed - set(self.rebased(k)))
         self.pointers_in = self.shared_pointers(k)
+        self.constant_in = self.constant_pointers(k)
         self.extern_in = {name for name in {d.name for d in p.shared} if self.array_named(name, body) == DYNAMIC}
         self.nodes: list[_Node] = [_Node([]), _Node([])]   # entry, exit
         self.loops: list[dict] = []

@@ -209,7 +209,9 @@ def _kernel(an: KernelFacts, k: Function, known: dict | None = None) -> KernelPa
     candidates = [i for i, c in enumerate(parms) if c.spelling in read_through and i not in written
                   and c.spelling not in changed and c.type.get_canonical().kind == TK.POINTER]
     candidates = candidates[:MAX_CANDIDATES]
-    reads_elsewhere |= any(a.space == "global" or (a.space == "pointer" and a.base not in shared_ptrs and (
+    constant_ptrs = an.constant_pointers(k)   # (local pointers into __constant__ memory: no parameter's buffer)
+    reads_elsewhere |= any(a.space == "global" or (a.space == "pointer" and a.base not in shared_ptrs and not (
+        a.kind == "read" and a.base in constant_ptrs and direct(a.text, a.base)) and (
         a.base not in index or a.base in changed or not direct(a.text, a.base))) for a in inside)
     own = [] if reads_elsewhere else _own(an, k, cur, parms, sorted(written), inside, changed, rebased)
     own = own[:MAX_CANDIDATES - len(candidates)]
