@@ -145,8 +145,66 @@ __global__ void named_y(int *out) {
     for site in data["sites"]:
         if site["kind"] == "write":
             proofs.setdefault(site["function"], []).append(site["proof"] or "whole")
-    assert proofs == {"block": ["own shared word", "own parameter"], "tile": ["whole", "whole"],
+    assert proofs == {"block": ["lanes apart", "own parameter"], "tile": ["whole", "whole"],
                       "group": ["whole", "whole"], "named_y": ["whole", "whole"]}
+
+
+def test_a_rank_taken_for_x_asks_for_blocks_one_thread_high_and_deep(tmp_path):
+    """`s[cta.thread_rank() + blockDim.x]` is apart from `s[cta.thread_rank()]` by x alone; but a rank is x only
+    in blocks one thread high and deep (in a block of two rows thread (0, 1) writes the word thread (0, 0) reads),
+    so any proof of them asks for that; a rank's lone write is each thread's own there; a tile's `cta` in an inner
+    scope is no block's rank."""
+    src = tmp_path / "ranks2.cu"
+    src.write_text(HEAD + """#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void k(const float *in, float *out) {
+  cg::thread_block cta = cg::this_thread_block();
+  __shared__ float s[512];
+  s[cta.thread_rank()] = in[0];
+  float v = s[cta.thread_rank() + blockDim.x];
+  out[0] = v;
+}
+__global__ void alone(const float *in, float *out) {
+  cg::thread_block cta = cg::this_thread_block();
+  __shared__ float s[512];
+  s[cta.thread_rank()] = in[0];
+  __syncthreads();
+  out[0] = s[1];
+}
+__global__ void inner(float *out) {
+  __shared__ float s[64];
+  cg::thread_block cta = cg::this_thread_block();
+  s[cta.thread_rank()] = 1;
+  {
+    cg::thread_block_tile<32> cta = cg::tiled_partition<32>(cg::this_thread_block());
+    s[cta.thread_rank()] = 2;
+  }
+  __syncthreads();
+  out[0] = s[0];
+}
+""")
+    data = explain(tmp_path / "out", src)
+    got = {(x["function"], x["kind"], x["text"]): x for x in data["sites"]}
+    one_high = lambda x: "blockDim.y == 1" in x["condition"] and "blockDim.z == 1" in x["condition"]   # noqa: E731
+    for text in ("s[cta.thread_rank() + blockDim.x]", "s[cta.thread_rank()]"):   # (a proof, if any, asks for it)
+        for kind in ("read", "write"):
+            x = got.get(("k", kind, text))
+            assert x is None or x["proof"] is None or one_high(x), x
+    lone = got[("alone", "write", "s[cta.thread_rank()]")]
+    assert lone["proof"] is not None and one_high(lone) and "sizeof(s)" not in lone["condition"].split("blockDim.z == 1")[0]
+    assert all(x["proof"] is None for (f, kind, _), x in got.items() if f == "inner" and kind == "write")
+
+
+def test_a_parameter_of_the_name_of_a_constant_pointer_is_still_checked(tmp_path):
+    src = tmp_path / "shadow.cu"
+    src.write_text(HEAD + """__constant__ float c_w[8];
+__global__ void k(const float *w, float *out) {
+  { const float *w = c_w + 4; out[threadIdx.x] = w[0]; }
+  out[threadIdx.x] += w[threadIdx.x];
+}
+""")
+    got = by_text(explain(tmp_path / "out", src))
+    assert ("read", "w[threadIdx.x]") in got and ("read", "w[0]") in got
 
 
 def test_shared_arrays_of_one_name_in_two_kernels_are_each_kernels_own(tmp_path):

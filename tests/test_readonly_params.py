@@ -245,9 +245,17 @@ def test_a_grid_stride_loop_starts_at_the_threads_index_and_steps_over_its_count
   for (int i = tid + 2; i < n; i += threads) out[i] = in[i];"""
     assert owned(tmp_path, OWN_KERNEL % body) == {"k": [(
         "out", "::hirace::own_index((1ll), 0ll, 0ll, ((long long)(blockDim.x)), 0ll, 0ll, ((long long)(2)), "
-               "((long long)((blockDim.x * gridDim.x))), ((long long)((long long)((blockDim.x * gridDim.x)) > 0 ? "
-               "((long long)(n) - (long long)(((long long)(2))) + (long long)((blockDim.x * gridDim.x)) - 1) / "
-               "(long long)((blockDim.x * gridDim.x)) : (1ll << 40))))")]}
+               "((long long)(((const int)(blockDim.x * gridDim.x)))), ((long long)((long long)(((const int)(blockDim.x "
+               "* gridDim.x))) > 0 ? ((long long)(n) - (long long)(((long long)(2))) + (long long)(((const int)"
+               "(blockDim.x * gridDim.x))) - 1) / (long long)(((const int)(blockDim.x * gridDim.x))) : (1ll << 40))))")]}
+    # a local's value is written as the local holds it (its type: an int's division is not an unsigned one's);
+    # a local that names itself is no value (no endless search)
+    per = owned(tmp_path, OWN_KERNEL % """const int threads = blockDim.x * gridDim.x;
+  int per = (n - 1) / threads;
+  out[threadIdx.x * per] = in[0];""")
+    assert "((const int)(blockDim.x * gridDim.x))" in per["k"][0][1], per
+    assert owned(tmp_path, OWN_KERNEL % "int m = m * 2; out[threadIdx.x * m] = 0;") == {}
+    assert owned(tmp_path, OWN_KERNEL % "for (int j = j; j < n; j += 1) out[j] = 0;") == {}
     for start, bound, step in [("n * blockIdx.x + threadIdx.x", "n", "threads"),
                                ("blockIdx.x - threadIdx.x", "n", "threads"),
                                ("tid", "n + threadIdx.x", "threads"), ("tid", "n", "threads + threadIdx.x")]:

@@ -191,6 +191,7 @@ class ApartAnalysis:
         self.cur = cur
         self.text = self.p.unit.source(kernel.body.file).text(kernel.body.start, kernel.body.end)
         self.rank_is_x = rank_is_x(self.text)   # (a thread block's thread_rank() is threadIdx.x: own_index.block_rank)
+        self.rank_used = False   # set where `lin` took a rank for threadIdx.x (the proof then needs y, z extents of 1)
         self.anc: dict[int, list[cindex.Cursor]] = {}
         self._walk(cur, [])
         self._loops: dict[int, _LoopVar | None] = {}
@@ -398,6 +399,7 @@ class ApartAnalysis:
             return Lin(const=v)
         inner = anc + [c]
         if c.kind == CK.CALL_EXPR and self.rank_is_x and block_rank(c):
+            self.rank_used = True   # (equal to threadIdx.x only in blocks one thread high and deep: the caller's)
             return Lin.var("T:tx")
         if c.kind == CK.DECL_REF_EXPR:
             return self._name(c, anc, ctx, depth)
@@ -870,6 +872,7 @@ def apart_accesses(facts, kernel, cur: cindex.Cursor, params: set[str], changed:
         any_w = any(unknown in nodes[n].writes for n, _ in trail)
         any_r = any(unknown in nodes[n].reads for n, _ in trail)
         forms = []
+        an.rank_used = False
         for acc, subst in accs:
             f = None
             if acc.sub is not None and acc.array not in bad:
@@ -878,6 +881,9 @@ def apart_accesses(facts, kernel, cur: cindex.Cursor, params: set[str], changed:
                 except (_Unknown, ValueError, AttributeError, KeyError, IndexError):
                     f = None
             forms.append(f)
+        # (a thread block's rank taken for threadIdx.x on this path: it is that only in blocks one thread high and
+        # deep, which each proof here then needs, whatever the x coordinates alone show)
+        ranked = {"blockDim.y == 1", "blockDim.z == 1"} if an.rank_used else set()
         for i, (acc, _) in enumerate(accs):
             ok, flat = forms[i] is not None and not any_w and not (any_r and acc.kind != "read"), set()
             for j, (other, _) in enumerate(accs):
@@ -893,5 +899,5 @@ def apart_accesses(facts, kernel, cur: cindex.Cursor, params: set[str], changed:
                 flat |= need or set()
             key = acc.span
             prior = verdict.get(key, (True, frozenset()))
-            verdict[key] = (prior[0] and ok, prior[1] | frozenset(flat))
+            verdict[key] = (prior[0] and ok, prior[1] | frozenset(flat) | frozenset(ranked))
     return {k: v[1] for k, v in verdict.items() if v[0]}

@@ -142,9 +142,12 @@ def _inside(an: ApartAnalysis, sub: cindex.Cursor, decl: cindex.Cursor, dims: li
         lv = an.loop_var(f, True) if f.kind == CK.FOR_STMT and f.hash in an.barrier_loops else None
         if lv is not None:   # (a loop not followed: an index naming its variable is refused, lin)
             ctx.subst[lv.var] = an._round_value(lv, f, an.anc.get(f.hash, []) + [f], ctx, "U:")
+    an.rank_used = False
     values = [an.lin(i, where + [sub], ctx) for i in idx]
     widened = list(ctx.widened)   # (the subscripts' own: not what the guards widen)
     an.holds_at(where + [sub], ctx, [])
+    if an.rank_used:   # (a thread block's rank is threadIdx.x only in blocks one thread high and deep: no caps say so)
+        return None
     known = ctx.cons + _thread_ranges()
     splits = ctx.ors[:_MAX_SPLITS]
     for v, bits in widened:   # an unsigned value widened in a subscript is its integer only in [0, 2^bits)

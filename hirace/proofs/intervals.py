@@ -41,7 +41,7 @@ from instrument.frontend.query import (BARRIERS, DESTROYED, Function, Program, a
                                        local_variable)
 from .apart import apart_accesses
 from .bounds import inside_accesses
-from .own_index import Scope, address_taken, block_rank, rank_is_x
+from .own_index import Scope, address_taken
 from .tree_forms import OffsetForm, guards_of, offset_form, tree_form, tree_vars
 from .conditions import BlockBounds, Condition, LanesApart, OwnWord
 from .proof import Rule
@@ -121,7 +121,8 @@ def _constant_lvalue(c: cindex.Cursor) -> bool:
         base = _bare_cursor(kids[0])
         # (the subscripted operand must be an array, not a pointer loaded from the variable)
         return base.type.get_canonical().kind in (TK.CONSTANTARRAY, TK.INCOMPLETEARRAY) and _constant_lvalue(base)
-    if c.kind == CK.MEMBER_REF_EXPR and len(kids) == 1 and c.type.get_canonical().kind != TK.POINTER:
+    if c.kind == CK.MEMBER_REF_EXPR and len(kids) == 1 and c.type.get_canonical().kind != TK.POINTER and \
+            c.referenced is not None and c.referenced.kind == CK.FIELD_DECL:   # (a static member lies elsewhere)
         return kids[0].type.get_canonical().kind != TK.POINTER and _constant_lvalue(kids[0])
     return _constant_variable(c)
 
@@ -355,7 +356,7 @@ class KernelFacts:
         if ref is not None and ref.kind in (CK.CONSTRUCTOR, CK.DESTRUCTOR):
             # (one the program defines is summarised as any function: `W w(out)` may write through out)
             mine = self._defined(ref.spelling)
-            if mine is None and (ref.is_copy_constructor() or ref.is_move_constructor()) and all(
+            if mine is None and (ref.is_copy_constructor() or ref.is_move_constructor()) and ref.is_default_method() and all(
                     local_variable(a) and _plain_data(a.type) for a in call.get_arguments()):
                 return False, False, False   # a copy of the thread's own local (`return p;`): its bytes alone
             return mine if mine is not None else (False, False, _pointer_params(ref, writable=False))
@@ -608,8 +609,11 @@ class KernelFacts:
             text = self.p.unit.source(fn.body.file).text(fn.body.start, fn.body.end)
             changed = self.changed(fn.body)
             aliased = {name for sp, name in self.p.aliased if _inside(sp, fn.body)}
-            self._pointers[key] = {n for n in found if count.get(n) == 1 and n not in changed and n not in aliased
-                                   and not address_taken(n, text)}
+            # (a name also declared as a parameter, in an enclosing scope or twice: an access by that name may be
+            # through the other variable)
+            params = {x.spelling for x in cur.walk_preorder() if x.kind == CK.PARM_DECL} if cur is not None else set()
+            self._pointers[key] = {n for n in found if count.get(n) == 1 and n not in params and n not in fn.params
+                                   and n not in changed and n not in aliased and not address_taken(n, text)}
         return self._pointers[key]
 
     def _target(self, space: str, base: str, params: set[str]) -> str | None:
@@ -973,7 +977,7 @@ def quiet_shared_reads(prog: Program) -> set[tuple[str, int, int]]:
     return shared_intervals(prog).quiet
 
 
-_SUBSCRIPTS = re.compile(r"\s*(\w+)\s*\[\s*([\w.]+(?:\(\))?)\s*\](?:\s*\[\s*([\w.]+(?:\(\))?)\s*\])?\s*")
+_SUBSCRIPTS = re.compile(r"\s*(\w+)\s*\[\s*([\w.]+)\s*\](?:\s*\[\s*([\w.]+)\s*\])?\s*")
 
 
 def _private_form(a, lanes: dict[str, str]) -> str | None:
@@ -996,11 +1000,6 @@ def _thread_index_names(cur: cindex.Cursor, body: Span, changed: set[str], prog:
     names = {f"threadIdx.{d}": d for d in "xyz"}
     src = prog.unit.source(body.file)
     text = src.text(body.start, body.end)
-    if rank_is_x(text):   # (`cta.thread_rank()` of a thread block: own_index.block_rank)
-        for c in cur.walk_preorder():
-            sp = prog.unit.span_of(c) if block_rank(c) else None
-            if sp is not None:
-                names[re.sub(r"\s+", "", src.text(sp.start, sp.end))] = "x"
     seen: dict[str, int] = {}
     for c in cur.walk_preorder():
         if c.kind == CK.VAR_DECL:

@@ -189,6 +189,7 @@ class Scope:
         body = [k for k in self.kernel.get_children() if k.kind == CK.COMPOUND_STMT]
         self.top = list(body[-1].get_children()) if body else []   # the body's statements
         self.rank_is_x = rank_is_x(self.body_text)   # (a thread block's thread_rank() is threadIdx.x: block_rank)
+        self._uniform_of: set = set()   # the locals whose value `uniform` or `loop_term` is finding (no cycle)
 
     def _assigns(self, name: str, inside=None):
         """The operators that change `name` (within the extent `inside`, where given)."""
@@ -249,11 +250,17 @@ class Scope:
         if len(init) != 1:
             raise _NotLinear
         cond, step, body = kids[1:]
+        if decl.hash in self._uniform_of:
+            raise _NotLinear   # (`for (int i = i; ...)`: its own value)
         try:
             lo = self.uniform(init[0])
         except _NotLinear:
             inner: dict = {}
-            start = _lin(init[0], self, 1, widths, inner)
+            self._uniform_of.add(decl.hash)
+            try:
+                start = _lin(init[0], self, 1, widths, inner)
+            finally:
+                self._uniform_of.discard(decl.hash)
             if inner or not start[0] or not all(_counts_up(t) for ts in start[0].values() for t in ts):
                 raise
             _, by, count = self._counted(decl, _sum(tuple(start[1])), cond, step, body)
@@ -403,9 +410,15 @@ class Scope:
                 ref = k.referenced
                 if var is None and ref is not None and ref.kind == CK.VAR_DECL and ref.semantic_parent is not None \
                         and ref.semantic_parent.kind in (CK.FUNCTION_DECL, CK.FUNCTION_TEMPLATE):
-                    if self.text(k).strip() != ref.spelling:
-                        raise _NotLinear
-                    locals_[ref.spelling] = self.uniform(self.local_value(ref))
+                    if self.text(k).strip() != ref.spelling or ref.hash in self._uniform_of:
+                        raise _NotLinear   # (`int n = n * 2;`: its own value)
+                    self._uniform_of.add(ref.hash)
+                    try:
+                        value = self.uniform(self.local_value(ref))
+                    finally:
+                        self._uniform_of.discard(ref.hash)
+                    # (as the local holds it: converted to its type, `(int)(blockDim.x * gridDim.x)`)
+                    locals_[ref.spelling] = f"({ref.type.get_canonical().spelling})({value})"
                     return
                 if ref is None or (var is None or ref != var) and not self.template_value(ref) and (
                         ref.kind != CK.PARM_DECL or ref.spelling in self.changed or
@@ -423,8 +436,9 @@ class Scope:
         for name in set(re.findall(r"[A-Za-z_]\w*", text)):
             if re.search(r"#\s*define\s+" + re.escape(name) + r"\b", self.body_text):
                 raise _NotLinear
-        for name, value in locals_.items():   # (each declared once in the kernel: its name is that local's)
-            text = re.sub(rf"(?<![\w.>]){re.escape(name)}\b", lambda _m, v=value: f"({v})", text)
+        if locals_:   # (each declared once in the kernel: its name is that local's; one pass, not one per name)
+            pattern = r"(?<![\w.>])(" + "|".join(re.escape(n) for n in sorted(locals_, key=len, reverse=True)) + r")\b"
+            text = re.sub(pattern, lambda m: f"({locals_[m.group(1)]})", text)
         return text
 
     def leaf(self, c: cindex.Cursor) -> str:
@@ -443,10 +457,12 @@ _OTHER_COORDS = re.compile(r"threadIdx\s*\.\s*[yz]\b|threadIdx\b(?!\s*\.\s*x\b)|
 
 def rank_is_x(body_text: str) -> bool:
     """Does a kernel body (its source text) name no thread coordinate but `threadIdx.x`? Then its thread block's
-    `thread_rank()` (block_rank) may stand for `threadIdx.x` in the proofs: the two are equal in a launch of
-    one-dimensional blocks, and in no other launch does a proof built on x hold, since it tells threads apart only
-    by x (apart.py and the own-word forms require y and z extents of 1, own_index's test coefficients of y and z,
-    which no index of such a kernel has)."""
+    `thread_rank()` (block_rank) may stand for `threadIdx.x` where a proof asks for blocks one thread high and deep
+    whenever it takes a rank so: there the two are equal. Own indices do (own_index's test fails a y or z extent
+    above 1 where the index has no y or z coefficient, and no index of such a kernel has one); so do the lanes-apart
+    forms (intervals.py, their launch condition); apart.py adds `blockDim.y == 1 && blockDim.z == 1` to any proof
+    on a path where it took a rank, and bounds.py proves nothing of an index that holds one. The own-word and tree
+    forms (intervals.py `_thread_index_names`) take no rank: their reads' words are bounded by `blockDim.x`."""
     return _OTHER_COORDS.search(body_text) is None
 
 
@@ -491,7 +507,7 @@ def linear_form(expr: cindex.Cursor, scope: Scope) -> LinearForm | None:
     loops: dict = {}
     try:
         coef, offset = _lin(expr, scope, 0, widths, loops)
-    except (_NotLinear, ValueError, AttributeError):
+    except (_NotLinear, ValueError, AttributeError, RecursionError):
         return None
     if len(widths) > 1 or len(loops) > 1:
         return None   # part of the sum computed in a narrower type: it wrapped on its own; two loops
