@@ -283,8 +283,7 @@ inline cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *out, cudaGraph_t g, c
   n.block = p->blockDim;
   n.shm = p->sharedMemBytes;
   G::Bound b = k->bind(p->kernelParams);   // (the parameters are copied now, as CUDA copies them)
-  n.run = std::move(b.run);
-  n.params = std::move(b.params);
+  n.run = std::move(b.run), n.params = std::move(b.params);
   return G::add(out, g, deps, ndeps, std::move(n), "cudaGraphAddKernelNode");
 }
 inline cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps,
