@@ -39,9 +39,9 @@ from clang import cindex
 from instrument.frontend.parse import Span
 from instrument.frontend.query import (BARRIERS, DESTROYED, Function, Program, atomic_parts, dependent_callee, destroyed_by,
                                        local_variable)
-from .apart import apart_accesses
+from .apart import _INTS, apart_accesses
 from .bounds import inside_accesses
-from .own_index import Scope, address_taken
+from .own_index import Scope, _bare, _norm, address_taken
 from .tree_forms import OffsetForm, guards_of, offset_form, tree_form, tree_vars
 from .conditions import BlockBounds, Condition, LanesApart, OwnWord
 from .proof import Rule
@@ -72,10 +72,6 @@ _GROUP_PURE = re.compile(r"shfl(_down|_up|_xor)?|thread_rank|size|num_threads|me
 _CONSTRUCTION = re.compile(r"\s*(\w+)\s*(?:<[^;{}()]*>)?\s*\(\s*\)\s*")
 
 
-_INT_KINDS = (TK.INT, TK.UINT, TK.LONG, TK.ULONG, TK.LONGLONG, TK.ULONGLONG, TK.SHORT, TK.USHORT, TK.CHAR_S,
-              TK.SCHAR, TK.UCHAR, TK.CHAR_U)
-
-
 @dataclass(frozen=True)
 class Move:
     """A pointer parameter moved by a number written as an assignment (`p = p + n`): as `p += n` (op), with
@@ -83,7 +79,6 @@ class Move:
     op: str
     span: Span
     amount: cindex.Cursor
-    types: tuple[str, ...] = ("pointer", "int")
 
 
 def _number(c: cindex.Cursor) -> bool:
@@ -91,20 +86,6 @@ def _number(c: cindex.Cursor) -> bool:
     return not any(x.type.get_canonical().kind in (TK.POINTER, TK.CONSTANTARRAY, TK.INCOMPLETEARRAY, TK.VARIABLEARRAY,
                                                    TK.DEPENDENTSIZEDARRAY)
                    for x in c.walk_preorder() if x.kind.is_expression() or x.kind == CK.DECL_REF_EXPR)
-
-
-def _bare_cursor(c: cindex.Cursor) -> cindex.Cursor:
-    """c without implicit conversions and parentheses."""
-    while c.kind in (CK.UNEXPOSED_EXPR, CK.PAREN_EXPR):
-        kids = list(c.get_children())
-        if len(kids) != 1:
-            break
-        c = kids[0]
-    return c
-
-
-def _norm_text(text: str) -> str:
-    return re.sub(r"\s+", "", text)
 
 
 def _constant_variable(c: cindex.Cursor) -> bool:
@@ -115,10 +96,10 @@ def _constant_variable(c: cindex.Cursor) -> bool:
 def _constant_lvalue(c: cindex.Cursor) -> bool:
     """Is c (an lvalue) part of a `__constant__` variable's own storage: the variable, an element of one of its
     arrays, a member (through `.`)?"""
-    c = _bare_cursor(c)
+    c = _bare(c)
     kids = [k for k in c.get_children() if k.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF)]
     if c.kind == CK.ARRAY_SUBSCRIPT_EXPR and len(kids) == 2:
-        base = _bare_cursor(kids[0])
+        base = _bare(kids[0])
         # (the subscripted operand must be an array, not a pointer loaded from the variable)
         return base.type.get_canonical().kind in (TK.CONSTANTARRAY, TK.INCOMPLETEARRAY) and _constant_lvalue(base)
     if c.kind == CK.MEMBER_REF_EXPR and len(kids) == 1 and c.type.get_canonical().kind != TK.POINTER and \
@@ -147,7 +128,7 @@ def _constant_address(c: cindex.Cursor, depth: int = 0) -> bool:
         return _constant_lvalue(kids[0])   # `&x` (the only unary operator whose operand is no pointer and gives one)
     if c.kind == CK.BINARY_OPERATOR and len(kids) == 2 and c.type.get_canonical().kind == TK.POINTER:
         ptr = [k for k in kids if k.type.get_canonical().kind == TK.POINTER]
-        other = [k for k in kids if k.type.get_canonical().kind in _INT_KINDS]
+        other = [k for k in kids if k.type.get_canonical().kind in _INTS]
         return len(ptr) == 1 and len(other) == 1 and _number(other[0]) and _constant_address(ptr[0], depth + 1)
     return False
 
@@ -491,13 +472,13 @@ class KernelFacts:
             return None
         src = self.p.unit.source
         sp, lhs = self.p.unit.span_of(c), self.p.unit.span_of(kids[0])
-        if sp is None or lhs is None or not _norm_text(src(sp.file).text(lhs.end, sp.end)).startswith("=") or \
-                _norm_text(src(sp.file).text(lhs.end, sp.end)).startswith("=="):
+        if sp is None or lhs is None or not _norm(src(sp.file).text(lhs.end, sp.end)).startswith("=") or \
+                _norm(src(sp.file).text(lhs.end, sp.end)).startswith("=="):
             return None
-        left = _bare_cursor(kids[0])
+        left = _bare(kids[0])
         if left.kind != CK.DECL_REF_EXPR:
             return None
-        rhs = _bare_cursor(kids[1])
+        rhs = _bare(kids[1])
         parts = list(rhs.get_children())
         rsp = self.p.unit.span_of(rhs)
         if rhs.kind != CK.BINARY_OPERATOR or len(parts) != 2 or rsp is None:
@@ -507,11 +488,11 @@ class KernelFacts:
             return None
         op = src(rsp.file).text(a.end, b.start).strip()
         name = left.spelling
-        named = lambda x: _bare_cursor(x).kind == CK.DECL_REF_EXPR and _bare_cursor(x).spelling == name   # noqa: E731
-        if op in ("+", "-") and named(parts[0]) and parts[1].type.get_canonical().kind in _INT_KINDS and \
+        named = lambda x: _bare(x).kind == CK.DECL_REF_EXPR and _bare(x).spelling == name   # noqa: E731
+        if op in ("+", "-") and named(parts[0]) and parts[1].type.get_canonical().kind in _INTS and \
                 _number(parts[1]):
             return name, op + "=", parts[1]
-        if op == "+" and named(parts[1]) and parts[0].type.get_canonical().kind in _INT_KINDS and _number(parts[0]):
+        if op == "+" and named(parts[1]) and parts[0].type.get_canonical().kind in _INTS and _number(parts[0]):
             return name, "+=", parts[0]
         return None
 
@@ -612,8 +593,8 @@ class KernelFacts:
             # (a name also declared as a parameter, in an enclosing scope or twice: an access by that name may be
             # through the other variable)
             params = {x.spelling for x in cur.walk_preorder() if x.kind == CK.PARM_DECL} if cur is not None else set()
-            self._pointers[key] = {n for n in found if count.get(n) == 1 and n not in params and n not in fn.params
-                                   and n not in changed and n not in aliased and not address_taken(n, text)}
+            self._pointers[key] = {n for n in found if count.get(n) == 1 and n not in params and n not in changed
+                                   and n not in aliased and not address_taken(n, text)}
         return self._pointers[key]
 
     def _target(self, space: str, base: str, params: set[str]) -> str | None:
