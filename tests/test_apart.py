@@ -150,6 +150,45 @@ __global__ void k(float *odata, const float *idata, int width) {
     # a call that may write shared memory
     ("s[2 * threadIdx.x] = 1; poke(s); __syncthreads();", "s[2 * threadIdx.x] = 1; __syncthreads();",
      {"write s[2 * threadIdx.x]"}, {"write s[2 * threadIdx.x]"}),
+    # a mask of no power of two (5 = 0b101): threads 2 and 4 both write s[4]
+    ("for (int st = 6; st > 0; st >>= 1) { int lo = threadIdx.x & (st - 1); s[((threadIdx.x - lo) << 1) + lo] = 1; "
+     "__syncthreads(); }",
+     "for (int st = 8; st > 0; st >>= 1) { int lo = threadIdx.x & (st - 1); s[((threadIdx.x - lo) << 1) + lo] = 1; "
+     "__syncthreads(); }",
+     {"write s[((threadIdx.x - lo) << 1) + lo]"}, {"write s[((threadIdx.x - lo) << 1) + lo]"}),
+    # a butterfly's partner two strides on where the pairs are one stride wide: thread 0's s[8] is thread 4's s[i0]
+    ("for (int st = 4; st > 0; st >>= 1) { int lo = threadIdx.x & (st - 1); int i0 = ((threadIdx.x - lo) << 1) + lo; "
+     "s[i0] = 1; s[i0 + 2 * st] = 2; __syncthreads(); }",
+     "for (int st = 4; st > 0; st >>= 1) { int lo = threadIdx.x & (st - 1); int i0 = ((threadIdx.x - lo) << 1) + lo; "
+     "s[i0] = 1; s[i0 + st] = 2; __syncthreads(); }",
+     {"write s[i0]", "write s[i0 + 2 * st]"}, {"write s[i0]", "write s[i0 + st]"}),
+    # a stride that may reach 0 in the loop (`st >= 0`): its mask is then every bit
+    ("for (int st = 4; st >= 0; st >>= 1) { int lo = threadIdx.x & (st - 1); int i0 = ((threadIdx.x - lo) << 1) + lo; "
+     "s[i0] = 1; s[i0 + st] = 2; __syncthreads(); if (st == 0) break; }",
+     "for (int st = 4; st > 0; st >>= 1) { int lo = threadIdx.x & (st - 1); int i0 = ((threadIdx.x - lo) << 1) + lo; "
+     "s[i0] = 1; s[i0 + st] = 2; __syncthreads(); }",
+     {"write s[i0]", "write s[i0 + st]"}, {"write s[i0]", "write s[i0 + st]"}),
+    # block-stride loops: the second one's word is the next thread's of the first
+    ("for (int i = threadIdx.x; i < 32; i += blockDim.x) s[i] = 1; "
+     "for (int i = threadIdx.x; i < 31; i += blockDim.x) s[i + 1] = 2; __syncthreads();",
+     "for (int i = threadIdx.x; i < 32; i += blockDim.x) s[i] = 1; "
+     "for (int i = threadIdx.x; i < 31; i += blockDim.x) s[i + 32] = 2; __syncthreads();",
+     {"write s[i]", "write s[i + 1]"}, {"write s[i]", "write s[i + 32]"}),
+    # a stride of half a block is no block stride
+    ("for (int i = threadIdx.x; i < 64; i += blockDim.x / 2) s[i] = 1; __syncthreads();",
+     "for (int i = threadIdx.x; i < 64; i += blockDim.x) s[i] = 1; __syncthreads();", {"write s[i]"}, {"write s[i]"}),
+    # a barrier only where n is odd: with n even the neighbour's word is read in the write's interval
+    ("s[threadIdx.x] = 1; if (n & 1) { __syncthreads(); } out[1] = s[threadIdx.x + 1]; __syncthreads();",
+     "s[threadIdx.x] = 1; __syncthreads(); out[1] = s[threadIdx.x + 1]; __syncthreads();",
+     {"write s[threadIdx.x]", "read s[threadIdx.x + 1]"}, {"read s[threadIdx.x + 1]"}),
+    # a barrier under a condition the block's threads may compute apart: not analysed
+    ("s[2 * threadIdx.x] = 1; if (threadIdx.x & 1) { __syncthreads(); } __syncthreads();",
+     "s[2 * threadIdx.x] = 1; if (n & 1) { __syncthreads(); } __syncthreads();",
+     {"write s[2 * threadIdx.x]"}, {"write s[2 * threadIdx.x]"}),
+    # a pointer that may point into the shared array; one made from a parameter does not
+    ("float *q = threadIdx.x < 99 ? s : out; q[2 * threadIdx.x + 1] = 1; s[2 * threadIdx.x] = 1; __syncthreads();",
+     "float *q = out + 3; q[2 * threadIdx.x + 1] = 1; s[2 * threadIdx.x] = 1; __syncthreads();",
+     {"write s[2 * threadIdx.x]"}, {"write s[2 * threadIdx.x]"}),
 ])
 def test_what_the_analysis_cannot_show_keeps_the_check(tmp_path, body, control, loud, shown):
     """Each case beside a control without the flaw, whose accesses are shown apart."""
@@ -231,3 +270,63 @@ int main() { return 0; }
     for kernel in ("loud", "early"):   # (at the start, with the own-index tests)
         first = text[text.index(f"void {kernel}(float *out) {{"):].split("\n")[0]
         assert first.endswith(" ::hirace::block_entry();"), first
+
+
+def test_a_walsh_transform_keeps_its_butterflies_apart(tmp_path):
+    """A radix-4 stage whose stride is a power of two (`1 << log2N`, shifted right in a loop whose condition
+    keeps it above 0), under a barrier taken where a parameter is odd, in the launch's dynamic shared area
+    loaded and stored in block strides (fastWalshTransform's fwtBatch1Kernel), through a pointer moved from a
+    parameter: every shared access apart, the final read quiet."""
+    got = apart(tmp_path, """
+__global__ void fwt(float *out, const float *in, int log2N) {
+  const int N = 1 << log2N;
+  extern __shared__ float d[];
+  float *dst = out + blockIdx.x * N;
+  for (int pos = threadIdx.x; pos < N; pos += blockDim.x) d[pos] = in[pos];
+  const int pos = threadIdx.x;
+  for (int stride = N >> 2; stride > 0; stride >>= 2) {
+    int lo = pos & (stride - 1);
+    int i0 = ((pos - lo) << 2) + lo;
+    int i1 = i0 + stride, i2 = i1 + stride, i3 = i2 + stride;
+    __syncthreads();
+    float a = d[i0], b = d[i1], c = d[i2], e = d[i3];
+    d[i0] = a + b; d[i1] = a - b; d[i2] = c + e; d[i3] = c - e;
+  }
+  if (log2N & 1) {
+    __syncthreads();
+    for (int p = threadIdx.x; p < N / 2; p += blockDim.x) {
+      int j0 = p << 1;
+      float a = d[j0], b = d[j0 + 1];
+      d[j0] = a + b; d[j0 + 1] = a - b;
+    }
+  }
+  __syncthreads();
+  for (int p = threadIdx.x; p < N; p += blockDim.x) dst[p] = d[p];
+}""")
+    rows = "(blockDim.y == 1 && blockDim.z == 1)"
+    want = {f"{k} d[{i}]": rows for k in ("read", "write") for i in ("i0", "i1", "i2", "i3", "j0", "j0 + 1")}
+    want["write d[pos]"] = rows
+    want["read d[p]"] = "quiet"
+    assert got == want
+
+
+def test_two_extern_arrays_are_one_area(tmp_path):
+    """The kernel's extern arrays name one dynamic area: a second name may reach any word of the first."""
+    one = apart(tmp_path, """
+__global__ void k(float *out) {
+  extern __shared__ float a[];
+  a[2 * threadIdx.x] = 1; a[2 * threadIdx.x + 1] = 2;
+  __syncthreads();
+  out[threadIdx.x] = a[threadIdx.x];
+}""")
+    assert one == {"write a[2 * threadIdx.x]": "(blockDim.y == 1 && blockDim.z == 1)",
+                   "write a[2 * threadIdx.x + 1]": "(blockDim.y == 1 && blockDim.z == 1)", "read a[threadIdx.x]": "quiet"}
+    two = apart(tmp_path, """
+__global__ void k(float *out) {
+  extern __shared__ float a[];
+  extern __shared__ float b[];
+  a[2 * threadIdx.x] = 1; b[2 * threadIdx.x + 2] = 2;
+  __syncthreads();
+  out[threadIdx.x] = a[threadIdx.x];
+}""")
+    assert "write a[2 * threadIdx.x]" not in two and "write b[2 * threadIdx.x + 2]" not in two

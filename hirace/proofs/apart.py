@@ -21,12 +21,24 @@ forms (hirace/proofs/affine.py) of
 
 - each thread's own values (`T:`): its coordinates `threadIdx.x/y/z` (0 <= x < blockDim.x ...) and
   the variables of the barrier-free `for` loops around the access, bounded by their start and
-  condition;
+  condition (a block-stride loop, `for (i = threadIdx.x; i < n; i += blockDim.x)`, as its start plus a
+  multiple of blockDim.x);
+- masks of a power of two: `t & (m - 1)` (fastWalshTransform's and the bitonic sort's butterflies, `lo =
+  pos & (stride - 1)`) as t less a multiple of m, the rest in [0, m), where m is alike in every thread and
+  shown a positive power of two (a literal, or a loop variable that starts at one, `1 << log2N` or a power of
+  two shifted right, steps by shifts and stays above 0 by its loop's condition: pow2_at);
 - values every thread of the block holds alike (`U:`): literals and macros, unchanged integer
   parameters, `blockIdx`, `blockDim`, `gridDim` and what they compute alone (each such expression
   one unknown), and the variables of the `for` loops that hold barriers, followed along the path
   (a fresh unknown where the path starts inside the loop, its start value on entry, one step more
-  on the way back round);
+  on the way back round; a fresh unknown each round for a loop that steps by shifts, `stride >>= 1`);
+
+Multiples (a block stride's steps, a mask's part above its power of two) are integers of their own to
+the elimination, which knows only their bounds; where the equation's multiples of one value m add up
+to D (a multiple of m too), the pair is apart only if it is in each case D == 0, D >= m and D <= -m
+(multiple_cases): thread t's words `((t - lo) << 2) + lo + j * m`, j < 4, are then its own.
+The kernel's one `extern __shared__` array is taken like a declared one, its outer extent the launch's
+(not where the kernel names two: they alias, nor where a pointer of its own points into them).
 
 and the conditions of the `if`s around each access (a comparison as written, its negation in the
 `else` branch; an unsigned one only where both sides are shown not negative). The pair is apart
@@ -67,6 +79,7 @@ _NEGATE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!="}
 _MAX_PATHS = 400
 _MIN_WIDTH = 4      # a proof that holds only for blocks narrower than this is not worth its test
 DIMS = "xyz"
+DYNAMIC = "<extern>"  # the extern __shared__ arrays, which alias each other (intervals.py's word for them)
 
 
 class _Unknown(Exception):
@@ -127,13 +140,16 @@ class _LoopVar:
     name: str
     init: cindex.Cursor
     cond: tuple[str, cindex.Cursor, bool] | None   # (v op bound, as if v on the left), unsigned
-    step: int
+    step: int                  # v += step (0 where `by` says otherwise)
+    by: str = ""               # 'bd<d>': v += blockDim.<d> (a block-stride loop); 'shift': v >>= k, v <<= k,
+                               # v /= 2^k or v *= 2^k (a power of two stays one, or reaches 0: pow2_or_none)
 
 
 @dataclass
 class _Form:
     index: Lin                 # the flattened element offset
     cons: list[Lin]            # >= 0
+    mults: dict = field(default_factory=dict)   # its variables that are multiples of a value (_Ctx.mults)
 
 
 @dataclass
@@ -149,6 +165,10 @@ class _Ctx:
     # unsigned values widened on their way into an expression (`(long long)(tx - 1)`): (the value, its
     # bits); the forms take them as integers, which holds only where each lies in [0, 2^bits)
     widened: list[tuple[Lin, int]] = field(default_factory=list)
+    # variables that are whole multiples of a positive value alike in every thread, by name: (that value,
+    # the key of its form) -- a block-stride loop's steps so far (`i = threadIdx.x + k * blockDim.x`), the
+    # part of `t & (m - 1)` that the mask takes off t for a power of two m (t = multiple + remainder)
+    mults: dict = field(default_factory=dict)
 
 
 _BLOCK_NAMES = {"blockIdx", "gridDim", "x", "y", "z"}   # (what an invariant's text may name besides declarations)
@@ -194,7 +214,7 @@ class ApartAnalysis:
         self.rank_used = False   # set where `lin` took a rank for threadIdx.x (the proof then needs y, z extents of 1)
         self.anc: dict[int, list[cindex.Cursor]] = {}
         self._walk(cur, [])
-        self._loops: dict[int, _LoopVar | None] = {}
+        self._loops: dict[tuple, _LoopVar | None] = {}
         self.barrier_loops: set[int] = set()   # the `for`s that hold a barrier (cursor hashes)
 
     def _op(self, c: cindex.Cursor) -> str:
@@ -244,9 +264,10 @@ class ApartAnalysis:
     def loop_var(self, f: cindex.Cursor, barrier: bool) -> _LoopVar | None:
         """`for (v = E; v op B; v += c)` whose body never changes v nor takes its address (and,
         with `barrier`, holds no jump out), or None."""
-        if f.hash in self._loops:
-            return self._loops[f.hash]
-        self._loops[f.hash] = got = self._loop_var(f, barrier)
+        key = (f.hash, barrier)
+        if key in self._loops:
+            return self._loops[key]
+        self._loops[key] = got = self._loop_var(f, barrier)
         return got
 
     def _loop_var(self, f: cindex.Cursor, barrier: bool) -> _LoopVar | None:
@@ -287,9 +308,26 @@ class ApartAnalysis:
             k = _kids(s)
             op = self._op(s)
             n = _evaluate(k[1]) if len(k) == 2 and _constant_tree(k[1]) else None
-            if n is None or not self._is(k[0], var) or op not in ("+=", "-=") or n == 0:
+            if len(k) != 2 or not self._is(k[0], var):
                 return None
-            by = n if op == "+=" else -n
+            try:
+                extent = self._text(k[1])
+            except _Unknown:
+                extent = ""
+            if op == "+=" and re.fullmatch(r"blockDim\.[xyz]", extent) and not barrier:
+                kind = "bd" + extent[-1]   # (a block-stride loop: alike in no two threads of a row)
+            elif op in (">>=", "/=") and n is not None and n >= 1 and (op == ">>=" or n & (n - 1) == 0):
+                kind = ">>"
+            elif op in ("<<=", "*=") and n is not None and n >= 1 and (op == "<<=" or n & (n - 1) == 0):
+                kind = "<<"
+            else:
+                kind = ""
+            if kind:
+                by = 0
+            elif n is None or op not in ("+=", "-=") or n == 0:
+                return None
+            else:
+                by = n if op == "+=" else -n
         else:
             return None
         c = _strip(cond)
@@ -308,14 +346,19 @@ class ApartAnalysis:
             return None
         if barrier and any(k.kind in _JUMPS for k in body.walk_preorder()):
             return None
-        return _LoopVar(var.hash, name, value, got, by)
+        return _LoopVar(var.hash, name, value, got, by, kind if by == 0 else "")
 
     def _round_value(self, lv: _LoopVar, f: cindex.Cursor, where: list[cindex.Cursor], ctx: _Ctx, kind: str) -> Lin:
         """A loop variable in some round of its loop f (whose ancestors and itself are `where`): a
         fresh unknown of `kind` ('T:' each thread's own, 'U:' alike in every thread), or start + step
         * k for a fresh round k >= 0 where the step is not one; what holds of it goes to ctx.cons."""
         value = Lin.var(f"{kind}{lv.name}@{f.hash}")
-        if abs(lv.step) > 1:
+        if lv.by.startswith("bd"):   # start + a multiple of the block's extent (alike in no two threads)
+            m = f"{kind}{lv.name}#bs@{f.hash}"
+            value = self.lin(lv.init, where, ctx) + Lin.var(m)
+            ctx.cons.append(Lin.var(m))
+            ctx.mults[m] = Lin.var(f"U:{lv.by}")
+        elif abs(lv.step) > 1:
             try:
                 k = Lin.var(f"{kind}{lv.name}#k@{f.hash}")
                 value = self.lin(lv.init, where, ctx) + k.scale(lv.step)
@@ -347,8 +390,9 @@ class ApartAnalysis:
         step's direction, and its condition (an unsigned one only with both sides not negative)."""
         rows = []
         try:
-            start = self.plain_lin(lv.init, where, ctx)
-            rows.append(value - start if lv.step > 0 else start - value)
+            if lv.by in ("", "bdx", "bdy", "bdz"):   # (a power-of-two step may go either way: none)
+                start = self.plain_lin(lv.init, where, ctx)
+                rows.append(value - start if lv.step > 0 or lv.by else start - value)
         except _Unknown:
             pass
         if lv.cond is not None:
@@ -427,6 +471,10 @@ class ApartAnalysis:
                     return b.scale(a.const)
                 if op == "*" and b.is_const():
                     return a.scale(b.const)
+            if op == "&":
+                got = self._masked(c, kids, inner, ctx, depth)
+                if got is not None:
+                    return got
             return self._invariant(c, inner, ctx, depth)
         if c.kind == CK.UNARY_OPERATOR and len(kids) == 1:
             op = self._unary(c)
@@ -434,6 +482,131 @@ class ApartAnalysis:
                 v = self.lin(kids[0], inner, ctx, depth + 1)
                 return v.scale(-1) if op == "-" else v
         raise _Unknown
+
+    # -- masks of a power of two: `t & (m - 1)` is t less a multiple of m, in [0, m) ------------------
+    def _masked(self, c: cindex.Cursor, kids: list[cindex.Cursor], anc, ctx: _Ctx, depth: int) -> Lin | None:
+        """`t & (m - 1)` (either way round; `t & 31`) for m a positive power of two alike in every thread
+        (pow2_at): t - q, q a fresh multiple of m (ctx.mults), with 0 <= t - q < m. In two's complement this
+        holds of every t, negative ones too. None where the mask is not of that form."""
+        for t_c, m_c in ((kids[0], kids[1]), (kids[1], kids[0])):
+            m = self._modulus(m_c, anc, ctx, depth)
+            if m is None:
+                continue
+            t = self.lin(t_c, anc, ctx, depth + 1)
+            kind = "T:" if any(v.startswith("T:") for v in t.coef) else "U:"
+            # (named by what it is a function of: the same t and m in one form give the same q)
+            q = f"{kind}mask@({t!r})%({m!r})"
+            rest = t - Lin.var(q)
+            ctx.cons += [rest, m.shift(-1) - rest, m.shift(-1)]
+            ctx.mults[q] = m
+            return rest
+        return None
+
+    def _modulus(self, c: cindex.Cursor, anc, ctx: _Ctx, depth: int) -> Lin | None:
+        """m, for a mask `m - 1` (or a constant 2^k - 1) whose m is a positive power of two alike in every
+        thread, else None."""
+        c = _strip(c)
+        if _constant_tree(c):
+            v = _evaluate(c)
+            return Lin(const=v + 1) if v is not None and v >= 0 and (v + 1) & v == 0 else None
+        k = _kids(c)
+        try:
+            if c.kind != CK.BINARY_OPERATOR or len(k) != 2 or self._op(c) != "-" or _evaluate(k[1]) != 1 \
+                    or not _constant_tree(k[1]) or not self.pow2_at(k[0], anc + [c]):
+                return None
+            m = self.lin(k[0], anc + [c], ctx, depth + 1)
+        except _Unknown:
+            return None
+        return m if all(v.startswith("U:") for v in m.coef) else None
+
+    def pow2_at(self, c: cindex.Cursor, anc) -> bool:
+        """Is c a positive power of two where it is evaluated: a constant one, or the variable of a `for`
+        around it whose condition keeps it above 0 (`stride > 0`) and whose every value is a power of two
+        or not positive (pow2_or_none)?"""
+        c = _strip(c)
+        if _constant_tree(c):
+            v = _evaluate(c)
+            return v is not None and v >= 1 and v & (v - 1) == 0
+        if c.kind != CK.DECL_REF_EXPR or c.referenced is None:
+            return False
+        for i in range(len(anc) - 1, -1, -1):
+            f = anc[i]
+            kids = list(f.get_children()) if f.kind == CK.FOR_STMT else []
+            if len(kids) != 4 or not self._assigns(kids[0], c.referenced):
+                continue
+            if i + 1 >= len(anc) or anc[i + 1].hash != kids[3].hash:
+                return False   # (in the loop's header)
+            lv = self.loop_var(f, f.hash in self.barrier_loops)
+            if lv is None or lv.var != c.referenced.hash or lv.cond is None:
+                return False
+            op, bound, _ = lv.cond
+            b = _evaluate(bound) if _constant_tree(_strip(bound)) else None
+            above = b is not None and ((op == ">" and b >= 0) or (op == ">=" and b >= 1))
+            return above and self.pow2_or_none(c, anc, 0)
+        return False
+
+    def pow2_or_none(self, c: cindex.Cursor, anc, depth: int) -> bool:
+        """Is every value c may hold a power of two, 0, or (of a signed type) negative? Literals, `1 << e`,
+        such a value shifted right or divided by a power of two, shifted left or multiplied by one where its
+        type is unsigned (a signed one may come back positive), conversions that keep every value or wrap
+        a power of two to one, 0 or a negative one, locals declared once with such a value and never
+        changed, and the variables of `for`s that start at such a value and step by such shifts."""
+        if depth > 30:
+            return False
+        kids = _kids(c)
+        t = c.type.get_canonical()
+        if c.kind in _WRAPPERS + _CASTS and len(kids) == 1:
+            u = kids[0].type.get_canonical()
+            if t.kind not in _INTS or u.kind not in _INTS:
+                return False
+            ts, us = t.kind not in _UNSIGNED, u.kind not in _UNSIGNED
+            if us and (not ts or t.get_size() < u.get_size()):
+                return False   # (a signed value to unsigned, or narrowed: -6 may come out as 6, or 2^64 - 6)
+            return self.pow2_or_none(kids[0], anc + [c], depth + 1)
+        if t.kind not in _INTS:
+            return False
+        if _constant_tree(c):
+            v = _evaluate(c)
+            if v is None:
+                return False
+            if t.kind in _UNSIGNED:
+                v &= (1 << (8 * t.get_size())) - 1
+            return v <= 0 or v & (v - 1) == 0
+        if c.kind == CK.BINARY_OPERATOR and len(kids) == 2:
+            try:
+                op = self._op(c)
+            except _Unknown:
+                return False
+            a, b = kids
+            nb = _evaluate(b) if _constant_tree(_strip(b)) else None
+            if op == "<<" and _constant_tree(_strip(a)) and _evaluate(a) == 1:
+                return True   # (2^e; past the type's width, 0 or its most negative value)
+            if op in (">>", "<<") and nb is not None and nb >= 0 or op in ("/", "*") and nb is not None and \
+                    nb >= 1 and nb & (nb - 1) == 0:
+                if op in ("<<", "*") and t.kind not in _UNSIGNED:
+                    return False
+                return self.pow2_or_none(a, anc + [c], depth + 1)
+            return False
+        if c.kind != CK.DECL_REF_EXPR or c.referenced is None:
+            return False
+        ref = c.referenced
+        if ref.kind != CK.VAR_DECL or address_taken(ref.spelling, self.text):
+            return False
+        for i in range(len(anc) - 1, -1, -1):   # the variable of a `for` around the use
+            f = anc[i]
+            kids = list(f.get_children()) if f.kind == CK.FOR_STMT else []
+            if len(kids) != 4 or not self._assigns(kids[0], ref):
+                continue
+            lv = self.loop_var(f, f.hash in self.barrier_loops)
+            if lv is None or lv.var != ref.hash or lv.by not in (">>", "<<") or (
+                    lv.by == "<<" and ref.type.get_canonical().kind not in _UNSIGNED):
+                return False
+            return self.pow2_or_none(lv.init, self.anc.get(lv.init.hash, anc[:i + 1]), depth + 1)
+        if ref.spelling in self.changed:
+            return False
+        vals = _kids(ref)
+        where = self.anc.get(ref.hash)
+        return len(vals) == 1 and where is not None and self.pow2_or_none(vals[0], where + [ref], depth + 1)
 
     def _invariant(self, c: cindex.Cursor, anc, ctx: _Ctx, depth: int) -> Lin:
         """An expression of values that never change in the kernel (parameters, blockIdx ...) that is
@@ -487,12 +660,14 @@ class ApartAnalysis:
             if lv is None or lv.var != ref.hash:
                 raise _Unknown
             return self._round_value(lv, f, anc[:i + 1], ctx, "T:")
-        if ref.spelling in self.changed:
+        # (a `const` local keeps its value whatever assigns another variable of its name)
+        fixed = ref.type.is_const_qualified()
+        if ref.spelling in self.changed and not fixed:
             return self._assigned(ref, anc, ctx, depth)
         # a local declared once with its value, never changed nor addressed
         # (names are compared as written: a name nothing assigns is never assigned, whichever of its
         # declarations a use refers to)
-        if ref.spelling in self.changed or address_taken(ref.spelling, self.text):
+        if (ref.spelling in self.changed and not fixed) or address_taken(ref.spelling, self.text):
             raise _Unknown
         vals = _kids(ref)
         where = self.anc.get(ref.hash)
@@ -679,6 +854,9 @@ class ApartAnalysis:
         """The flattened offset of `array[i0][i1]...` (cursor sub) and what holds where it runs."""
         t = array.type.get_canonical()
         dims = []
+        if t.kind == TK.INCOMPLETEARRAY:   # (an `extern __shared__` array: its outer extent is the launch's)
+            dims.append(0)
+            t = t.element_type
         while t.kind == TK.CONSTANTARRAY:
             dims.append(t.get_array_size())
             t = t.element_type
@@ -696,7 +874,25 @@ class ApartAnalysis:
         if ctx.widened:
             raise _Unknown   # (a widened unsigned value: left to the check)
         self.holds_at(where + [sub], ctx, pcons)
-        return _Form(flat, ctx.cons)
+        return _Form(flat, ctx.cons, dict(ctx.mults))
+
+
+def multiple_cases(eq: Lin, mults: dict) -> list[list[Lin]]:
+    """The cases the equation's multiples fall in, each rows >= 0: where its variables that are multiples of
+    one value m (all with one coefficient's size) add up to D (so D is a multiple of m too), D == 0, D >= m or
+    D <= -m. One case, no rows, where there are none (or past 3 such values)."""
+    groups: dict = {}
+    for v, c in eq.coef.items():
+        if v in mults:
+            groups.setdefault(mults[v].key(), (mults[v], []))[1].append((v, c))
+    cases: list[list[Lin]] = [[]]
+    for m, vs in list(groups.values())[:3]:
+        size = abs(vs[0][1])
+        if any(abs(c) != size for _, c in vs):
+            continue
+        d = Lin({v: c // size for v, c in vs})
+        cases = [x + o for x in cases for o in ([d, d.scale(-1)], [d - m], [d.scale(-1) - m])]
+    return cases
 
 
 def apart(fa: _Form, fb: _Form, pcons: list[Lin]) -> frozenset[str] | None:
@@ -710,14 +906,19 @@ def apart(fa: _Form, fb: _Form, pcons: list[Lin]) -> frozenset[str] | None:
     rows = [r.rename(one) for r in fa.cons + _thread_ranges()] + [r.rename(two) for r in fb.cons] + pcons
     for d in DIMS:   # the second thread's coordinates (the extents are shared)
         rows += [Lin.var(f"T:t{d}#2"), Lin.var(f"U:bd{d}") - Lin.var(f"T:t{d}#2") - Lin(const=1)]
-    if not feasible([eq], rows):
+    mults = {one(v): m for v, m in fa.mults.items()} | {two(v): m for v, m in fb.mults.items()}
+    alts = multiple_cases(eq, mults)
+
+    def meet(extra: list[Lin]) -> bool:
+        return any(feasible([eq], rows + extra + alt) for alt in alts)
+
+    if not meet([]):
         return frozenset()
 
     def differ(d: str, extra: list[Lin]) -> bool:
         """May the two threads differ in coordinate d?"""
         t1, t2 = Lin.var(f"T:t{d}#1"), Lin.var(f"T:t{d}#2")
-        return feasible([eq], rows + extra + [t1 - t2 - Lin(const=1)]) or \
-            feasible([eq], rows + extra + [t2 - t1 - Lin(const=1)])
+        return meet(extra + [t1 - t2 - Lin(const=1)]) or meet(extra + [t2 - t1 - Lin(const=1)])
 
     need, extra = set(), []
     for d in "xy":
@@ -763,11 +964,17 @@ def apart_accesses(facts, kernel, cur: cindex.Cursor, params: set[str], changed:
     an = ApartAnalysis(facts, kernel, cur, params, changed)
     nodes = facts.nodes
     declared = {}
+    # the kernel's extern arrays all name the launch's one dynamic area: taken where it declares one alone
+    # and reaches it through no pointer of its own (intervals.KernelFacts.pointers_in)
+    extern_alone = len(facts.extern_in) == 1 and DYNAMIC not in facts.pointers_in.values()
     for c in cur.walk_preorder():
         if c.kind == CK.VAR_DECL and c.type.get_canonical().kind == TK.CONSTANTARRAY:
             d = next((s for s in p.shared if s.name == c.spelling and not s.is_extern), None)
             if d is not None:
                 declared[c.spelling] = c
+        elif c.kind == CK.VAR_DECL and c.type.get_canonical().kind == TK.INCOMPLETEARRAY and extern_alone and \
+                c.spelling in facts.extern_in:
+            declared[c.spelling] = c
     if not declared:
         return {}
     # the barrier loops: each an analysable `for`
@@ -789,7 +996,7 @@ def apart_accesses(facts, kernel, cur: cindex.Cursor, params: set[str], changed:
         if nodes[n].cut or n in heads:
             bad.add(arr)
             continue
-        sub = subs.get((a.span.start, a.span.end)) if a.bound == "array" else None
+        sub = subs.get((a.span.start, a.span.end)) if a.bound in ("array", "dynamic") else None
         by_node.setdefault(n, []).append(_Acc(a.span, a.kind, arr, sub))
     for at in p.atomics:
         if kernel.body.start <= at.span.start and at.span.end <= kernel.body.end:
@@ -816,7 +1023,9 @@ def apart_accesses(facts, kernel, cur: cindex.Cursor, params: set[str], changed:
             lv = an.loop_var(loop, True)
             ctx = _Ctx(subst, pcons)
             where = an.anc.get(loop.hash, []) + [loop]
-            if lo <= prev < hi:
+            if lv.by:   # (a power of two each round: a fresh one, pow2_at knowing what it is)
+                value = Lin.var(f"U:{lv.name}@{loop.hash}#r{len(trail)}")
+            elif lo <= prev < hi:
                 if lv.var not in subst:
                     raise _Unknown
                 value = subst[lv.var].shift(lv.step)

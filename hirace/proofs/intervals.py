@@ -14,10 +14,13 @@ kernel's statements, conservatively:
   cooperative-groups block sync) ends an interval; a kernel where one of them is conditional
   (inside `if`, `switch`, `?:`, `&&`, `||`) or in a loop's header is not analysed, nor one with
   `goto`, inline assembly, a lambda or a local class, or a call to a device function that
-  synchronises;
+  synchronises; but for an `if` whose condition every thread of the block computes alike
+  (`if (log2N & 1) { __syncthreads(); ... }`: unchanged parameters, literals, blockDim, gridDim and
+  locals of them, `_uniform_ifs`), where either arm is a path the block takes as one;
 - a write is a store, read-modify-write or atomic to the array by name, and any one whose target
   is not known (through a pointer that is not a kernel parameter), a call of a device function
-  that writes memory other than through its kernel's parameters, and a call of a function the
+  that writes memory other than through its kernel's parameters (or local pointers moved from them by
+  numbers, `float *dst = out + base;`: param_pointers), and a call of a function the
   program does not define that takes a non-const pointer or reference, or a non-const method: any
   of them counts as a write to every shared array; likewise for reads. `extern __shared__` arrays
   all count as one.
@@ -39,9 +42,9 @@ from clang import cindex
 from instrument.frontend.parse import Span
 from instrument.frontend.query import (BARRIERS, DESTROYED, Function, Program, atomic_parts, dependent_callee, destroyed_by,
                                        local_variable)
-from .apart import _INTS, apart_accesses
+from .apart import DYNAMIC, _INTS, apart_accesses
 from .bounds import inside_accesses
-from .own_index import Scope, _bare, _norm, address_taken
+from .own_index import Scope, _NotLinear, _bare, _norm, address_taken
 from .tree_forms import OffsetForm, guards_of, offset_form, tree_form, tree_vars
 from .conditions import BlockBounds, Condition, LanesApart, OwnWord
 from .proof import Rule
@@ -50,7 +53,6 @@ CK = cindex.CursorKind
 TK = cindex.TypeKind
 
 ANY = "*"           # a write whose target is unknown: every shared array
-DYNAMIC = "<extern>"  # the extern __shared__ arrays, which alias each other
 _LOOPS = (CK.FOR_STMT, CK.WHILE_STMT, CK.DO_STMT, CK.CXX_FOR_RANGE_STMT)
 # functions without a definition in the program that write nothing a kernel can see (their pointer
 # arguments are only read); dependent calls in templates are taken on trust only for these names
@@ -597,6 +599,26 @@ class KernelFacts:
                                    and n not in aliased and not address_taken(n, text)}
         return self._pointers[key]
 
+    def param_pointers(self, k: Function, params: set[str]) -> set[str]:
+        """The kernel's local pointers made from a pointer parameter in `params` by a number (`float *d_Dst =
+        d_Output + base;`, `T *row = &out[i]`, or the parameter itself), declared once and never changed nor
+        addressed. A parameter points where the host said, into global memory, never into a block's shared
+        memory; so does a pointer moved from it by a number (an access outside its buffer is the bounds
+        check's): no shared read sees a write through one."""
+        cur = self.cursors.get((k.body.file, k.body.start))
+        found, count = set(), {}
+        for c in cur.walk_preorder() if cur is not None else ():
+            if c.kind != CK.VAR_DECL:
+                continue
+            count[c.spelling] = count.get(c.spelling, 0) + 1
+            init = [x for x in c.get_children() if x.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF, CK.TEMPLATE_REF)]
+            if len(init) == 1 and c.type.get_canonical().kind == TK.POINTER and _from_param(init[0], params):
+                found.add(c.spelling)
+        text = self.p.unit.source(k.body.file).text(k.body.start, k.body.end)
+        changed = self.changed(k.body)
+        return {n for n in found if count.get(n) == 1 and n not in params and n not in changed
+                and not address_taken(n, text)}
+
     def _target(self, space: str, base: str, params: set[str]) -> str | None:
         """The shared array a write goes to, ANY, or None (memory no shared read can see)."""
         if space in ("global", "constant") or (space == "pointer" and base in self.constant_in):
@@ -620,16 +642,20 @@ class KernelFacts:
         for sp in p.nested_bodies:
             if _inside(sp, body):
                 raise NotAnalysed(f"it holds a lambda or a local class (line {sp.line})")
-        for b in cuts:
-            if any(_inside(b.span, br.span) and br.span != b.span and _inside(br.span, body)
-                   for br in p.branches):
-                raise NotAnalysed(f"its barrier at line {b.span.line} is conditional (inside a branch)")
-        self.cut_spans = [b.span for b in cuts]
         # parameters the kernel changes may point anywhere after: they count as unknown pointers
         changed = self.changed(body)
+        scope = Scope(p.unit, cur, p.unit.source(body.file).text(body.start, body.end), changed)
+        self.uniform_ifs = self._uniform_ifs(cur, body, scope)
+        for b in cuts:
+            if any(_inside(b.span, br.span) and br.span != b.span and _inside(br.span, body)
+                   and not (br.kind == "if" and br.span in self.uniform_ifs) for br in p.branches):
+                raise NotAnalysed(f"its barrier at line {b.span.line} is conditional (inside a branch whose "
+                                  f"condition may differ between the block's threads)")
+        self.cut_spans = [b.span for b in cuts]
         params = set(k.params) - (changed - set(self.rebased(k)))
         self.pointers_in = self.shared_pointers(k)
         self.constant_in = self.constant_pointers(k)
+        params = params | (self.param_pointers(k, params) - set(self.pointers_in))
         self.extern_in = {name for name in {d.name for d in p.shared} if self.array_named(name, body) == DYNAMIC}
         self.nodes: list[_Node] = [_Node([]), _Node([])]   # entry, exit
         self.loops: list[dict] = []
@@ -648,7 +674,6 @@ class KernelFacts:
                     return i
             raise NotAnalysed(f"no statement of its body holds {span.where()}")
         lanes = _thread_index_names(cur, body, changed, p)
-        scope = Scope(p.unit, cur, p.unit.source(body.file).text(body.start, body.end), changed)
         trees = tree_vars(cur, p, scope, body, self.cut_spans)
         subscripts, ifs = {}, []   # (for offset_form)
         for c in cur.walk_preorder():
@@ -827,6 +852,28 @@ class KernelFacts:
         inside = inside_accesses(self, k, cur, params, changed, self.heads, subscripts)
         return quiet, alone, inside
 
+    def _uniform_ifs(self, cur: cindex.Cursor, body: Span, scope: Scope) -> dict[Span, tuple]:
+        """The kernel's `if` statements whose condition every thread of a block computes alike (own_index
+        `Scope.uniform`: unchanged integer parameters, template values, literals, `blockDim`, `gridDim` and
+        locals of such values, no call, no memory): by span, the condition's cursor and the arms'. All of a
+        block's threads take the same arm, so a barrier in an arm is reached by all of them or by none, and
+        the intervals on either path are those of straight code (`if (log2N & 1) { __syncthreads(); ... }`)."""
+        plain = {br.span for br in self.p.branches if br.kind == "if" and br.plain_cond and _inside(br.span, body)}
+        out: dict[Span, tuple] = {}
+        for c in cur.walk_preorder():
+            if c.kind != CK.IF_STMT:
+                continue
+            sp = self.p.unit.span_of(c)
+            kids = list(c.get_children())
+            if sp not in plain or len(kids) not in (2, 3):
+                continue
+            try:
+                scope.uniform(kids[0])
+            except (_NotLinear, RecursionError):
+                continue
+            out[sp] = (kids[0], tuple(kids[1:]))
+        return out
+
     # -- the control flow of statements that hold barriers ----------------------------------------
     def _edge(self, a: int, b: int) -> None:
         self.nodes[a].succ.add(b)
@@ -887,6 +934,13 @@ class KernelFacts:
             for n in outs | loop["continues"]:
                 self._edge(n, h)
             return {h} | loop["breaks"]
+        sp = self.p.unit.span_of(c)
+        if c.kind == CK.IF_STMT and sp in self.uniform_ifs:
+            # every thread of the block takes the same arm (_uniform_ifs): the condition, then either arm
+            cond, arms = self.uniform_ifs[sp]
+            h = self._new([self._extent(cond)], preds)
+            outs = self._stmt(arms[0], {h})
+            return outs | (self._stmt(arms[1], {h}) if len(arms) > 1 else {h})
         if c.kind in (CK.IF_STMT, CK.SWITCH_STMT, CK.CASE_STMT, CK.DEFAULT_STMT, CK.LABEL_STMT):
             raise NotAnalysed("a barrier inside an if, a switch or a labelled statement")
         # a statement that holds a barrier (and maybe more): it ends the intervals on both sides,
@@ -894,6 +948,40 @@ class KernelFacts:
         i = self._new([self._extent(c)], preds)
         self.nodes[i].cut = True
         return {i}
+
+
+def _from_param(c: cindex.Cursor, params: set[str], depth: int = 0) -> bool:
+    """Is c a pointer parameter in `params`, moved by a number (`p + n`, `n + p`, `p - n`, `&p[i]`), maybe
+    converted (`(float *)p`) or in parentheses?"""
+    if depth > 20:
+        return False
+    kids = [k for k in c.get_children() if k.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF, CK.TEMPLATE_REF)]
+    if c.kind in (CK.UNEXPOSED_EXPR, CK.PAREN_EXPR, CK.CSTYLE_CAST_EXPR, CK.CXX_STATIC_CAST_EXPR,
+                  CK.CXX_REINTERPRET_CAST_EXPR) and len(kids) == 1:
+        return _from_param(kids[0], params, depth + 1)
+    if c.kind == CK.DECL_REF_EXPR:
+        ref = c.referenced
+        return ref is not None and ref.kind == CK.PARM_DECL and ref.spelling in params and \
+            ref.type.get_canonical().kind == TK.POINTER
+    if c.kind == CK.BINARY_OPERATOR and len(kids) == 2:
+        a, b = kids
+        ints = lambda x: x.type.get_canonical().kind in _INTS   # noqa: E731
+        toks = [t.spelling for t in c.get_tokens()]
+        tail = [t.spelling for t in b.get_tokens()]
+        op = toks[len(toks) - len(tail) - 1] if tail and len(toks) > len(tail) else ""
+        return (op in ("+", "-") and ints(b) and _from_param(a, params, depth + 1)) or \
+            (op == "+" and ints(a) and _from_param(b, params, depth + 1))
+    if c.kind == CK.UNARY_OPERATOR and len(kids) == 1 and [t.spelling for t in c.get_tokens()][:1] == ["&"]:
+        sub = kids[0]
+        while sub.kind in (CK.UNEXPOSED_EXPR, CK.PAREN_EXPR):
+            inner = list(sub.get_children())
+            if len(inner) != 1:
+                return False
+            sub = inner[0]
+        if sub.kind == CK.ARRAY_SUBSCRIPT_EXPR:
+            parts = list(sub.get_children())
+            return len(parts) == 2 and _from_param(parts[0], params, depth + 1)
+    return False
 
 
 def _named(c: cindex.Cursor) -> str:
