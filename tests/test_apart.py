@@ -330,3 +330,19 @@ __global__ void k(float *out) {
   out[threadIdx.x] = a[threadIdx.x];
 }""")
     assert "write a[2 * threadIdx.x]" not in two and "write b[2 * threadIdx.x + 2]" not in two
+
+
+@pytest.mark.parametrize("width, shown", [(81, "(blockDim.y <= 8 && blockDim.z == 1)"),
+                                          (60, "(blockDim.y <= 4 && blockDim.z == 1)"), (9, None)])
+def test_a_tile_read_down_its_columns_caps_the_blocks_height(tmp_path, width, shown):
+    """convolutionSeparable's column filter: `s[threadIdx.x][threadIdx.y + 8 * i]` keeps its threads apart
+    only where the block is low enough that one column's words never reach the next's (y capped first:
+    no cap on x does it); a row of 9 words meets the next column's in any block more than one high."""
+    got = apart(tmp_path, """
+__global__ void k(float *out, const float *in) {
+  __shared__ float s[16][%d];
+  for (int i = 1; i < 9; i++) s[threadIdx.x][threadIdx.y + i * 8] = in[i];
+  __syncthreads();
+  out[0] = s[threadIdx.x][threadIdx.y];
+}""" % width)
+    assert got.get("write s[threadIdx.x][threadIdx.y + i * 8]") == shown

@@ -45,7 +45,8 @@ and the conditions of the `if`s around each access (a comparison as written, its
 when no two distinct threads give equal offsets: no integer solution (affine.feasible) with the
 threads differing in x, nor in y, nor in z. A coordinate that cannot be shown apart must have an
 extent of 1 in the launch: the access then carries that condition (`blockDim.y == 1`), tested in
-the kernel, with its bounds; where either fails the whole check runs.
+the kernel, with its bounds; where either fails the whole check runs. The extents are capped x first,
+else y first (a tile indexed `[threadIdx.x][threadIdx.y + 8 * i]` needs a block at most 8 high).
 
 Anything not understood keeps the whole check: a kernel the interval analysis does not take on, a
 loop holding a barrier that is not `for (v = E; v < E2; v += c)` with E, E2 alike for every thread
@@ -909,39 +910,57 @@ def apart(fa: _Form, fb: _Form, pcons: list[Lin]) -> frozenset[str] | None:
     mults = {one(v): m for v, m in fa.mults.items()} | {two(v): m for v, m in fb.mults.items()}
     alts = multiple_cases(eq, mults)
 
-    def meet(extra: list[Lin]) -> bool:
-        return any(feasible([eq], rows + extra + alt) for alt in alts)
+    def meet(extra: list[Lin], same: list[Lin] = ()) -> bool:
+        return any(feasible([eq, *same], rows + extra + alt) for alt in alts)
 
     if not meet([]):
         return frozenset()
 
     def differ(d: str, extra: list[Lin]) -> bool:
-        """May the two threads differ in coordinate d?"""
+        """May the two threads differ in coordinate d? (Where the elimination says maybe, again with the other
+        of x and y equal, above or below: its rational steps lose `81 (x1 - x2) = ...` has no solution with
+        x1 != x2 where the rest reaches below 81.)"""
         t1, t2 = Lin.var(f"T:t{d}#1"), Lin.var(f"T:t{d}#2")
-        return meet(extra + [t1 - t2 - Lin(const=1)]) or meet(extra + [t2 - t1 - Lin(const=1)])
+        for row in (t1 - t2 - Lin(const=1), t2 - t1 - Lin(const=1)):
+            if meet(extra + [row]):
+                if d == "z":
+                    return True
+                o = "y" if d == "x" else "x"
+                gap = Lin.var(f"T:t{o}#1") - Lin.var(f"T:t{o}#2")
+                if meet(extra + [row], [gap]) or meet(extra + [row, gap.shift(-1)]) or \
+                        meet(extra + [row, gap.scale(-1).shift(-1)]):
+                    return True
+        return False
 
-    need, extra = set(), []
-    for d in "xy":
-        if not differ(d, extra):
-            continue
-        lo, hi = 0, 1025   # the widest extent in d whose threads cannot differ in d: in [lo, hi)
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if differ(d, extra + [Lin(const=mid) - Lin.var(f"U:bd{d}")]):
-                hi = mid
+    def shaped(order: str) -> frozenset[str] | None:
+        """The conditions, capping the extents in `order` (the first must take a cap of at least _MIN_WIDTH)."""
+        need, extra = set(), []
+        for d in order:
+            if not differ(d, extra):
+                continue
+            lo, hi = 0, 1025   # the widest extent in d whose threads cannot differ in d: in [lo, hi)
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if differ(d, extra + [Lin(const=mid) - Lin.var(f"U:bd{d}")]):
+                    hi = mid
+                else:
+                    lo = mid
+            if lo >= _MIN_WIDTH:
+                need.add(f"blockDim.{d} <= {lo}")
+                extra.append(Lin(const=lo) - Lin.var(f"U:bd{d}"))
+            elif d == order[0]:
+                return None
             else:
-                lo = mid
-        if lo >= _MIN_WIDTH:
-            need.add(f"blockDim.{d} <= {lo}")
-            extra.append(Lin(const=lo) - Lin.var(f"U:bd{d}"))
-        elif d == "x":
-            return None
-        else:
-            need.add(f"blockDim.{d} == 1")
-            extra.append(Lin(const=1) - Lin.var(f"U:bd{d}"))
-    if differ("z", extra):
-        need.add("blockDim.z == 1")
-    return frozenset(need)
+                need.add(f"blockDim.{d} == 1")
+                extra.append(Lin(const=1) - Lin.var(f"U:bd{d}"))
+        if differ("z", extra):
+            need.add("blockDim.z == 1")
+        return frozenset(need)
+
+    # x first; else y first (`s[threadIdx.x][threadIdx.y + 8 * i]` of a [16][81] tile: its columns apart where
+    # the block is at most 8 high, whatever its width)
+    got = shaped("xy")
+    return got if got is not None else shaped("yx")
 
 
 @dataclass
