@@ -350,6 +350,7 @@ class HiracePlanner:
         # what each kernel's sites need of a launch for its quiet version (hirace/proofs/quiet_version.py)
         needs = {k.name: quiet_version.KernelSites() for k in prog.kernels}
         self._own_variables(facts, plan, needs)
+        bases = _launch_bases(facts, plan)
         # allocations (cudaMalloc ...) are tracked by the macros of these headers (C sources never
         # get here: the pipeline builds them as they are)
         host_only = unit.language == "host"
@@ -382,9 +383,9 @@ class HiracePlanner:
             _note_shadow_use(shadow_free, a, proof, facts.kept_params)
             if a.function in needs:
                 needs[a.function].site(proof, a.span)
-            extra = _bounds(a, src)
+            extra = _bounds(a, src, bases)
             if proof.rule in rules.PARAM_RULES:
-                extra = f", {a.base}, {proof.bit}u" + (f", {proof.own_var}" if proof.own_var else "")
+                extra = f", {_base_of(bases, a.span, a.base)}, {proof.bit}u" + (f", {proof.own_var}" if proof.own_var else "")
             texts = [_check_text(proof, self._sid(sid), extra, a.form == "address", ns) for ns in (_NS, _Q)]
             if plan.wrap(a.span, *texts[0], f"hirace check of {a.text}", allow_macro=unit.editable_argument(a.span),
                          quiet=None if proof.whole else texts[1]):
@@ -409,7 +410,8 @@ class HiracePlanner:
                 shadow_free[at.function] = None   # an atomic that may be on shared memory, checked whole
             if at.function in needs:
                 needs[at.function].site(proof, at.span)
-            extra = f", {named}, {proof.bit}u" if proof.rule is Rule.ATOMIC_PARAM else _bounds(at, src)
+            extra = f", {_base_of(bases, at.span, named)}, {proof.bit}u" if proof.rule is Rule.ATOMIC_PARAM else \
+                _bounds(at, src, bases)
             if memory:   # on the GPU the record's lock is held until the atomic happened (strong_done)
                 held = plan.wrap(at.span, f"{_NS}strong_done(", ")", f"hirace record of {at.name}",
                                  allow_macro=unit.editable_argument(at.span))
@@ -915,14 +917,43 @@ def _quiet_params_text(kp, args: list[str]) -> str:
             f"{{{addr(kp.pointers)}}}, {kp.own_mask}u), ")
 
 
-def _bounds(a, src) -> str:
+def _launch_bases(facts: FactTable, plan: EditPlan) -> dict:
+    """For each kernel that moves a parameter it writes through (readonly_params.KernelWrites.moved), the
+    argument as the launch passed it, copied at the kernel's entry (`auto *const __hirace_at_out = out;`):
+    its accesses are bounded by the buffer that points into, which keeps the launch's writes in the buffers
+    its written arguments point into. (kernel body's file, start, end) -> {parameter: its copy}; a kernel
+    where the copy cannot be inserted has its writes forgotten (every buffer checked in its launches)."""
+    out = {}
+    for kb, kw in list(facts.writes.items()):
+        if not kw.moved:
+            continue
+        body = kw.kernel.body
+        names = {name: f"__hirace_at_{name}" for name in kw.moved}
+        text = "".join(f" auto *const {var} = {name}; (void){var};" for name, var in names.items())
+        if plan.insert(body, body.start + 1, text, f"hirace launch bases of {kw.kernel.name}", quiet=text):
+            out[(body.file, body.start, body.end)] = names
+        else:
+            del facts.writes[kb]
+    return out
+
+
+def _base_of(bases: dict, span, name: str) -> str:
+    """The pointer that bounds an access at `span` through `name`: a moved written parameter's launch copy
+    (_launch_bases) in its kernel, else the name."""
+    for (f, start, end), names in bases.items():
+        if span.file == f and start <= span.start and span.end <= end and name in names:
+            return names[name]
+    return name
+
+
+def _bounds(a, src, bases: dict | None = None) -> str:
     """The extra arguments that bound an access where its expression names the variable:
     `, a` (the buffer a points into), `, s, sizeof(s)` (a declared array), `, s, kDynamicShared`."""
     if not a.bound or a.bound_base is None:
         return ""
     name = src(a.bound_base.file).text(a.bound_base.start, a.bound_base.end)
     if a.bound == "pointer":
-        return f", {name}"
+        return f", {_base_of(bases or {}, a.span, name.strip())}"
     if a.bound == "array":
         return f", {name}, sizeof({name})"
     return f", {name}, ::hirace::kDynamicShared"

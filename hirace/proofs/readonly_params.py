@@ -32,8 +32,10 @@ The same facts say which buffers a launch may write at all: those its written ar
 for a kernel that writes nowhere else (`writes`, also where it has no candidates). No access of the
 launch races in any other buffer, so those need no check state in that launch
 (hirace/host_buffer_state.h): the launch passes its written arguments (`quiet_params`, with no
-candidates where it has none). Not where the kernel moves a written parameter (`p += off`): the move
-may carry it into another buffer, and its accesses' bounds are taken from where it points then. A call
+candidates where it has none). Where the kernel moves a written parameter (`p += off`, convolutionSeparable's
+`d_Dst += baseY * pitch + baseX`), a move may carry it into another buffer: its accesses are then bounded by
+the buffer the launch's argument points into (the planner copies the argument at the kernel's entry:
+`KernelWrites.moved`), and one that lands outside it is reported and diverted, never made. A call
 writes nowhere only where every function the program defines by its name does (intervals.py
 `_defined`: two namespaces' functions of one name, a constructor), and `new` writes where it constructs.
 """
@@ -90,6 +92,7 @@ class KernelWrites:
     (positions): a launch of it writes no buffer but those its arguments there point into."""
     kernel: Function
     written: tuple[int, ...]
+    moved: tuple[str, ...] = ()   # written parameters it moves by numbers (`p += off`): bounded where the launch pointed
 
 
 class NoParams(Exception):
@@ -199,12 +202,11 @@ def _kernel(an: KernelFacts, k: Function, known: dict | None = None) -> KernelPa
     # its writes are known (a launch's state, hirace/host_buffer_state.h), but where it moves a written
     # parameter (`p += n`): the move may carry it into another buffer, which its accesses' bounds, taken
     # from where it points then, do not catch
+    # (the planner bounds their accesses by the buffers the launch's arguments point into, copied at the
+    # kernel's entry, or forgets these writes where it cannot: planner._launch_bases)
     moved = sorted(k.params[i] for i in written if k.params[i] in rebased)
-    if known is not None and not moved:
-        known[(body.file, body.start)] = KernelWrites(k, tuple(sorted(written)))
-    elif known is not None:
-        an.note(k.name, f"its launches check every buffer: it moves {moved[0]}, which it writes through, and a "
-                        f"move may carry it into another buffer")
+    if known is not None:
+        known[(body.file, body.start)] = KernelWrites(k, tuple(sorted(written)), tuple(moved))
     read_through = {a.base for a in inside if a.kind == "read" and a.base in index and member_or_element(a)}
     candidates = [i for i, c in enumerate(parms) if c.spelling in read_through and i not in written
                   and c.spelling not in changed and c.type.get_canonical().kind == TK.POINTER]

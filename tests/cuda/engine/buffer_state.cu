@@ -27,9 +27,9 @@ __global__ void shift(int *p, int n) {
   if (i < n) p[i < 2 ? 1 : i + 1] = i;
 }
 
-// Launches whose writes land where their written arguments do not point (every buffer checked): `made`
-// writes b[0] in a constructor (line 34); `hop` moves p from x into y (line 43); `fill` through a kernel
-// pointer named `fill`, which points to `back`, which writes src[0] (line 51).
+// Launches whose writes land where their written arguments do not point (every buffer checked): `made` writes
+// b[0] in a constructor (line 34); `fill` through a kernel pointer named `fill`, which points to `back`, which writes
+// src[0] (line 51). `hop` moves p from x into y (line 43): out of the buffer its argument points into (out of bounds).
 struct Put {
   __device__ Put(int *p, int v) { p[0] = v; }
 };
