@@ -21,12 +21,13 @@ from instrument.errors import UnsupportedConstruct
 from instrument.protocol import SITE_ID_BITS, Macro, define
 from instrument.frontend import device_view
 from instrument.frontend.api_launches import api_launches
-from instrument.frontend.parse import WAITING_OBJECTS
+from instrument.frontend.parse import WAITING_OBJECTS, Span
 from instrument.frontend.query import GROUP_SYNC, Program
 from instrument.frontend.rewrite import EditPlan, one_line
 
 from . import buffer_widths, pointer_launches, sites as site_table
 from .proofs import quiet_version, rules
+from .proofs.call_context import QUIET_PARAM
 from .proofs.conditions import Condition, OwnIndex
 from .proofs.facts import FactTable
 from .proofs.proof import Proof, Rule, whole
@@ -351,6 +352,7 @@ class HiracePlanner:
         needs = {k.name: quiet_version.KernelSites() for k in prog.kernels}
         self._own_variables(facts, plan, needs)
         bases = _launch_bases(facts, plan)
+        _context_calls(facts, plan)
         # allocations (cudaMalloc ...) are tracked by the macros of these headers (C sources never
         # get here: the pipeline builds them as they are)
         host_only = unit.language == "host"
@@ -386,6 +388,8 @@ class HiracePlanner:
             extra = _bounds(a, src, bases)
             if proof.rule in rules.PARAM_RULES:
                 extra = f", {_base_of(bases, a.span, a.base)}, {proof.bit}u" + (f", {proof.own_var}" if proof.own_var else "")
+            elif proof.rule is Rule.CALL_CONTEXT:
+                extra = f", {QUIET_PARAM}"
             texts = [_check_text(proof, self._sid(sid), extra, a.form == "address", ns) for ns in (_NS, _Q)]
             if plan.wrap(a.span, *texts[0], f"hirace check of {a.text}", allow_macro=unit.editable_argument(a.span),
                          quiet=None if proof.whole else texts[1]):
@@ -935,6 +939,30 @@ def _launch_bases(facts: FactTable, plan: EditPlan) -> dict:
         else:
             del facts.writes[kb]
     return out
+
+
+def _context_calls(facts: FactTable, plan: EditPlan) -> None:
+    """The context functions (proofs/call_context.py) some of whose calls are proved: each gets its flag
+    (`, bool __hirace_quiet = false` after its last parameter) and its accesses through references the
+    flag (facts.context_sites: rules.call_context); each proved call passes its conditions
+    (`, (blockDim.z == 1 && ::hirace::in_declared(...))` before its closing parenthesis). A function whose
+    flag cannot be inserted keeps every access checked whole, and its calls as they are."""
+    if facts.off:
+        return
+    kf = facts.kernel_facts
+    calls = kf.context_calls
+    for name, cf in sorted(kf.context_functions().items()):
+        mine = {sp: c for sp, c in calls.items() if c[0] == name}
+        if not mine:
+            continue
+        at = Span(cf.fn.body.file, cf.insert_at, cf.insert_at, cf.fn.span.line, cf.fn.span.col)
+        if not plan.insert(at, cf.insert_at, f", bool {QUIET_PARAM} = false", f"hirace quiet flag of {name}"):
+            continue
+        facts.context_sites |= cf.sites
+        for (f, start, end), (_, close, conds) in sorted(mine.items()):
+            cond = " && ".join(dict.fromkeys(conds)) or "true"
+            plan.insert(Span(f, start, end, 0, 0), close, f", ({cond})", f"hirace quiet call of {name}", order=(2,),
+                        quiet=f", ({cond})")
 
 
 def _base_of(bases: dict, span, name: str) -> str:

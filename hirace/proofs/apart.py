@@ -112,6 +112,17 @@ def _evaluate(c: cindex.Cursor) -> int | None:
         _lib.clang_EvalResult_dispose(r)
 
 
+def _small(c: cindex.Cursor) -> int | None:
+    """The value of a constant expression, or of a literal below 2^15 under conversions clang does not
+    evaluate (`stride >>= 1` of an unsigned stride: the 1 converted), which keep such a value; else None."""
+    v = _evaluate(c)
+    if v is None:
+        s = _strip(c)
+        v = _evaluate(s) if s.kind == CK.INTEGER_LITERAL else None
+        v = v if v is not None and 0 <= v < 1 << 15 else None
+    return v
+
+
 def _kids(c: cindex.Cursor) -> list[cindex.Cursor]:
     return [k for k in c.get_children() if k.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF, CK.TEMPLATE_REF)]
 
@@ -512,13 +523,67 @@ class ApartAnalysis:
             return Lin(const=v + 1) if v is not None and v >= 0 and (v + 1) & v == 0 else None
         k = _kids(c)
         try:
-            if c.kind != CK.BINARY_OPERATOR or len(k) != 2 or self._op(c) != "-" or _evaluate(k[1]) != 1 \
+            if c.kind != CK.BINARY_OPERATOR or len(k) != 2 or self._op(c) != "-" or _small(k[1]) != 1 \
                     or not _constant_tree(k[1]) or not self.pow2_at(k[0], anc + [c]):
                 return None
             m = self.lin(k[0], anc + [c], ctx, depth + 1)
         except _Unknown:
             return None
         return m if all(v.startswith("U:") for v in m.coef) else None
+
+    def alike(self, c: cindex.Cursor, anc, depth: int = 0) -> bool:
+        """Does every thread of a block compute c alike: literals, unchanged integer parameters, template
+        values, blockIdx, blockDim and gridDim, the variables of the barrier loops around it (each alike:
+        apart_accesses), and locals declared once with such a value and never changed, through any operator
+        but a call, a subscript or a dereference?"""
+        if depth > 30:
+            return False
+        todo = [c]
+        while todo:
+            k = todo.pop()
+            if k.kind in (CK.CALL_EXPR, CK.ARRAY_SUBSCRIPT_EXPR, CK.CONDITIONAL_OPERATOR) or (
+                    k.kind == CK.UNARY_OPERATOR and self._unary_safe(k) in ("*", "&", "++", "--", "")):
+                return False
+            if k.kind == CK.MEMBER_REF_EXPR:
+                try:
+                    text = self._text(k)
+                except _Unknown:
+                    return False
+                if not re.fullmatch(r"(blockIdx|blockDim|gridDim)\.[xyz]", text):
+                    return False
+                continue   # (its `blockDim` is a variable of a struct type)
+            todo.extend(k.get_children())
+            if k.kind == CK.DECL_REF_EXPR:
+                ref = k.referenced
+                if ref is None:
+                    return False
+                if ref.kind == CK.PARM_DECL:
+                    if ref.type.get_canonical().kind not in _INTS or ref.spelling in self.changed:
+                        return False
+                elif ref.kind in (CK.TEMPLATE_NON_TYPE_PARAMETER, CK.ENUM_CONSTANT_DECL):
+                    continue
+                elif ref.kind == CK.VAR_DECL and ref.type.get_canonical().kind in _INTS:
+                    loop = next((f for f in reversed(anc) if f.kind == CK.FOR_STMT and
+                                 len(list(f.get_children())) == 4 and self._assigns(list(f.get_children())[0], ref)),
+                                None)
+                    if loop is not None:
+                        if loop.hash not in self.barrier_loops:
+                            return False
+                        continue
+                    vals = _kids(ref)
+                    where = self.anc.get(ref.hash)
+                    if ref.spelling in self.changed or address_taken(ref.spelling, self.text) or len(vals) != 1 or \
+                            where is None or not self.alike(vals[0], where + [ref], depth + 1):
+                        return False
+                else:
+                    return False
+        return True
+
+    def _unary_safe(self, c: cindex.Cursor) -> str:
+        try:
+            return self._unary(c)
+        except _Unknown:
+            return ""
 
     def pow2_at(self, c: cindex.Cursor, anc) -> bool:
         """Is c a positive power of two where it is evaluated: a constant one, or the variable of a `for`
@@ -541,8 +606,8 @@ class ApartAnalysis:
             if lv is None or lv.var != c.referenced.hash or lv.cond is None:
                 return False
             op, bound, _ = lv.cond
-            b = _evaluate(bound) if _constant_tree(_strip(bound)) else None
-            above = b is not None and ((op == ">" and b >= 0) or (op == ">=" and b >= 1))
+            b = _small(bound) if _constant_tree(bound) else None   # (0 or 1 in any type)
+            above = (op == ">" and b == 0) or (op == ">=" and b == 1)
             return above and self.pow2_or_none(c, anc, 0)
         return False
 
@@ -556,6 +621,13 @@ class ApartAnalysis:
             return False
         kids = _kids(c)
         t = c.type.get_canonical()
+        if t.kind in _INTS and _constant_tree(c):   # (in its own type: `uint size = 2`)
+            v = _small(c)
+            if v is None:
+                return False
+            if t.kind in _UNSIGNED:
+                v &= (1 << (8 * t.get_size())) - 1
+            return v <= 0 or v & (v - 1) == 0
         if c.kind in _WRAPPERS + _CASTS and len(kids) == 1:
             u = kids[0].type.get_canonical()
             if t.kind not in _INTS or u.kind not in _INTS:
@@ -566,21 +638,14 @@ class ApartAnalysis:
             return self.pow2_or_none(kids[0], anc + [c], depth + 1)
         if t.kind not in _INTS:
             return False
-        if _constant_tree(c):
-            v = _evaluate(c)
-            if v is None:
-                return False
-            if t.kind in _UNSIGNED:
-                v &= (1 << (8 * t.get_size())) - 1
-            return v <= 0 or v & (v - 1) == 0
         if c.kind == CK.BINARY_OPERATOR and len(kids) == 2:
             try:
                 op = self._op(c)
             except _Unknown:
                 return False
             a, b = kids
-            nb = _evaluate(b) if _constant_tree(_strip(b)) else None
-            if op == "<<" and _constant_tree(_strip(a)) and _evaluate(a) == 1:
+            nb = _small(b) if _constant_tree(b) else None
+            if op == "<<" and _constant_tree(a) and _small(a) == 1:
                 return True   # (2^e; past the type's width, 0 or its most negative value)
             if op in (">>", "<<") and nb is not None and nb >= 0 or op in ("/", "*") and nb is not None and \
                     nb >= 1 and nb & (nb - 1) == 0:
@@ -996,9 +1061,10 @@ def apart_accesses(facts, kernel, cur: cindex.Cursor, params: set[str], changed:
             declared[c.spelling] = c
     if not declared:
         return {}
-    # the barrier loops: each an analysable `for`
+    # the barrier loops: each an analysable `for` (one that steps by shifts: from a value alike in every thread)
     an.barrier_loops = {loop.hash for loop, _, _ in heads.values()}
-    if any(an.loop_var(loop, True) is None for loop, _, _ in heads.values()):
+    if any(an.loop_var(loop, True) is None or (an.loop_var(loop, True).by and not an.alike(
+            an.loop_var(loop, True).init, an.anc.get(loop.hash, []) + [loop])) for loop, _, _ in heads.values()):
         return {}
     by_node: dict[int, list[_Acc]] = {}
     bad: set[str] = set()
@@ -1017,6 +1083,13 @@ def apart_accesses(facts, kernel, cur: cindex.Cursor, params: set[str], changed:
             continue
         sub = subs.get((a.span.start, a.span.end)) if a.bound in ("array", "dynamic") else None
         by_node.setdefault(n, []).append(_Acc(a.span, a.kind, arr, sub))
+    for n, arg in facts.arg_accesses:   # (a context function's reference arguments: accesses at its call)
+        if arg.array not in declared:
+            continue
+        if nodes[n].cut or n in heads or arg.sub is None:
+            bad.add(arg.array)
+        else:
+            by_node.setdefault(n, []).append(_Acc(arg.span, arg.kind, arg.array, arg.sub))
     for at in p.atomics:
         if kernel.body.start <= at.span.start and at.span.end <= kernel.body.end:
             base = facts.atomic_base(at)
@@ -1029,6 +1102,21 @@ def apart_accesses(facts, kernel, cur: cindex.Cursor, params: set[str], changed:
     def enclosing(n: int) -> list[tuple[int, tuple]]:
         return sorted(((h, v) for h, v in heads.items() if v[1] <= n < v[2]), key=lambda x: x[0])
 
+    def silent_ahead(n: int) -> bool:
+        """Does nothing reachable from node n before a barrier access a declared array, or memory not known?
+        (Where a path comes round to n again, only a loop that ran no round brought it: bitonic sort's inner
+        loop, in the outer loop's next round, is entered again at a barrier. Going on adds no access.)"""
+        seen, todo = set(), [n]
+        while todo:
+            j = todo.pop()
+            if j in seen or nodes[j].cut:
+                continue
+            seen.add(j)
+            if by_node.get(j) or unknown in nodes[j].writes or unknown in nodes[j].reads:
+                return False
+            todo.extend(nodes[j].succ)
+        return True
+
     def walk(n: int, prev: int, subst: dict, pcons: list, trail: list) -> None:
         if len(paths) > _MAX_PATHS:
             raise _Unknown
@@ -1036,6 +1124,9 @@ def apart_accesses(facts, kernel, cur: cindex.Cursor, params: set[str], changed:
             paths.append((trail, pcons))
             return
         if any(n == m for m, _ in trail):
+            if silent_ahead(n):   # (round again with nothing to meet before the next barrier: the path ends)
+                paths.append((trail, pcons))
+                return
             raise _Unknown
         if n in heads:
             loop, lo, hi = heads[n]

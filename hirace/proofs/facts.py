@@ -94,6 +94,8 @@ class FactTable:
         # test): named by the planner, which inserts it (an own parameter whose variable could not be
         # inserted has none)
         self.own_var: dict[tuple, tuple[str, OwnIndex]] = {}
+        # the accesses of the context functions the planner gave their flag (call_context.py), by key
+        self.context_sites: set[Key] = set()
 
 
     def launch_params(self, name: str) -> list[KernelParams]:

@@ -43,6 +43,7 @@ from instrument.frontend.parse import Span
 from instrument.frontend.query import (BARRIERS, DESTROYED, Function, Program, atomic_parts, dependent_callee, destroyed_by,
                                        local_variable)
 from .apart import DYNAMIC, _INTS, apart_accesses
+from .call_context import call_arguments, context_functions
 from .bounds import inside_accesses
 from .own_index import Scope, _NotLinear, _bare, _norm, address_taken
 from .tree_forms import OffsetForm, guards_of, offset_form, tree_form, tree_vars
@@ -311,6 +312,39 @@ class KernelFacts:
         self._pointers: dict[tuple, dict[str, str]] = {}   # shared_pointers by kernel body
         self.effects: dict[tuple, tuple[bool, bool, bool]] = {}          # by call (hash, where, name)
         self.notes: dict[str, list[str]] = {}   # kernel -> what an analysis gave up on in it (for explain)
+        self._context: dict | None = None   # call_context.context_functions, once asked
+        self.arg_accesses: list = []   # the kernel being analysed: (node, call_context.ArgAccess) of its context calls
+        # every kernel's calls of context functions whose reference arguments were proved: (file, start, end) of
+        # the call -> (the function's name, the offset of the call's closing parenthesis, the C++ conditions)
+        self.context_calls: dict[tuple[str, int, int], tuple[str, int, list[str]]] = {}
+
+    def context_functions(self) -> dict:
+        """The unit's device functions whose accesses a call can make quiet (call_context.py)."""
+        if self._context is None:
+            self._context = context_functions(self.p, self)
+        return self._context
+
+    def _context_call(self, c: cindex.Cursor, body: Span):
+        """(the function, its reference arguments as accesses) for a call of a context function in the kernel
+        whose body is `body`, or None."""
+        ref = c.referenced
+        cf = self.context_functions().get(c.spelling) if ref is not None and ref.kind == CK.FUNCTION_DECL else None
+        if cf is None:
+            return None
+        d = ref.get_definition()
+        if d is None or d.location.file is None or d.location.file.name != cf.fn.body.file or \
+                not (cf.fn.span.start <= d.location.offset <= cf.fn.body.start):
+            return None
+        shared_decl = {d.name for d in self.p.shared}
+
+        def local(v: cindex.Cursor) -> bool:
+            sp = self.p.unit.span_of(v)
+            return v.kind == CK.VAR_DECL and sp is not None and _inside(sp, body) and v.spelling not in shared_decl \
+                and v.storage_class not in (cindex.StorageClass.STATIC, cindex.StorageClass.EXTERN) \
+                and v.type.kind not in (TK.LVALUEREFERENCE, TK.RVALUEREFERENCE)
+        args = call_arguments(self.p, c, cf, {n for n in shared_decl if self.array_named(n, body) is not None},
+                              local)
+        return (cf, args) if args is not None else None
 
     def note(self, kernel: str, text: str) -> None:
         self.notes.setdefault(kernel, []).append(text)
@@ -740,7 +774,26 @@ class KernelFacts:
                 self.nodes[node_of(at.span)].reads.add(word)
                 if t != ANY and at.bound in ("array", "dynamic") and at.bound_base is not None:
                     atomics.append((node_of(at.span), t, at.span))
+        self.arg_accesses = []
+        calls: list[tuple[Span, str, list]] = []   # the context calls: (call, function, their ArgAccesses)
         for c in cur.walk_preorder():
+            ctx = self._context_call(c, body) if c.kind == CK.CALL_EXPR else None
+            if ctx is not None and (sp := p.unit.span_of(c)) is not None:
+                # (its reference arguments' words, read or read and written at the call: call_context.py)
+                cf, args = ctx
+                n = node_of(sp)
+                for arg in args:
+                    if arg.array is None:
+                        continue   # (a local of the thread's own)
+                    t = self.array_named(arg.array, body)
+                    self.nodes[n].reads.add(Word(t))
+                    if arg.kind != "read":
+                        self.nodes[n].writes.add(Word(t))
+                    else:
+                        reads.append((n, t, arg.span, Word(t)))
+                    self.arg_accesses.append((n, arg))
+                calls.append((sp, cf.fn.name, args))
+                continue
             if c.kind == CK.CALL_EXPR:
                 syncs, writes, reads_any = self._callee_effects(c)
                 if syncs:
@@ -850,6 +903,23 @@ class KernelFacts:
                 alone[span] = Apart(flat)
         # accesses whose index lies inside their array (bounds.py): their bounds test goes from a quiet version
         inside = inside_accesses(self, k, cur, params, changed, self.heads, subscripts)
+        for sp, name, args in calls:   # a call whose every reference argument's word is proved: its conditions
+            conds = []
+            for arg in args:
+                if arg.array is None:
+                    continue
+                form = alone.get(arg.span)
+                if arg.span not in quiet and form is None:
+                    break
+                if form is not None:
+                    conds.append(form.condition(arg.array).device())
+                size = "::hirace::kDynamicShared" if self.array_named(arg.array, body) == DYNAMIC else \
+                    f"sizeof({arg.array})"
+                conds.append(f"::hirace::in_declared(&({arg.text}), {arg.array}, {size})")
+            else:
+                close = p.unit.source(sp.file).text(sp.end - 1, sp.end)
+                if close == ")":
+                    self.context_calls[(sp.file, sp.start, sp.end)] = (name, sp.end - 1, conds)
         return quiet, alone, inside
 
     def _uniform_ifs(self, cur: cindex.Cursor, body: Span, scope: Scope) -> dict[Span, tuple]:

@@ -34,6 +34,9 @@ class Rule(enum.Enum):
                  "launch checks that no other argument points into its buffer")                    # readonly_params.py
     ATOMIC_PARAM = ("atomic parameter", "only device-scope atomics reach this parameter; the launch checks that "
                     "no other argument points into its buffer")                                     # readonly_params.py
+    CALL_CONTEXT = ("quiet at proved calls", "an access through a reference parameter, which names only its argument's "
+                    "word: quiet in the calls whose arguments' words are proved apart (where their conditions hold), "
+                    "checked whole in every other call")                                             # call_context.py
 
     @property
     def title(self) -> str:

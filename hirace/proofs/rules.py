@@ -50,7 +50,15 @@ def readonly_param(a, t: FactTable) -> Proof | None:
     return Proof(Rule.READONLY_PARAM, "rd_param", bit=ps.bit)
 
 
-ACCESS_RULES = (quiet_shared_read, own_shared_words, own_param, readonly_param)
+def call_context(a, t: FactTable) -> Proof | None:
+    """An access through a context function's reference parameter, in a unit where some of its calls are
+    proved (call_context.py): the call says whether it is checked."""
+    if key(a) in t.context_sites:
+        return Proof(Rule.CALL_CONTEXT, ENTRY[a.kind] + "_ctx")
+    return None
+
+
+ACCESS_RULES = (quiet_shared_read, own_shared_words, own_param, readonly_param, call_context)
 
 
 def quiet_shared_atomic(at, t: FactTable) -> Proof | None:

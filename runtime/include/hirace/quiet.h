@@ -83,6 +83,11 @@ template <class T> CCTK_D inline T *rmw_apart(T *p, unsigned site, const volatil
   if (shaped && in_declared(p, base, bytes)) return p;
   return quiet_slow(p, site, fsm::kRead, g_launch.sink_write, base, bytes, true);
 }
+// An access of a device function through a reference parameter (hirace/proofs/call_context.py): `quiet` where
+// its call proved its argument's word apart and in bounds, so it races with nothing; the whole check otherwise.
+template <class T> CCTK_D inline T *rd_ctx(T *p, unsigned site, bool quiet) { return quiet ? p : rd(p, site); }
+template <class T> CCTK_D inline T *wr_ctx(T *p, unsigned site, bool quiet) { return quiet ? p : wr(p, site); }
+template <class T> CCTK_D inline T *rmw_ctx(T *p, unsigned site, bool quiet) { return quiet ? p : rmw(p, site); }
 // A read through the kernel's read-only parameter `base` (the `bit`-th): in a launch where that
 // parameter is quiet, only the bounds of its buffer are checked, inline; otherwise the whole check.
 #if HIRACE_BENCH_QUIET_READ_HOOK   // (benchmarks only: bench_hooks.h)

@@ -179,6 +179,10 @@ CCTK_D inline bool own_index(long long, long long, long long, long long, long lo
                              long long = 0, long long = 1) {
   return true;   // (the host found it so)
 }
+// (a device function's, never in a version's copy: as the kernel's own)
+template <class T> CCTK_D inline T *rd_ctx(Journal &, T *p, unsigned site, bool quiet) { return ::hirace::rd_ctx(p, site, quiet); }
+template <class T> CCTK_D inline T *wr_ctx(Journal &, T *p, unsigned site, bool quiet) { return ::hirace::wr_ctx(p, site, quiet); }
+template <class T> CCTK_D inline T *rmw_ctx(Journal &, T *p, unsigned site, bool quiet) { return ::hirace::rmw_ctx(p, site, quiet); }
 template <class... T> CCTK_D inline bool lanes_apart(T...) { return true; }
 template <class... T> CCTK_D inline bool forms_apart(T...) { return true; }   // (the host found it so)
 
