@@ -346,3 +346,29 @@ __global__ void k(float *out, const float *in) {
   out[0] = s[threadIdx.x][threadIdx.y];
 }""" % width)
     assert got.get("write s[threadIdx.x][threadIdx.y + i * 8]") == shown
+
+
+@pytest.mark.parametrize("pragma", ["#pragma unroll 16", ""])
+def test_a_barrier_loop_after_a_pragma_is_still_a_loop(tmp_path, pragma):
+    """binomialOptions: `#pragma unroll` wraps the loop that holds the barriers in a statement of its own; its
+    exchange's read between the two barriers is quiet, the writes before them apart. The same read before the
+    first barrier meets its neighbour's write there."""
+    code = """
+__global__ void k(float *out) {
+  __shared__ float x[129];
+  float v = threadIdx.x;
+  if (threadIdx.x == 0) x[128] = 1;
+  %s
+  for (int i = 64; i > 0; --i) {
+    x[threadIdx.x] = v;
+    %s
+    v += x[threadIdx.x + 1];
+    __syncthreads();
+  }
+  out[threadIdx.x] = v;
+}"""
+    got = apart(tmp_path, code % (pragma, "__syncthreads();"))
+    assert got["read x[threadIdx.x + 1]"] == "quiet"
+    assert got["write x[threadIdx.x]"] == "(blockDim.x <= 128 && blockDim.y == 1 && blockDim.z == 1)"
+    racy = apart(tmp_path, code % (pragma, ""))
+    assert "read x[threadIdx.x + 1]" not in racy and "write x[threadIdx.x]" not in racy

@@ -991,6 +991,9 @@ class KernelFacts:
             for k in c.get_children():
                 preds = self._stmt(k, preds)
             return preds
+        inner = list(c.get_children()) if c.kind == CK.UNEXPOSED_STMT else []
+        if len(inner) == 1 and inner[0].kind in _LOOPS:   # (`#pragma unroll` before a loop: the loop)
+            return self._stmt(inner[0], preds)
         if c.kind in _LOOPS:
             kids = list(c.get_children())
             body, head = (kids[0], kids[1:]) if c.kind == CK.DO_STMT else (kids[-1], kids[:-1])
