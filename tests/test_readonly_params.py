@@ -558,3 +558,21 @@ def test_a_parameters_name_declared_again_makes_no_candidate(tmp_path, again):
     src = tmp_path / "k.cu"
     readonly_params(query(parse_file(src)), why=why)
     assert why == {"k": "it declares the name of its parameter p again"}
+
+
+def test_a_plain_structs_own_assignment_and_a_context_call_write_nothing_else(tmp_path):
+    """BlackScholes: `out[i] = make_float2(a, b)` calls float2's implicit assignment, whose write is the access
+    itself, and a device function that writes only through its reference parameters, called on locals, writes no
+    parameter's buffer: the kernel keeps its candidates. A struct whose assignment the program writes may write
+    anywhere: none."""
+    body = """
+struct P { int a; __device__ P &operator=(const P &o) { a = o.a; flag = o.a; return *this; } };
+__device__ inline void body(float &c, float &p, float s) { c = 2 * s; p = s; }
+__global__ void plain(float2 *out, const float *in) {
+  float c, p;
+  body(c, p, in[threadIdx.x]);
+  out[threadIdx.x] = make_float2(c, p);
+}
+__global__ void own(P *out, const P *in) { out[threadIdx.x] = in[threadIdx.x]; }
+"""
+    assert params(tmp_path, body) == {"plain": (["in"], ["out"])}

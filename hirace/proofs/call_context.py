@@ -111,7 +111,7 @@ def context_functions(prog: Program, facts) -> dict[str, ContextFunction]:
         if last.file is None or last.file.name != f.body.file:
             continue
         between = prog.unit.source(f.body.file).text(last.offset, f.body.start)
-        if not re.match(r"\s*\)", between):
+        if not re.match(r"\s*(?://[^\n]*\n\s*|/\*.*?\*/\s*)*\)", between, re.S):   # (comments before the `)`)
             continue
         out[f.name] = ContextFunction(f, tuple(f.params), refs, last.offset,
                                       {(a.span.file, a.span.start, a.span.end) for a in mine})

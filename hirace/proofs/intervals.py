@@ -377,6 +377,10 @@ class KernelFacts:
                     local_variable(a) and _plain_data(a.type) for a in call.get_arguments()):
                 return False, False, False   # a copy of the thread's own local (`return p;`): its bytes alone
             return mine if mine is not None else (False, False, _pointer_params(ref, writable=False))
+        if ref is not None and ref.kind == CK.CXX_METHOD and name == "operator=" and ref.is_default_method() and (
+                ref.is_copy_assignment_operator_method() or ref.is_move_assignment_operator_method()) and \
+                ref.semantic_parent is not None and _plain_data(ref.semantic_parent.type):
+            return False, False, False   # (a plain struct's own assignment, `out[i] = make_float2(a, b)`: the access)
         mine = self._defined(name)
         if mine is not None:
             return mine

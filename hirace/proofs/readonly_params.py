@@ -182,6 +182,8 @@ def _kernel(an: KernelFacts, k: Function, known: dict | None = None) -> KernelPa
         written.add(index[base])
     reads_elsewhere = False              # a read that may reach a parameter's buffer by another way
     for c in cur.walk_preorder():
+        if c.kind == CK.CALL_EXPR and an._context_call(c, body) is not None:
+            continue   # (it touches its reference arguments' words alone: the kernel's locals or shared words)
         if c.kind == CK.CALL_EXPR:
             syncs, writes, reads = an._callee_effects(c)
             if syncs or writes:          # a callee that writes (or synchronises): not followed
