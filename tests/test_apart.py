@@ -185,6 +185,24 @@ __global__ void k(float *odata, const float *idata, int width) {
     ("s[2 * threadIdx.x] = 1; if (threadIdx.x & 1) { __syncthreads(); } __syncthreads();",
      "s[2 * threadIdx.x] = 1; if (n & 1) { __syncthreads(); } __syncthreads();",
      {"write s[2 * threadIdx.x]"}, {"write s[2 * threadIdx.x]"}),
+    # a tree whose one barrier sits under a uniform `if`: with n even no barrier ends a round
+    ("for (unsigned d = 32; d > 0; d >>= 1) { if (threadIdx.x < d) s[threadIdx.x] += s[threadIdx.x + d]; "
+     "if (n & 1) { __syncthreads(); } } __syncthreads();",
+     "for (unsigned d = 32; d > 0; d >>= 1) { if (threadIdx.x < d) s[threadIdx.x] += s[threadIdx.x + d]; "
+     "__syncthreads(); }",
+     {"read s[threadIdx.x + d]"}, {"read s[threadIdx.x + d]"}),
+    # a parameter changed through its address is no condition the block computes alike
+    ("unsigned *p = &n; *p = threadIdx.x & 1; __syncthreads(); if (n) { __syncthreads(); } s[2 * threadIdx.x] = 1; "
+     "__syncthreads();",
+     "__syncthreads(); if (n) { __syncthreads(); } s[2 * threadIdx.x] = 1; __syncthreads();",
+     {"write s[2 * threadIdx.x]"}, {"write s[2 * threadIdx.x]"}),
+    # a pointer moved from a parameter by a difference of pointers, or from a parameter made to point elsewhere
+    ("float *q = out + (s - out); q[2 * threadIdx.x + 1] = 1; s[2 * threadIdx.x] = 1; __syncthreads();",
+     "float *q = out + 3; q[2 * threadIdx.x + 1] = 1; s[2 * threadIdx.x] = 1; __syncthreads();",
+     {"write s[2 * threadIdx.x]"}, {"write s[2 * threadIdx.x]"}),
+    ("float **pp = &out; *pp = s; float *q = out + 1; q[2 * threadIdx.x] = 1; s[2 * threadIdx.x] = 1; __syncthreads();",
+     "float *q = out + 1; q[2 * threadIdx.x] = 1; s[2 * threadIdx.x] = 1; __syncthreads();",
+     {"write s[2 * threadIdx.x]"}, {"write s[2 * threadIdx.x]"}),
     # a pointer that may point into the shared array; one made from a parameter does not
     ("float *q = threadIdx.x < 99 ? s : out; q[2 * threadIdx.x + 1] = 1; s[2 * threadIdx.x] = 1; __syncthreads();",
      "float *q = out + 3; q[2 * threadIdx.x + 1] = 1; s[2 * threadIdx.x] = 1; __syncthreads();",

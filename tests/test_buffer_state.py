@@ -73,6 +73,13 @@ __global__ void reads(int *a, const int *b) { a[threadIdx.x] = get(b, 1); }""", 
     found: dict = {}
     readonly_params(prog, KernelFacts(prog), {}, found)
     assert [w.moved for w in found.values()] == [("a",)]
+    # (`*a = v` and `atomicAdd(a, 1)` through a moved a name no bound the launch's copy can give: unknown)
+    src.write_text("__global__ void deref(int *a, long off) { a += off; *a = 1; }\n"
+                   "__global__ void atom(int *a, long off) { a += off; atomicAdd(a, 1); }")
+    prog = query(parse_file(src))
+    found = {}
+    readonly_params(prog, KernelFacts(prog), {}, found)
+    assert found == {}
 
 
 def test_a_destructor_that_writes_leaves_the_writes_unknown(tmp_path):

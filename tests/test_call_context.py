@@ -49,6 +49,8 @@ def test_a_call_on_words_apart_is_proved_with_its_launch_and_bounds_conditions(t
     "swap(s[2 * threadIdx.x], s[2 * threadIdx.x + 1], 1); s[3] = 0;",     # another write meets thread 1's a
     "int &r = s[2 * threadIdx.x]; swap(r, s[2 * threadIdx.x + 1], 1);",   # a local reference: shared memory
     "swap(s[2 * threadIdx.x + n++], s[2 * threadIdx.x + 1], 1);",         # evaluated again by the condition
+    "swap(s[2 * threadIdx.x + out[0] * 0], s[2 * threadIdx.x + 1], 1);",  # a read the condition would repeat
+    "swap(s[2 * threadIdx.x], s[2 * threadIdx.x + 1], n = 1);",           # another argument changes what they name
 ])
 def test_a_call_whose_words_may_meet_another_threads_is_not_proved(tmp_path, call):
     names, calls = analysed(tmp_path, SWAP + KERNEL % call)

@@ -558,7 +558,8 @@ class ApartAnalysis:
                 if ref is None:
                     return False
                 if ref.kind == CK.PARM_DECL:
-                    if ref.type.get_canonical().kind not in _INTS or ref.spelling in self.changed:
+                    if ref.type.get_canonical().kind not in _INTS or ref.spelling in self.changed or \
+                            address_taken(ref.spelling, self.text):
                         return False
                 elif ref.kind in (CK.TEMPLATE_NON_TYPE_PARAMETER, CK.ENUM_CONSTANT_DECL):
                     continue
@@ -701,8 +702,9 @@ class ApartAnalysis:
         if ref is None:
             raise _Unknown
         if ref.kind == CK.PARM_DECL:
-            if ref.type.get_canonical().kind not in _INTS or ref.spelling in self.changed:
-                raise _Unknown
+            if ref.type.get_canonical().kind not in _INTS or ref.spelling in self.changed or \
+                    address_taken(ref.spelling, self.text):
+                raise _Unknown   # (changed through its address: not alike in every thread)
             return Lin.var(f"U:p:{ref.spelling}")
         if ref.kind == CK.TEMPLATE_NON_TYPE_PARAMETER:   # (one value in every thread of a launch)
             return Lin.var(f"U:tp:{ref.spelling}")
@@ -1063,8 +1065,12 @@ def apart_accesses(facts, kernel, cur: cindex.Cursor, params: set[str], changed:
         return {}
     # the barrier loops: each an analysable `for` (one that steps by shifts: from a value alike in every thread)
     an.barrier_loops = {loop.hash for loop, _, _ in heads.values()}
-    if any(an.loop_var(loop, True) is None or (an.loop_var(loop, True).by and not an.alike(
-            an.loop_var(loop, True).init, an.anc.get(loop.hash, []) + [loop])) for loop, _, _ in heads.values()):
+    def uniform_loop(loop) -> bool:   # (a start, and a condition the analysis does not read, alike in every thread)
+        lv = an.loop_var(loop, True)
+        where = an.anc.get(loop.hash, []) + [loop]
+        return lv is not None and (not lv.by or an.alike(lv.init, where)) and (
+            lv.cond is not None or an.alike(list(loop.get_children())[1], where))
+    if not all(uniform_loop(loop) for loop, _, _ in heads.values()):
         return {}
     by_node: dict[int, list[_Acc]] = {}
     bad: set[str] = set()

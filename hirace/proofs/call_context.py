@@ -164,6 +164,10 @@ def call_arguments(prog: Program, call: cindex.Cursor, cf: ContextFunction, shar
         sp = prog.unit.span_of(a)
         if sp is None or not _inside(sp, where):
             return None
+        # (the condition evaluates the reference arguments once more, in any order with the others: no argument
+        # may change what they name)
+        if re.search(r"\+\+|--|(?<![=!<>])=(?!=)", prog.unit.source(sp.file).text(sp.start, sp.end)):
+            return None
     out = []
     for i, kind in sorted(cf.refs.items()):
         a = _bare(args[i])
@@ -184,8 +188,45 @@ def call_arguments(prog: Program, call: cindex.Cursor, cf: ContextFunction, shar
             return None
         if not _PLAIN.fullmatch(text) or re.search(r"\w\s*\(|\+\+|--|[^=!<>]=[^=]", text):
             return None   # (evaluated once more by the condition: nothing in it may change anything)
+        sub, ok = a, True
+        while sub.kind == CK.ARRAY_SUBSCRIPT_EXPR and ok:   # (nor read memory: `s[in[i] & 63]` reads in[i] unchecked)
+            arr, idx = list(sub.get_children())
+            ok = _reads_nothing(idx, locals_ok)
+            sub = _bare(arr)
+        if not ok:
+            return None
         out.append(ArgAccess(sp, kind, base.spelling, a, text))
     return out
+
+
+def _reads_nothing(c: cindex.Cursor, locals_ok) -> bool:
+    """Is index expression c made of literals, the thread's coordinates and the block's extents, integer
+    parameters and the kernel's own locals, through operators that read no memory (no call, subscript,
+    dereference, nor a shared or `__device__` variable)?"""
+    for k in c.walk_preorder():
+        if k.kind in (CK.CALL_EXPR, CK.ARRAY_SUBSCRIPT_EXPR, CK.MEMBER_REF_EXPR) and k.kind != CK.MEMBER_REF_EXPR:
+            return False
+        if k.kind == CK.MEMBER_REF_EXPR:
+            toks = "".join(t.spelling for t in k.get_tokens())
+            if not re.fullmatch(r"(threadIdx|blockIdx|blockDim|gridDim)\.[xyz]", toks):
+                return False
+        elif k.kind == CK.UNARY_OPERATOR:
+            toks = [t.spelling for t in k.get_tokens()]
+            if toks[:1] in (["*"], ["&"]):
+                return False
+        elif k.kind == CK.DECL_REF_EXPR:
+            ref = k.referenced
+            if ref is None:
+                return False
+            if ref.kind in (CK.ENUM_CONSTANT_DECL, CK.TEMPLATE_NON_TYPE_PARAMETER):
+                continue
+            if ref.kind == CK.PARM_DECL and ref.type.get_canonical().kind not in (TK.POINTER, TK.LVALUEREFERENCE):
+                continue
+            if ref.kind == CK.VAR_DECL and (locals_ok(ref) or ref.type.get_canonical().kind == TK.RECORD and
+                                            ref.spelling in ("threadIdx", "blockIdx", "blockDim", "gridDim")):
+                continue
+            return False
+    return True
 
 
 def _bare(c: cindex.Cursor) -> cindex.Cursor:

@@ -691,6 +691,9 @@ class KernelFacts:
                                   f"condition may differ between the block's threads)")
         self.cut_spans = [b.span for b in cuts]
         params = set(k.params) - (changed - set(self.rebased(k)))
+        # (a parameter whose address the kernel takes may be made to point anywhere: `int **pp = &out; *pp = s;`)
+        text = p.unit.source(body.file).text(body.start, body.end)
+        params -= {name for name in params if re.search(r"(?<![&\w])&\s*" + re.escape(name) + r"\b(?!\s*(\[|\.|->))", text)}
         self.pointers_in = self.shared_pointers(k)
         self.constant_in = self.constant_pointers(k)
         params = params | (self.param_pointers(k, params) - set(self.pointers_in))
@@ -1046,8 +1049,8 @@ def _from_param(c: cindex.Cursor, params: set[str], depth: int = 0) -> bool:
         toks = [t.spelling for t in c.get_tokens()]
         tail = [t.spelling for t in b.get_tokens()]
         op = toks[len(toks) - len(tail) - 1] if tail and len(toks) > len(tail) else ""
-        return (op in ("+", "-") and ints(b) and _from_param(a, params, depth + 1)) or \
-            (op == "+" and ints(a) and _from_param(b, params, depth + 1))
+        return (op in ("+", "-") and ints(b) and _number(b) and _from_param(a, params, depth + 1)) or \
+            (op == "+" and ints(a) and _number(a) and _from_param(b, params, depth + 1))
     if c.kind == CK.UNARY_OPERATOR and len(kids) == 1 and [t.spelling for t in c.get_tokens()][:1] == ["&"]:
         sub = kids[0]
         while sub.kind in (CK.UNEXPOSED_EXPR, CK.PAREN_EXPR):

@@ -422,8 +422,8 @@ class Scope:
                     return
                 if ref is None or (var is None or ref != var) and not self.template_value(ref) and (
                         ref.kind != CK.PARM_DECL or ref.spelling in self.changed or
-                        ref.type.get_canonical().kind not in INTS):
-                    raise _NotLinear
+                        ref.type.get_canonical().kind not in INTS or address_taken(ref.spelling, self.body_text)):
+                    raise _NotLinear   # (`int *p = &n; *p = tid;` changes n through its address)
             elif k.kind not in (*_WRAPPERS, *_CASTS, CK.BINARY_OPERATOR, CK.UNARY_OPERATOR, CK.INTEGER_LITERAL,
                                 CK.TYPE_REF):
                 raise _NotLinear

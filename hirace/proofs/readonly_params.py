@@ -207,8 +207,16 @@ def _kernel(an: KernelFacts, k: Function, known: dict | None = None) -> KernelPa
     # (the planner bounds their accesses by the buffers the launch's arguments point into, copied at the
     # kernel's entry, or forgets these writes where it cannot: planner._launch_bases)
     moved = sorted(k.params[i] for i in written if k.params[i] in rebased)
-    if known is not None:
+    # (only an access that names its pointer as its bound can be bounded by the launch's copy: `*p = v` and
+    # `atomicAdd(p, 1)` through a moved p carry no bound, and may land in any buffer)
+    unbounded = sorted({a.base for a in inside if a.base in moved and not (a.bound == "pointer" and a.bound_base is not None)} |
+                       {an.atomic_base(at) for at in p.atomics if _inside(at.span, body) and an.atomic_base(at) in moved
+                        and not (at.bound == "pointer" and at.bound_base is not None)})
+    if known is not None and not unbounded:
         known[(body.file, body.start)] = KernelWrites(k, tuple(sorted(written)), tuple(moved))
+    elif known is not None:
+        an.note(k.name, f"its launches check every buffer: it moves {unbounded[0]}, which it writes through, and an "
+                        f"access through it that names no bound may land in another buffer")
     read_through = {a.base for a in inside if a.kind == "read" and a.base in index and member_or_element(a)}
     candidates = [i for i, c in enumerate(parms) if c.spelling in read_through and i not in written
                   and c.spelling not in changed and c.type.get_canonical().kind == TK.POINTER]

@@ -42,6 +42,8 @@ _INTS = (TK.INT, TK.UINT, TK.LONG, TK.ULONG, TK.LONGLONG, TK.ULONGLONG, TK.SHORT
 _ONE = re.compile(r"\s*(\w+)\s*\[(.*)\]\s*", re.S)
 _STEP = re.compile(r"\s*(\w+)\s*(>>=|<<=|/=|\*=|\+=|-=)(.*)", re.S)
 _JUMPS = (CK.BREAK_STMT, CK.CONTINUE_STMT, CK.RETURN_STMT, CK.GOTO_STMT, CK.INDIRECT_GOTO_STMT, CK.LABEL_STMT)
+_HOLDERS = (CK.IF_STMT, CK.SWITCH_STMT, CK.FOR_STMT, CK.WHILE_STMT, CK.DO_STMT, CK.CXX_FOR_RANGE_STMT,
+            CK.COMPOUND_STMT, CK.UNEXPOSED_STMT)   # statements a barrier in them may be skipped in
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,10 @@ def tree_vars(cur: cindex.Cursor, prog, scope, kernel_body: Span, cut_spans: lis
         inside = [b for b in cut_spans if _within(b, body)]
         last = prog.unit.span_of(stmts[-1]) if stmts else None
         if len(inside) != 1 or last is None or not _within(inside[0], last):
+            continue
+        # (the body's last statement is the barrier's own, not a branch or loop around it: every round ends at it)
+        if stmts[-1].kind in _HOLDERS or any(_within(inside[0], br.span) and _within(br.span, last)
+                                             for br in prog.branches):
             continue
         if any(k.kind in _JUMPS for k in kids[3].walk_preorder()):
             continue
