@@ -619,23 +619,29 @@ class KernelFacts:
         key = ("const", fn.body.file, fn.body.start)
         if key not in self._pointers:
             cur = self.cursors.get((fn.body.file, fn.body.start))
-            found, count = set(), {}
-            for c in cur.walk_preorder() if cur is not None else ():
-                if c.kind != CK.VAR_DECL:
-                    continue
-                count[c.spelling] = count.get(c.spelling, 0) + 1
-                init = [x for x in c.get_children() if x.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF, CK.TEMPLATE_REF)]
-                if init and c.type.get_canonical().kind == TK.POINTER and _constant_address(init[-1]):
-                    found.add(c.spelling)
-            text = self.p.unit.source(fn.body.file).text(fn.body.start, fn.body.end)
-            changed = self.changed(fn.body)
-            aliased = {name for sp, name in self.p.aliased if _inside(sp, fn.body)}
             # (a name also declared as a parameter, in an enclosing scope or twice: an access by that name may be
             # through the other variable)
             params = {x.spelling for x in cur.walk_preorder() if x.kind == CK.PARM_DECL} if cur is not None else set()
-            self._pointers[key] = {n for n in found if count.get(n) == 1 and n not in params and n not in changed
-                                   and n not in aliased and not address_taken(n, text)}
+            self._pointers[key] = self._kept_pointers(fn.body, lambda init: _constant_address(init[-1]), params)
         return self._pointers[key]
+
+    def _kept_pointers(self, body: Span, made, exclude: set[str]) -> set[str]:
+        """The local pointers of the function whose body is `body` that are declared once, with an initializer
+        `made(init)` accepts (the declaration's children but type references), and never changed nor addressed,
+        less the names in `exclude`."""
+        cur = self.cursors.get((body.file, body.start))
+        found, count = set(), {}
+        for c in cur.walk_preorder() if cur is not None else ():
+            if c.kind != CK.VAR_DECL:
+                continue
+            count[c.spelling] = count.get(c.spelling, 0) + 1
+            init = [x for x in c.get_children() if x.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF, CK.TEMPLATE_REF)]
+            if init and c.type.get_canonical().kind == TK.POINTER and made(init):
+                found.add(c.spelling)
+        text = self.p.unit.source(body.file).text(body.start, body.end)
+        changed = self.changed(body)   # (with the names a reference may change)
+        return {n for n in found if count.get(n) == 1 and n not in exclude and n not in changed
+                and not address_taken(n, text)}
 
     def param_pointers(self, k: Function, params: set[str]) -> set[str]:
         """The kernel's local pointers made from a pointer parameter in `params` by a number (`float *d_Dst =
@@ -643,19 +649,7 @@ class KernelFacts:
         addressed. A parameter points where the host said, into global memory, never into a block's shared
         memory; so does a pointer moved from it by a number (an access outside its buffer is the bounds
         check's): no shared read sees a write through one."""
-        cur = self.cursors.get((k.body.file, k.body.start))
-        found, count = set(), {}
-        for c in cur.walk_preorder() if cur is not None else ():
-            if c.kind != CK.VAR_DECL:
-                continue
-            count[c.spelling] = count.get(c.spelling, 0) + 1
-            init = [x for x in c.get_children() if x.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF, CK.TEMPLATE_REF)]
-            if len(init) == 1 and c.type.get_canonical().kind == TK.POINTER and _from_param(init[0], params):
-                found.add(c.spelling)
-        text = self.p.unit.source(k.body.file).text(k.body.start, k.body.end)
-        changed = self.changed(k.body)
-        return {n for n in found if count.get(n) == 1 and n not in params and n not in changed
-                and not address_taken(n, text)}
+        return self._kept_pointers(k.body, lambda init: len(init) == 1 and _from_param(init[0], params), params)
 
     def _target(self, space: str, base: str, params: set[str]) -> str | None:
         """The shared array a write goes to, ANY, or None (memory no shared read can see)."""
