@@ -41,7 +41,7 @@ from clang import cindex
 
 from instrument.frontend.parse import Span
 from instrument.frontend.query import DESTROYED, Function, Program
-from .own_index import address_taken
+from .own_index import _bare, address_taken
 
 CK = cindex.CursorKind
 TK = cindex.TypeKind
@@ -227,12 +227,3 @@ def _reads_nothing(c: cindex.Cursor, locals_ok) -> bool:
                 continue
             return False
     return True
-
-
-def _bare(c: cindex.Cursor) -> cindex.Cursor:
-    while c.kind in (CK.UNEXPOSED_EXPR, CK.PAREN_EXPR):
-        kids = list(c.get_children())
-        if len(kids) != 1:
-            break
-        c = kids[0]
-    return c
