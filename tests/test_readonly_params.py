@@ -198,7 +198,8 @@ __global__ void line(float *out, int n) {
 
 
 @pytest.mark.parametrize("code", [
-    "out[i] = 1; out[i + 1] = 2;",                 # two indices: a thread writes its neighbour's element
+    "out[i] = 1; out[i + n] = 2; out[i + 2 * k] = 3;",   # two indices that are no steps of one value
+    "out[i] = 1; for (int j = 0; j < 2; ++j) out[i + j * n] = 2;",   # steps beside a loop's (one coordinate)
     "for (int j = 0; j < 2; ++j) { out[i + j] = 0; j += 0; }",   # a loop variable the body changes
     "for (int j = 0; j < n; ++j) out[i + j] = 0; for (int m = 0; m < 2; ++m) out[i + m] = 0;",   # two loops
     "for (int j = 0; j < i; ++j) out[i + j] = 0;",  # a loop's bound that differs between threads
@@ -219,6 +220,27 @@ def test_no_own_parameter_where_threads_may_meet_or_the_kernel_reaches_it_otherw
     assert owned(tmp_path, OWN_KERNEL % "out[i] = in[i]; out[i] += 1;") == {"k": [(
         "out", "::hirace::own_index((1ll), 0ll, 0ll, ((long long)(blockDim.x)), 0ll, 0ll, 0ll)")]}
     assert owned(tmp_path, OWN_KERNEL % code) == {}
+
+
+def test_writes_at_offsets_of_whole_steps_are_one_index_over_the_steps(tmp_path):
+    """sortingNetworks' stores of a lane's element and the one half a tile on (`out[0]`, `out[TILE / 2]` after
+    `out += blockIdx.x * TILE + threadIdx.x`): one index, the lowest offset, with the step as a coordinate
+    over the multiples between lowest and highest; the launch's own_index test then decides (two
+    neighbours `out[i]`, `out[i + 1]` are own only in blocks of one thread)."""
+    tile = owned(tmp_path, """
+__global__ void k(float *out, const float *in) {
+  out += blockIdx.x * BS + threadIdx.x;
+  out[0] = in[0];
+  out[BS / 2] = in[1];
+}""")
+    assert tile == {"k": [("out", "::hirace::own_index((1ll), 0ll, 0ll, ((long long)(BS)), 0ll, 0ll, ((long long)(0)), "
+                                  "((long long)(BS/2)), ((long long)(2)))")]}
+    spread = owned(tmp_path, OWN_KERNEL % "out[i + 3 * n] = 1; out[i - 3 * n] = 2; out[i + 9 * n] += in[i];")
+    assert spread == {"k": [("out", "::hirace::own_index((1ll), 0ll, 0ll, ((long long)(blockDim.x)), 0ll, 0ll, "
+                                    "(- (long long)(n) * (long long)(3)), ((long long)(6) * (long long)(n)), ((long long)(3)))")]}
+    near = owned(tmp_path, OWN_KERNEL % "out[i] = 1; out[i + 1] = 2;")
+    assert near == {"k": [("out", "::hirace::own_index((1ll), 0ll, 0ll, ((long long)(blockDim.x)), 0ll, 0ll, 0ll, "
+                                  "(1ll), ((long long)(2)))")]}
 
 
 def test_own_indices_follow_counted_loops_and_locals_assigned_again(tmp_path):

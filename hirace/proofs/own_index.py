@@ -34,6 +34,7 @@ in every thread.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -141,6 +142,41 @@ def along_loop(w: LinearForm, r: LinearForm) -> LinearForm | None:
     base, other, shift = (r, w, shift) if shift >= 0 else (w, r, -shift)
     nb, no = f"(long long)({base.loop[1]})", f"((long long)({shift}) + (long long)({other.loop[1]}))"
     return LinearForm(w.coef, base.offset, (w.loop[0], f"({nb} > {no} ? {nb} : {no})"))
+
+
+def stepped(forms: list[LinearForm]) -> LinearForm | None:
+    """One form for several that differ only in their offsets, by whole multiples of one step
+    (sortingNetworks' `d_DstKey[0]` and `d_DstKey[SHARED_SIZE_LIMIT / 2]` after one move: the lane's
+    element and the one half a tile on): the lowest, with the step as its counted-loop coordinate over
+    the multiples between lowest and highest (a superset of the elements they name). Where it names
+    one element per thread and multiple (own_index), no two threads' elements of any of them meet.
+    None where a form has a loop already or the offsets are not such multiples."""
+    if len(forms) < 2 or any(f.loop for f in forms):
+        return None
+    first = forms[0]
+    if any(_collected(a) != _collected(b) for f in forms[1:] for a, b in zip(first.coef, f.coef)):
+        return None
+    diffs = [_collected(tuple(f.offset) + tuple((-s, x) for s, x in first.offset)) for f in forms]
+    some = next((d for d in diffs if d), None)
+    if some is None:
+        return None
+    g = math.gcd(*some.values()) * (1 if some[min(some)] > 0 else -1)
+    unit = {key: k // g for key, k in some.items()}   # (its smallest whole step, counting up)
+    times = []
+    for d in diffs:
+        if d and set(d) != set(unit):
+            return None
+        ratios = {d.get(key, 0) / k for key, k in unit.items()}
+        if len(ratios) != 1 or not float(next(iter(ratios))).is_integer():
+            return None
+        times.append(int(next(iter(ratios))))
+    g = math.gcd(*times)
+    times = [t // g for t in times]
+    step = {key: k * g for key, k in unit.items()}
+    low = forms[times.index(min(times))]
+    terms = tuple((1 if k > 0 else -1, tuple(names) if k in (1, -1) else (str(abs(k)), *names))
+                  for names, k in sorted(step.items()))
+    return LinearForm(first.coef, low.offset, (terms, str(max(times) - min(times) + 1)))
 
 
 def _sum(terms: tuple[Term, ...]) -> str:

@@ -10,7 +10,9 @@ A parameter whose every access is `p[E]` with one index E that gives each thread
 (own_index.py: `out[blockIdx.x * blockDim.x + threadIdx.x]`) races with nothing either, in a
 launch where no other pointer argument points into p's buffer and E differs between threads: for
 that, the kernel must also read nowhere but through its pointer parameters, and name p nowhere else
-(an own parameter). The kernel may also read p at other indices F (each a form of own_index.py),
+(an own parameter). Writes at several indices that differ only by whole multiples of one step
+(`p[E]` and `p[E + half]`: own_index.stepped) are one index over the multiples, a coordinate more.
+The kernel may also read p at other indices F (each a form of own_index.py),
 where no element F names is one E names, for any two threads of the launch (runtime forms_apart:
 lud's internal blocks read the row above and the column left of the blocks they write). A store through a pointer loaded from memory (`nodes[i].next[j] = v`) is not a
 store through a parameter.
@@ -48,7 +50,7 @@ from clang import cindex
 import re
 
 from .intervals import KernelFacts, _inside, assignments
-from .own_index import LinearForm, Scope, along_loop, linear_form, summed
+from .own_index import LinearForm, Scope, along_loop, linear_form, stepped, summed
 from instrument.protocol import QUIET_PARAMS
 from instrument.frontend.query import DESTROYED, Function, Program, destroyed_by
 
@@ -306,13 +308,12 @@ def _own(an: KernelFacts, k: Function, cur, parms, written: list[int], inside, c
             if None in forms:
                 continue
         written = {f.key(): f for a, f in zip(mine, forms) if a.kind != "read"}
-        if len(written) != 1:
+        form = next(iter(written.values())) if len(written) == 1 else stepped(list(written.values()))
+        if form is None:
             continue
-        form = next(iter(written.values()))
-        wkey = form.key()
         apart = {}
         for a, f in zip(mine, forms):
-            if f.key() == wkey:
+            if f.key() in written:
                 continue
             merged = along_loop(form, f)   # (a read at other rounds of the written form's loop: one form)
             if merged is not None:
