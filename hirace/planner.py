@@ -352,7 +352,7 @@ class HiracePlanner:
         needs = {k.name: quiet_version.KernelSites() for k in prog.kernels}
         self._own_variables(facts, plan, needs)
         bases = _launch_bases(facts, plan)
-        _context_calls(facts, plan)
+        proved_calls = _context_calls(facts, plan)
         # allocations (cudaMalloc ...) are tracked by the macros of these headers (C sources never
         # get here: the pipeline builds them as they are)
         host_only = unit.language == "host"
@@ -369,6 +369,7 @@ class HiracePlanner:
         # code no reading of the unit saw (frontend/device_view.py)
         plan.warnings += device_view.unseen(prog, reach, "accesses written only there are not checked")
         plan.warnings += _unfollowed_waits(prog, reach)
+        site_at: dict[tuple[str, int, int], int] = {}   # each access's site id, by where it is
         for a in prog.accesses:
             if a.function not in reach or a.space in ("constant", "local") or a.base in ignore or a.function in constexpr:
                 continue
@@ -382,6 +383,7 @@ class HiracePlanner:
                 proof = whole(("hd_v" if hd else "v") + rules.ENTRY[a.kind],
                               "a volatile access: strong, a flag's load or store (synchronisation through memory)")
             sid = self._site(a.span, a.kind, a.text, a.function, a.base, a.space, a.bound, proof)
+            site_at[(a.span.file, a.span.start, a.span.end)] = sid
             _note_shadow_use(shadow_free, a, proof, facts.kept_params)
             if a.function in needs:
                 needs[a.function].site(proof, a.span)
@@ -424,6 +426,7 @@ class HiracePlanner:
             if plan.wrap(at.address, *texts[0], f"hirace check of {at.name}", allow_macro=unit.editable_argument(at.address),
                          quiet=None if proof.whole else texts[1]):
                 self.bounds_only += not proof.whole
+        quiet_callees = self._context_versions(prog, plan, proved_calls, site_at, needs)
         self._plan_ranges(prog, plan, reach)
         self._plan_lib_atomics(prog, plan, reach, needs, shadow_free, memory)
         self._plan_collectives(prog, plan, reach, needs, shadow_free)
@@ -473,7 +476,7 @@ class HiracePlanner:
         # kernels whose every site is quiet get a quiet version
         versions = {}
         for k in prog.kernels:
-            called = sorted(prog.calls.get(k.name, set()) & touching)
+            called = sorted(prog.calls.get(k.name, set()) & touching - quiet_callees.get(k.name, set()))
             v = (quiet_version.NoVersion(f"it calls {called[0]}, whose code is checked") if called and needs[k.name].quiet
                  else quiet_version.plan_version(prog, plan, k, needs[k.name], self.lower_cpu,
                                                  quiet_version.open_loop_versions(self.config)))
@@ -666,6 +669,46 @@ class HiracePlanner:
                 shadow_free[co.function] = None
                 if co.function in needs:
                     needs[co.function].loud(co.span)
+
+    def _context_versions(self, prog: Program, plan: EditPlan, proved: dict, site_at: dict,
+                          needs: dict) -> dict[str, set[str]]:
+        """What a kernel's quiet version makes of its proved context calls (_context_calls): it passes
+        `true` (the proofs' conditions are the version's launch conditions, in its host test), and each
+        reference argument into a shared array has its bounds tested at the call, as the version's own
+        sites do (`(*::hirace::q::rmw_apart(__hirace_journal, &(s_key[pos]), 7u, s_key, sizeof(s_key),
+        false))`, the site of the function's first access through the parameter it is bound to: where the
+        check would report it). Gives, by kernel, the context functions whose every call in it is so."""
+        kernel_of = lambda f, at: next((k for k in prog.kernels if k.body.file == f and k.body.start <= at < k.body.end), None)  # noqa: E731
+        done: dict[tuple[str, str], int] = {}
+        for (f, start, end), call in sorted(proved.items(), key=lambda kv: kv[0]):
+            k = kernel_of(f, start)
+            if k is None or k.name not in needs:
+                continue
+            wraps = []
+            for arg, size in zip(call.args, call.sizes):
+                through = sorted((a for a in prog.accesses if a.function == call.function and a.base == arg.param),
+                                 key=lambda a: a.span.start)
+                if arg.array is None or not through:   # (a local, or a parameter the function never names)
+                    continue
+                sid = site_at.get((through[0].span.file, through[0].span.start, through[0].span.end))
+                if sid is None:
+                    break
+                entry = "rd_apart" if arg.kind == "read" else "rmw_apart"
+                wraps.append((arg, f"(*{_Q}{entry}(__hirace_journal, &(", f"), {self._sid(sid)}, {arg.array}, {size}, false))"))
+            else:
+                if all(plan.wrap(arg.span, "", "", f"hirace version's bounds of {arg.text}", quiet=(qb, qa))
+                       for arg, qb, qa in wraps):
+                    for c in call.launch:
+                        needs[k.name].conditions[c.device()] = c
+                    needs[k.name].spans.extend(arg.span for arg in call.args)
+                    done[(k.name, call.function)] = done.get((k.name, call.function), 0) + 1
+        out: dict[str, set[str]] = {}
+        for (kname, fn), n in done.items():
+            k = next(k for k in prog.kernels if k.name == kname)
+            text = prog.unit.source(k.body.file).text(k.body.start, k.body.end)
+            if len(re.findall(rf"(?<![\w.>:]){re.escape(fn)}\s*\(", text)) == n:   # (every call of it there)
+                out.setdefault(kname, set()).add(fn)
+        return out
 
     def _plan_ranges(self, prog: Program, plan: EditPlan, reach: set[str]) -> None:
         """memcpy/memmove/memset in device code: the bytes they read and write are checked as accesses
@@ -941,28 +984,33 @@ def _launch_bases(facts: FactTable, plan: EditPlan) -> dict:
     return out
 
 
-def _context_calls(facts: FactTable, plan: EditPlan) -> None:
+def _context_calls(facts: FactTable, plan: EditPlan) -> dict:
     """The context functions (proofs/call_context.py) some of whose calls are proved: each gets its flag
     (`, bool __hirace_quiet = false` after its last parameter) and its accesses through references the
     flag (facts.context_sites: rules.call_context); each proved call passes its conditions
-    (`, (blockDim.z == 1 && ::hirace::in_declared(...))` before its closing parenthesis). A function whose
-    flag cannot be inserted keeps every access checked whole, and its calls as they are."""
+    (`, (blockDim.z == 1 && ::hirace::in_declared(...))` before its closing parenthesis; in a kernel's
+    quiet version, `true`: HiracePlanner._context_versions). A function whose flag cannot be inserted
+    keeps every access checked whole, and its calls as they are. Gives the calls that pass their
+    conditions, by where they are."""
+    out = {}
     if facts.off:
-        return
+        return out
     kf = facts.kernel_facts
     calls = kf.context_calls
     for name, cf in sorted(kf.context_functions().items()):
-        mine = {sp: c for sp, c in calls.items() if c[0] == name}
+        mine = {sp: c for sp, c in calls.items() if c.function == name}
         if not mine:
             continue
         at = Span(cf.fn.body.file, cf.insert_at, cf.insert_at, cf.fn.span.line, cf.fn.span.col)
         if not plan.insert(at, cf.insert_at, f", bool {QUIET_PARAM} = false", f"hirace quiet flag of {name}"):
             continue
         facts.context_sites |= cf.sites
-        for (f, start, end), (_, close, conds) in sorted(mine.items()):
-            cond = " && ".join(dict.fromkeys(conds)) or "true"
-            plan.insert(Span(f, start, end, 0, 0), close, f", ({cond})", f"hirace quiet call of {name}", order=(2,),
-                        quiet=f", ({cond})")
+        for (f, start, end), call in sorted(mine.items(), key=lambda kv: kv[0]):
+            cond = " && ".join(dict.fromkeys(call.conds)) or "true"
+            if plan.insert(Span(f, start, end, 0, 0), call.close, f", ({cond})", f"hirace quiet call of {name}",
+                           order=(2,), quiet=", true"):
+                out[(f, start, end)] = call
+    return out
 
 
 def _base_of(bases: dict, span, name: str) -> str:

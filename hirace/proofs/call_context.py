@@ -149,6 +149,21 @@ class ArgAccess:
     array: str | None
     sub: cindex.Cursor | None
     text: str
+    param: str = ""   # the reference parameter it is bound to
+
+
+@dataclass
+class ContextCall:
+    """A call of a context function whose reference arguments' words are all proved (intervals.py):
+    `close` the offset of its closing parenthesis, `conds` the C++ it passes (the proofs' conditions and
+    the arguments' bounds tests), `launch` the proofs' conditions alone (a quiet version's host test),
+    `args` its reference arguments, `sizes` the bytes of the array each names (C++; "" for a local)."""
+    function: str
+    close: int
+    conds: list[str]
+    launch: list
+    args: list[ArgAccess]
+    sizes: list[str]
 
 
 def call_arguments(prog: Program, call: cindex.Cursor, cf: ContextFunction, shared: set[str],
@@ -176,7 +191,7 @@ def call_arguments(prog: Program, call: cindex.Cursor, cf: ContextFunction, shar
             return None
         text = prog.unit.source(sp.file).text(sp.start, sp.end)
         if a.kind == CK.DECL_REF_EXPR and a.referenced is not None and locals_ok(a.referenced):
-            out.append(ArgAccess(sp, kind, None, None, text))
+            out.append(ArgAccess(sp, kind, None, None, text, cf.params[i]))
             continue
         base = a
         while base.kind == CK.ARRAY_SUBSCRIPT_EXPR:
@@ -195,7 +210,7 @@ def call_arguments(prog: Program, call: cindex.Cursor, cf: ContextFunction, shar
             sub = _bare(arr)
         if not ok:
             return None
-        out.append(ArgAccess(sp, kind, base.spelling, a, text))
+        out.append(ArgAccess(sp, kind, base.spelling, a, text, cf.params[i]))
     return out
 
 

@@ -138,7 +138,7 @@ def host_text(cond: str, extents: dict[str, list[str]], names: set[str]) -> str 
         return dim if re.fullmatch(r"\d+", dim) else f"({dim})"
     out = re.sub(r"sizeof\((\w+)((?:\[0\])*)\)\s*/\s*sizeof\(\1(?:\[0\])*\)", extent, cond)
     out = re.sub(r"\bblockDim\b", BLOCK, re.sub(r"\bgridDim\b", GRID, out))
-    words = set(re.findall(r"[A-Za-z_]\w*", out))
+    words = set(re.findall(r"\b[A-Za-z_]\w*", out))   # (not a literal's suffix: `0ll`)
     return out if words <= _HOST_WORDS | names else None
 
 

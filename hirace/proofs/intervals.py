@@ -43,7 +43,7 @@ from instrument.frontend.parse import Span
 from instrument.frontend.query import (BARRIERS, DESTROYED, Function, Program, atomic_parts, dependent_callee, destroyed_by,
                                        local_variable)
 from .apart import DYNAMIC, _INTS, apart_accesses
-from .call_context import call_arguments, context_functions
+from .call_context import ContextCall, call_arguments, context_functions
 from .bounds import inside_accesses
 from .own_index import Scope, _NotLinear, _bare, _norm, address_taken
 from .tree_forms import OffsetForm, guards_of, offset_form, tree_form, tree_vars
@@ -314,9 +314,8 @@ class KernelFacts:
         self.notes: dict[str, list[str]] = {}   # kernel -> what an analysis gave up on in it (for explain)
         self._context: dict | None = None   # call_context.context_functions, once asked
         self.arg_accesses: list = []   # the kernel being analysed: (node, call_context.ArgAccess) of its context calls
-        # every kernel's calls of context functions whose reference arguments were proved: (file, start, end) of
-        # the call -> (the function's name, the offset of the call's closing parenthesis, the C++ conditions)
-        self.context_calls: dict[tuple[str, int, int], tuple[str, int, list[str]]] = {}
+        # every kernel's calls of context functions whose reference arguments were proved, by (file, start, end)
+        self.context_calls: dict[tuple[str, int, int], ContextCall] = {}
 
     def context_functions(self) -> dict:
         """The unit's device functions whose accesses a call can make quiet (call_context.py)."""
@@ -905,22 +904,25 @@ class KernelFacts:
         # accesses whose index lies inside their array (bounds.py): their bounds test goes from a quiet version
         inside = inside_accesses(self, k, cur, params, changed, self.heads, subscripts)
         for sp, name, args in calls:   # a call whose every reference argument's word is proved: its conditions
-            conds = []
+            conds, launch, sizes = [], [], []
             for arg in args:
                 if arg.array is None:
+                    sizes.append("")
                     continue
                 form = alone.get(arg.span)
                 if arg.span not in quiet and form is None:
                     break
                 if form is not None:
-                    conds.append(form.condition(arg.array).device())
+                    launch.append(form.condition(arg.array))
+                    conds.append(launch[-1].device())
                 size = "::hirace::kDynamicShared" if self.array_named(arg.array, body) == DYNAMIC else \
                     f"sizeof({arg.array})"
                 conds.append(f"::hirace::in_declared(&({arg.text}), {arg.array}, {size})")
+                sizes.append(size)
             else:
                 close = p.unit.source(sp.file).text(sp.end - 1, sp.end)
                 if close == ")":
-                    self.context_calls[(sp.file, sp.start, sp.end)] = (name, sp.end - 1, conds)
+                    self.context_calls[(sp.file, sp.start, sp.end)] = ContextCall(name, sp.end - 1, conds, launch, args, sizes)
         return quiet, alone, inside
 
     def _uniform_ifs(self, cur: cindex.Cursor, body: Span, scope: Scope) -> dict[Span, tuple]:
