@@ -69,8 +69,34 @@ def kernel_ns(path: Path) -> tuple[int, int]:
     """(kernels, total ns) the timer wrote, or (0, 0) when it wrote nothing."""
     if not path.is_file():
         return 0, 0
-    vals = dict(line.split() for line in path.read_text().splitlines() if line.strip())
+    vals = dict(line.split()[:2] for line in path.read_text().splitlines() if line.strip())
     return int(vals.get("kernels", 0)), int(vals.get("kernel_ns", 0))
+
+
+def kernel_split(path: Path) -> dict[str, float]:
+    """Milliseconds by kernel name (its identifier read out of the mangled name; a quiet version keeps
+    its `__hirace_q` suffix) that the timer wrote."""
+    out: dict[str, float] = {}
+    if not path.is_file():
+        return out
+    for line in path.read_text().splitlines():
+        parts = line.split(maxsplit=3)
+        if len(parts) == 4 and parts[0] == "kernel":
+            m = re.match(r"_Z(?:L)?(\d+)", parts[3])
+            name = parts[3][m.end():m.end() + int(m.group(1))] if m else parts[3]
+            out[name] = out.get(name, 0.0) + int(parts[1]) / 1e6
+    return out
+
+
+def top_kernels(plain: dict[str, float], hirace: dict[str, float], n: int = 4) -> str:
+    """The n kernels of the most time under hirace: `name hirace_ms/plain_ms`, a quiet version's time
+    with its kernel's."""
+    merged: dict[str, list[float]] = {}
+    for name, ms in hirace.items():
+        base = name.removesuffix("__hirace_q")
+        merged.setdefault(base, [0.0, 0.0])[0 if base == name else 1] += ms
+    top = sorted(merged.items(), key=lambda kv: -sum(kv[1]))[:n]
+    return "; ".join(f"{k} {c:.2f}+{q:.2f}q/{plain.get(k, 0.0):.2f}" for k, (c, q) in top)
 
 
 def measure(roots: dict[str, Path], be, sanitizer: str | None, repeat: int, only=(), config=None) -> list[dict]:
@@ -120,6 +146,7 @@ def measure(roots: dict[str, Path], be, sanitizer: str | None, repeat: int, only
                 continue
             plain, hr = builds[name]
             ts = {"plain": [], "hirace": []}
+            split: dict[str, dict[str, float]] = {}
             walls = {"plain": [], "hirace": [], "racecheck": []}
             for _ in range(repeat):
                 for which, exe in (("plain", plain), ("hirace", hr)):
@@ -136,6 +163,7 @@ def measure(roots: dict[str, Path], be, sanitizer: str | None, repeat: int, only
                     walls[which].append(r.wall_s)
                     k, ns = kernel_ns(out)
                     row[f"{which}_kernels"] = k
+                    split[which] = kernel_split(out)
                     ts[which].append(ns / 1e6)
             if sanitizer:   # once, and at most RACECHECK_LIMIT seconds (it takes minutes on some)
                 r = be.run(Path(sanitizer), ["--tool", "racecheck", str(plain), *args], cwd=run_dir,
@@ -144,6 +172,8 @@ def measure(roots: dict[str, Path], be, sanitizer: str | None, repeat: int, only
             if ts["plain"] and statistics.median(ts["plain"]) > 0:
                 row.update(plain_ms=statistics.median(ts["plain"]), hirace_ms=statistics.median(ts["hirace"]),
                            hirace_slowdown=statistics.median(ts["hirace"]) / statistics.median(ts["plain"]))
+            if split.get("hirace"):   # (the last round's: checked + quiet version / plain ms, by kernel)
+                row["top_kernels"] = top_kernels(split.get("plain", {}), split["hirace"])
             row["plain_wall_s"] = statistics.median(walls["plain"])
             row["hirace_wall_ratio"] = statistics.median(walls["hirace"]) / row["plain_wall_s"]
             if walls["racecheck"]:
