@@ -328,6 +328,30 @@ __global__ void fwt(float *out, const float *in, int log2N) {
     assert got == want
 
 
+MERGE = """
+__global__ void merge(int *out, %s n) {
+  __shared__ int s[128];
+  s[threadIdx.x] = out[threadIdx.x];
+  s[threadIdx.x + 64] = out[threadIdx.x + 64];
+  for (unsigned stride = n / 2; stride > 0; stride >>= 1) {
+    __syncthreads();
+    unsigned pos = 2 * threadIdx.x - (threadIdx.x & (stride - 1));
+    int a = s[pos];
+    s[pos + stride] = a;
+  }
+}"""
+
+
+def test_a_stride_from_an_unsigned_parameter_is_a_power_of_two_where_the_launch_passes_one(tmp_path):
+    """sortingNetworks' last merge, `for (uint stride = arrayLength / 2; ...)`: the parameter taken for a power of
+    two (or 0) is a condition of every proof of the kernel; a signed one may be negative, which the conversion to
+    unsigned makes no power of two: not taken."""
+    got = apart(tmp_path, MERGE % "unsigned")
+    assert got == {"read s[pos]": "(((n) & ((n) - 1)) == 0)",
+                   "write s[pos + stride]": "(((n) & ((n) - 1)) == 0 && blockDim.y == 1 && blockDim.z == 1)"}
+    assert apart(tmp_path, MERGE % "int") == {}
+
+
 def test_two_extern_arrays_are_one_area(tmp_path):
     """The kernel's extern arrays name one dynamic area: a second name may reach any word of the first."""
     one = apart(tmp_path, """

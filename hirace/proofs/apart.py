@@ -26,7 +26,10 @@ forms (hirace/proofs/affine.py) of
 - masks of a power of two: `t & (m - 1)` (fastWalshTransform's and the bitonic sort's butterflies, `lo =
   pos & (stride - 1)`) as t less a multiple of m, the rest in [0, m), where m is alike in every thread and
   shown a positive power of two (a literal, or a loop variable that starts at one, `1 << log2N` or a power of
-  two shifted right, steps by shifts and stays above 0 by its loop's condition: pow2_at);
+  two shifted right, steps by shifts and stays above 0 by its loop's condition: pow2_at); an unchanged
+  integer parameter counts as a power of two (or 0) where the launch passes one (sortingNetworks'
+  `stride = arrayLength / 2`): `((n) & ((n) - 1)) == 0` is then a condition of every proof of the kernel
+  (pow2_params), tested at the launch as the others are;
 - values every thread of the block holds alike (`U:`): literals and macros, unchanged integer
   parameters, `blockIdx`, `blockDim`, `gridDim` and what they compute alone (each such expression
   one unknown), and the variables of the `for` loops that hold barriers, followed along the path
@@ -224,6 +227,9 @@ class ApartAnalysis:
         self.text = self.p.unit.source(kernel.body.file).text(kernel.body.start, kernel.body.end)
         self.rank_is_x = rank_is_x(self.text)   # (a thread block's thread_rank() is threadIdx.x: own_index.block_rank)
         self.rank_used = False   # set where `lin` took a rank for threadIdx.x (the proof then needs y, z extents of 1)
+        # integer parameters taken for powers of two (or 0): every proof of the kernel then needs the launch to pass
+        # such (`((n) & ((n) - 1)) == 0`: sortingNetworks' `for (stride = arrayLength / 2; ...)`)
+        self.pow2_params: set[str] = set()
         self.anc: dict[int, list[cindex.Cursor]] = {}
         self._walk(cur, [])
         self._loops: dict[tuple, _LoopVar | None] = {}
@@ -657,6 +663,12 @@ class ApartAnalysis:
         if c.kind != CK.DECL_REF_EXPR or c.referenced is None:
             return False
         ref = c.referenced
+        if ref.kind == CK.PARM_DECL and ref.spelling in self.params and ref.spelling not in self.changed and \
+                not address_taken(ref.spelling, self.text):
+            # (an integer parameter: one value in the launch, a power of two (or 0) where the launch says so:
+            # a condition of every proof of the kernel, pow2_params)
+            self.pow2_params.add(ref.spelling)
+            return True
         if ref.kind != CK.VAR_DECL or address_taken(ref.spelling, self.text):
             return False
         for i in range(len(anc) - 1, -1, -1):   # the variable of a `for` around the use
@@ -1225,4 +1237,5 @@ def apart_accesses(facts, kernel, cur: cindex.Cursor, params: set[str], changed:
             key = acc.span
             prior = verdict.get(key, (True, frozenset()))
             verdict[key] = (prior[0] and ok, prior[1] | frozenset(flat) | frozenset(ranked))
-    return {k: v[1] for k, v in verdict.items() if v[0]}
+    pow2 = frozenset(f"(({n}) & (({n}) - 1)) == 0" for n in an.pow2_params)   # (taken anywhere in the kernel: all)
+    return {k: v[1] | pow2 for k, v in verdict.items() if v[0]}

@@ -80,11 +80,12 @@ def inside_accesses(facts, kernel, cur: cindex.Cursor, params: set[str], changed
         sub = subs.get((a.span.start, a.span.end))
         if sub is None:
             continue
+        an.pow2_params.clear()
         try:
             caps = _inside(an, sub, *declared[a.base])
         except (_Unknown, ValueError, AttributeError, KeyError, IndexError):
             continue
-        if caps is not None:
+        if caps is not None and not an.pow2_params:   # (caps are blockDim's alone: no parameter's power of two)
             out[a.span] = caps
     return out
 

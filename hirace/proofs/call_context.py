@@ -22,6 +22,10 @@ references take it (`rd_ctx(&(keyA), 7u, __hirace_quiet)`: no check where it is 
 otherwise); a proved call passes the conditions, tested where it runs (`Comparator(..., ddd, (blockDim.z ==
 1 && ::hirace::in_declared(&(s_key[pos + 0]), s_key, sizeof(s_key)) && ...))`); every other call (another
 kernel's, a device function's, one whose arguments are not all proved) passes nothing and is checked whole.
+A kernel whose every call of the function is proved may have a quiet version (quiet_version.py): the proofs'
+conditions join its launch test, its calls pass `true`, and each argument into a shared array has its bounds
+tested at the call instead (`q::rmw_apart`, the site of the function's first access through that parameter):
+one outside is noted in the thread's journal and diverted, as the version's own sites are.
 
 A function takes part (`context_functions`) where the program defines it once, as a plain `__device__`
 function (no template, no member, no earlier declaration), it has a reference parameter to an integer or
