@@ -960,8 +960,9 @@ def _quiet_params_text(kp, args: list[str]) -> str:
     addr = lambda ps: ", ".join(f"::hirace::host::arg_address({args[i]})" for i in ps)  # noqa: E731
     if not kp.own and not kp.atomic:
         return f"::hirace::host::quiet_params({{{addr(kp.bits)}}}, {{{addr(kp.written)}}}), "
+    pairs = f", {{{', '.join(f'{r | o << 8}u' for r, o in kp.pairs)}}}" if kp.pairs else ""
     return (f"::hirace::host::quiet_params({{{addr(kp.bits)}}}, {{{addr(kp.written)}}}, "
-            f"{{{addr(kp.pointers)}}}, {kp.own_mask}u), ")
+            f"{{{addr(kp.pointers)}}}, {kp.own_mask}u{pairs}), ")
 
 
 def _launch_bases(facts: FactTable, plan: EditPlan) -> dict:

@@ -52,16 +52,17 @@ class Built:
 
 
 def build(sources, backend, work: Path, config: Config, include_dirs=(), defines=(), flags=(),
-          library: bool = False, cache: bool = False) -> Built:
+          library: bool = False, cache: bool = False, opt: str = "-O2") -> Built:
     """Instrument `sources` into work/src and build work/prog (work/prog.so with `library`;
-    `cache`: from the build cache when it holds this build, instrument/compile/build_cache.py)."""
+    `cache`: from the build cache when it holds this build, instrument/compile/build_cache.py;
+    `opt`: the compiler's optimisation)."""
     work = Path(work)
     planner = HiracePlanner(config, lower_cpu=backend.needs_lowering)
     # the checks add registers: at most 64 a thread keeps every block size up to 1024 launchable
     # (a kernel with its own __launch_bounds__ keeps its own limit)
     regs = ["-maxrregcount=64"] if backend.real_device else []
     built = pipeline.build(sources, backend, work, [planner], include_dirs, defines, list(flags),
-                           library=library, cache=cache, tool_flags=regs,
+                           library=library, cache=cache, tool_flags=regs, opt=opt,
                            check=lambda programs: check_names(config, programs, config.source))   # (before compiling)
     planner.write_sites(work / "src" / "hirace_sites.json")
     return Built(built.exe, backend, list(planner.sites), built.warnings, built.cached, built.cache_note)

@@ -262,7 +262,7 @@ def test_every_check_a_rule_can_leave_is_a_quiet_form_of_the_runtime():
     from hirace.proofs.proof import Proof, Rule
     from hirace.proofs.rules import ENTRY
     from instrument.protocol import QUIET_FORMS
-    entries = {"rd_bounds", "rd_param", "atomic_param", "atomic_block_bounds", "atomic_device_bounds"}
+    entries = {"rd_bounds", "rd_param", "rd_paired", "atomic_param", "atomic_block_bounds", "atomic_device_bounds"}
     entries |= {e + "_own" for e in ENTRY.values()}
     entries |= {e + f.entry_suffix for e in ENTRY.values() for f in (OwnForm, LaneRanges, Apart)}
     assert entries <= set(QUIET_FORMS)

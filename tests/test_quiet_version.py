@@ -36,7 +36,7 @@ def test_only_kernels_whose_every_site_is_quiet_and_outside_open_loops_get_a_ver
     # the version's sites test bounds only and note into the thread's journal; no clocks, no check
     version = text[text.index("tile__hirace_q("):text.index("tile__hirace_quiet_ok")]
     assert "::hirace::q::Journal __hirace_journal;" in version
-    assert "::hirace::q::rd_param(__hirace_journal, &(in[" in version
+    assert "::hirace::q::rd_paired(__hirace_journal, &(in[" in version   # (read where out is written: a pair)
     assert "::hirace::q::wr_private(__hirace_journal, &(t[threadIdx.y][threadIdx.x])" in version
     assert "::hirace::q::after_block_barrier()" in version
     import re

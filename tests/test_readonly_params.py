@@ -143,7 +143,9 @@ int main() {
     r = run_cli("hirace.cli", "instrument", "-o", tmp_path / "i", src)
     assert r.returncode == 0, r.stderr
     text = (tmp_path / "i" / "p.cu").read_text()
-    assert "::hirace::rd_param(&(in[threadIdx.x]), 1u, in, 0u)" in text
+    # (in is read where out's thread writes: a pair, quiet where a launch passes both one pointer and out[threadIdx.x]
+    # is own, its own variable)
+    assert "::hirace::rd_paired(&(in[threadIdx.x]), 1u, in, 0u, __hirace_own0)" in text
     # (one in k's entry for launches through a pointer, hirace/pointer_launches.py; one at a launch)
     # (and one at AT's launch: a macro without side effects, instrument/frontend/parse.py _pure_macro)
     assert text[text.index("int main()"):].count("::hirace::host::quiet_params(") == 2
@@ -151,7 +153,7 @@ int main() {
     # in: read-only (bit 0); out: out[threadIdx.x] is each thread's own element (bit 1, own mask 2)
     assert "quiet_params({::hirace::host::arg_address(a + 8), ::hirace::host::arg_address(b)}, " \
            "{::hirace::host::arg_address(b)}, {::hirace::host::arg_address(a + 8), " \
-           "::hirace::host::arg_address(b)}, 2u)" in text
+           "::hirace::host::arg_address(b)}, 2u, {256u})" in text
 
 
 @pytest.mark.parametrize("flag", ["--quiet-reads", "--no-quiet-reads"])

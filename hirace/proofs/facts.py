@@ -39,6 +39,7 @@ class ParamSite:
     param: str
     bit: int
     own: bool
+    partner: str | None = None   # a read-only candidate's own partner, which a launch may pass its pointer (pairs)
 
 
 class FactTable:
@@ -84,12 +85,13 @@ class FactTable:
             body = kp.kernel.body
             for i in kp.atomic:
                 self.atomic_bit[(kb, kp.kernel.params[i])] = kp.bits.index(i)
+            partners = {r: kp.kernel.params[kp.bits[o]] for r, o in kp.pairs}
             for bit, i in enumerate(kp.bits):
                 name, own = kp.kernel.params[i], bool(kp.own_mask >> bit & 1)
                 for a in prog.accesses:
                     if a.base == name and (a.bound == "pointer" if own else a.kind == "read" and member_or_element(a)) and \
                             a.span.file == body.file and body.start <= a.span.start and a.span.end <= body.end:
-                        self.param_sites[key(a)] = ParamSite(kb, name, bit, own)
+                        self.param_sites[key(a)] = ParamSite(kb, name, bit, own, partners.get(bit))
         # (kernel body, own parameter) -> the kernel's variable holding its own-index test (and the
         # test): named by the planner, which inserts it (an own parameter whose variable could not be
         # inserted has none)

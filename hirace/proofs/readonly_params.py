@@ -17,6 +17,13 @@ where no element F names is one E names, for any two threads of the launch (runt
 lud's internal blocks read the row above and the column left of the blocks they write). A store through a pointer loaded from memory (`nodes[i].next[j] = v`) is not a
 store through a parameter.
 
+A read-only candidate read only at indices that an own parameter writes (after the same moves:
+sortingNetworks' in-place merges, `bitonicMergeShared<<<...>>>(d_DstKey, ..., d_DstKey, ...)`, read
+`d_SrcKey[0]` and write `d_DstKey[0]`, both moved by `blockIdx.x * SIZE + threadIdx.x`) may be passed
+the own parameter's very pointer: each thread then reads only its own elements, which no other thread
+writes. Such a pair (`KernelParams.pairs`) keeps both quiet in a launch that passes them one pointer
+and no other argument into their buffer (hirace/host_quiet.h take_quiet_args).
+
 A parameter reached only by device-scope atomics (`atomicAdd(out, v)`, `atomicMax(&best[i], v)`),
 and named nowhere else, races with nothing either, in a launch where no other pointer argument
 points into its buffer (atomics never race with atomics; the kernel reads nowhere but through its
@@ -65,6 +72,7 @@ class OwnParam:
     position: int
     form: LinearForm              # the index of every write through it (and of its reads, but those in `apart`)
     apart: tuple[LinearForm, ...] = ()   # the other indices it is read at: each must meet no element of `form`
+    keys: frozenset = frozenset()   # the written indices' keys (LinearForm.key), before `stepped` made them one
 
 
 @dataclass(frozen=True)
@@ -75,6 +83,7 @@ class KernelParams:
     own: tuple[OwnParam, ...] = ()    # own candidates; their bits follow the read-only ones'
     pointers: tuple[int, ...] = ()    # every pointer parameter (given where there are own or atomic candidates)
     atomic: tuple[int, ...] = ()      # atomic candidates; their bits follow the own ones'
+    pairs: tuple[tuple[int, int], ...] = ()   # (read-only bit, own bit) that may share one pointer (`_pairs`)
 
     @property
     def bits(self) -> tuple[int, ...]:
@@ -227,15 +236,22 @@ def _kernel(an: KernelFacts, k: Function, known: dict | None = None) -> KernelPa
     reads_elsewhere |= any(a.space == "global" or (a.space == "pointer" and a.base not in shared_ptrs and not (
         a.kind == "read" and a.base in constant_ptrs and direct(a.text, a.base)) and (
         a.base not in index or a.base in changed or not direct(a.text, a.base))) for a in inside)
-    own = [] if reads_elsewhere else _own(an, k, cur, parms, sorted(written), inside, changed, rebased)
+    pairs: list[tuple[int, int]] = []
+    own = [] if reads_elsewhere else _own(an, k, cur, parms, sorted(written), inside, changed, rebased, candidates, pairs)
     own = own[:MAX_CANDIDATES - len(candidates)]
     atomic = [] if reads_elsewhere else _atomic(an, k, parms, sorted(written), inside, changed)
     atomic = atomic[:MAX_CANDIDATES - len(candidates) - len(own)]
     if not candidates and not own and not atomic:
         raise NoParams("no parameter is only read, only its threads' own elements, or only atomics")
     pointers = tuple(i for i, c in enumerate(parms) if c.type.get_canonical().kind == TK.POINTER)
+    bit = {p: b for b, p in enumerate([*candidates, *(o.position for o in own)])}
+    form_of = {o.position: (o.form.key(), tuple(f.key() for f in o.apart)) for o in own}
+    # (a reader's partners must share one own index, one own variable: its reads test that one, whichever the
+    # launch passes its pointer)
+    pairs = [(bit[r], bit[o]) for r, o in pairs if r in bit and o in bit and
+             len({form_of[o2] for r2, o2 in pairs if r2 == r and o2 in form_of}) == 1]
     return KernelParams(k, tuple(candidates), tuple(sorted(written)), tuple(own), pointers if own or atomic else (),
-                        tuple(atomic))
+                        tuple(atomic), tuple(pairs))
 
 
 def _atomic(an: KernelFacts, k: Function, parms, written: list[int], inside, changed) -> list[int]:
@@ -263,11 +279,13 @@ def _atomic(an: KernelFacts, k: Function, parms, written: list[int], inside, cha
 
 
 def _own(an: KernelFacts, k: Function, cur, parms, written: list[int], inside, changed,
-         rebased: dict | None = None) -> list[OwnParam]:
+         rebased: dict | None = None, readers: list[int] = (),
+         pairs: list | None = None) -> list[OwnParam]:
     """The written parameters whose every access is `p[E]` with one index E of each thread's own
     element (and which the kernel names nowhere else). A parameter the kernel's top-level statements
     move by numbers before any access (`p += baseY * pitch + baseX;`) has those numbers added to its
-    indices."""
+    indices. `pairs` is given (read-only position, own position) for each of `readers` (read-only
+    candidates) read only at indices an own parameter writes (`_pairs`)."""
     rebased = rebased or {}
     unit = an.p.unit
     text = unit.source(k.body.file).text(k.body.start, k.body.end)
@@ -286,27 +304,9 @@ def _own(an: KernelFacts, k: Function, cur, parms, written: list[int], inside, c
         if name in changed or parms[i].type.get_canonical().kind != TK.POINTER:
             continue
         mine = [a for a in inside if a.base == name]
-        moves = rebased.get(name, [])
-        named = len(mine) + sum(2 if getattr(o, "amount", None) is not None else 1 for o in moves)   # (`p = p + n`: twice)
-        if not mine or len(re.findall(rf"(?<![\w.>]){re.escape(name)}\b", text)) != named:
-            continue                     # named elsewhere: passed on, offset, atomics, address taken
-        start = _moved_by(scope, moves, min(a.span.start for a in mine)) if moves else []
-        if start is None:
+        forms = _forms(name, mine, text, scope, subscripts, rebased)
+        if forms is None:
             continue
-        forms = []
-        for a in mine:
-            c = subscripts.get((a.span.start, a.span.end))
-            kids = list(c.get_children()) if c is not None else []
-            if a.bound != "pointer" or len(kids) != 2 or re.sub(r"\s+", "", a.text) != \
-                    re.sub(r"\s+", "", scope.text(kids[0])) + "[" + re.sub(r"\s+", "", scope.text(kids[1])) + "]":
-                break
-            forms.append(linear_form(kids[1], scope))
-        if len(forms) != len(mine) or None in forms:
-            continue
-        if start:
-            forms = [summed([*start, (1, f)]) for f in forms]
-            if None in forms:
-                continue
         written = {f.key(): f for a, f in zip(mine, forms) if a.kind != "read"}
         form = next(iter(written.values())) if len(written) == 1 else stepped(list(written.values()))
         if form is None:
@@ -320,8 +320,41 @@ def _own(an: KernelFacts, k: Function, cur, parms, written: list[int], inside, c
                 form = merged
             else:
                 apart.setdefault(f.key(), f)
-        found.append(OwnParam(i, form, tuple(apart.values())))
+        found.append(OwnParam(i, form, tuple(apart.values()), frozenset(written)))
+    for r in readers if pairs is not None else ():
+        name = parms[r].spelling
+        mine = [a for a in inside if a.base == name]
+        forms = _forms(name, mine, text, scope, subscripts, rebased)
+        for o in found if forms is not None else ():
+            if {f.key() for f in forms} <= o.keys:
+                pairs.append((r, o.position))
     return found
+
+
+def _forms(name: str, mine: list, text: str, scope: Scope, subscripts: dict, rebased: dict) -> list | None:
+    """The index forms of `mine`, a parameter's accesses, each `p[E]` (the numbers of the parameter's moves
+    added: `p += baseY * pitch + baseX;` before its first access), or None where one is not such, or the
+    kernel names the parameter elsewhere (passed on, offset, atomics, its address taken)."""
+    moves = rebased.get(name, [])
+    named = len(mine) + sum(2 if getattr(o, "amount", None) is not None else 1 for o in moves)   # (`p = p + n`: twice)
+    if not mine or len(re.findall(rf"(?<![\w.>]){re.escape(name)}\b", text)) != named:
+        return None
+    start = _moved_by(scope, moves, min(a.span.start for a in mine)) if moves else []
+    if start is None:
+        return None
+    forms = []
+    for a in mine:
+        c = subscripts.get((a.span.start, a.span.end))
+        kids = list(c.get_children()) if c is not None else []
+        if a.bound != "pointer" or len(kids) != 2 or re.sub(r"\s+", "", a.text) != \
+                re.sub(r"\s+", "", scope.text(kids[0])) + "[" + re.sub(r"\s+", "", scope.text(kids[1])) + "]":
+            return None
+        forms.append(linear_form(kids[1], scope))
+    if None in forms:
+        return None
+    if start:
+        forms = [summed([*start, (1, f)]) for f in forms]
+    return None if None in forms else forms
 
 
 def _moved_by(scope: Scope, moves, first: int) -> list | None:

@@ -47,6 +47,9 @@ def readonly_param(a, t: FactTable) -> Proof | None:
     ps = t.param_sites.get(key(a))
     if ps is None or ps.own or a.kind != "read":
         return None
+    if ps.partner is not None:   # (passed the partner's pointer: quiet where the partner's index is own)
+        own = t.own_var.get((ps.kernel, ps.partner))
+        return Proof(Rule.READONLY_PARAM, "rd_paired", bit=ps.bit, own_var=own[0] if own else "false")
     return Proof(Rule.READONLY_PARAM, "rd_param", bit=ps.bit)
 
 

@@ -386,6 +386,7 @@ inline void before_launch(const void *kernel, const char *name, dim3 grid, dim3 
   L.area_offset = area_offset;
   L.shared_floor = floor;
   L.quiet_params = quiet.quiet_params;
+  L.quiet_paired = quiet.quiet_paired;
   std::copy(quiet.quiet_lo, quiet.quiet_lo + kQuietParams, L.quiet_lo);
   std::copy(quiet.quiet_hi, quiet.quiet_hi + kQuietParams, L.quiet_hi);
   L.grid_epochs = unsigned(epochs);

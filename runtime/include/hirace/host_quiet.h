@@ -15,7 +15,8 @@ namespace host {
 // it has own candidates (bits in `own`), for all its pointer parameters, given by quiet_params just
 // before before_launch.
 struct QuietArgs {
-  unsigned ncand = 0, nwritten = 0, npointers = 0, own = 0;
+  unsigned ncand = 0, nwritten = 0, npointers = 0, own = 0, npairs = 0;
+  unsigned pairs[kQuietParams];   // a read-only bit | an own bit << 8: one pointer may be passed to both
   bool known = false;   // every written (and pointer) argument is a known pointer
   const void *cand[kQuietParams];
   const void *written[32];
@@ -32,10 +33,13 @@ struct ArgAddress {
 template <class T> inline ArgAddress arg_address(T *p) { return {(const void *)p, true}; }
 template <class T> inline ArgAddress arg_address(const T &) { return {nullptr, false}; }
 inline void quiet_params(std::initializer_list<ArgAddress> cand, std::initializer_list<ArgAddress> written,
-                         std::initializer_list<ArgAddress> pointers = {}, unsigned own = 0) {
+                         std::initializer_list<ArgAddress> pointers = {}, unsigned own = 0,
+                         std::initializer_list<unsigned> pairs = {}) {
   QuietArgs q;
   q.known = written.size() <= 32 && pointers.size() <= 32;
   q.own = own;
+  for (unsigned pr : pairs)
+    if (q.npairs < kQuietParams) q.pairs[q.npairs++] = pr;
   for (const ArgAddress &a : cand)
     if (q.ncand < kQuietParams) q.cand[q.ncand++] = a.known ? a.p : nullptr;
   for (const ArgAddress &a : written) {
@@ -60,7 +64,9 @@ inline int buffer_at(const void *p) {
 }
 // The launch state's quiet_params mask and bounds from the argument values quiet_params gave (none
 // given: no parameter is quiet), which are then forgotten. A read-only candidate is quiet where no
-// written argument points into its buffer; an own candidate where no other pointer argument does.
+// written argument points into its buffer; an own candidate where no other pointer argument does. A
+// pair passed one pointer (the read-only one read only where the own one's thread writes:
+// readonly_params.py) allows that one written argument, and that one other pointer argument.
 inline void take_quiet_args(LaunchState &L) {
   State &s = state();
   const QuietArgs quiet = pending_quiet();
@@ -71,13 +77,24 @@ inline void take_quiet_args(LaunchState &L) {
   for (unsigned j = 0; j < quiet.npointers; ++j) pointers[j] = quiet.pointers[j] ? buffer_at(quiet.pointers[j]) : -1;
   for (unsigned i = 0; i < quiet.ncand; ++i) {
     int b = quiet.cand[i] ? buffer_at(quiet.cand[i]) : -1;
-    bool shared = b < 0;
+    bool shared = b < 0, paired = false;   // (paired: its partner is passed its very pointer)
+    for (unsigned k = 0; k < quiet.npairs; ++k) {
+      unsigned r = quiet.pairs[k] & 0xffu, o = quiet.pairs[k] >> 8;
+      if ((r == i || o == i) && r < quiet.ncand && o < quiet.ncand && quiet.cand[r] == quiet.cand[o]) paired = true;
+    }
     if (quiet.own >> i & 1u) {
-      unsigned holders = 0;   // the candidate itself is one of the pointer arguments
+      unsigned holders = 0;   // the candidate itself is one of the pointer arguments (and its partner)
       for (unsigned j = 0; j < quiet.npointers; ++j) holders += pointers[j] == b;
-      shared = shared || holders != 1;
+      shared = shared || holders != (paired ? 2u : 1u);
     } else {
-      for (unsigned j = 0; j < quiet.nwritten && !shared; ++j) shared = written[j] == b;
+      unsigned same = 0;   // (paired: the one written argument into its buffer is its partner's pointer)
+      for (unsigned j = 0; j < quiet.nwritten; ++j) {
+        if (written[j] != b) continue;
+        if (paired && quiet.written[j] == quiet.cand[i]) ++same;
+        else shared = true;
+      }
+      shared = shared || same > 1;
+      if (same == 1 && !shared) L.quiet_paired |= 1u << i;
     }
     if (shared) continue;
     L.quiet_params |= 1u << i;

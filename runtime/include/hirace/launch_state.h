@@ -49,6 +49,9 @@ struct LaunchState {
   // no parameter it writes through (a read-only parameter) or no other parameter at all (an own
   // parameter) points into in this launch: its accesses there cannot race
   unsigned quiet_params;
+  // bit i: ... quiet as one of a pair passed one pointer (host_quiet.h): its reads are quiet only where
+  // the own partner's index is own in the launch (quiet.h rd_paired)
+  unsigned quiet_paired;
   unsigned long long quiet_lo[kQuietParams], quiet_hi[kQuietParams];
   unsigned char *ran;   // per site: 1 once its check ran in some launch (the run's report counts them)
   // block numberings reserved for the launch, one per grid sync and one more (1: no grid sync; a

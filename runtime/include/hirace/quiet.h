@@ -103,6 +103,19 @@ template <class T> CCTK_D inline T *rd_param(T *p, unsigned site, const volatile
   return quiet_slow(p, site, fsm::kRead, L.sink_read, base, 0);
 }
 #endif
+// A read through a read-only parameter that may be passed the pointer of an own parameter it reads at the
+// indices of (readonly_params.py pairs): quiet as rd_param, but where the launch passed them one pointer
+// (quiet_paired) only where that own parameter's index is own in the launch (`own`, its own variable).
+template <class T> CCTK_D inline T *rd_paired(T *p, unsigned site, const volatile void *base, unsigned bit, bool own) {
+  const LaunchState &L = g_launch;
+  unsigned long long a = (unsigned long long)p;
+  if ((L.quiet_params >> bit & 1u) && (own || !(L.quiet_paired >> bit & 1u)) && a >= L.quiet_lo[bit] &&
+      a + sizeof(T) <= L.quiet_hi[bit]) {
+    quiet_footprint(p, fsm::kRead, false, bit);
+    return p;
+  }
+  return quiet_slow(p, site, fsm::kRead, L.sink_read, base, 0);
+}
 // Is c_tx * threadIdx.x + ... + c_bz * blockIdx.z (+ c_k * k, k the iteration number of a counted
 // loop, below n_k) a different number for each thread of this launch and iteration, within a range
 // narrower than 2^31 (so that the program's own arithmetic, modulo 2^32 or 2^64, keeps the numbers

@@ -145,6 +145,10 @@ template <class T> CCTK_D inline T *rd_param(Journal &j, T *p, unsigned site, co
   if (in_param(p, bit)) return quiet_footprint(p, fsm::kRead, false, bit), p;
   return outside(j, p, site, fsm::kRead, g_launch.sink_read, base, 0);
 }
+// (a version runs where its own tests hold, the own partner's too: as rd_param)
+template <class T> CCTK_D inline T *rd_paired(Journal &j, T *p, unsigned site, const volatile void *base, unsigned bit, bool) {
+  return rd_param(j, p, site, base, bit);
+}
 // (each in its launch's footprint, where the program's host order is followed: check.h quiet_footprint)
 template <class T> CCTK_D inline T *rd_own(Journal &j, T *p, unsigned site, const volatile void *base, unsigned bit, bool) {
   if (in_param(p, bit)) return quiet_footprint(p, fsm::kRead, false, bit), p;
