@@ -12,7 +12,7 @@ from instrument.frontend.parse import parse_file
 from instrument.protocol import Env
 from instrument.frontend.query import query
 
-from conftest import CUDA
+from conftest import CORPUS_OPT, CUDA
 
 PROGRAMS = sorted((CUDA / "races").glob("*.cu")) + sorted((CUDA / "litmus").glob("*.cu"))
 # labelled programs that use CUB or Thrust, which run on a GPU only (bench/hirace_gpu_corpus.py)
@@ -49,7 +49,7 @@ def test_verdict_and_sites(path, tmp_path, monkeypatch):
     versions: the same verdict both ways."""
     expect = expected_lines(path)
     config = Config(prior_sites=True)
-    built = runner.build([path], CpuBackend(), tmp_path, config)
+    built = runner.build([path], CpuBackend(), tmp_path, config, opt=CORPUS_OPT)
     _check(path, expect, built, config)
     if "__hirace_q(" in (tmp_path / "src" / path.name).read_text():
         monkeypatch.setenv(Env.HIRACE_QUIET_VERSIONS, "0")

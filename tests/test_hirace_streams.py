@@ -17,7 +17,7 @@ from hirace.planner import HiracePlanner
 from instrument.backends.cpu import CpuBackend
 from instrument.compile.pipeline import instrument_sources
 
-from conftest import CUDA
+from conftest import CORPUS_OPT, CUDA
 
 PROGRAMS = sorted((CUDA / "streams").glob("*.cu"))
 
@@ -123,7 +123,7 @@ def run_program(tmp_path_factory):
     def run(path: Path):
         if path not in done:
             config = Config()
-            built = runner.build([path], CpuBackend(), tmp_path_factory.mktemp(path.stem), config)
+            built = runner.build([path], CpuBackend(), tmp_path_factory.mktemp(path.stem), config, opt=CORPUS_OPT)
             done[path] = runner.execute(built, config, timeout=120)
         return done[path]
     return run
