@@ -705,8 +705,11 @@ class HiracePlanner:
         out: dict[str, set[str]] = {}
         for (kname, fn), n in done.items():
             k = next(k for k in prog.kernels if k.name == kname)
-            text = prog.unit.source(k.body.file).text(k.body.start, k.body.end)
-            if len(re.findall(rf"(?<![\w.>:]){re.escape(fn)}\s*\(", text)) == n:   # (every call of it there)
+            cur = prog.cursors.get((k.body.file, k.body.start))
+            # (every call of it there, a macro's expansion's too, in the kernel's syntax tree)
+            calls = sum(1 for c in cur.walk_preorder() if c.kind.name == "CALL_EXPR" and c.spelling == fn) \
+                if cur is not None else -1
+            if calls == n:
                 out.setdefault(kname, set()).add(fn)
         return out
 

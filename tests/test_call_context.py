@@ -134,3 +134,17 @@ def test_a_kernels_quiet_version_passes_its_proved_calls_and_bounds_their_argume
     # (swap's line: where its access through the parameter is; the kernel's own whole check of a reference
     # knows no array, only the block's shared memory, so it may miss what the version's bounds test sees)
     assert found["1"] == {(1, 2)} and found["0"] <= found["1"]
+
+
+def test_a_kernel_with_an_unproved_call_in_a_macro_gets_no_quiet_version(tmp_path):
+    """A call the macro's expansion makes is not proved (its flag cannot be inserted there) and runs the function
+    checked: the kernel keeps no version, whose calls would run those checks without the clocks."""
+    from hirace import runner
+    from hirace.config import Config
+    src = tmp_path / "m.cu"
+    body = "swap(s[2 * threadIdx.x], s[2 * threadIdx.x + 1], 1);\n  __syncthreads();\n  %s"
+    for extra, version in (("", True), ("SWAP_UP(s[2 * threadIdx.x], s[2 * threadIdx.x + 1]);", False)):
+        src.write_text(HEAD + SWAP + "#define SWAP_UP(x, y) swap(x, y, 1)\n" + KERNEL % (body % extra))
+        out = tmp_path / f"i{int(version)}"
+        runner.instrument([src], out, Config())
+        assert ("k__hirace_q(" in (out / "m.cu").read_text()) == version, extra
