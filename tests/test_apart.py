@@ -350,6 +350,9 @@ def test_a_stride_from_an_unsigned_parameter_is_a_power_of_two_where_the_launch_
     assert got == {"read s[pos]": "(((n) & ((n) - 1)) == 0)",
                    "write s[pos + stride]": "(((n) & ((n) - 1)) == 0 && blockDim.y == 1 && blockDim.z == 1)"}
     assert apart(tmp_path, MERGE % "int") == {}
+    for change in ("((unsigned &)n) = 12;", "(n > 4 ? n : n) = 12;", "unsigned &m = n; m = 12;"):   # (it may change)
+        changed = MERGE.replace("  for (unsigned stride", f"  {change}\n  for (unsigned stride")
+        assert apart(tmp_path, changed % "unsigned") == {}, change
 
 
 def test_two_extern_arrays_are_one_area(tmp_path):

@@ -230,6 +230,7 @@ class ApartAnalysis:
         # integer parameters taken for powers of two (or 0): every proof of the kernel then needs the launch to pass
         # such (`((n) & ((n) - 1)) == 0`: sortingNetworks' `for (stride = arrayLength / 2; ...)`)
         self.pow2_params: set[str] = set()
+        self._read_only: dict[int, bool] = {}   # (parameters: _only_read)
         self.anc: dict[int, list[cindex.Cursor]] = {}
         self._walk(cur, [])
         self._loops: dict[tuple, _LoopVar | None] = {}
@@ -664,7 +665,7 @@ class ApartAnalysis:
             return False
         ref = c.referenced
         if ref.kind == CK.PARM_DECL and ref.spelling in self.params and ref.spelling not in self.changed and \
-                not address_taken(ref.spelling, self.text):
+                not address_taken(ref.spelling, self.text) and self._only_read(ref):
             # (an integer parameter: one value in the launch, a power of two (or 0) where the launch says so:
             # a condition of every proof of the kernel, pow2_params)
             self.pow2_params.add(ref.spelling)
@@ -686,6 +687,23 @@ class ApartAnalysis:
         vals = _kids(ref)
         where = self.anc.get(ref.hash)
         return len(vals) == 1 and where is not None and self.pow2_or_none(vals[0], where + [ref], depth + 1)
+
+    def _only_read(self, ref: cindex.Cursor) -> bool:
+        """Is every use of parameter `ref` in the kernel a read of its value (the implicit conversion of a plain
+        integer lvalue to its value), never an lvalue that may change it (`((int &)n) = 12`, `(c ? n : m) =
+        12`, bound to a reference, assigned)? Then it holds its launch value throughout."""
+        if ref.hash not in self._read_only:
+            ok = True
+            for c in self.cur.walk_preorder():
+                if c.kind != CK.DECL_REF_EXPR or c.referenced is None or c.referenced.hash != ref.hash:
+                    continue
+                up = self.anc.get(c.hash)
+                parent = up[-1] if up else None
+                ok = ok and parent is not None and parent.kind == CK.UNEXPOSED_EXPR and \
+                    parent.type.get_canonical().kind in _INTS and not parent.type.is_const_qualified() and \
+                    parent.type.get_canonical().kind == ref.type.get_canonical().kind
+            self._read_only[ref.hash] = ok
+        return self._read_only[ref.hash]
 
     def _invariant(self, c: cindex.Cursor, anc, ctx: _Ctx, depth: int) -> Lin:
         """An expression of values that never change in the kernel (parameters, blockIdx ...) that is

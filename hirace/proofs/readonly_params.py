@@ -325,8 +325,10 @@ def _own(an: KernelFacts, k: Function, cur, parms, written: list[int], inside, c
         name = parms[r].spelling
         mine = [a for a in inside if a.base == name]
         forms = _forms(name, mine, text, scope, subscripts, rebased)
-        for o in found if forms is not None else ():
-            if {f.key() for f in forms} <= o.keys:
+        size = parms[r].type.get_canonical().get_pointee().get_size()
+        for o in found if forms is not None else ():   # (one index names one element: of one size through both)
+            if {f.key() for f in forms} <= o.keys and \
+                    size > 0 and parms[o.position].type.get_canonical().get_pointee().get_size() == size:
                 pairs.append((r, o.position))
     return found
 
