@@ -26,8 +26,8 @@ forms (hirace/proofs/affine.py) of
 - masks of a power of two: `t & (m - 1)` (fastWalshTransform's and the bitonic sort's butterflies, `lo =
   pos & (stride - 1)`) as t less a multiple of m, the rest in [0, m), where m is alike in every thread and
   shown a positive power of two (a literal, or a loop variable that starts at one, `1 << log2N` or a power of
-  two shifted right, steps by shifts and stays above 0 by its loop's condition: pow2_at); an unchanged
-  integer parameter counts as a power of two (or 0) where the launch passes one (sortingNetworks'
+  two shifted right, steps by shifts and stays above 0 by its loop's condition: pow2_at); an integer
+  parameter the kernel only reads (_only_read) counts as a power of two (or 0) where the launch passes one (sortingNetworks'
   `stride = arrayLength / 2`): `((n) & ((n) - 1)) == 0` is then a condition of every proof of the kernel
   (pow2_params), tested at the launch as the others are;
 - values every thread of the block holds alike (`U:`): literals and macros, unchanged integer

@@ -17,7 +17,7 @@ where no element F names is one E names, for any two threads of the launch (runt
 lud's internal blocks read the row above and the column left of the blocks they write). A store through a pointer loaded from memory (`nodes[i].next[j] = v`) is not a
 store through a parameter.
 
-A read-only candidate read only at indices that an own parameter writes (after the same moves:
+A read-only candidate read only at indices that an own parameter writes (elements of one size, after the same moves:
 sortingNetworks' in-place merges, `bitonicMergeShared<<<...>>>(d_DstKey, ..., d_DstKey, ...)`, read
 `d_SrcKey[0]` and write `d_DstKey[0]`, both moved by `blockIdx.x * SIZE + threadIdx.x`) may be passed
 the own parameter's very pointer: each thread then reads only its own elements, which no other thread
