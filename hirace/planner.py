@@ -679,18 +679,20 @@ class HiracePlanner:
         false))`, the site of the function's first access through the parameter it is bound to: where the
         check would report it). Gives, by kernel, the context functions whose every call in it is so."""
         kernel_of = lambda f, at: next((k for k in prog.kernels if k.body.file == f and k.body.start <= at < k.body.end), None)  # noqa: E731
-        done: dict[tuple[str, str], int] = {}
+        first: dict[tuple[str, str], object] = {}   # (function, parameter) -> its first access
+        for a in sorted(prog.accesses, key=lambda a: a.span.start):
+            first.setdefault((a.function, a.base), a)
+        done: dict[tuple[str, int, str], tuple] = {}   # (kernel body, function) -> (kernel, its calls so made)
         for (f, start, end), call in sorted(proved.items(), key=lambda kv: kv[0]):
             k = kernel_of(f, start)
             if k is None or k.name not in needs:
                 continue
             wraps = []
             for arg, size in zip(call.args, call.sizes):
-                through = sorted((a for a in prog.accesses if a.function == call.function and a.base == arg.param),
-                                 key=lambda a: a.span.start)
-                if arg.array is None or not through:   # (a local, or a parameter the function never names)
+                through = first.get((call.function, arg.param))
+                if arg.array is None or through is None:   # (a local, or a parameter the function never names)
                     continue
-                sid = site_at.get((through[0].span.file, through[0].span.start, through[0].span.end))
+                sid = site_at.get((through.span.file, through.span.start, through.span.end))
                 if sid is None:
                     break
                 entry = "rd_apart" if arg.kind == "read" else "rmw_apart"
@@ -701,16 +703,16 @@ class HiracePlanner:
                     for c in call.launch:
                         needs[k.name].conditions[c.device()] = c
                     needs[k.name].spans.extend(arg.span for arg in call.args)
-                    done[(k.name, call.function)] = done.get((k.name, call.function), 0) + 1
+                    key = (k.body.file, k.body.start, call.function)
+                    done[key] = (k, done.get(key, (k, 0))[1] + 1)
         out: dict[str, set[str]] = {}
-        for (kname, fn), n in done.items():
-            k = next(k for k in prog.kernels if k.name == kname)
+        for (_, _, fn), (k, n) in done.items():
             cur = prog.cursors.get((k.body.file, k.body.start))
             # (every call of it there, a macro's expansion's too, in the kernel's syntax tree)
             calls = sum(1 for c in cur.walk_preorder() if c.kind.name == "CALL_EXPR" and c.spelling == fn) \
                 if cur is not None else -1
             if calls == n:
-                out.setdefault(kname, set()).add(fn)
+                out.setdefault(k.name, set()).add(fn)
         return out
 
     def _plan_ranges(self, prog: Program, plan: EditPlan, reach: set[str]) -> None:

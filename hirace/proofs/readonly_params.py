@@ -83,7 +83,7 @@ class KernelParams:
     own: tuple[OwnParam, ...] = ()    # own candidates; their bits follow the read-only ones'
     pointers: tuple[int, ...] = ()    # every pointer parameter (given where there are own or atomic candidates)
     atomic: tuple[int, ...] = ()      # atomic candidates; their bits follow the own ones'
-    pairs: tuple[tuple[int, int], ...] = ()   # (read-only bit, own bit) that may share one pointer (`_pairs`)
+    pairs: tuple[tuple[int, int], ...] = ()   # (read-only bit, own bit) that may share one pointer (`_own`)
 
     @property
     def bits(self) -> tuple[int, ...]:
@@ -285,7 +285,7 @@ def _own(an: KernelFacts, k: Function, cur, parms, written: list[int], inside, c
     element (and which the kernel names nowhere else). A parameter the kernel's top-level statements
     move by numbers before any access (`p += baseY * pitch + baseX;`) has those numbers added to its
     indices. `pairs` is given (read-only position, own position) for each of `readers` (read-only
-    candidates) read only at indices an own parameter writes (`_pairs`)."""
+    candidates) read only at indices an own parameter writes, with elements of its size."""
     rebased = rebased or {}
     unit = an.p.unit
     text = unit.source(k.body.file).text(k.body.start, k.body.end)
