@@ -42,7 +42,7 @@ _ZERO_STREAMS = {"0", "0x0", "NULL", "nullptr", "cudaStreamDefault"}
 # a stream expression hirace may evaluate once more without changing the program: names, members, subscripts
 _PLAIN = re.compile(r"[A-Za-z_][\w\s.:\[\]]*(?:->[\w\s.:\[\]]*)*")
 # a kernel argument hirace may evaluate once more: no call, assignment, increment or decrement
-_PLAIN_ARG = re.compile(r"[\w\s.:\[\]+\-*&>()]+")   # (parentheses: a cast, a grouping; never a call: _plain_arg)
+_PLAIN_ARG = re.compile(r"[\w\s.:\[\]+\-*/%&|^~<>?()]+")   # (parentheses: a cast, a grouping; never a call: _plain_arg)
 _MACRO_ARG = re.compile(r"[\w\s.:\[\]+\-*&>/%(),]+")   # (with a pure macro's call: its parentheses and commas)
 # runtime and driver functions that launch kernels without `<<<>>>` (or replay captured launches)
 _LAUNCH_API = re.compile(rb"\bcu(?:da)?(?:Launch|Graph|StreamBeginCapture)\w*")
@@ -984,7 +984,8 @@ def _launch_bases(facts: FactTable, plan: EditPlan) -> dict:
         names = {name: f"__hirace_at_{name}" for name in kw.moved}
         text = "".join(f" auto *const {var} = {name}; (void){var};" for name, var in names.items())
         if plan.insert(body, body.start + 1, text, f"hirace launch bases of {kw.kernel.name}", quiet=text):
-            out[(body.file, body.start, body.end)] = names
+            # (a local pointer made from one is bounded by the same copy: readonly_params.aliases)
+            out[(body.file, body.start, body.end)] = names | {q: names[param] for q, param in kw.aliases}
         else:
             del facts.writes[kb]
     return out

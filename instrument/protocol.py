@@ -183,7 +183,8 @@ QUIET_FORMS = ("rd_bounds", "rd_private", "wr_private", "rmw_private", "rd_apart
 VERSION_FORMS = ("inside",)
 # The hooks without a site argument that a quiet version keeps as no-ops (namespace q has each).
 QUIET_HOOKS = ("block_entry", "after_block_barrier", "after_warp_barrier", "after_group_barrier",
-               "after_block_barrier_value", "own_index", "lanes_apart", "forms_apart")
+               "after_block_barrier_value", "own_index", "lanes_apart", "forms_apart",
+               "fold_index")
 
 
 # ---------------------------------------------------------------- cltc amplify's block schedules

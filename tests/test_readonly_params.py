@@ -3,6 +3,7 @@ launches where hirace may check only the bounds of those reads."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -40,7 +41,7 @@ __global__ void spmv(const int *row, const int *col, const float *val, const flo
 
 
 @pytest.mark.parametrize("code", [
-    "int *p = out; p[0] = 1;",          # through a pointer the kernel made
+    "int *p = out; if (in[0]) p = (int *)in; p[0] = 1;",   # through a pointer the kernel made
     "flag = 1;",                        # a __device__ variable: a parameter may point to it
     "put(out);",                        # a device function that writes
     "asm volatile(\"membar.gl;\");",
@@ -394,6 +395,73 @@ __global__ void k(float *out, const float *in, int pitch) {
     assert again == {"k": [("out", got["k"][0][1])]}   # (`p = p + n`: as `p += n`)
 
 
+MERGE = """
+__global__ void k(unsigned *dst, const unsigned *src, unsigned stride) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned pos = %s;
+  unsigned a = src[pos + 0], b = src[pos + stride];
+  dst[pos + 0] = a;
+  dst[pos + %s] = b;
+}"""
+
+
+@pytest.mark.parametrize("pos, other, radix", [
+    ("2 * i - (i & (stride - 1))", "stride", 2),             # sortingNetworks' bitonicMergeGlobal
+    ("((i - (i & (stride - 1))) << 2) + (i & (stride - 1))", "stride", 4),   # fastWalshTransform's radix 4
+    ("(i & (stride - 1)) + 2 * (i - (i & (stride - 1)))", "stride", 2),      # (the same, written otherwise)
+    ("2 * i + (i & (stride - 1))", "stride", None),          # +1 times the mask: no butterfly
+    ("3 * i - (i & (stride - 1))", "stride", None),          # 3G - M: R would be 2, G's coefficient 3
+    ("2 * i - ((i + 1) & (stride - 1))", "stride", 2),       # G = i + 1: 2G - (G & M) - 2
+    ("2 * i - ((2 * i) & (stride - 1))", "stride", None),    # G = 2i: its coefficient would be 4
+    ("2 * i - (i & (stride - 1))", "1", 2),                  # a step of 1: the launch's test fails it (not S)
+    ("2 * i - (i & (threadIdx.x - 1))", "stride", None),     # a mask that is not uniform
+])
+def test_a_butterfly_index_is_an_own_index_with_a_fold(tmp_path, pos, other, radix):
+    """`2 * i - (i & (stride - 1))` (R = 2) and `((i - lo) << 2) + lo` (R = 4): R times G less R - 1 times
+    G & M is own_index.Fold, with writes a whole step apart one more coordinate (stepped); its reads,
+    at the same indices, pair with it; anything else with a mask of G is no own index."""
+    src = tmp_path / "k.cu"
+    src.write_text(HEAD + MERGE % (pos, other))
+    found = readonly_params(query(parse_file(src)))
+    kp = next(iter(found.values()), None)
+    if radix is None:
+        assert kp is None or not kp.own
+        return
+    (o,) = kp.own
+    assert o.form.fold is not None and o.form.fold.radix == radix and o.form.loop is not None
+    values = o.form.values()
+    assert len(values) == 17 and values[15] == "((long long)((stride - 1)))" and values[16] == f"{radix}ll"
+    assert values[7] == ("((long long)(stride))" if other == "stride" else "(1ll)") and values[8] == "((long long)(2))"
+    assert values[:6] == ["0ll"] * 6   # (every coordinate in G)
+    assert values[9:15] == ["(1ll)", "0ll", "0ll", "((long long)(blockDim.x))", "0ll", "0ll"]
+    assert kp.pairs == (((0, 1),) if other == "stride" else ())   # (reads where it writes: paired)
+
+
+def test_local_pointers_made_from_parameters_are_accesses_through_them(tmp_path):
+    """fastWalshTransform's `float *d_Dst = d_Output + blockIdx.y * N;`: an access through such a pointer is
+    one through the parameter, at the number plus its index; a pointer changed, made by a cast, declared
+    inside a branch or made from a moved parameter is no such pointer."""
+    kernel = """
+__global__ void k(float *out, const float *in, int n) {
+  const int row = blockIdx.y * n;
+  const float *src = in + row;
+  float *dst = %s;%s
+  dst[threadIdx.x] = src[threadIdx.x] * 2;
+}"""
+    want = ("out", "::hirace::own_index((1ll), 0ll, 0ll, 0ll, ((long long)(n)), 0ll, 0ll)")
+    assert owned(tmp_path, kernel % ("out + row", "")) == {"k": [want]}
+    assert owned(tmp_path, kernel % ("&out[row]", "")) == {"k": [want]}
+    assert owned(tmp_path, kernel % ("row + out", "")) == {"k": [want]}
+    minus = owned(tmp_path, kernel % ("out - row", ""))
+    assert minus == {"k": [("out", "::hirace::own_index((1ll), 0ll, 0ll, 0ll, (- (long long)(n)), 0ll, 0ll)")]}
+    for made, more in [("out + row", "\n  if (n) dst += 1;"),          # changed
+                       ("(float *)((char *)out + row)", ""),            # a cast
+                       ("out + row", "\n  float *&r = dst; r = out;"),  # bound to a reference
+                       ("out + row", "\n  dst[n] = 0;")]:              # another index
+        assert owned(tmp_path, kernel % (made, more)) == {}, (made, more)
+    assert params(tmp_path, kernel % ("out + row", "")) == {"k": (["in"], ["out"])}
+
+
 def test_a_write_through_a_moved_parameter_leaves_shared_reads_quiet(run_cli, tmp_path):
     src = tmp_path / "k.cu"
     src.write_text("""#define BS 32
@@ -600,3 +668,62 @@ __global__ void plain(float2 *out, const float *in) {
 __global__ void own(P *out, const P *in) { out[threadIdx.x] = in[threadIdx.x]; }
 """
     assert params(tmp_path, body) == {"plain": (["in"], ["out"])}
+
+
+def test_fold_index_is_own_only_where_no_two_threads_meet(run_cli, tmp_path):
+    """hirace/quiet.h fold_index_of, the launch's test of a butterfly's index (own_index.Fold), against every
+    thread's elements counted out: over random shapes, strides (powers of two and not), radices, steps
+    and coefficients, no case the test calls own has two threads at one element; and it calls enough own
+    (the shapes the butterflies launch with) for the proof to be worth having."""
+    src = tmp_path / "fold.cu"
+    src.write_text("""#include <cstdio>
+#include <map>
+#include "hirace/runtime.h"
+static unsigned long long seed = 12345;
+static long long pick(long long n) { seed = seed * 6364136223846793005ull + 1442695040888963407ull; return (long long)(seed >> 33) % n; }
+int main() {
+  const long long strides[] = {1, 2, 3, 4, 6, 8, 16, 0};
+  const long long coefs[] = {0, 1, 2, 3, 4, 8, 16, 32, 64, 128, 256, 512, -16};
+  int wrong = 0, own = 0, cases = 0;
+  for (int c = 0; c < 20000; ++c) {
+    dim3 block(1 + pick(8), 1 + pick(2), 1), grid(1 + pick(4), 1 + pick(2), 1);
+    long long n[4] = {block.x, block.y, grid.x, grid.y}, at[4] = {0, 1, 3, 4};   // (tx, ty, bx, by)
+    long long s = strides[pick(8)], r = 2 + pick(3), count = 1 + pick(r + 1), step = pick(4) ? s : s + 1;
+    long long h[9] = {0, 0, 0, 0, 0, 0, pick(3) * 7, step, count}, g[6] = {0, 0, 0, 0, 0, 0}, g0 = pick(2) * 5;
+    for (int i = 0; i < 4; ++i) {   // (each coordinate in G or the rest; often the usual G, tx + blockDim.x * bx)
+      long long v = pick(2) && (i == 0 || i == 2) ? (i == 0 ? 1 : n[0]) : coefs[pick(13)];
+      (pick(3) || i == 0 ? g : h)[at[i]] = v;
+      if (pick(8) == 0) h[at[i]] = coefs[pick(13)];   // (now and then in both)
+    }
+    bool ok = ::hirace::fold_index_of(block, grid, h, g, s - 1, r);
+    std::map<unsigned, long long> owner;
+    bool meet = false;
+    for (long long by = 0; by < n[3]; ++by) for (long long bx = 0; bx < n[2]; ++bx)
+    for (long long ty = 0; ty < n[1]; ++ty) for (long long tx = 0; tx < n[0]; ++tx) {
+      long long t = ((by * n[2] + bx) * n[1] + ty) * n[0] + tx, x[6] = {tx, ty, 0, bx, by, 0};
+      unsigned G = (unsigned)g0, H = (unsigned)h[6];
+      for (int i = 0; i < 6; ++i) { G += (unsigned)(g[i] * x[i]); H += (unsigned)(h[i] * x[i]); }
+      unsigned lo = G & (unsigned)(s - 1);
+      for (long long k = 0; k < (count < 1 ? 1 : count); ++k) {
+        unsigned e = H + (unsigned)r * (G - lo) + lo + (unsigned)(step * k);
+        auto it = owner.find(e);
+        if (it != owner.end() && it->second != t) meet = true;
+        owner[e] = t;
+      }
+    }
+    ++cases;
+    own += ok;
+    if (ok && meet) {
+      ++wrong;
+      if (wrong < 5) printf("wrong: block %u,%u grid %u,%u s %lld r %lld count %lld step %lld\\n", block.x, block.y, grid.x, grid.y, s, r, count, step);
+    }
+  }
+  printf("cases %d own %d wrong %d\\n", cases, own, wrong);
+  return 0;
+}
+""")
+    r = run_cli("instrument.run", "--backend", "cpu", "-I", RUNTIME_INCLUDE, src)
+    assert r.returncode == 0, r.stderr
+    cases, own, wrong = (int(v) for v in re.search(r"cases (\d+) own (\d+) wrong (\d+)", r.stdout).groups())
+    assert wrong == 0, r.stdout
+    assert cases == 20000 and own > 500, r.stdout

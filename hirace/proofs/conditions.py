@@ -111,14 +111,19 @@ class OwnIndex(Condition):
     values: tuple[str, ...]
     apart: tuple[tuple[str, ...], ...] = ()
 
+    @property
+    def test(self) -> str:
+        """The runtime's test: `fold_index` for a butterfly's 17 values (own_index.Fold), else `own_index`."""
+        return "fold_index" if len(self.values) == 17 else "own_index"
+
     def device(self, ns: str = "::hirace::") -> str:
-        parts = [f"{ns}own_index({', '.join(self.values)})"]
+        parts = [f"{ns}{self.test}({', '.join(self.values)})"]
         parts += [f"{ns}forms_apart({', '.join(pair)})" for pair in self.apart]
         return " && ".join(parts)
 
     def host(self, extents: dict[str, list[str]], names: set[str]) -> str | None:
         shape = lambda text: re.sub(r"\bblockDim\b", BLOCK, re.sub(r"\bgridDim\b", GRID, text))  # noqa: E731
-        parts = [f"::hirace::host::own_index({BLOCK}, {GRID}, {shape(', '.join(self.values))})"]
+        parts = [f"::hirace::host::{self.test}({BLOCK}, {GRID}, {shape(', '.join(self.values))})"]
         parts += [f"::hirace::host::forms_apart({BLOCK}, {GRID}, {shape(', '.join(pair))})" for pair in self.apart]
         return " && ".join(parts)
 

@@ -61,6 +61,29 @@ class _NotLinear(Exception):
 
 
 LOOP = len(COORDS)   # the coordinate of a counted loop's iteration number (scopes that allow loops)
+MASK = LOOP + 1      # the coordinate of a butterfly's `G & M` (Fold), while `_lin` builds a form
+_MASKED = "mask"     # (the key in `_lin`'s `loops` of that G's form and M)
+
+
+@dataclass(frozen=True)
+class Fold:
+    """The butterfly part of an index: R * (G - (G & M)) + (G & M), G a form of the thread's coordinates
+    (`inner`, `inner_offset`), M uniform (`mask`, C++), R an integer of at least 2 (`radix`). Where M + 1 is
+    a power of two S, G = q * S + r (r = G & M, as two's complement computes it for any G), and the value
+    is (R * q) * S + r: apart for apart G. A step of S times k (k below R) added keeps it so: (R * q + k)
+    * S + r (sortingNetworks' bitonicMergeGlobal `pos = 2 * i - (i & (stride - 1))`, written at pos and
+    pos + stride; fastWalshTransform's radix-4 `((pos - lo) << 2) + lo`, at i0 + 0..3 strides)."""
+    inner: tuple[tuple[Term, ...], ...]
+    inner_offset: tuple[Term, ...]
+    mask: str
+    radix: int
+
+    def key(self) -> tuple:
+        return tuple(_key_terms(t) for t in self.inner), _key_terms(self.inner_offset), _norm(self.mask), self.radix
+
+
+def _key_terms(ts) -> tuple:
+    return tuple(sorted((s, tuple(sorted(map(_norm, f)))) for s, f in ts))
 
 
 @dataclass(frozen=True)
@@ -68,38 +91,47 @@ class LinearForm:
     coef: tuple[tuple[Term, ...], ...]   # per coordinate of COORDS: a sum of terms
     offset: tuple[Term, ...]
     loop: tuple[tuple[Term, ...], str] | None = None   # a counted loop's: its coefficient, its count (C++)
+    fold: Fold | None = None   # a butterfly's part (its coordinates' coefficients not in `coef`), added
 
     def key(self) -> tuple:
-        norm = lambda ts: tuple(sorted((s, tuple(sorted(map(_norm, f)))) for s, f in ts))  # noqa: E731
-        loop = (norm(self.loop[0]), _norm(self.loop[1])) if self.loop else None
-        return tuple(norm(t) for t in self.coef), norm(self.offset), loop
+        loop = (_key_terms(self.loop[0]), _norm(self.loop[1])) if self.loop else None
+        key = tuple(_key_terms(t) for t in self.coef), _key_terms(self.offset), loop
+        return key + (self.fold.key(),) if self.fold else key
 
     def values(self) -> list[str]:
         """C++ expressions of the six coefficients (COORDS' order) and the offset, as `long long`,
         then, with a loop, its coefficient and count, to be computed at the kernel's entry (a tool's
         runtime decides from them and the launch shape whether the index differs between any two
-        threads)."""
+        threads). A form with a fold: its 9 values (all_values), then its fold's six coefficients, mask
+        and radix (runtime `fold_index`)."""
         loop = [_sum(self.loop[0]), f"((long long)({self.loop[1]}))"] if self.loop else []
+        if self.fold:
+            f = self.fold
+            return self.all_values() + [_sum(t) for t in f.inner] + [f"((long long)({f.mask}))", f"{f.radix}ll"]
         return [_sum(t) for t in (*self.coef, self.offset)] + loop
 
     def all_values(self) -> list[str]:
         """values(), with a loop's coefficient and count (0 and 1) where it has none: the 9 values of
         one form that the runtime's forms_apart takes."""
-        v = self.values()
-        return v if len(v) == 9 else v + ["0ll", "1ll"]
+        loop = [_sum(self.loop[0]), f"((long long)({self.loop[1]}))"] if self.loop else ["0ll", "1ll"]
+        return [_sum(t) for t in (*self.coef, self.offset)] + loop
 
 
 def summed(parts: list[tuple[int, LinearForm]]) -> LinearForm | None:
     """The form of a sum of forms, each with its sign (a parameter moved by `p += E` and then
     indexed: E + index), or None where two of them hold loops."""
     loops = [f.loop for _, f in parts if f.loop]
-    if len(loops) > 1:
+    folds = [(sign, f.fold) for sign, f in parts if f.fold]
+    if len(loops) > 1 or len(folds) > 1 or folds and folds[0][0] < 0:
         return None
     neg = lambda sign, ts: tuple((s * sign, f) for s, f in ts)  # noqa: E731
     coef = tuple(sum((neg(sign, f.coef[i]) for sign, f in parts), ()) for i in range(len(COORDS)))
     offset = sum((neg(sign, f.offset) for sign, f in parts), ())
     loop = next(((neg(sign, f.loop[0]), f.loop[1]) for sign, f in parts if f.loop), None)
-    return LinearForm(coef, offset, loop)
+    fold = folds[0][1] if folds else None
+    if fold and any(_collected(fold.inner[i]) and _collected(coef[i]) for i in range(len(COORDS))):
+        return None   # (a move along a coordinate of the butterfly's: its parts no longer apart)
+    return LinearForm(coef, offset, loop, fold)
 
 
 def _collected(terms) -> dict[tuple[str, ...], int]:
@@ -122,7 +154,7 @@ def along_loop(w: LinearForm, r: LinearForm) -> LinearForm | None:
     from `array_offset = (offset + 1) * matrix_dim + offset` and read from `offset * matrix_dim +
     offset`, both moved by matrix_dim a round): the form over the rounds either reaches. Where it names
     one element per thread and round (own_index), an element the two forms share is one thread's."""
-    if w.loop is None or r.loop is None or _collected(w.loop[0]) != _collected(r.loop[0]):
+    if w.loop is None or r.loop is None or _collected(w.loop[0]) != _collected(r.loop[0]) or w.fold or r.fold:
         return None
     if any(_collected(a) != _collected(b) for a, b in zip(w.coef, r.coef)):
         return None
@@ -154,6 +186,8 @@ def stepped(forms: list[LinearForm]) -> LinearForm | None:
     if len(forms) < 2 or any(f.loop for f in forms):
         return None
     first = forms[0]
+    if any((f.fold and f.fold.key()) != (first.fold and first.fold.key()) for f in forms):
+        return None
     if any(_collected(a) != _collected(b) for f in forms[1:] for a, b in zip(first.coef, f.coef)):
         return None
     diffs = [_collected(tuple(f.offset) + tuple((-s, x) for s, x in first.offset)) for f in forms]
@@ -176,7 +210,7 @@ def stepped(forms: list[LinearForm]) -> LinearForm | None:
     low = forms[times.index(min(times))]
     terms = tuple((1 if k > 0 else -1, tuple(names) if k in (1, -1) else (str(abs(k)), *names))
                   for names, k in sorted(step.items()))
-    return LinearForm(first.coef, low.offset, (terms, str(max(times) - min(times) + 1)))
+    return LinearForm(first.coef, low.offset, (terms, str(max(times) - min(times) + 1)), first.fold)
 
 
 def _sum(terms: tuple[Term, ...]) -> str:
@@ -545,6 +579,7 @@ def linear_form(expr: cindex.Cursor, scope: Scope) -> LinearForm | None:
         coef, offset = _lin(expr, scope, 0, widths, loops)
     except (_NotLinear, ValueError, AttributeError, RecursionError):
         return None
+    masked = loops.pop(_MASKED, None)
     if len(widths) > 1 or len(loops) > 1:
         return None   # part of the sum computed in a narrower type: it wrapped on its own; two loops
     loop = None
@@ -552,7 +587,47 @@ def linear_form(expr: cindex.Cursor, scope: Scope) -> LinearForm | None:
         if not loops:
             return None
         loop = (tuple(coef[LOOP]), next(iter(loops.values())))
-    return LinearForm(tuple(tuple(coef.get(i, ())) for i in range(len(COORDS))), tuple(offset), loop)
+    fold = None
+    if MASK in coef or masked:
+        fold = _fold(coef, masked)
+        if fold is None:
+            return None
+    return LinearForm(tuple(tuple(coef.get(i, ())) for i in range(len(COORDS))), tuple(offset), loop, fold)
+
+
+def _fold(coef: dict, masked) -> Fold | None:
+    """The butterfly a form's `G & M` term makes (Fold), its G's coordinates' coefficients taken out of
+    `coef`: those must be R times G's, the term's -(R - 1), for a whole R of at least 2; else None."""
+    if masked is None or MASK not in coef:
+        return None
+    (inner, inner_offset), mask, _ = masked
+    k = _collected(coef.pop(MASK))
+    if set(k) != {()} or 1 - k[()] < 2:
+        return None
+    radix = 1 - k[()]
+    for i in range(len(COORDS)):
+        g = _collected(inner.get(i, ()))
+        if g:
+            if _collected(coef.get(i, ())) != {names: radix * v for names, v in g.items()}:
+                return None
+            coef.pop(i, None)
+    return Fold(tuple(tuple(inner.get(i, ())) for i in range(len(COORDS))), tuple(inner_offset), mask, radix)
+
+
+def _masked(g: cindex.Cursor, m: cindex.Cursor, scope: Scope, depth: int, widths: set[int], loops: dict) -> Form:
+    """`G & M` (M uniform, G a form of the thread's coordinates alone, no loop): a MASK coordinate, G and M
+    kept in `loops` (one such term per form; the same G & M again, as a local named twice, is that one)."""
+    mask = scope.uniform(m)
+    inner: dict = {}
+    form = _lin(g, scope, depth + 1, widths, inner)
+    if inner or not form[0] or LOOP in form[0] or MASK in form[0]:
+        raise _NotLinear
+    key = LinearForm(tuple(tuple(form[0].get(i, ())) for i in range(len(COORDS))), tuple(form[1])).key(), _norm(mask)
+    seen = loops.get(_MASKED)
+    if seen is not None and seen[2] != key:
+        raise _NotLinear
+    loops[_MASKED] = (form, mask, key)
+    return {MASK: [(1, ())]}, []
 
 
 Form = tuple[dict[int, list[Term]], list[Term]]
@@ -633,7 +708,29 @@ def _lin(c: cindex.Cursor, scope: Scope, depth: int, widths: set[int], loops: di
             raise _NotLinear
         op = scope.unit.source(sc.file).text(sa.end, sb.start).strip()
         if op in _UNIFORM_OPS:
-            return _const(scope.uniform(c))
+            try:
+                return _const(scope.uniform(c))
+            except _NotLinear:
+                if op not in ("<<", "&"):
+                    raise
+            widths.add(c.type.get_canonical().get_size())
+            if op == "<<":   # (`x << 2`: x times 4, modulo 2^w as the program computes it)
+                by = _bare(b)
+                if by.kind == CK.INTEGER_LITERAL:
+                    bits = int(scope.leaf(by).rstrip("uUlL"), 0)
+                    if not 0 <= bits < 62:
+                        raise _NotLinear
+                    shift = str(1 << bits)
+                else:
+                    u = scope.uniform(b)   # (a shift past the width: 0, which no own test passes)
+                    shift = f"((long long)({u}) >= 0 && (long long)({u}) < 62 ? 1ll << ({u}) : 0ll)"
+                return _scale(_lin(a, scope, depth + 1, widths, loops), [(1, (shift,))])
+            for g, m in ((a, b), (b, a)):
+                try:
+                    return _masked(g, m, scope, depth, widths, loops)
+                except _NotLinear:
+                    continue
+            raise _NotLinear
         fa, fb = _lin(a, scope, depth + 1, widths, loops), _lin(b, scope, depth + 1, widths, loops)
         widths.add(c.type.get_canonical().get_size())
         if op == "+":

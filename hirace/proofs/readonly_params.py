@@ -57,7 +57,7 @@ from clang import cindex
 import re
 
 from .intervals import KernelFacts, _inside, assignments
-from .own_index import LinearForm, Scope, along_loop, linear_form, stepped, summed
+from .own_index import LinearForm, Scope, address_taken, along_loop, linear_form, stepped, summed
 from instrument.protocol import QUIET_PARAMS
 from instrument.frontend.query import DESTROYED, Function, Program, destroyed_by
 
@@ -84,6 +84,7 @@ class KernelParams:
     pointers: tuple[int, ...] = ()    # every pointer parameter (given where there are own or atomic candidates)
     atomic: tuple[int, ...] = ()      # atomic candidates; their bits follow the own ones'
     pairs: tuple[tuple[int, int], ...] = ()   # (read-only bit, own bit) that may share one pointer (`_own`)
+    aliases: tuple[tuple[str, str], ...] = ()   # (local pointer, the parameter it moves: `aliases`)
 
     @property
     def bits(self) -> tuple[int, ...]:
@@ -104,6 +105,7 @@ class KernelWrites:
     kernel: Function
     written: tuple[int, ...]
     moved: tuple[str, ...] = ()   # written parameters it moves by numbers (`p += off`): bounded where the launch pointed
+    aliases: tuple[tuple[str, str], ...] = ()   # (local pointer, the moved written parameter it is made from), bounded so
 
 
 class NoParams(Exception):
@@ -170,6 +172,8 @@ def _kernel(an: KernelFacts, k: Function, known: dict | None = None) -> KernelPa
     changed = an.changed(body) - set(rebased)
     index = {name: i for i, name in enumerate(k.params)}
     shared_ptrs = an.shared_pointers(k)   # local pointers into shared memory (SharedMemory<T>())
+    made = aliases(an, cur, parms, changed | set(rebased))   # local pointers a parameter moved by a number
+    owner = lambda base: made[base].param if base in made else base  # noqa: E731
     inside = [a for a in p.accesses if _inside(a.span, body)]
     written: set[int] = set()
     for a in inside:
@@ -179,13 +183,14 @@ def _kernel(an: KernelFacts, k: Function, known: dict | None = None) -> KernelPa
             raise NoParams(f"it writes a __device__ variable ({a.span.where()})")
         if a.space == "shared" or (a.space == "pointer" and a.base in shared_ptrs):
             continue
-        if a.space == "constant" or a.base not in index or a.base in changed or not direct(a.text, a.base):
+        if a.space == "constant" or owner(a.base) not in index or owner(a.base) in changed or \
+                not direct(a.text, a.base):
             raise NoParams(f"it writes through a pointer it made or loaded ({a.text} at {a.span.where()})")
-        written.add(index[a.base])
+        written.add(index[owner(a.base)])
     for at in p.atomics:
         if not _inside(at.span, body):
             continue
-        base = an.atomic_base(at)
+        base = owner(an.atomic_base(at))
         if any(d.name == base for d in p.shared) or base in shared_ptrs:
             continue
         if base not in index or base in changed:
@@ -217,29 +222,33 @@ def _kernel(an: KernelFacts, k: Function, known: dict | None = None) -> KernelPa
     # from where it points then, do not catch
     # (the planner bounds their accesses by the buffers the launch's arguments point into, copied at the
     # kernel's entry, or forgets these writes where it cannot: planner._launch_bases)
-    moved = sorted(k.params[i] for i in written if k.params[i] in rebased)
+    # (a local pointer made from a written parameter moves it too: `float *d_Dst = d_Output + base;`)
+    moved = sorted(k.params[i] for i in written if k.params[i] in rebased or
+                   any(m.param == k.params[i] for m in made.values()))
     # (only an access that names its pointer as its bound can be bounded by the launch's copy: `*p = v` and
     # `atomicAdd(p, 1)` through a moved p carry no bound, and may land in any buffer)
-    unbounded = sorted({a.base for a in inside if a.base in moved and not (a.bound == "pointer" and a.bound_base is not None)} |
-                       {an.atomic_base(at) for at in p.atomics if _inside(at.span, body) and an.atomic_base(at) in moved
-                        and not (at.bound == "pointer" and at.bound_base is not None)})
+    unbounded = sorted({a.base for a in inside if owner(a.base) in moved and not (a.bound == "pointer" and a.bound_base is not None)} |
+                       {an.atomic_base(at) for at in p.atomics if _inside(at.span, body) and
+                        owner(an.atomic_base(at)) in moved and not (at.bound == "pointer" and at.bound_base is not None)})
     if known is not None and not unbounded:
-        known[(body.file, body.start)] = KernelWrites(k, tuple(sorted(written)), tuple(moved))
+        known[(body.file, body.start)] = KernelWrites(k, tuple(sorted(written)), tuple(moved),
+                                                      tuple(sorted((q, m.param) for q, m in made.items() if m.param in moved)))
     elif known is not None:
         an.note(k.name, f"its launches check every buffer: it moves {unbounded[0]}, which it writes through, and an "
                         f"access through it that names no bound may land in another buffer")
-    read_through = {a.base for a in inside if a.kind == "read" and a.base in index and member_or_element(a)}
+    read_through = {owner(a.base) for a in inside if a.kind == "read" and owner(a.base) in index and member_or_element(a)}
     candidates = [i for i, c in enumerate(parms) if c.spelling in read_through and i not in written
                   and c.spelling not in changed and c.type.get_canonical().kind == TK.POINTER]
     candidates = candidates[:MAX_CANDIDATES]
     constant_ptrs = an.constant_pointers(k)   # (local pointers into __constant__ memory: no parameter's buffer)
     reads_elsewhere |= any(a.space == "global" or (a.space == "pointer" and a.base not in shared_ptrs and not (
         a.kind == "read" and a.base in constant_ptrs and direct(a.text, a.base)) and (
-        a.base not in index or a.base in changed or not direct(a.text, a.base))) for a in inside)
+        owner(a.base) not in index or owner(a.base) in changed or not direct(a.text, a.base))) for a in inside)
     pairs: list[tuple[int, int]] = []
-    own = [] if reads_elsewhere else _own(an, k, cur, parms, sorted(written), inside, changed, rebased, candidates, pairs)
+    own = [] if reads_elsewhere else _own(an, k, cur, parms, sorted(written), inside, changed, rebased, candidates,
+                                          pairs, made)
     own = own[:MAX_CANDIDATES - len(candidates)]
-    atomic = [] if reads_elsewhere else _atomic(an, k, parms, sorted(written), inside, changed)
+    atomic = [] if reads_elsewhere else _atomic(an, k, parms, sorted(written), inside, changed, made)
     atomic = atomic[:MAX_CANDIDATES - len(candidates) - len(own)]
     if not candidates and not own and not atomic:
         raise NoParams("no parameter is only read, only its threads' own elements, or only atomics")
@@ -251,18 +260,105 @@ def _kernel(an: KernelFacts, k: Function, known: dict | None = None) -> KernelPa
     pairs = [(bit[r], bit[o]) for r, o in pairs if r in bit and o in bit and
              len({form_of[o2] for r2, o2 in pairs if r2 == r and o2 in form_of}) == 1]
     return KernelParams(k, tuple(candidates), tuple(sorted(written)), tuple(own), pointers if own or atomic else (),
-                        tuple(atomic), tuple(pairs))
+                        tuple(atomic), tuple(pairs), tuple(sorted((q, m.param) for q, m in made.items())))
 
 
-def _atomic(an: KernelFacts, k: Function, parms, written: list[int], inside, changed) -> list[int]:
+@dataclass(frozen=True)
+class Alias:
+    """A local pointer made from a pointer parameter by a number (`aliases`)."""
+    param: str
+    offset: cindex.Cursor | None   # the number (None: `T *q = p;`)
+    sign: int = 1                  # -1 for `p - n`
+
+
+def aliases(an: KernelFacts, cur, parms, changed: set[str]) -> dict[str, Alias]:
+    """The kernel's local pointers that name a parameter's buffer moved by a number, by name: declared once,
+    among the kernel's top-level statements, as `T *q = p;`, `p + n`, `n + p`, `p - n` or `&p[n]` (p a
+    pointer parameter the kernel never changes nor moves, not in `changed`; T p's element type, no cast),
+    never changed, addressed or bound to a reference (fastWalshTransform's `float *d_Dst = d_Output +
+    blockIdx.y * N;`). An access `q[i]` is one through p, at n + i: as p's, it is bounded by the buffer the
+    launch's argument points into where p is written (KernelWrites.aliases)."""
+    unit = an.p.unit
+    body = [c for c in cur.get_children() if c.kind == CK.COMPOUND_STMT]
+    if not body:
+        return {}
+    sp = unit.span_of(body[-1])
+    if sp is None:
+        return {}
+    text = unit.source(sp.file).text(sp.start, sp.end)
+    pointers = {c.spelling: c for c in parms if c.type.get_canonical().kind == TK.POINTER}
+    declared: dict[str, int] = {}
+    for c in cur.walk_preorder():
+        if c.kind in (CK.VAR_DECL, CK.PARM_DECL):
+            declared[c.spelling] = declared.get(c.spelling, 0) + 1
+    element = lambda c: re.sub(r"\b(const|volatile)\b|\s+", "",  # noqa: E731
+                               c.type.get_canonical().get_pointee().spelling)
+    out = {}
+    for st in body[-1].get_children():
+        for d in st.get_children() if st.kind == CK.DECL_STMT else ():
+            name = d.spelling
+            if d.kind != CK.VAR_DECL or d.type.get_canonical().kind != TK.POINTER or declared.get(name) != 1 or \
+                    name in changed or address_taken(name, text):
+                continue
+            init = [x for x in d.get_children() if x.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF, CK.TEMPLATE_REF)]
+            got = _moved_parameter(unit, init[0]) if len(init) == 1 else None
+            if got is None or got.param not in pointers or got.param in changed or \
+                    element(d) != element(pointers[got.param]):
+                continue
+            out[name] = got
+    return out
+
+
+def _moved_parameter(unit, c: cindex.Cursor) -> Alias | None:
+    """`p`, `p + n`, `n + p`, `p - n` or `&p[n]` (p a parameter, named as itself; parentheses allowed, no cast)."""
+    c = _plain(c)
+    if c.kind == CK.DECL_REF_EXPR:
+        ref = c.referenced
+        return Alias(ref.spelling, None) if ref is not None and ref.kind == CK.PARM_DECL else None
+    kids = [_plain(x) for x in c.get_children()]
+    if c.kind == CK.BINARY_OPERATOR and len(kids) == 2:
+        sa, sb = unit.span_of(kids[0]), unit.span_of(kids[1])
+        if sa is None or sb is None:
+            return None
+        op = unit.source(sa.file).text(sa.end, sb.start).strip()
+        ptr = [i for i, x in enumerate(kids) if x.type.get_canonical().kind == TK.POINTER]
+        if op not in ("+", "-") or len(ptr) != 1 or (op == "-" and ptr != [0]):
+            return None
+        base = _moved_parameter(unit, kids[ptr[0]])
+        if base is None or base.offset is not None:
+            return None
+        return Alias(base.param, kids[1 - ptr[0]], -1 if op == "-" else 1)
+    if c.kind == CK.UNARY_OPERATOR and len(kids) == 1 and [t.spelling for t in c.get_tokens()][:1] == ["&"] and \
+            kids[0].kind == CK.ARRAY_SUBSCRIPT_EXPR:
+        parts = [_plain(x) for x in kids[0].get_children()]
+        base = _moved_parameter(unit, parts[0]) if len(parts) == 2 else None
+        if base is None or base.offset is not None:
+            return None
+        return Alias(base.param, parts[1])
+    return None
+
+
+def _plain(c: cindex.Cursor) -> cindex.Cursor:
+    """c without the implicit conversions and parentheses around it (no cast that one writes)."""
+    while c.kind in (CK.UNEXPOSED_EXPR, CK.PAREN_EXPR):
+        kids = list(c.get_children())
+        if len(kids) != 1:
+            break
+        c = kids[0]
+    return c
+
+
+def _atomic(an: KernelFacts, k: Function, parms, written: list[int], inside, changed,
+            made: dict | None = None) -> list[int]:
     """The written parameters reached only by device-scope atomics on addresses they give (`p`,
-    `&p[E]`), and named nowhere else."""
+    `&p[E]`), and named nowhere else (no local pointer is made from them: `made`)."""
     unit = an.p.unit
     text = unit.source(k.body.file).text(k.body.start, k.body.end)
     found = []
     for i in written:
         name = parms[i].spelling
-        if name in changed or parms[i].type.get_canonical().kind != TK.POINTER or any(a.base == name for a in inside):
+        if name in changed or parms[i].type.get_canonical().kind != TK.POINTER or any(a.base == name for a in inside) \
+                or any(m.param == name for m in (made or {}).values()):
             continue
         mine = [at for at in an.p.atomics if _inside(at.span, k.body) and an.atomic_base(at) == name]
         if not mine or len(re.findall(rf"(?<![\w.>]){re.escape(name)}\b", text)) != len(mine):
@@ -280,13 +376,15 @@ def _atomic(an: KernelFacts, k: Function, parms, written: list[int], inside, cha
 
 def _own(an: KernelFacts, k: Function, cur, parms, written: list[int], inside, changed,
          rebased: dict | None = None, readers: list[int] = (),
-         pairs: list | None = None) -> list[OwnParam]:
+         pairs: list | None = None, made: dict | None = None) -> list[OwnParam]:
     """The written parameters whose every access is `p[E]` with one index E of each thread's own
     element (and which the kernel names nowhere else). A parameter the kernel's top-level statements
     move by numbers before any access (`p += baseY * pitch + baseX;`) has those numbers added to its
-    indices. `pairs` is given (read-only position, own position) for each of `readers` (read-only
-    candidates) read only at indices an own parameter writes, with elements of its size."""
+    indices, and so has an access through a local pointer made from it (`made`: aliases). `pairs` is
+    given (read-only position, own position) for each of `readers` (read-only candidates) read only at
+    indices an own parameter writes, with elements of its size."""
     rebased = rebased or {}
+    made = made or {}
     unit = an.p.unit
     text = unit.source(k.body.file).text(k.body.start, k.body.end)
     subscripts = {}
@@ -303,8 +401,8 @@ def _own(an: KernelFacts, k: Function, cur, parms, written: list[int], inside, c
         name = parms[i].spelling
         if name in changed or parms[i].type.get_canonical().kind != TK.POINTER:
             continue
-        mine = [a for a in inside if a.base == name]
-        forms = _forms(name, mine, text, scope, subscripts, rebased)
+        mine = [a for a in inside if a.base == name or a.base in made and made[a.base].param == name]
+        forms = _forms(name, mine, text, scope, subscripts, rebased, made)
         if forms is None:
             continue
         written = {f.key(): f for a, f in zip(mine, forms) if a.kind != "read"}
@@ -320,11 +418,13 @@ def _own(an: KernelFacts, k: Function, cur, parms, written: list[int], inside, c
                 form = merged
             else:
                 apart.setdefault(f.key(), f)
+        if form.fold and apart or any(f.fold for f in apart.values()):
+            continue   # (forms_apart knows no butterfly)
         found.append(OwnParam(i, form, tuple(apart.values()), frozenset(written)))
     for r in readers if pairs is not None else ():
         name = parms[r].spelling
-        mine = [a for a in inside if a.base == name]
-        forms = _forms(name, mine, text, scope, subscripts, rebased)
+        mine = [a for a in inside if a.base == name or a.base in made and made[a.base].param == name]
+        forms = _forms(name, mine, text, scope, subscripts, rebased, made)
         size = parms[r].type.get_canonical().get_pointee().get_size()
         for o in found if forms is not None else ():   # (one index names one element: of one size through both)
             if {f.key() for f in forms} <= o.keys and \
@@ -333,17 +433,27 @@ def _own(an: KernelFacts, k: Function, cur, parms, written: list[int], inside, c
     return found
 
 
-def _forms(name: str, mine: list, text: str, scope: Scope, subscripts: dict, rebased: dict) -> list | None:
+def _forms(name: str, mine: list, text: str, scope: Scope, subscripts: dict, rebased: dict,
+           made: dict | None = None) -> list | None:
     """The index forms of `mine`, a parameter's accesses, each `p[E]` (the numbers of the parameter's moves
-    added: `p += baseY * pitch + baseX;` before its first access), or None where one is not such, or the
-    kernel names the parameter elsewhere (passed on, offset, atomics, its address taken)."""
+    added: `p += baseY * pitch + baseX;` before its first access), or `q[E]` through a local pointer made
+    from it (`made`: its number added), or None where one is not such, or the kernel names the parameter or
+    such a pointer elsewhere (passed on, offset, atomics, its address taken)."""
+    made = {q: m for q, m in (made or {}).items() if m.param == name}
     moves = rebased.get(name, [])
-    named = len(mine) + sum(2 if getattr(o, "amount", None) is not None else 1 for o in moves)   # (`p = p + n`: twice)
-    if not mine or len(re.findall(rf"(?<![\w.>]){re.escape(name)}\b", text)) != named:
+    direct_ = [a for a in mine if a.base == name]
+    named = len(direct_) + len(made) + sum(2 if getattr(o, "amount", None) is not None else 1 for o in moves)   # (`p = p + n`: twice)
+    if not mine or len(re.findall(rf"(?<![\w.>]){re.escape(name)}\b", text)) != named or any(
+            len(re.findall(rf"(?<![\w.>]){re.escape(q)}\b", text)) != 1 + sum(a.base == q for a in mine) for q in made):
         return None
     start = _moved_by(scope, moves, min(a.span.start for a in mine)) if moves else []
-    if start is None:
+    if start is None or moves and made:
         return None
+    moved = {}   # a local pointer's number, as a form
+    for q, m in made.items():
+        moved[q] = linear_form(m.offset, scope) if m.offset is not None else LinearForm(((),) * 6, ())
+        if moved[q] is None:
+            return None
     forms = []
     for a in mine:
         c = subscripts.get((a.span.start, a.span.end))
@@ -351,7 +461,10 @@ def _forms(name: str, mine: list, text: str, scope: Scope, subscripts: dict, reb
         if a.bound != "pointer" or len(kids) != 2 or re.sub(r"\s+", "", a.text) != \
                 re.sub(r"\s+", "", scope.text(kids[0])) + "[" + re.sub(r"\s+", "", scope.text(kids[1])) + "]":
             return None
-        forms.append(linear_form(kids[1], scope))
+        f = linear_form(kids[1], scope)
+        if f is not None and a.base in moved:
+            f = summed([(made[a.base].sign, moved[a.base]), (1, f)])
+        forms.append(f)
     if None in forms:
         return None
     if start:

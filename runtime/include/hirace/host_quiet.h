@@ -122,6 +122,12 @@ inline bool own_index(dim3 block, dim3 grid, long long c_tx, long long c_ty, lon
                       long long c_by, long long c_bz, long long, long long c_k = 0, long long n_k = 1) {
   return own_index_of(block, grid, c_tx, c_ty, c_tz, c_bx, c_by, c_bz, c_k, n_k);
 }
+// (the host's test of fold_index: quiet.h)
+template <class... T> inline bool fold_index(dim3 block, dim3 grid, T... values) {
+  static_assert(sizeof...(T) == 17, "a form of 9 values, a butterfly's 6 coefficients, mask and radix");
+  const long long v[17] = {(long long)values...};
+  return fold_index_of(block, grid, v, v + 9, v[15], v[16]);
+}
 // (the host's test of forms_apart: quiet.h)
 template <class... T> inline bool forms_apart(dim3 block, dim3 grid, T... values) {
   static_assert(sizeof...(T) == 18, "two forms of 9 values");

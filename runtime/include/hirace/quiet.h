@@ -2,7 +2,7 @@
 // apart.py, readonly_params.py, chosen by hirace/planner.py) test only their bounds inline, where the
 // launch meets the proof's condition (the block fits the array, the index is the thread's own, the
 // parameter is quiet in this launch), and take the whole check where it does not (`quiet_slow`);
-// and the launch-condition tests the kernels evaluate (own_index, lanes_apart).
+// and the launch-condition tests the kernels evaluate (own_index, fold_index, lanes_apart).
 #ifndef HIRACE_QUIET_H
 #define HIRACE_QUIET_H
 
@@ -158,6 +158,40 @@ CCTK_D inline bool own_index(long long c_tx, long long c_ty, long long c_tz, lon
   if (HIRACE_BENCH_OWN_INDEX_FREE) return true;   // benchmarks only: what the test costs
   return own_index_of(dim3(blockDim.x, blockDim.y, blockDim.z), dim3(gridDim.x, gridDim.y, gridDim.z), c_tx, c_ty,
                       c_tz, c_bx, c_by, c_bz, c_k, n_k);
+}
+// A butterfly's index (own_index.py Fold: sortingNetworks' `2 * i - (i & (stride - 1))` at + 0 and + stride,
+// fastWalshTransform's `((pos - lo) << 2) + lo` at + 0 .. 3 strides): h[0..8] a form of own_index's (its
+// coordinates outside the butterfly, offset, step and count), g[0..5] the butterfly's G (G & M, its
+// coordinates' coefficients), m = M and r = R. With S = M + 1 a power of two, G = q * S + (G & M) and the
+// butterfly is (R * q + k) * S + (G & M): apart for apart G and k below R, within R * (span(G) + 2S). So the
+// index is own where G is own over its coordinates, the step is S and the count at most R (or no step), and
+// the butterfly, as one more coordinate of that range, keeps the rest's mixed radix (own_index_of).
+CCTK_HD inline bool fold_index_of(dim3 block, dim3 grid, const long long *h, const long long *g, long long m,
+                                  long long r) {
+  const long long n[6] = {block.x, block.y, block.z, grid.x, grid.y, grid.z};
+  const long long s = m + 1;
+  bool ok = r >= 2 && r < 64 && s > 0 && s < (1ll << 30) && (s & (s - 1)) == 0 && (h[8] <= 1 || (h[7] == s && h[8] <= r));
+  long long gn[6], hn[6], span = 0;   // (the extents of G's coordinates, and of the others)
+  for (int i = 0; i < 6; ++i) {
+    bool in_g = g[i] != 0;
+    ok = ok && (!in_g || h[i] == 0) && g[i] < (1ll << 31) && g[i] > -(1ll << 31);
+    gn[i] = in_g ? n[i] : 1;
+    hn[i] = in_g ? 1 : n[i];
+    span += in_g ? (g[i] < 0 ? -g[i] : g[i]) * (n[i] - 1) : 0;
+  }
+  if (!ok || span >= (1ll << 31)) return false;
+  const long long reach = r * (span + 2 * s);
+  return reach < (1ll << 31) &&
+         own_index_of(dim3(gn[0], gn[1], gn[2]), dim3(gn[3], gn[4], gn[5]), g[0], g[1], g[2], g[3], g[4], g[5]) &&
+         own_index_of(dim3(hn[0], hn[1], hn[2]), dim3(hn[3], hn[4], hn[5]), h[0], h[1], h[2], h[3], h[4], h[5], 1,
+                      reach + 1);
+}
+template <class... T> CCTK_D inline bool fold_index(T... values) {
+  static_assert(sizeof...(T) == 17, "a form of 9 values, a butterfly's 6 coefficients, mask and radix");
+  if (HIRACE_BENCH_OWN_INDEX_FREE) return true;   // benchmarks only: what the test costs
+  const long long v[17] = {(long long)values...};
+  return fold_index_of(dim3(blockDim.x, blockDim.y, blockDim.z), dim3(gridDim.x, gridDim.y, gridDim.z), v, v + 9,
+                       v[15], v[16]);
 }
 // Can no thread's access at index W meet any thread's (its own too) at index R? Each index is a
 // form of own_index's: 9 values, the six coordinates' coefficients, the offset, a counted loop's

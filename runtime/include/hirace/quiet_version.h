@@ -189,6 +189,7 @@ template <class T> CCTK_D inline T *wr_ctx(Journal &, T *p, unsigned site, bool 
 template <class T> CCTK_D inline T *rmw_ctx(Journal &, T *p, unsigned site, bool quiet) { return ::hirace::rmw_ctx(p, site, quiet); }
 template <class... T> CCTK_D inline bool lanes_apart(T...) { return true; }
 template <class... T> CCTK_D inline bool forms_apart(T...) { return true; }   // (the host found it so)
+template <class... T> CCTK_D inline bool fold_index(T...) { return true; }    // (the host found it so)
 
 }  // namespace q
 
