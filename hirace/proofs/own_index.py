@@ -572,7 +572,10 @@ def _bare(c: cindex.Cursor) -> cindex.Cursor:
     return c
 
 
-def linear_form(expr: cindex.Cursor, scope: Scope) -> LinearForm | None:
+def linear_form(expr: cindex.Cursor, scope: Scope, folds: bool = False) -> LinearForm | None:
+    """The index `expr` as a LinearForm, or None; one with a butterfly's part (Fold) only where `folds` is
+    asked for (its elements are own only as the runtime's fold_index tests them: a caller that reads the
+    coefficients and offset alone, tree_forms.py's lanes, would miss the part)."""
     widths: set[int] = set()
     loops: dict = {}
     try:
@@ -589,7 +592,7 @@ def linear_form(expr: cindex.Cursor, scope: Scope) -> LinearForm | None:
         loop = (tuple(coef[LOOP]), next(iter(loops.values())))
     fold = None
     if MASK in coef or masked:
-        fold = _fold(coef, masked)
+        fold = _fold(coef, masked) if folds else None
         if fold is None:
             return None
     return LinearForm(tuple(tuple(coef.get(i, ())) for i in range(len(COORDS))), tuple(offset), loop, fold)

@@ -461,7 +461,7 @@ def _forms(name: str, mine: list, text: str, scope: Scope, subscripts: dict, reb
         if a.bound != "pointer" or len(kids) != 2 or re.sub(r"\s+", "", a.text) != \
                 re.sub(r"\s+", "", scope.text(kids[0])) + "[" + re.sub(r"\s+", "", scope.text(kids[1])) + "]":
             return None
-        f = linear_form(kids[1], scope)
+        f = linear_form(kids[1], scope, folds=True)
         if f is not None and a.base in moved:
             f = summed([(made[a.base].sign, moved[a.base]), (1, f)])
         forms.append(f)
