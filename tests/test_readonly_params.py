@@ -460,6 +460,19 @@ __global__ void k(float *out, const float *in, int n) {
                        ("out + row", "\n  dst[n] = 0;")]:              # another index
         assert owned(tmp_path, kernel % (made, more)) == {}, (made, more)
     assert params(tmp_path, kernel % ("out + row", "")) == {"k": (["in"], ["out"])}
+    # (in a loop's rounds, numbers added twice, `*q`: shfl_scan's `unsigned int *p = img + (threadIdx.y + step * 8)
+    # * width + tidx;` then `*p = sum;`)
+    rounds = owned(tmp_path, """
+__global__ void k(float *out, int n) {
+  for (int s = 0; s < 4; s++) {
+    float *q = out + (threadIdx.y + s * 2) * n + threadIdx.x;
+    *q = *q + 1;
+  }
+}""")
+    assert rounds == {"k": [("out", "::hirace::own_index((1ll), ((long long)(n)), 0ll, 0ll, 0ll, 0ll, "
+                                    "((long long)(0) * (long long)(2) * (long long)(n)), ((long long)(1) * (long long)(2) "
+                                    "* (long long)(n)), ((long long)((long long)(1) > 0 ? ((long long)(4) - (long long)(0) + "
+                                    "(long long)(1) - 1) / (long long)(1) : (1ll << 40))))")]}
 
 
 def test_a_write_through_a_moved_parameter_leaves_shared_reads_quiet(run_cli, tmp_path):

@@ -90,7 +90,8 @@ class FactTable:
                 name, own = kp.kernel.params[i], bool(kp.own_mask >> bit & 1)
                 names = {name} | {q for q, param in kp.aliases if param == name}   # (local pointers made from it)
                 for a in prog.accesses:
-                    if a.base in names and (a.bound == "pointer" if own else a.kind == "read" and member_or_element(a)) and \
+                    if a.base in names and (a.bound == "pointer" or a.text.replace(" ", "") == "*" + a.base if own else
+                                            a.kind == "read" and member_or_element(a)) and \
                             a.span.file == body.file and body.start <= a.span.start and a.span.end <= body.end:
                         self.param_sites[key(a)] = ParamSite(kb, name, bit, own, partners.get(bit))
         # (kernel body, own parameter) -> the kernel's variable holding its own-index test (and the

@@ -265,19 +265,20 @@ def _kernel(an: KernelFacts, k: Function, known: dict | None = None) -> KernelPa
 
 @dataclass(frozen=True)
 class Alias:
-    """A local pointer made from a pointer parameter by a number (`aliases`)."""
+    """A local pointer made from a pointer parameter by numbers (`aliases`)."""
     param: str
-    offset: cindex.Cursor | None   # the number (None: `T *q = p;`)
-    sign: int = 1                  # -1 for `p - n`
+    parts: tuple = ()   # the numbers added, each (sign, its cursor): `p + a - b` ((1, a), (-1, b)); none for `p`
 
 
 def aliases(an: KernelFacts, cur, parms, changed: set[str]) -> dict[str, Alias]:
-    """The kernel's local pointers that name a parameter's buffer moved by a number, by name: declared once,
-    among the kernel's top-level statements, as `T *q = p;`, `p + n`, `n + p`, `p - n` or `&p[n]` (p a
-    pointer parameter the kernel never changes nor moves, not in `changed`; T p's element type, no cast),
-    never changed, addressed or bound to a reference (fastWalshTransform's `float *d_Dst = d_Output +
-    blockIdx.y * N;`). An access `q[i]` is one through p, at n + i: as p's, it is bounded by the buffer the
-    launch's argument points into where p is written (KernelWrites.aliases)."""
+    """The kernel's local pointers that name a parameter's buffer moved by a number, by name: declared once
+    as `T *q = p;`, `p + n`, `n + p`, `p - n` or `&p[n]` (p a pointer parameter the kernel never changes nor
+    moves, not in `changed`; T p's element type, no cast), never changed, addressed or bound to a reference
+    (fastWalshTransform's `float *d_Dst = d_Output + blockIdx.y * N;`; shfl_scan's `unsigned int *p = img +
+    (threadIdx.y + step * 8) * width + tidx;` in a loop's body: each round's q holds that round's n, and every
+    use of q lies in the scope of its one declaration, where nothing changes it). An access `q[i]` is one
+    through p, at n + i (the number's form taken where it is written, as an index's where the access is): as
+    p's, it is bounded by the buffer the launch's argument points into where p is written (KernelWrites.aliases)."""
     unit = an.p.unit
     body = [c for c in cur.get_children() if c.kind == CK.COMPOUND_STMT]
     if not body:
@@ -294,7 +295,7 @@ def aliases(an: KernelFacts, cur, parms, changed: set[str]) -> dict[str, Alias]:
     element = lambda c: re.sub(r"\b(const|volatile)\b|\s+", "",  # noqa: E731
                                c.type.get_canonical().get_pointee().spelling)
     out = {}
-    for st in body[-1].get_children():
+    for st in cur.walk_preorder():
         for d in st.get_children() if st.kind == CK.DECL_STMT else ():
             name = d.spelling
             if d.kind != CK.VAR_DECL or d.type.get_canonical().kind != TK.POINTER or declared.get(name) != 1 or \
@@ -309,12 +310,15 @@ def aliases(an: KernelFacts, cur, parms, changed: set[str]) -> dict[str, Alias]:
     return out
 
 
-def _moved_parameter(unit, c: cindex.Cursor) -> Alias | None:
-    """`p`, `p + n`, `n + p`, `p - n` or `&p[n]` (p a parameter, named as itself; parentheses allowed, no cast)."""
+def _moved_parameter(unit, c: cindex.Cursor, depth: int = 0) -> Alias | None:
+    """`p`, `p + n`, `n + p`, `p - n` or `&p[n]`, and these again of such a pointer (`img + row * width + tidx`):
+    p a parameter, named as itself; parentheses allowed, no cast."""
     c = _plain(c)
+    if depth > 16:
+        return None
     if c.kind == CK.DECL_REF_EXPR:
         ref = c.referenced
-        return Alias(ref.spelling, None) if ref is not None and ref.kind == CK.PARM_DECL else None
+        return Alias(ref.spelling) if ref is not None and ref.kind == CK.PARM_DECL else None
     kids = [_plain(x) for x in c.get_children()]
     if c.kind == CK.BINARY_OPERATOR and len(kids) == 2:
         sa, sb = unit.span_of(kids[0]), unit.span_of(kids[1])
@@ -324,17 +328,13 @@ def _moved_parameter(unit, c: cindex.Cursor) -> Alias | None:
         ptr = [i for i, x in enumerate(kids) if x.type.get_canonical().kind == TK.POINTER]
         if op not in ("+", "-") or len(ptr) != 1 or (op == "-" and ptr != [0]):
             return None
-        base = _moved_parameter(unit, kids[ptr[0]])
-        if base is None or base.offset is not None:
-            return None
-        return Alias(base.param, kids[1 - ptr[0]], -1 if op == "-" else 1)
+        base = _moved_parameter(unit, kids[ptr[0]], depth + 1)
+        return None if base is None else Alias(base.param, base.parts + ((-1 if op == "-" else 1, kids[1 - ptr[0]]),))
     if c.kind == CK.UNARY_OPERATOR and len(kids) == 1 and [t.spelling for t in c.get_tokens()][:1] == ["&"] and \
             kids[0].kind == CK.ARRAY_SUBSCRIPT_EXPR:
         parts = [_plain(x) for x in kids[0].get_children()]
-        base = _moved_parameter(unit, parts[0]) if len(parts) == 2 else None
-        if base is None or base.offset is not None:
-            return None
-        return Alias(base.param, parts[1])
+        base = _moved_parameter(unit, parts[0], depth + 1) if len(parts) == 2 else None
+        return None if base is None else Alias(base.param, base.parts + ((1, parts[1]),))
     return None
 
 
@@ -449,21 +449,24 @@ def _forms(name: str, mine: list, text: str, scope: Scope, subscripts: dict, reb
     start = _moved_by(scope, moves, min(a.span.start for a in mine)) if moves else []
     if start is None or moves and made:
         return None
-    moved = {}   # a local pointer's number, as a form
+    moved = {}   # a local pointer's numbers, as forms with their signs
     for q, m in made.items():
-        moved[q] = linear_form(m.offset, scope) if m.offset is not None else LinearForm(((),) * 6, ())
-        if moved[q] is None:
+        moved[q] = [(sign, linear_form(c, scope)) for sign, c in m.parts]
+        if any(f is None for _, f in moved[q]):
             return None
     forms = []
     for a in mine:
         c = subscripts.get((a.span.start, a.span.end))
         kids = list(c.get_children()) if c is not None else []
-        if a.bound != "pointer" or len(kids) != 2 or re.sub(r"\s+", "", a.text) != \
+        if re.sub(r"\s+", "", a.text) == "*" + a.base:   # (`*q`: q[0]; its quiet form tests the launch's buffer)
+            f = LinearForm(((),) * 6, ())
+        elif a.bound != "pointer" or len(kids) != 2 or re.sub(r"\s+", "", a.text) != \
                 re.sub(r"\s+", "", scope.text(kids[0])) + "[" + re.sub(r"\s+", "", scope.text(kids[1])) + "]":
             return None
-        f = linear_form(kids[1], scope, folds=True)
+        else:
+            f = linear_form(kids[1], scope, folds=True)
         if f is not None and a.base in moved:
-            f = summed([(made[a.base].sign, moved[a.base]), (1, f)])
+            f = summed([*moved[a.base], (1, f)])
         forms.append(f)
     if None in forms:
         return None
