@@ -452,14 +452,17 @@ __global__ void k(float *out, const float *in, int n) {
     assert owned(tmp_path, kernel % ("out + row", "")) == {"k": [want]}
     assert owned(tmp_path, kernel % ("&out[row]", "")) == {"k": [want]}
     assert owned(tmp_path, kernel % ("row + out", "")) == {"k": [want]}
+    assert owned(tmp_path, kernel % ("out + (row)", "")) == {"k": [want]}
     minus = owned(tmp_path, kernel % ("out - row", ""))
     assert minus == {"k": [("out", "::hirace::own_index((1ll), 0ll, 0ll, 0ll, (- (long long)(n)), 0ll, 0ll)")]}
     for made, more in [("out + row", "\n  if (n) dst += 1;"),          # changed
                        ("(float *)((char *)out + row)", ""),            # a cast
                        ("out + row", "\n  float *&r = dst; r = out;"),  # bound to a reference
-                       ("out + row", "\n  dst[n] = 0;")]:              # another index
+                       ("out + row", "\n  dst[n] = 0;"),               # another index
+                       ("out + (in - (const float *)out)", "")]:        # where another pointer points
         assert owned(tmp_path, kernel % (made, more)) == {}, (made, more)
     assert params(tmp_path, kernel % ("out + row", "")) == {"k": (["in"], ["out"])}
+    assert params(tmp_path, kernel % ("out + (in - (const float *)out)", "")) == {}   # (a pointer made, not moved)
     # (in a loop's rounds, numbers added twice, `*q`: shfl_scan's `unsigned int *p = img + (threadIdx.y + step * 8)
     # * width + tidx;` then `*p = sum;`)
     rounds = owned(tmp_path, """

@@ -56,7 +56,7 @@ from clang import cindex
 
 import re
 
-from .intervals import KernelFacts, _inside, assignments
+from .intervals import KernelFacts, _inside, _number, assignments
 from .own_index import LinearForm, Scope, address_taken, along_loop, linear_form, stepped, summed
 from instrument.protocol import QUIET_PARAMS
 from instrument.frontend.query import DESTROYED, Function, Program, destroyed_by
@@ -319,9 +319,10 @@ def _moved_parameter(unit, c: cindex.Cursor, depth: int = 0) -> Alias | None:
     if c.kind == CK.DECL_REF_EXPR:
         ref = c.referenced
         return Alias(ref.spelling) if ref is not None and ref.kind == CK.PARM_DECL else None
-    kids = [_plain(x) for x in c.get_children()]
+    raw = list(c.get_children())
+    kids = [_plain(x) for x in raw]
     if c.kind == CK.BINARY_OPERATOR and len(kids) == 2:
-        sa, sb = unit.span_of(kids[0]), unit.span_of(kids[1])
+        sa, sb = unit.span_of(raw[0]), unit.span_of(raw[1])   # (the operator between them, parentheses outside)
         if sa is None or sb is None:
             return None
         op = unit.source(sa.file).text(sa.end, sb.start).strip()
@@ -329,12 +330,14 @@ def _moved_parameter(unit, c: cindex.Cursor, depth: int = 0) -> Alias | None:
         if op not in ("+", "-") or len(ptr) != 1 or (op == "-" and ptr != [0]):
             return None
         base = _moved_parameter(unit, kids[ptr[0]], depth + 1)
-        return None if base is None else Alias(base.param, base.parts + ((-1 if op == "-" else 1, kids[1 - ptr[0]]),))
+        if base is None or not _number(kids[1 - ptr[0]]):
+            return None   # (`p + (q - p)` points where q does)
+        return Alias(base.param, base.parts + ((-1 if op == "-" else 1, kids[1 - ptr[0]]),))
     if c.kind == CK.UNARY_OPERATOR and len(kids) == 1 and [t.spelling for t in c.get_tokens()][:1] == ["&"] and \
             kids[0].kind == CK.ARRAY_SUBSCRIPT_EXPR:
         parts = [_plain(x) for x in kids[0].get_children()]
         base = _moved_parameter(unit, parts[0], depth + 1) if len(parts) == 2 else None
-        return None if base is None else Alias(base.param, base.parts + ((1, parts[1]),))
+        return None if base is None or not _number(parts[1]) else Alias(base.param, base.parts + ((1, parts[1]),))
     return None
 
 
