@@ -74,8 +74,8 @@ def test_a_templates_tiles_read_in_its_inner_loop_are_inside_where_the_block_fit
     ("if (threadIdx.x == 0 && threadIdx.y == 0) v = 0; else if (threadIdx.y == 0) v = s[threadIdx.x - 1];", True),
     ("v = s[threadIdx.x - 1];", False),                                 # thread 0 reads s[-1]
     ("if (threadIdx.x == 0 || threadIdx.y == 0) v = s[threadIdx.x - 1];", False),   # (1, 0) does not, (0, 0) does
-    ("v = s[2 * threadIdx.x];", False),                                 # needs the block half the array
-    ("v = s[threadIdx.x + 4];", False),                                 # four narrower: more than a proof asks
+    ("v = s[2 * threadIdx.x];", True),                                  # the block at most half the array
+    ("v = s[threadIdx.x + 4];", True),                                  # four narrower
     ("v = s[m[threadIdx.x]];", False),                                  # an index read from memory
     ("for (int i = 0; i < 16; ++i) { v += s[i]; i += m[0]; }", False),  # a loop whose body moves its variable
     ("for (int i = 0; i <= 16; ++i) v += s[i];", False),                # one past the end
@@ -87,13 +87,28 @@ def test_what_the_proof_shows_and_what_keeps_the_bounds_test(tmp_path, body, sho
     assert bool(reads) == shown, found
 
 
+@pytest.mark.parametrize("body, caps", [
+    ("v = s[threadIdx.x + 1];", (("x", 0, 1),)),
+    ("v = s[threadIdx.x + 4];", (("x", 0, 4),)),    # (past the three tried first: the least that holds, halved)
+    ("v = s[2 * threadIdx.x];", (("x", 0, 8),)),    # 2 * 7 = 14: eight threads at most
+    ("for (int j = -3; j <= 3; ++j) if (threadIdx.x >= 3) v += s[threadIdx.x + j + 5];", (("x", 0, 8),)),
+    ("v = s[threadIdx.x + 16];", None),             # past the array for every block
+])
+def test_a_block_narrower_than_the_array_by_any_number(tmp_path, body, caps):
+    """A numeric extent E: where no cap of up to three less holds, the least l below E with `blockDim.x + l
+    <= E` (convolutionSeparable's taps `s_Data[ty][tx + i * 16 + j]`: blocks at most 24 wide, l = 136)."""
+    found = inside(tmp_path, _after_a_tile(body))
+    got = [c for t, c in found.items() if t.startswith("read s[")]
+    assert got == ([caps] if caps is not None else []), found
+
+
 @pytest.mark.parametrize("body", [
     # (each once shown inside, wrongly: the review of the proof, session 36)
     "long long prev = threadIdx.x - 1; v = s[prev + 1];",           # an unsigned value widened after it wrapped
     "if ((long long)(threadIdx.x - 1) >= 0) v = s[threadIdx.x - 1];",   # a guard that widens one: thread 0 passes
     "int g = blockIdx.x; if (g / 2 >= 0 && g / 2 < 16) { int g = blockIdx.x + 40; v = s[g / 2]; }",  # a shadowing local
     "for (int i = 0; (signed char)i < 16; i += 200) v += s[i];",    # a narrowing cast in the loop's condition
-    "if (threadIdx.x + 4294967295u < 8u) v = s[threadIdx.x + 10];", # an unsigned guard that wraps
+    "if (threadIdx.x + 4294967295u < 8u) v = s[threadIdx.x + 16];", # an unsigned guard that wraps (no cap helps)
     "int i = 100; switch (m[0]) { case 0: i = threadIdx.x; case 1: v = s[i]; }",   # a case label past i's assignment
     "int i = 0; if (m[0] == 0) (i) = 100; v = s[i];",                # a parenthesized assignment
 ])

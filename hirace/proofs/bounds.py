@@ -160,14 +160,35 @@ def _inside(an: ApartAnalysis, sub: cindex.Cursor, decl: cindex.Cursor, dims: li
         if _within(v, extent, known + fits, splits):
             continue
         mine = [d for d in DIMS if v.coef.get(f"T:t{d}")]
+        works = lambda less: _within(v, extent, known + fits + [extent.shift(-less) - Lin.var(f"U:bd{d}")  # noqa: E731
+                                                                for d in mine], splits)
         for less in range(_MAX_LESS + 1) if mine else ():   # blockDim.d <= extent - less, the widest that does
-            extra = [extent.shift(-less) - Lin.var(f"U:bd{d}") for d in mine]
-            if _within(v, extent, known + fits + extra, splits):
+            if works(less):
                 caps += [(d, level, less) for d in mine]
                 break
         else:
-            return None
+            less = _widest_less(works, extent) if mine else None
+            if less is None:
+                return None
+            caps += [(d, level, less) for d in mine]
     return tuple(sorted(set(caps)))
+
+
+def _widest_less(works, extent: Lin) -> int | None:
+    """For an extent that is a number E, the least l in (_MAX_LESS, E) for which `works(l)` (the proof
+    with `blockDim.d + l <= E`), or None: convolutionSeparable's taps `s_Data[ty][tx + i * 16 + j]`, i
+    up to 8 and j from -8 to 8 in a row of 160, are inside for blocks at most 24 wide (l = 136). A
+    larger l only assumes more of the block, so the proofs that hold form a range up to E - 1: halved."""
+    if extent.coef or extent.const <= _MAX_LESS + 1 or not works(extent.const - 1):
+        return None
+    lo, hi = _MAX_LESS + 1, extent.const - 1   # (works(hi); the least that works lies in [lo, hi])
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if works(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return hi
 
 
 def _within(v: Lin, extent: Lin, rows: list[Lin], splits: list[list[list[Lin]]]) -> bool:
