@@ -256,7 +256,8 @@ def test_own_indices_follow_counted_loops_and_locals_assigned_again(tmp_path):
   for (int j = 1; j <= BS; j += 4) out[x + j * n] = in[from];""")
     assert got == {"k": [("out", "::hirace::own_index(0ll, (1ll), 0ll, 0ll, ((long long)(BS)), 0ll, "
                                  "((long long)(1) * (long long)(n)), ((long long)(4) * (long long)(n)), "
-                                 "((long long)((long long)(4) > 0 ? ((long long)(BS) - (long long)(1)) / "
+                                 "((long long)((long long)(4) > 0 && (long long)(BS) <= 2147483647ll - (long long)(4) ? "
+                                 "((long long)(BS) - (long long)(1)) / "
                                  "(long long)(4) + 1 : (1ll << 40))))")]}
 
 
@@ -271,7 +272,8 @@ def test_a_grid_stride_loop_starts_at_the_threads_index_and_steps_over_its_count
     assert owned(tmp_path, OWN_KERNEL % body) == {"k": [(
         "out", "::hirace::own_index((1ll), 0ll, 0ll, ((long long)(blockDim.x)), 0ll, 0ll, ((long long)(2)), "
                "((long long)(((const int)(blockDim.x * gridDim.x)))), ((long long)((long long)(((const int)(blockDim.x "
-               "* gridDim.x))) > 0 ? ((long long)(n) - (long long)(((long long)(2))) + (long long)(((const int)"
+               "* gridDim.x))) > 0 && (long long)(n) <= 2147483647ll - (long long)(((const int)(blockDim.x * "
+               "gridDim.x))) + 1 ? ((long long)(n) - (long long)(((long long)(2))) + (long long)(((const int)"
                "(blockDim.x * gridDim.x))) - 1) / (long long)(((const int)(blockDim.x * gridDim.x))) : (1ll << 40))))")]}
     # a local's value is written as the local holds it (its type: an int's division is not an unsigned one's);
     # a local that names itself is no value (no endless search)
@@ -322,7 +324,8 @@ __global__ void k(float *m, int rows, int cols) {
 }"""
     assert owned(tmp_path, body % "m[at] = 1.0f; at += cols;") == {
         "k": [("m", "::hirace::own_index((1ll), 0ll, 0ll, ((long long)(blockDim.x)), 0ll, 0ll, 0ll, "
-                    "((long long)(cols)), ((long long)((long long)(1) > 0 ? ((long long)(rows) - (long long)(0) + "
+                    "((long long)(cols)), ((long long)((long long)(1) > 0 && (long long)(rows) <= 2147483647ll - "
+                    "(long long)(1) + 1 ? ((long long)(rows) - (long long)(0) + "
                     "(long long)(1) - 1) / (long long)(1) : (1ll << 40))))")]}
     for code in ("if (cols > 2) continue; m[at] = 1.0f; at += cols;",   # a round that skips its step
                  "m[at] = 1.0f; if (r == 2) (at) = 0; at += cols;",     # a change written in parentheses
@@ -388,7 +391,8 @@ __global__ void k(float *out, const float *in, int pitch) {
     got = owned(tmp_path, kernel % "")
     assert got == {"k": [("out", "::hirace::own_index((1ll), 0ll, 0ll, ((long long)(BS)), ((long long)(pitch)), 0ll, "
                                  "((long long)(0) * (long long)(BS) * (long long)(gridDim.x)), "
-                                 "((long long)(1) * (long long)(BS) * (long long)(gridDim.x)), ((long long)((long long)(1) > 0 ? "
+                                 "((long long)(1) * (long long)(BS) * (long long)(gridDim.x)), ((long long)((long long)(1) > 0 && "
+                                 "(long long)(4) <= 2147483647ll - (long long)(1) + 1 ? "
                                  "((long long)(4) - (long long)(0) + (long long)(1) - 1) / (long long)(1) : (1ll << 40))))")]}
     assert owned(tmp_path, kernel % "\n  if (x == 0) out += 1;") == {}   # moved inside a branch
     again = owned(tmp_path, kernel.replace("out += y * pitch + x;", "out = out + (y * pitch + x);") % "")
@@ -474,7 +478,8 @@ __global__ void k(float *out, int n) {
 }""")
     assert rounds == {"k": [("out", "::hirace::own_index((1ll), ((long long)(n)), 0ll, 0ll, 0ll, 0ll, "
                                     "((long long)(0) * (long long)(2) * (long long)(n)), ((long long)(1) * (long long)(2) "
-                                    "* (long long)(n)), ((long long)((long long)(1) > 0 ? ((long long)(4) - (long long)(0) + "
+                                    "* (long long)(n)), ((long long)((long long)(1) > 0 && (long long)(4) <= 2147483647ll - "
+                                    "(long long)(1) + 1 ? ((long long)(4) - (long long)(0) + "
                                     "(long long)(1) - 1) / (long long)(1) : (1ll << 40))))")]}
 
 
@@ -743,3 +748,25 @@ int main() {
     cases, own, wrong = (int(v) for v in re.search(r"cases (\d+) own (\d+) wrong (\d+)", r.stdout).groups())
     assert wrong == 0, r.stdout
     assert cases == 20000 and own > 500, r.stdout
+
+
+@pytest.mark.parametrize("loop, own", [
+    ("for (int j = 0; j < n; j++)", True),
+    ("for (unsigned j = 0; j < u; j++)", True),
+    ("for (unsigned j = 0; j < n; j++)", True),          # n as the comparison has it: (unsigned int)(n)
+    ("for (int j = 0; j < u; j++)", False),              # an int compared unsigned: refused
+    ("for (unsigned long long j = 0; j < u; j++)", False),   # past `long long`: refused
+])
+def test_a_counted_loops_rounds_are_counted_as_the_program_compares_and_steps(tmp_path, loop, own):
+    """The count of `for (j = L; j < U; j += S)` takes U in the comparison's type and S in j's, and fails the
+    launch's test where a round would step past j's largest value (corpus loop_count_unsigned_race.cu,
+    loop_step_unsigned_race.cu)."""
+    got = owned(tmp_path, """
+__global__ void k(float *out, int n, unsigned u) {
+  %s out[j * 64 + threadIdx.x] = 1;
+}""" % loop)
+    assert bool(got) == own, got
+    if own:
+        text = got["k"][0][1]
+        assert "<= 2147483647ll" in text or "<= 4294967295ll" in text
+        assert ("(unsigned int)(n)" in text) == (loop == "for (unsigned j = 0; j < n; j++)")

@@ -51,6 +51,9 @@ INTS = (TK.INT, TK.UINT, TK.LONG, TK.ULONG, TK.LONGLONG, TK.ULONGLONG)
 _WRAPPERS = (CK.UNEXPOSED_EXPR, CK.PAREN_EXPR)
 _CASTS = (CK.CSTYLE_CAST_EXPR, CK.CXX_FUNCTIONAL_CAST_EXPR, CK.CXX_STATIC_CAST_EXPR)
 _UNIFORM_OPS = {"/", "%", "<<", ">>", "&", "|", "^"}
+# a counted loop's variable types, each with its largest value (a 64-bit unsigned one's is past `long long`)
+_LARGEST = {TK.INT: 2147483647, TK.UINT: 4294967295, TK.LONG: 9223372036854775807, TK.LONGLONG: 9223372036854775807}
+_UNSIGNED = (TK.UINT, TK.ULONG, TK.ULONGLONG)
 
 Term = tuple[int, tuple[str, ...]]   # sign, factors (source texts, multiplied)
 _LEAVES = (CK.BREAK_STMT, CK.CONTINUE_STMT, CK.RETURN_STMT, CK.GOTO_STMT, CK.INDIRECT_GOTO_STMT)
@@ -362,9 +365,21 @@ class Scope:
         if bsp is None or any(True for _ in self._assigns(name, bsp)) or address_taken(name, self.text(body)) or \
                 any(c.kind == CK.VAR_DECL and c.spelling == name for c in body.walk_preorder()):
             raise _NotLinear
+        # the values the program compares and adds: U as the comparison's type has it (`unsigned s < n` with
+        # n = -1 runs 2^32 - 1 rounds), S as the variable's (`int s += 0xffffffffu` steps by -1); and no round
+        # may step past the variable's largest value (it would wrap, and the loop go on below U)
+        var, cmp = decl.type.get_canonical(), ck[0].type.get_canonical()
+        top = _LARGEST.get(var.kind)
+        if top is None or cmp.kind not in _LARGEST or (var.kind in _UNSIGNED) != (cmp.kind in _UNSIGNED):
+            raise _NotLinear
+        if _bare(ck[1]).type.get_canonical().kind != cmp.kind:
+            hi = f"({cmp.spelling})({hi})"
+        if by != "1" and _bare(sk[1]).type.get_canonical().kind != var.kind:
+            by = f"({var.spelling})({by})"
         L, U, S = (f"(long long)({x})" for x in (lo, hi, by))
-        count = (f"{S} > 0 ? ({U} - {L} + {S} - 1) / {S} : (1ll << 40)" if op == "<" else
-                 f"{S} > 0 ? ({U} - {L}) / {S} + 1 : (1ll << 40)")
+        room = f"{U} <= {top}ll - {S}" + (" + 1" if op == "<" else "")
+        count = (f"{S} > 0 && {room} ? ({U} - {L} + {S} - 1) / {S} : (1ll << 40)" if op == "<" else
+                 f"{S} > 0 && {room} ? ({U} - {L}) / {S} + 1 : (1ll << 40)")
         return lo, by, count
 
     def loop_count(self, loop: cindex.Cursor) -> str:
