@@ -51,8 +51,9 @@ INTS = (TK.INT, TK.UINT, TK.LONG, TK.ULONG, TK.LONGLONG, TK.ULONGLONG)
 _WRAPPERS = (CK.UNEXPOSED_EXPR, CK.PAREN_EXPR)
 _CASTS = (CK.CSTYLE_CAST_EXPR, CK.CXX_FUNCTIONAL_CAST_EXPR, CK.CXX_STATIC_CAST_EXPR)
 _UNIFORM_OPS = {"/", "%", "<<", ">>", "&", "|", "^"}
-# a counted loop's variable types, each with its largest value (a 64-bit unsigned one's is past `long long`)
-_LARGEST = {TK.INT: 2147483647, TK.UINT: 4294967295, TK.LONG: 9223372036854775807, TK.LONGLONG: 9223372036854775807}
+# a counted loop's variable types, each with the largest value its count may step to
+_LARGEST = {TK.INT: 2147483647, TK.UINT: 4294967295, TK.LONG: 9223372036854775807, TK.LONGLONG: 9223372036854775807,
+            TK.ULONG: 9223372036854775807, TK.ULONGLONG: 9223372036854775807}   # (64-bit unsigned: below 2^63 only)
 _UNSIGNED = (TK.UINT, TK.ULONG, TK.ULONGLONG)
 
 Term = tuple[int, tuple[str, ...]]   # sign, factors (source texts, multiplied)
@@ -378,6 +379,8 @@ class Scope:
             by = f"({var.spelling})({by})"
         L, U, S = (f"(long long)({x})" for x in (lo, hi, by))
         room = f"{U} <= {top}ll - {S}" + (" + 1" if op == "<" else "")
+        if var.kind in (TK.ULONG, TK.ULONGLONG) or cmp.kind in (TK.ULONG, TK.ULONGLONG):
+            room = f"{U} >= 0 && {room}"   # (a size_t's U from 2^63 on reads negative as long long)
         count = (f"{S} > 0 && {room} ? ({U} - {L} + {S} - 1) / {S} : (1ll << 40)" if op == "<" else
                  f"{S} > 0 && {room} ? ({U} - {L}) / {S} + 1 : (1ll << 40)")
         return lo, by, count
