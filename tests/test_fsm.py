@@ -17,6 +17,37 @@ G = Grid(2, 2, 2)
 t = G.tid          # t(block, warp, lane)
 
 
+class _HarnessBuilds:
+    """`subprocess` as hirace.modelcheck sees it, each harness build made once: check_with_header
+    compiles the harness for every grid it replays (_memory_replay: seven grids, seven compiles of one
+    command: the grid is the program's argument, not a macro); a build is copied from the first of its
+    command, which names the include directory (a test's edited copy is a command of its own)."""
+
+    def __init__(self, folder):
+        self.folder, self.built = folder, {}
+
+    def run(self, cmd, *args, **kw):
+        if cmd[0] != "g++" or "-o" not in cmd:
+            return subprocess.run(cmd, *args, **kw)
+        at = cmd.index("-o")
+        key = (*cmd[:at], *cmd[at + 2:])
+        if key not in self.built:
+            exe = self.folder / f"harness{len(self.built)}"
+            subprocess.run([*cmd[:at + 1], str(exe), *cmd[at + 2:]], *args, **kw)   # (check=True: raises as before)
+            self.built[key] = exe
+        shutil.copy2(self.built[key], cmd[at + 1])
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _harness_built_once(tmp_path_factory):
+    """This module's header replays compile each harness once (_HarnessBuilds)."""
+    from hirace import modelcheck
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(modelcheck, "subprocess", _HarnessBuilds(tmp_path_factory.mktemp("fsm-harness")))
+        yield
+
+
 def fsm_first_race(trace, grid=G):
     sim = ShadowSim(grid)
     for i, ev in enumerate(trace):
