@@ -9,6 +9,10 @@ from conftest import CUDA
 RACY = CUDA / "litmus" / "rw_no_sync.cu"
 CLEAN = CUDA / "races" / "sh_reduce_ok.cu"
 
+# RACY under options of the run (formats, outputs, blocks and threads checked) in several tests: the
+# first of them to run compiles it, the others take that build (what hirace run builds is the same)
+pytestmark = pytest.mark.usefixtures("module_build_cache")
+
 
 def hirace(run_cli, *args, **kw):
     return run_cli("hirace.cli", *args, **kw)

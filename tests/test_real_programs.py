@@ -14,6 +14,9 @@ from instrument.frontend.query import query
 
 RW = CUDA / "realworld"
 
+# helpers_race.cu and host_alloc_main.cu run under hirace in two tests each: compiled by the first
+pytestmark = pytest.mark.usefixtures("module_build_cache")
+
 
 def _labelled(*files) -> set[tuple[str, int]]:
     return {(f.name, i) for f in files for i, line in enumerate(f.read_text().splitlines(), 1)
