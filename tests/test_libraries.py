@@ -4,6 +4,7 @@ name what it cannot run. (tests/cuda/gpu_only holds the labelled CUB and Thrust 
 verdicts the GPU corpus run checks: bench/hirace_gpu_corpus.py.)"""
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 
@@ -22,17 +23,24 @@ pytestmark = pytest.mark.skipif(not library_include_dirs(), reason="no CUDA tool
 GPU_ONLY = CUDA / "gpu_only"
 
 
+@functools.cache
+def _program(path):
+    """query(parse_file(path)) once a worker: a program that includes CUB or libcu++ takes seconds to parse,
+    and the tests below read two of them more than once (the result is only read)."""
+    return query(parse_file(path))
+
+
 def test_cub_thrust_and_libcudacxx_programs_parse_and_name_their_libraries():
-    unit = parse_file(GPU_ONLY / "cub_union_storage_race.cu")
+    unit = _program(GPU_ONLY / "cub_union_storage_race.cu").unit
     assert {(lib, header) for lib, header, _ in unit.library_includes} == {
         ("CUB", "cub/block/block_load.cuh"), ("CUB", "cub/block/block_scan.cuh")}
     thrust = query(parse_file(GPU_ONLY / "thrust_sort_ok.cu"))
     assert ("Thrust", "thrust::device_vector", "main") in {(lib, name, fn) for lib, name, _, fn in thrust.library_uses}
-    assert query(parse_file(CUDA / "races" / "lib_atomic_object_ok.cu")).lib_atomics
+    assert _program(CUDA / "races" / "lib_atomic_object_ok.cu").lib_atomics
 
 
 def test_cub_primitives_are_found_with_the_storage_they_were_made_from():
-    prog = query(parse_file(GPU_ONLY / "cub_union_storage_race.cu"))
+    prog = _program(GPU_ONLY / "cub_union_storage_race.cu")
     text = lambda sp: prog.unit.source(sp.file).text(sp.start, sp.end)   # noqa: E731
     assert [(c.cls, c.level, text(c.storage), c.span.line) for c in prog.collectives] == [
         ("BlockLoad", "block", "tmp.load", 10), ("BlockScan", "block", "tmp.scan", 11)]
@@ -42,7 +50,7 @@ def test_cub_primitives_are_found_with_the_storage_they_were_made_from():
 
 
 def test_libcudacxx_atomics_are_atomic_sites_of_their_scope():
-    prog = query(parse_file(CUDA / "races" / "lib_atomic_object_ok.cu"))
+    prog = _program(CUDA / "races" / "lib_atomic_object_ok.cu")
     text = lambda sp: prog.unit.source(sp.file).text(sp.start, sp.end)   # noqa: E731
     assert [(la.form, la.scope, la.use, la.name, text(la.span)) for la in prog.lib_atomics] == [
         ("object", "block", "write", "store", "seen"), ("object", "block", "rmw", "fetch_add", "seen"),
