@@ -57,7 +57,7 @@ from clang import cindex
 import re
 
 from .intervals import KernelFacts, _inside, _number, assignments
-from .own_index import LinearForm, Scope, address_taken, along_loop, linear_form, stepped, summed
+from .own_index import LinearForm, Scope, _bare, address_taken, along_loop, linear_form, stepped, summed
 from instrument.protocol import QUIET_PARAMS
 from instrument.frontend.query import DESTROYED, Function, Program, destroyed_by
 
@@ -313,14 +313,14 @@ def aliases(an: KernelFacts, cur, parms, changed: set[str]) -> dict[str, Alias]:
 def _moved_parameter(unit, c: cindex.Cursor, depth: int = 0) -> Alias | None:
     """`p`, `p + n`, `n + p`, `p - n` or `&p[n]`, and these again of such a pointer (`img + row * width + tidx`):
     p a parameter, named as itself; parentheses allowed, no cast."""
-    c = _plain(c)
+    c = _bare(c)
     if depth > 16:
         return None
     if c.kind == CK.DECL_REF_EXPR:
         ref = c.referenced
         return Alias(ref.spelling) if ref is not None and ref.kind == CK.PARM_DECL else None
     raw = list(c.get_children())
-    kids = [_plain(x) for x in raw]
+    kids = [_bare(x) for x in raw]
     if c.kind == CK.BINARY_OPERATOR and len(kids) == 2:
         sa, sb = unit.span_of(raw[0]), unit.span_of(raw[1])   # (the operator between them, parentheses outside)
         if sa is None or sb is None:
@@ -335,20 +335,10 @@ def _moved_parameter(unit, c: cindex.Cursor, depth: int = 0) -> Alias | None:
         return Alias(base.param, base.parts + ((-1 if op == "-" else 1, kids[1 - ptr[0]]),))
     if c.kind == CK.UNARY_OPERATOR and len(kids) == 1 and [t.spelling for t in c.get_tokens()][:1] == ["&"] and \
             kids[0].kind == CK.ARRAY_SUBSCRIPT_EXPR:
-        parts = [_plain(x) for x in kids[0].get_children()]
+        parts = [_bare(x) for x in kids[0].get_children()]
         base = _moved_parameter(unit, parts[0], depth + 1) if len(parts) == 2 else None
         return None if base is None or not _number(parts[1]) else Alias(base.param, base.parts + ((1, parts[1]),))
     return None
-
-
-def _plain(c: cindex.Cursor) -> cindex.Cursor:
-    """c without the implicit conversions and parentheses around it (no cast that one writes)."""
-    while c.kind in (CK.UNEXPOSED_EXPR, CK.PAREN_EXPR):
-        kids = list(c.get_children())
-        if len(kids) != 1:
-            break
-        c = kids[0]
-    return c
 
 
 def _atomic(an: KernelFacts, k: Function, parms, written: list[int], inside, changed,
