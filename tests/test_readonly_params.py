@@ -770,3 +770,41 @@ __global__ void k(float *out, int n, unsigned u) {
         text = got["k"][0][1]
         assert "<= 2147483647ll" in text or "<= 4294967295ll" in text or ">= 0 && " in text
         assert ("(unsigned int)(n)" in text) == (loop == "for (unsigned j = 0; j < n; j++)")
+
+
+SHARED_HELPERS = """
+__device__ void add_one(unsigned *bins, unsigned d) { atomicAdd(bins + d, 1u); }
+__device__ void add_word(unsigned *bins, unsigned w) { add_one(bins, w & 15u); add_one(bins, (w >> 4) & 15u); }
+__device__ void bump(unsigned char *col, unsigned d) { col[d * 64]++; }
+__device__ void both(unsigned *sp, unsigned *gp, unsigned i) { add_one(gp, i); sp[i] = 0; }
+__device__ void moved(unsigned *p, unsigned i) { p = p + 1; p[i] = 1; }
+__device__ void keep(unsigned *p, unsigned **where) { *where = p; }
+__global__ void hist(const unsigned *in, unsigned *part, unsigned n) {
+  __shared__ unsigned s[4 * 16];
+  __shared__ unsigned char c[64 * 16];
+  unsigned *mine = s + (threadIdx.x >> 5) * 16;
+  unsigned char *col = &c[threadIdx.x];
+  %s
+  __syncthreads();
+  if (threadIdx.x < 16) part[blockIdx.x * 16 + threadIdx.x] = s[threadIdx.x] + in[threadIdx.x];
+}"""
+
+
+@pytest.mark.parametrize("call, quiet", [
+    ("add_word(mine, in[threadIdx.x]);", True),          # atomics two functions deep, into shared memory
+    ("add_one(s, in[threadIdx.x] & 15u);", True),          # the array itself
+    ("bump(col, in[threadIdx.x] & 15u);", True),           # a plain read-modify-write through a moved pointer
+    ("add_one((unsigned *)part, in[threadIdx.x] & 15u);", False),   # into a parameter's buffer
+    ("both(mine, (unsigned *)in, threadIdx.x);", False),  # one level down, into the read parameter's buffer
+    ("unsigned *q = mine; if (n) q = part; add_one(q, 1u);", False),   # a pointer the kernel changes
+    ("moved(mine, in[0]);", False),                       # the function changes its parameter
+    ("unsigned *w; keep(mine, &w);", False),              # it writes the pointer out: a write elsewhere
+])
+def test_calls_that_reach_only_shared_memory_through_pointers_write_no_parameter(tmp_path, call, quiet):
+    """shared_calls.py: a device function that touches memory only through its pointer parameters, each bound at
+    the call to the kernel's shared memory, writes no buffer of the launch's."""
+    got = params(tmp_path, SHARED_HELPERS % call)
+    if quiet:
+        assert got == {"hist": (["in"], ["part"])}
+    else:
+        assert "in" not in got.get("hist", ([], []))[0]

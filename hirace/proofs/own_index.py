@@ -228,6 +228,24 @@ def _sum(terms: tuple[Term, ...]) -> str:
     return "(" + (text[2:] if text.startswith("+ ") else text) + ")"
 
 
+def direct(text: str, base: str) -> bool:
+    """Does an access expression reach memory through `base` itself (`p[i]`, `p[i].f`, `*p`,
+    `p->f`), not through a pointer loaded from there (`p[i].next[j]`, `p->q[0]`)?"""
+    t = re.sub(r"\s+", "", text)
+    b = re.escape(base)
+    if re.fullmatch(rf"(\*{b}|{b}->\w+|\(\*{b}\)\.\w+)(\.\w+)*", t):
+        return True
+    if not t.startswith(base + "["):
+        return False
+    depth, i = 0, len(base)
+    for i in range(len(base), len(t)):
+        depth += t[i] == "["
+        depth -= t[i] == "]"
+        if depth == 0:
+            break
+    return depth == 0 and re.fullmatch(r"(\.\w+)*", t[i + 1:]) is not None
+
+
 def address_taken(name: str, text: str) -> bool:
     """Does `text` take the address of `name` (`&name`, not `a && name`)? Then a pointer may change it."""
     return re.search(r"(?<!&)&\s*" + re.escape(name) + r"\b", text) is not None

@@ -46,7 +46,9 @@ candidates where it has none). Where the kernel moves a written parameter (`p +=
 the buffer the launch's argument points into (the planner copies the argument at the kernel's entry:
 `KernelWrites.moved`), and one that lands outside it is reported and diverted, never made. A call
 writes nowhere only where every function the program defines by its name does (intervals.py
-`_defined`: two namespaces' functions of one name, a constructor), and `new` writes where it constructs.
+`_defined`: two namespaces' functions of one name, a constructor), and `new` writes where it constructs; a call
+of a function that reaches memory only through pointer parameters the call binds to the kernel's shared memory
+(shared_calls.py: a histogram's `addWord(s_WarpHist, data)`) writes no buffer of the launch's.
 """
 from __future__ import annotations
 
@@ -57,7 +59,8 @@ from clang import cindex
 import re
 
 from .intervals import KernelFacts, _inside, _number, assignments
-from .own_index import LinearForm, Scope, _bare, address_taken, along_loop, linear_form, stepped, summed
+from .shared_calls import shared_call, shared_locals
+from .own_index import LinearForm, Scope, _bare, address_taken, direct, along_loop, linear_form, stepped, summed
 from instrument.protocol import QUIET_PARAMS
 from instrument.frontend.query import DESTROYED, Function, Program, destroyed_by
 
@@ -112,24 +115,6 @@ class NoParams(Exception):
     """A kernel none of whose parameters can be quiet (the message says why)."""
 
 
-def direct(text: str, base: str) -> bool:
-    """Does an access expression reach memory through `base` itself (`p[i]`, `p[i].f`, `*p`,
-    `p->f`), not through a pointer loaded from there (`p[i].next[j]`, `p->q[0]`)?"""
-    t = re.sub(r"\s+", "", text)
-    b = re.escape(base)
-    if re.fullmatch(rf"(\*{b}|{b}->\w+|\(\*{b}\)\.\w+)(\.\w+)*", t):
-        return True
-    if not t.startswith(base + "["):
-        return False
-    depth, i = 0, len(base)
-    for i in range(len(base), len(t)):
-        depth += t[i] == "["
-        depth -= t[i] == "]"
-        if depth == 0:
-            break
-    return depth == 0 and re.fullmatch(r"(\.\w+)*", t[i + 1:]) is not None
-
-
 def member_or_element(a) -> bool:
     """An access through a pointer parameter's own buffer: `p[i]` (bounded by the buffer `p` points into),
     or a member of an element (`p[i].f`, `p->f`: located at run time), never through a pointer loaded
@@ -172,6 +157,8 @@ def _kernel(an: KernelFacts, k: Function, known: dict | None = None) -> KernelPa
     changed = an.changed(body) - set(rebased)
     index = {name: i for i, name in enumerate(k.params)}
     shared_ptrs = an.shared_pointers(k)   # local pointers into shared memory (SharedMemory<T>())
+    moved_shared = shared_locals(an, k)   # ... and those made by moving one (`s + n`: shared_calls.py)
+    into_shared = lambda a: a.base in shared_ptrs or (a.base in moved_shared and direct(a.text, a.base))  # noqa: E731
     made = aliases(an, cur, parms, changed | set(rebased))   # local pointers a parameter moved by a number
     owner = lambda base: made[base].param if base in made else base  # noqa: E731
     inside = [a for a in p.accesses if _inside(a.span, body)]
@@ -181,7 +168,7 @@ def _kernel(an: KernelFacts, k: Function, known: dict | None = None) -> KernelPa
             continue
         if a.space == "global":          # a __device__ variable: a parameter may point to it
             raise NoParams(f"it writes a __device__ variable ({a.span.where()})")
-        if a.space == "shared" or (a.space == "pointer" and a.base in shared_ptrs):
+        if a.space == "shared" or (a.space == "pointer" and into_shared(a)):
             continue
         if a.space == "constant" or owner(a.base) not in index or owner(a.base) in changed or \
                 not direct(a.text, a.base):
@@ -191,7 +178,7 @@ def _kernel(an: KernelFacts, k: Function, known: dict | None = None) -> KernelPa
         if not _inside(at.span, body):
             continue
         base = owner(an.atomic_base(at))
-        if any(d.name == base for d in p.shared) or base in shared_ptrs:
+        if any(d.name == base for d in p.shared) or base in shared_ptrs or base in moved_shared:
             continue
         if base not in index or base in changed:
             raise NoParams(f"an atomic on memory other than through its parameters ({at.span.where()})")
@@ -200,6 +187,8 @@ def _kernel(an: KernelFacts, k: Function, known: dict | None = None) -> KernelPa
     for c in cur.walk_preorder():
         if c.kind == CK.CALL_EXPR and an._context_call(c, body) is not None:
             continue   # (it touches its reference arguments' words alone: the kernel's locals or shared words)
+        if c.kind == CK.CALL_EXPR and shared_call(an, k, c):
+            continue   # (it touches the kernel's shared memory alone, through the pointers it passes: shared_calls.py)
         if c.kind == CK.CALL_EXPR:
             syncs, writes, reads = an._callee_effects(c)
             if syncs or writes:          # a callee that writes (or synchronises): not followed
@@ -241,7 +230,7 @@ def _kernel(an: KernelFacts, k: Function, known: dict | None = None) -> KernelPa
                   and c.spelling not in changed and c.type.get_canonical().kind == TK.POINTER]
     candidates = candidates[:MAX_CANDIDATES]
     constant_ptrs = an.constant_pointers(k)   # (local pointers into __constant__ memory: no parameter's buffer)
-    reads_elsewhere |= any(a.space == "global" or (a.space == "pointer" and a.base not in shared_ptrs and not (
+    reads_elsewhere |= any(a.space == "global" or (a.space == "pointer" and not into_shared(a) and not (
         a.kind == "read" and a.base in constant_ptrs and direct(a.text, a.base)) and (
         owner(a.base) not in index or owner(a.base) in changed or not direct(a.text, a.base))) for a in inside)
     pairs: list[tuple[int, int]] = []
