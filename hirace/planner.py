@@ -28,6 +28,7 @@ from instrument.frontend.rewrite import EditPlan, one_line
 from . import buffer_widths, pointer_launches, sites as site_table
 from .proofs import quiet_version, rules
 from .proofs.call_context import QUIET_PARAM
+from .proofs.shared_calls import IN_PREFIX, SIZE_PREFIX, atomic_functions
 from .proofs.conditions import Condition, OwnIndex
 from .proofs.facts import FactTable
 from .proofs.proof import Proof, Rule, whole
@@ -353,6 +354,7 @@ class HiracePlanner:
         self._own_variables(facts, plan, needs)
         bases = _launch_bases(facts, plan)
         proved_calls = _context_calls(facts, plan)
+        _atomic_calls(facts, plan)
         # allocations (cudaMalloc ...) are tracked by the macros of these headers (C sources never
         # get here: the pipeline builds them as they are)
         host_only = unit.language == "host"
@@ -418,6 +420,9 @@ class HiracePlanner:
                 needs[at.function].site(proof, at.span)
             extra = f", {_base_of(bases, at.span, named)}, {proof.bit}u" if proof.rule is Rule.ATOMIC_PARAM else \
                 _bounds(at, src, bases)
+            if proof.rule is Rule.ATOMIC_CALL:   # (the array its call passes: shared_calls.py)
+                param = facts.atomic_ctx_sites[(at.span.file, at.span.start, at.span.end)]
+                extra = f", {IN_PREFIX}{param}, {SIZE_PREFIX}{param}"
             if memory:   # on the GPU the record's lock is held until the atomic happened (strong_done)
                 held = plan.wrap(at.span, f"{_NS}strong_done(", ")", f"hirace record of {at.name}",
                                  allow_macro=unit.editable_argument(at.span))
@@ -1018,6 +1023,44 @@ def _context_calls(facts: FactTable, plan: EditPlan) -> dict:
                            order=(2,), quiet=", true"):
                 out[(f, start, end)] = call
     return out
+
+
+def _atomic_calls(facts: FactTable, plan: EditPlan) -> None:
+    """The atomic functions (proofs/shared_calls.py) some of whose calls are proved, and those they call: each
+    gets a declared array and its size per pointer parameter (`, const volatile void *__hirace_in_p = nullptr,
+    unsigned long long __hirace_n_p = 0` after its last parameter), its atomics through p test against them
+    (facts.atomic_ctx_sites: rules.atomic_call), its calls of another such function pass its own on, and each
+    proved call passes its arrays (`, s_Hist, sizeof(s_Hist)` before its closing parenthesis). A function whose
+    parameters cannot be inserted keeps every atomic checked whole, and its calls as they are."""
+    if facts.off:
+        return
+    kf = facts.kernel_facts
+    fns = atomic_functions(kf)
+    proved = kf.atomic_calls
+    need = {c.function for c in proved.values()}
+    todo = list(need)
+    while todo:   # (and the functions they call, which their calls pass their arrays on to)
+        for _, _, g, _ in fns[todo.pop()].inner:
+            if g in fns and g not in need:
+                need.add(g)
+                todo.append(g)
+    done = set()
+    for name in sorted(need):
+        af = fns[name]
+        at = Span(af.fn.body.file, af.insert_at, af.insert_at, af.fn.span.line, af.fn.span.col)
+        if plan.insert(at, af.insert_at, af.header(), f"hirace atomic arrays of {name}"):
+            done.add(name)
+    for name in sorted(done):
+        af = fns[name]
+        facts.atomic_ctx_sites.update(af.site_param)
+        for (f, start, end), close, g, moved in af.inner:
+            if g in done and set(moved) == set(fns[g].params):
+                text = "".join(f", {IN_PREFIX}{moved[j]}, {SIZE_PREFIX}{moved[j]}" for j in sorted(fns[g].params))
+                plan.insert(Span(f, start, end, 0, 0), close, text, f"hirace atomic arrays passed to {g}", order=(2,))
+    for (f, start, end), ac in sorted(proved.items()):
+        if ac.function in done:
+            text = "".join(f", {ac.arrays[j]}, sizeof({ac.arrays[j]})" for j in sorted(fns[ac.function].params))
+            plan.insert(Span(f, start, end, 0, 0), ac.close, text, f"hirace proved call of {ac.function}", order=(2,))
 
 
 def _base_of(bases: dict, span, name: str) -> str:

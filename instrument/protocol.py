@@ -177,7 +177,7 @@ QUIET_PARAMS = 8
 # version's copy calls instead (hirace/quiet_version.py); the runtime checks both at compile time.
 QUIET_FORMS = ("rd_bounds", "rd_private", "wr_private", "rmw_private", "rd_apart", "wr_apart", "rmw_apart",
                "rd_param", "rd_paired", "rd_own", "wr_own", "rmw_own", "atomic_block_bounds", "atomic_device_bounds",
-               "atomic_param", "rd_ctx", "wr_ctx", "rmw_ctx")
+               "atomic_param", "rd_ctx", "wr_ctx", "rmw_ctx", "atomic_block_ctx", "atomic_device_ctx")
 # The forms only a quiet version calls (namespace q): `inside`, a site of a declared array whose index a
 # proof shows inside the array wherever the version runs (hirace/proofs/bounds.py): the access itself.
 VERSION_FORMS = ("inside",)

@@ -24,6 +24,8 @@ EXPECTED = {
                            (37, "read", "shared", "b", "past", 2), (38, "read", "shared", "c", "past", 3)}, set()),
     "atomic_oob": ({(11, "atomic", "global", "bins", "past", 3), (12, "atomic", "shared", "local", "before", 34)},
                    set()),
+    # (through a helper's parameter: the array its call passes bounds it, shared_calls.py)
+    "helper_atomic_oob": ({(4, "atomic", "shared", "the block's shared memory", "past", 3)}, set()),
     "stray_thread": ({(9, "write", "global", "a", "past", 1), (10, "write", "global", "p", "past", 1)}, set()),
     "racy_and_oob": ({(9, "read", "global", "in", "past", 16)}, {9}),
     "grid_stride_off_by_one": ({(5, "read", "global", "v", "past", 1), (5, "write", "global", "v", "past", 1)},

@@ -26,6 +26,7 @@ SIZES = {
     "fastWalshTransform": ([], None),
     "convolutionSeparable": ([], None),
     "sortingNetworks": ([], None),
+    "histogram": ([], None),
     "rodinia-pathfinder": (["100000", "100", "20"], None),
     "rodinia-hotspot": (["512", "2", "20", "temp_512", "power_512", "output.out"],
                         [{"kind": "floats", "file": "temp_512", "count": 262144, "lo": 320.0, "hi": 340.0, "seed": 1},

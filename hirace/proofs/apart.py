@@ -1132,6 +1132,7 @@ def apart_accesses(facts, kernel, cur: cindex.Cursor, params: set[str], changed:
             arr = base if base in declared else facts.pointers_in.get(base)
             if arr in declared:
                 bad.add(arr)   # (atomics are left to the check)
+    bad |= facts.atomic_arrays & set(declared)   # (and those of its calls' atomic functions: shared_calls.py)
     # paths: every interval's one way through, from each barrier (and the entry)
     paths: list[tuple[list[tuple[int, dict]], list[Lin]]] = []
 

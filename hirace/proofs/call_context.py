@@ -74,7 +74,6 @@ def context_functions(prog: Program, facts) -> dict[str, ContextFunction]:
     """The program's functions that take part, by name (see the module); `facts` is the unit's
     intervals.KernelFacts (what a call may do)."""
     out = {}
-    texts = None
     for f in prog.definitions:
         if f.kind != "device" or sum(1 for g in prog.definitions if g.name == f.name) != 1 or \
                 f.name not in prog.functions or not re.fullmatch(r"\w+", f.name):
@@ -106,10 +105,7 @@ def context_functions(prog: Program, facts) -> dict[str, ContextFunction]:
         for a in mine:
             if a.kind != "read":
                 refs[names[a.base]] = "rmw"
-        if texts is None:   # (the function named other than as a call's callee: its address, say)
-            texts = [_code(prog, p) for p in sorted(prog.unit.user_files)]
-        named = re.compile(rb"\b" + f.name.encode() + rb"\b(?!\s*\()")
-        if any(named.search(t) for t in texts):
+        if not only_called(prog, f.name):   # (the function named other than as a call's callee: its address, say)
             continue
         last = parms[-1].extent.end
         if last.file is None or last.file.name != f.body.file:
@@ -120,6 +116,15 @@ def context_functions(prog: Program, facts) -> dict[str, ContextFunction]:
         out[f.name] = ContextFunction(f, tuple(f.params), refs, last.offset,
                                       {(a.span.file, a.span.start, a.span.end) for a in mine})
     return out
+
+
+def only_called(prog: Program, name: str) -> bool:
+    """Do the program's files name function `name` only as a call's callee (never its address, say)?"""
+    texts = prog.__dict__.setdefault("_code_texts", None)
+    if texts is None:
+        texts = prog.__dict__["_code_texts"] = [_code(prog, p) for p in sorted(prog.unit.user_files)]
+    named = re.compile(rb"\b" + name.encode() + rb"\b(?!\s*\()")
+    return not any(named.search(t) for t in texts)
 
 
 def _code(prog: Program, path: str) -> bytes:

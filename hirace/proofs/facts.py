@@ -100,6 +100,9 @@ class FactTable:
         self.own_var: dict[tuple, tuple[str, OwnIndex]] = {}
         # the accesses of the context functions the planner gave their flag (call_context.py), by key
         self.context_sites: set[Key] = set()
+        # the atomics of the atomic functions the planner gave their arrays' parameters (shared_calls.py), by
+        # key: the pointer parameter each reaches
+        self.atomic_ctx_sites: dict[Key, str] = {}
 
 
     def launch_params(self, name: str) -> list[KernelParams]:

@@ -44,8 +44,9 @@ from instrument.frontend.query import (BARRIERS, DESTROYED, Function, Program, a
                                        local_variable)
 from .apart import DYNAMIC, _INTS, apart_accesses
 from .call_context import ContextCall, call_arguments, context_functions
+from .shared_calls import AtomicCall, atomic_call
 from .bounds import inside_accesses
-from .own_index import Scope, _NotLinear, _bare, _norm, address_taken
+from .own_index import Scope, _NotLinear, _bare, _norm, _number, address_taken
 from .tree_forms import OffsetForm, guards_of, offset_form, tree_form, tree_vars
 from .conditions import BlockBounds, Condition, LanesApart, OwnWord
 from .proof import Rule
@@ -82,13 +83,6 @@ class Move:
     op: str
     span: Span
     amount: cindex.Cursor
-
-
-def _number(c: cindex.Cursor) -> bool:
-    """Does the expression name no pointer or array (`p += q - p` moves p anywhere)?"""
-    return not any(x.type.get_canonical().kind in (TK.POINTER, TK.CONSTANTARRAY, TK.INCOMPLETEARRAY, TK.VARIABLEARRAY,
-                                                   TK.DEPENDENTSIZEDARRAY)
-                   for x in c.walk_preorder() if x.kind.is_expression() or x.kind == CK.DECL_REF_EXPR)
 
 
 def _constant_variable(c: cindex.Cursor) -> bool:
@@ -314,8 +308,11 @@ class KernelFacts:
         self.notes: dict[str, list[str]] = {}   # kernel -> what an analysis gave up on in it (for explain)
         self._context: dict | None = None   # call_context.context_functions, once asked
         self.arg_accesses: list = []   # the kernel being analysed: (node, call_context.ArgAccess) of its context calls
+        self.atomic_arrays: set[str] = set()   # ... and the arrays its calls of atomic functions reach (shared_calls.py)
         # every kernel's calls of context functions whose reference arguments were proved, by (file, start, end)
         self.context_calls: dict[tuple[str, int, int], ContextCall] = {}
+        # every kernel's calls of atomic functions whose arrays only atomics touch in their interval (shared_calls.py)
+        self.atomic_calls: dict[tuple[str, int, int], AtomicCall] = {}
 
     def context_functions(self) -> dict:
         """The unit's device functions whose accesses a call can make quiet (call_context.py)."""
@@ -775,7 +772,9 @@ class KernelFacts:
                 if t != ANY and at.bound in ("array", "dynamic") and at.bound_base is not None:
                     atomics.append((node_of(at.span), t, at.span))
         self.arg_accesses = []
+        self.atomic_arrays = set()   # (the arrays its calls of atomic functions reach: apart.py leaves them to the check)
         calls: list[tuple[Span, str, list]] = []   # the context calls: (call, function, their ArgAccesses)
+        atomic_calls: list[tuple[int, Span, AtomicCall]] = []   # calls of atomic functions (shared_calls.py)
         for c in cur.walk_preorder():
             ctx = self._context_call(c, body) if c.kind == CK.CALL_EXPR else None
             if ctx is not None and (sp := p.unit.span_of(c)) is not None:
@@ -793,6 +792,16 @@ class KernelFacts:
                         reads.append((n, t, arg.span, Word(t)))
                     self.arg_accesses.append((n, arg))
                 calls.append((sp, cf.fn.name, args))
+                continue
+            if c.kind == CK.CALL_EXPR and (ac := atomic_call(self, k, c)) is not None and \
+                    (sp := p.unit.span_of(c)) is not None:
+                # (its atomics through pointers into declared shared arrays, at unknown words: shared_calls.py)
+                n = node_of(sp)
+                for t in ac.arrays.values():
+                    self.nodes[n].writes.add(Word(t, Reach.ATOMIC))
+                    self.nodes[n].reads.add(Word(t, Reach.ATOMIC))
+                    self.atomic_arrays.add(t)
+                atomic_calls.append((n, sp, ac))
                 continue
             if c.kind == CK.CALL_EXPR:
                 syncs, writes, reads_any = self._callee_effects(c)
@@ -865,6 +874,12 @@ class KernelFacts:
                 if EVERY not in w and EVERY not in r and \
                         all(x.array != key or x == Word(key, Reach.ATOMIC) for x in w | r):
                     quiet.add(span)
+        for i, sp, ac in atomic_calls:   # a call whose arrays only atomics touch in its interval
+            if not self.nodes[i].cut:
+                w, r = interval(i)
+                if EVERY not in w and EVERY not in r and all(
+                        x.array != t or x == Word(t, Reach.ATOMIC) for t in ac.arrays.values() for x in w | r):
+                    self.atomic_calls[(sp.file, sp.start, sp.end)] = ac
         for i, key, word, form, span, var in private:
             if self.nodes[i].cut:
                 continue

@@ -228,6 +228,13 @@ def _sum(terms: tuple[Term, ...]) -> str:
     return "(" + (text[2:] if text.startswith("+ ") else text) + ")"
 
 
+def _number(c: cindex.Cursor) -> bool:
+    """Does the expression name no pointer or array (`p += q - p` moves p anywhere)?"""
+    return not any(x.type.get_canonical().kind in (TK.POINTER, TK.CONSTANTARRAY, TK.INCOMPLETEARRAY, TK.VARIABLEARRAY,
+                                                   TK.DEPENDENTSIZEDARRAY)
+                   for x in c.walk_preorder() if x.kind.is_expression() or x.kind == CK.DECL_REF_EXPR)
+
+
 def direct(text: str, base: str) -> bool:
     """Does an access expression reach memory through `base` itself (`p[i]`, `p[i].f`, `*p`,
     `p->f`), not through a pointer loaded from there (`p[i].next[j]`, `p->q[0]`)?"""

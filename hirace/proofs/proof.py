@@ -38,6 +38,10 @@ class Rule(enum.Enum):
                     "word: quiet in the calls whose arguments' words are proved apart (where their conditions hold), "
                     "checked whole in every other call")                                             # call_context.py
 
+    ATOMIC_CALL = ("atomic at proved calls", "an atomic through a pointer parameter: in the calls that prove the "
+                   "declared shared array it points into touched only by atomics in their barrier interval, only its "
+                   "bounds in that array are tested; checked whole in every other call")           # shared_calls.py
+
     @property
     def title(self) -> str:
         return self.value[0]

@@ -77,7 +77,15 @@ def atomic_param(at, t: FactTable) -> Proof | None:
     return Proof(Rule.ATOMIC_PARAM, "atomic_param", bit=bit) if bit is not None else None
 
 
-ATOMIC_RULES = (quiet_shared_atomic, atomic_param)
+def atomic_call(at, t: FactTable) -> Proof | None:
+    """An atomic through a pointer parameter of an atomic function some of whose calls are proved
+    (shared_calls.py): the call passes the array it may lie in, or nothing."""
+    if key(at) in t.atomic_ctx_sites:
+        return Proof(Rule.ATOMIC_CALL, _atomic_entry(at) + "_ctx")
+    return None
+
+
+ATOMIC_RULES = (quiet_shared_atomic, atomic_param, atomic_call)
 
 
 def _atomic_entry(at) -> str:

@@ -22,15 +22,20 @@ in a local pointer declared once and never changed nor addressed. Such a call wr
 reads none: to the parameter analysis (readonly_params.py) it is shared-memory work, as the kernel's own
 accesses of its shared arrays are, so the kernel's reads of its parameters may be read-only and the buffers
 its launches write known. The function's own accesses stay checked whole (the whole check finds a pointer
-that leaves shared memory, as it does for the kernel's own pointers into it).
+that leaves shared memory, as it does for the kernel's own pointers into it), but for the atomic functions
+below.
 """
 from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
 
 from clang import cindex
 
 from instrument.frontend.query import BARRIERS, DESTROYED, Function, atomic_parts
-from .intervals import _number
-from .own_index import _bare, address_taken, direct
+from .apart import DYNAMIC
+from .call_context import only_called
+from .own_index import _bare, _number, address_taken, direct
 
 CK = cindex.CursorKind
 TK = cindex.TypeKind
@@ -235,3 +240,138 @@ def shared_call(facts, k: Function, c: cindex.Cursor) -> bool:
         if sp is None or not _inside(sp, where) or not into_shared(facts, k, _bare(args[j])):
             return False
     return True
+
+
+def shared_array(facts, k: Function, c: cindex.Cursor, depth: int = 0) -> str | None:
+    """The declared shared array (not an extern one) that pointer expression c, in kernel k, points into, by
+    name, as `into_shared` finds it; else None."""
+    r = _root(c)
+    ref = r.referenced if r is not None else None
+    if ref is None or ref.kind != CK.VAR_DECL or depth > 8:
+        return None
+    name = r.spelling
+    if name in {d.name for d in facts.p.shared}:
+        t = facts.array_named(name, k.body)
+    elif name in facts.shared_pointers(k):
+        t = facts.shared_pointers(k)[name]
+    elif _shared_local(facts, k, ref):
+        decl = next(x for x in facts.cursors[(k.body.file, k.body.start)].walk_preorder()
+                    if x.kind == CK.VAR_DECL and x.spelling == name)
+        init = [x for x in decl.get_children() if x.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF, CK.TEMPLATE_REF)]
+        t = shared_array(facts, k, init[0], depth + 1)
+    else:
+        t = None
+    return t if t not in (None, DYNAMIC) else None
+
+
+# -- atomics through pointer parameters, quiet in the calls that prove their arrays atomic-only --------------
+#
+# A function whose every access is an atomic through its pointer parameters (`addByte` above, and `addWord`,
+# which passes its parameter on) gets two parameters per such pointer parameter p after its last one,
+# `const volatile void *__hirace_in_p = nullptr, unsigned long long __hirace_n_p = 0`: the declared shared
+# array p points into and its size, where the call proved that in its barrier interval every access of that
+# array is an atomic (intervals.py: atomics never race with each other); its atomics through p then test only
+# that they lie inside that array (quiet.h `atomic_device_ctx`, `atomic_block_ctx`; one outside it is
+# reported), and take the whole check where the array is null (every other call). Its calls of such functions
+# pass its own two on for the parameters they bind to p. A function takes part where the program defines it
+# once, as a plain `__device__` function (no template, no member, no earlier declaration), and names it
+# nowhere but as a call's callee (the parameters change its type).
+
+IN_PREFIX, SIZE_PREFIX = "__hirace_in_", "__hirace_n_"
+
+
+@dataclass
+class AtomicFunction:
+    """A function whose accesses are all atomics through its pointer parameters `params` (by position)."""
+    fn: Function
+    params: dict[int, str]
+    insert_at: int                       # the offset after its last parameter
+    sites: set = field(default_factory=set)         # its atomics through them, (file, start, end) -> param name
+    site_param: dict = field(default_factory=dict)  # (file, start, end) -> the parameter the atomic reaches
+    # its calls of other such functions: (call's (file, start, end), close offset, callee, {callee position:
+    # this function's parameter the argument moves})
+    inner: list = field(default_factory=list)
+
+    def header(self) -> str:
+        return "".join(f", const volatile void *{IN_PREFIX}{p} = nullptr, unsigned long long {SIZE_PREFIX}{p} = 0"
+                       for _, p in sorted(self.params.items()))
+
+
+def atomic_functions(facts) -> dict[str, AtomicFunction]:
+    """The program's functions that take part (see above), by name."""
+    cache = facts.__dict__.get("_atomic_functions")
+    if cache is not None:
+        return cache
+    p = facts.p
+    out: dict[str, AtomicFunction] = {}
+    for f in p.definitions:
+        if f.kind != "device" or sum(1 for g in p.definitions if g.name == f.name) != 1 or not re.fullmatch(r"\w+", f.name):
+            continue
+        cur = p.cursors.get((f.body.file, f.body.start))
+        if cur is None or cur.kind != CK.FUNCTION_DECL or cur.canonical is None or \
+                cur.canonical.location.file is None or cur.canonical.location.offset != cur.location.offset or \
+                cur.canonical.location.file.name != cur.location.file.name:
+            continue
+        eff = param_effects(facts, f)
+        if not eff or any(kinds != {"atomic"} for kinds in eff.values()):
+            continue
+        parms = [c for c in cur.get_children() if c.kind == CK.PARM_DECL]
+        last = parms[-1].extent.end
+        if last.file is None or last.file.name != f.body.file:
+            continue
+        between = p.unit.source(f.body.file).text(last.offset, f.body.start)
+        if not re.match(r"\s*(?://[^\n]*\n\s*|/\*.*?\*/\s*)*\)", between, re.S) or not only_called(p, f.name):
+            continue
+        af = AtomicFunction(f, {i: parms[i].spelling for i in eff}, last.offset)
+        names = {n: i for i, n in af.params.items()}
+        for at in p.atomics:
+            if _inside(at.span, f.body):
+                af.site_param[(at.span.file, at.span.start, at.span.end)] = None
+        for c in cur.walk_preorder():
+            if c.kind != CK.CALL_EXPR or c is cur:
+                continue
+            args = list(c.get_arguments())
+            sp = p.unit.span_of(c)
+            if atomic_parts(c.spelling) and args and sp is not None:
+                r = _root(args[0])
+                got = (sp.file, sp.start, sp.end)
+                if got in af.site_param and r is not None and r.spelling in names:
+                    af.site_param[got] = r.spelling
+            elif (g := _one_definition(p, c)) is not None and sp is not None and \
+                    p.unit.source(sp.file).text(sp.end - 1, sp.end) == ")":
+                moved = {}
+                for j, kinds in (param_effects(facts, g) or {}).items():
+                    r = _root(args[j]) if j < len(args) else None
+                    if r is not None and r.spelling in names:
+                        moved[j] = r.spelling
+                af.inner.append(((sp.file, sp.start, sp.end), sp.end - 1, g.name, moved))
+        if any(v is None for v in af.site_param.values()):
+            continue   # (param_effects found each atomic through a parameter; a mismatch here: not taken)
+        out[f.name] = af
+    facts.__dict__["_atomic_functions"] = out
+    return out
+
+
+@dataclass(frozen=True)
+class AtomicCall:
+    """A kernel's call of an atomic function: the node's arrays by the function's parameter position."""
+    function: str
+    close: int
+    arrays: dict
+
+
+def atomic_call(facts, k: Function, c: cindex.Cursor) -> AtomicCall | None:
+    """A call in kernel k of an atomic function binding each of its pointer parameters to a declared shared
+    array of the kernel's (shared_call), or None."""
+    af = atomic_functions(facts).get(c.spelling)
+    if af is None or _one_definition(facts.p, c) != af.fn:
+        return None
+    if not shared_call(facts, k, c):
+        return None
+    args = list(c.get_arguments())
+    arrays = {j: shared_array(facts, k, _bare(args[j])) for j in af.params}
+    sp = facts.p.unit.span_of(c)
+    if sp is None or any(t is None for t in arrays.values()) or \
+            facts.p.unit.source(sp.file).text(sp.end - 1, sp.end) != ")":
+        return None
+    return AtomicCall(af.fn.name, sp.end - 1, arrays)

@@ -16,7 +16,7 @@
 
 // the quiet forms of a site (hirace/quiet.h) and the hooks a quiet version keeps as no-ops: each has
 // a namesake in namespace hirace::q (hirace/quiet_version.h checks that it does)
-#define CCTK_HIRACE_QUIET_FORMS(X) X(rd_bounds) X(rd_private) X(wr_private) X(rmw_private) X(rd_apart) X(wr_apart) X(rmw_apart) X(rd_param) X(rd_paired) X(rd_own) X(wr_own) X(rmw_own) X(atomic_block_bounds) X(atomic_device_bounds) X(atomic_param) X(rd_ctx) X(wr_ctx) X(rmw_ctx)
+#define CCTK_HIRACE_QUIET_FORMS(X) X(rd_bounds) X(rd_private) X(wr_private) X(rmw_private) X(rd_apart) X(wr_apart) X(rmw_apart) X(rd_param) X(rd_paired) X(rd_own) X(wr_own) X(rmw_own) X(atomic_block_bounds) X(atomic_device_bounds) X(atomic_param) X(rd_ctx) X(wr_ctx) X(rmw_ctx) X(atomic_block_ctx) X(atomic_device_ctx)
 #define CCTK_HIRACE_QUIET_HOOKS(X) X(block_entry) X(after_block_barrier) X(after_warp_barrier) X(after_group_barrier) X(after_block_barrier_value) X(own_index) X(lanes_apart) X(forms_apart) X(fold_index)
 // the forms only a quiet version calls (namespace hirace::q alone)
 #define CCTK_HIRACE_VERSION_FORMS(X) X(inside)

@@ -85,6 +85,17 @@ template <class T> CCTK_D inline T *rmw_apart(T *p, unsigned site, const volatil
 }
 // An access of a device function through a reference parameter (hirace/proofs/call_context.py): `quiet` where
 // its call proved its argument's word apart and in bounds, so it races with nothing; the whole check otherwise.
+// An atomic of a device function through its pointer parameter (hirace/proofs/shared_calls.py): `base` the
+// declared shared array a proved call found only atomics touch in its barrier interval (its size `bytes`),
+// null in every other call; only its bounds in that array then, reported where it lies outside.
+template <class T> CCTK_D inline T *atomic_block_ctx(T *p, unsigned site, const volatile void *base, unsigned long long bytes) {
+  if (!base) return atomic_block(p, site);
+  return in_declared(p, base, bytes) ? p : quiet_slow(p, site, fsm::kBlockAtomic, g_launch.sink_write, base, bytes);
+}
+template <class T> CCTK_D inline T *atomic_device_ctx(T *p, unsigned site, const volatile void *base, unsigned long long bytes) {
+  if (!base) return atomic_device(p, site);
+  return in_declared(p, base, bytes) ? p : quiet_slow(p, site, fsm::kDeviceAtomic, g_launch.sink_write, base, bytes);
+}
 template <class T> CCTK_D inline T *rd_ctx(T *p, unsigned site, bool quiet) { return quiet ? p : rd(p, site); }
 template <class T> CCTK_D inline T *wr_ctx(T *p, unsigned site, bool quiet) { return quiet ? p : wr(p, site); }
 template <class T> CCTK_D inline T *rmw_ctx(T *p, unsigned site, bool quiet) { return quiet ? p : rmw(p, site); }

@@ -185,6 +185,10 @@ CCTK_D inline bool own_index(long long, long long, long long, long long, long lo
 }
 // (a device function's, never in a version's copy: as the kernel's own)
 template <class T> CCTK_D inline T *rd_ctx(Journal &, T *p, unsigned site, bool quiet) { return ::hirace::rd_ctx(p, site, quiet); }
+template <class T> CCTK_D inline T *atomic_block_ctx(Journal &, T *p, unsigned site, const volatile void *base,
+                                                     unsigned long long bytes) { return ::hirace::atomic_block_ctx(p, site, base, bytes); }
+template <class T> CCTK_D inline T *atomic_device_ctx(Journal &, T *p, unsigned site, const volatile void *base,
+                                                      unsigned long long bytes) { return ::hirace::atomic_device_ctx(p, site, base, bytes); }
 template <class T> CCTK_D inline T *wr_ctx(Journal &, T *p, unsigned site, bool quiet) { return ::hirace::wr_ctx(p, site, quiet); }
 template <class T> CCTK_D inline T *rmw_ctx(Journal &, T *p, unsigned site, bool quiet) { return ::hirace::rmw_ctx(p, site, quiet); }
 template <class... T> CCTK_D inline bool lanes_apart(T...) { return true; }
