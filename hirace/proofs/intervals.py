@@ -599,6 +599,9 @@ class KernelFacts:
             if sp is None or c.type.get_canonical().kind != TK.POINTER:
                 continue
             target = self.array_named(_named(init[-1]), k.body)
+            if target is not None and target != DYNAMIC and not any(
+                    d.name == target and d.type.rstrip().endswith("]") for d in self.p.shared):
+                target = None   # (a __shared__ pointer variable holds any pointer: `p = sp` is no shared pointer)
             if target is None and self.shared_construction(src.text(sp.start, sp.end)):
                 target = DYNAMIC
             if target is not None:

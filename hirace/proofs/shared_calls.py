@@ -21,7 +21,11 @@ the kernel's shared memory: a declared (or its extern) shared array, a local poi
 in a local pointer declared once and never changed nor addressed. Such a call writes no global buffer and
 reads none: to the parameter analysis (readonly_params.py) it is shared-memory work, as the kernel's own
 accesses of its shared arrays are, so the kernel's reads of its parameters may be read-only and the buffers
-its launches write known. The function's own accesses stay checked whole (the whole check finds a pointer
+its launches write known. (A `__shared__` pointer variable is no shared memory: it may hold any pointer; an array
+is taken by its declaration, never by its name; an index or offset naming a pointer, `b[g - b]`, is refused. An
+integer that holds a pointer difference, `s + off` with `off = g - s`, is taken for a number: pointer arithmetic
+outside its array is undefined behaviour in C++, which the analysis assumes away, as readonly_params' local
+pointers do.) The function's own accesses stay checked whole (the whole check finds a pointer
 that leaves shared memory, as it does for the kernel's own pointers into it), but for the atomic functions
 below.
 """
@@ -150,6 +154,10 @@ def _param_effects(facts, fn: Function, seen: frozenset) -> dict[int, frozenset[
     for c in cur.walk_preorder():
         if c.kind in (CK.ASM_STMT, CK.CXX_NEW_EXPR):
             return None
+        if c.kind == CK.ARRAY_SUBSCRIPT_EXPR:   # (`b[g - b]` is *g: an index must name no pointer)
+            kids = list(c.get_children())
+            if len(kids) == 2 and param_of(kids[0]) is not None and not _number(kids[1]):
+                return None
         if c.kind in DESTROYED and any(facts.destroyed_effects(c)):
             return None
         if c.kind != CK.CALL_EXPR or c is cur:
@@ -186,14 +194,23 @@ def into_shared(facts, k: Function, c: cindex.Cursor, depth: int = 0) -> bool:
     if r is None or depth > 8:
         return False
     ref = r.referenced
-    name = r.spelling
     if ref is None or ref.kind != CK.VAR_DECL:
         return False
-    if name in {d.name for d in facts.p.shared} and facts.array_named(name, k.body) is not None:
+    if _shared_decl(facts, ref):
         return True
-    if name in facts.shared_pointers(k):
-        return True
+    if ref.spelling in facts.shared_pointers(k):   # (declared once in the kernel: this declaration)
+        sp = facts.p.unit.span_of(ref)
+        return sp is not None and _inside(sp, k.body)
     return _shared_local(facts, k, ref, depth)
+
+
+def _shared_decl(facts, ref: cindex.Cursor) -> bool:
+    """Is `ref` the declaration of a __shared__ array itself (not a __shared__ pointer variable, which may hold
+    any pointer, nor another variable of the same name)?"""
+    if ref.type.get_canonical().kind not in (TK.CONSTANTARRAY, TK.INCOMPLETEARRAY):
+        return False
+    sp = facts.p.unit.span_of(ref)
+    return sp is not None and any(d.span == sp for d in facts.p.shared)
 
 
 def _shared_local(facts, k: Function, ref: cindex.Cursor, depth: int = 0) -> bool:
@@ -235,11 +252,11 @@ def shared_call(facts, k: Function, c: cindex.Cursor) -> bool:
     where = facts.p.unit.span_of(c)
     if eff is None or len(args) != len(fn.params) or where is None:
         return False
-    for j in eff:
-        sp = facts.p.unit.span_of(args[j])
-        if sp is None or not _inside(sp, where) or not into_shared(facts, k, _bare(args[j])):
+    for a in args:   # (a default argument is written at the declaration: the call does not bind it)
+        sp = facts.p.unit.span_of(a)
+        if sp is None or not _inside(sp, where):
             return False
-    return True
+    return all(into_shared(facts, k, _bare(args[j])) for j in eff)
 
 
 def shared_array(facts, k: Function, c: cindex.Cursor, depth: int = 0) -> str | None:
@@ -250,9 +267,13 @@ def shared_array(facts, k: Function, c: cindex.Cursor, depth: int = 0) -> str | 
     if ref is None or ref.kind != CK.VAR_DECL or depth > 8:
         return None
     name = r.spelling
-    if name in {d.name for d in facts.p.shared}:
-        t = facts.array_named(name, k.body)
-    elif name in facts.shared_pointers(k):
+    if _shared_decl(facts, ref):
+        # (the call passes the array by its name: no other declaration of the kernel may take that name)
+        cur = facts.cursors.get((k.body.file, k.body.start))
+        others = [x for x in cur.walk_preorder() if x.kind in (CK.VAR_DECL, CK.PARM_DECL) and x.spelling == name
+                  and facts.p.unit.span_of(x) != facts.p.unit.span_of(ref)] if cur is not None else [None]
+        t = facts.array_named(name, k.body) if not others else None
+    elif into_shared(facts, k, r) and name in facts.shared_pointers(k):
         t = facts.shared_pointers(k)[name]
     elif _shared_local(facts, k, ref):
         decl = next(x for x in facts.cursors[(k.body.file, k.body.start)].walk_preorder()
@@ -316,6 +337,8 @@ def atomic_functions(facts) -> dict[str, AtomicFunction]:
         if not eff or any(kinds != {"atomic"} for kinds in eff.values()):
             continue
         parms = [c for c in cur.get_children() if c.kind == CK.PARM_DECL]
+        if any(x.kind.is_expression() for c in parms for x in c.get_children()):
+            continue   # (a default argument: a call that leaves it out would bind the arrays to it)
         last = parms[-1].extent.end
         if last.file is None or last.file.name != f.body.file:
             continue
