@@ -75,17 +75,10 @@ def context_functions(prog: Program, facts) -> dict[str, ContextFunction]:
     intervals.KernelFacts (what a call may do)."""
     out = {}
     for f in prog.definitions:
-        if f.kind != "device" or sum(1 for g in prog.definitions if g.name == f.name) != 1 or \
-                f.name not in prog.functions or not re.fullmatch(r"\w+", f.name):
+        got = extendable(prog, f) if f.name in prog.functions else None
+        if got is None:
             continue
-        cur = prog.cursors.get((f.body.file, f.body.start))
-        if cur is None or cur.kind != CK.FUNCTION_DECL or cur.canonical is None or \
-                (cur.canonical.location.file is None or cur.canonical.location.offset != cur.location.offset or
-                 cur.canonical.location.file.name != cur.location.file.name):
-            continue
-        parms = [c for c in cur.get_children() if c.kind == CK.PARM_DECL]
-        if not parms or [c.spelling for c in parms] != list(f.params):
-            continue
+        cur, parms, insert_at = got
         refs = {i: "read" for i, c in enumerate(parms) if c.type.kind == TK.LVALUEREFERENCE
                 and c.type.get_pointee().get_canonical().kind in _VALUES}
         if not refs or any(c.type.get_canonical().kind in (TK.RVALUEREFERENCE,) for c in parms):
@@ -105,17 +98,34 @@ def context_functions(prog: Program, facts) -> dict[str, ContextFunction]:
         for a in mine:
             if a.kind != "read":
                 refs[names[a.base]] = "rmw"
-        if not only_called(prog, f.name):   # (the function named other than as a call's callee: its address, say)
-            continue
-        last = parms[-1].extent.end
-        if last.file is None or last.file.name != f.body.file:
-            continue
-        between = prog.unit.source(f.body.file).text(last.offset, f.body.start)
-        if not re.match(r"\s*(?://[^\n]*\n\s*|/\*.*?\*/\s*)*\)", between, re.S):   # (comments before the `)`)
-            continue
-        out[f.name] = ContextFunction(f, tuple(f.params), refs, last.offset,
+        out[f.name] = ContextFunction(f, tuple(f.params), refs, insert_at,
                                       {(a.span.file, a.span.start, a.span.end) for a in mine})
     return out
+
+
+def extendable(prog: Program, f: Function) -> tuple[cindex.Cursor, list, int] | None:
+    """(its cursor, its parameters, the offset after its last parameter) for a function the planner may give
+    parameters after its last one: defined once, as a plain `__device__` function (no template, no member, no
+    earlier declaration) with parameters, named nowhere but as a call's callee (its type changes), its parameter
+    list closing right after its last parameter (comments aside); else None."""
+    if f.kind != "device" or sum(1 for g in prog.definitions if g.name == f.name) != 1 or \
+            not re.fullmatch(r"\w+", f.name):
+        return None
+    cur = prog.cursors.get((f.body.file, f.body.start))
+    if cur is None or cur.kind != CK.FUNCTION_DECL or cur.canonical is None or \
+            (cur.canonical.location.file is None or cur.canonical.location.offset != cur.location.offset or
+             cur.canonical.location.file.name != cur.location.file.name):
+        return None
+    parms = [c for c in cur.get_children() if c.kind == CK.PARM_DECL]
+    if not parms or [c.spelling for c in parms] != list(f.params):
+        return None
+    last = parms[-1].extent.end
+    if last.file is None or last.file.name != f.body.file:
+        return None
+    between = prog.unit.source(f.body.file).text(last.offset, f.body.start)
+    if not re.match(r"\s*(?://[^\n]*\n\s*|/\*.*?\*/\s*)*\)", between, re.S):   # (comments before the `)`)
+        return None
+    return (cur, parms, last.offset) if only_called(prog, f.name) else None
 
 
 def only_called(prog: Program, name: str) -> bool:

@@ -44,7 +44,7 @@ from instrument.frontend.query import (BARRIERS, DESTROYED, Function, Program, a
                                        local_variable)
 from .apart import DYNAMIC, _INTS, apart_accesses
 from .call_context import ContextCall, call_arguments, context_functions
-from .shared_calls import AtomicCall, atomic_call
+from .shared_calls import AtomicCall, _one_definition, _root, atomic_call
 from .bounds import inside_accesses
 from .own_index import Scope, _NotLinear, _bare, _norm, _number, address_taken
 from .tree_forms import OffsetForm, guards_of, offset_form, tree_form, tree_vars
@@ -323,13 +323,8 @@ class KernelFacts:
     def _context_call(self, c: cindex.Cursor, body: Span):
         """(the function, its reference arguments as accesses) for a call of a context function in the kernel
         whose body is `body`, or None."""
-        ref = c.referenced
-        cf = self.context_functions().get(c.spelling) if ref is not None and ref.kind == CK.FUNCTION_DECL else None
-        if cf is None:
-            return None
-        d = ref.get_definition()
-        if d is None or d.location.file is None or d.location.file.name != cf.fn.body.file or \
-                not (cf.fn.span.start <= d.location.offset <= cf.fn.body.start):
+        cf = self.context_functions().get(c.spelling)
+        if cf is None or _one_definition(self.p, c) != cf.fn:
             return None
         shared_decl = {d.name for d in self.p.shared}
 
@@ -1044,38 +1039,13 @@ class KernelFacts:
         return {i}
 
 
-def _from_param(c: cindex.Cursor, params: set[str], depth: int = 0) -> bool:
+def _from_param(c: cindex.Cursor, params: set[str]) -> bool:
     """Is c a pointer parameter in `params`, moved by a number (`p + n`, `n + p`, `p - n`, `&p[i]`), maybe
-    converted (`(float *)p`) or in parentheses?"""
-    if depth > 20:
-        return False
-    kids = [k for k in c.get_children() if k.kind not in (CK.TYPE_REF, CK.NAMESPACE_REF, CK.TEMPLATE_REF)]
-    if c.kind in (CK.UNEXPOSED_EXPR, CK.PAREN_EXPR, CK.CSTYLE_CAST_EXPR, CK.CXX_STATIC_CAST_EXPR,
-                  CK.CXX_REINTERPRET_CAST_EXPR) and len(kids) == 1:
-        return _from_param(kids[0], params, depth + 1)
-    if c.kind == CK.DECL_REF_EXPR:
-        ref = c.referenced
-        return ref is not None and ref.kind == CK.PARM_DECL and ref.spelling in params and \
-            ref.type.get_canonical().kind == TK.POINTER
-    if c.kind == CK.BINARY_OPERATOR and len(kids) == 2:
-        a, b = kids
-        ints = lambda x: x.type.get_canonical().kind in _INTS   # noqa: E731
-        toks = [t.spelling for t in c.get_tokens()]
-        tail = [t.spelling for t in b.get_tokens()]
-        op = toks[len(toks) - len(tail) - 1] if tail and len(toks) > len(tail) else ""
-        return (op in ("+", "-") and ints(b) and _number(b) and _from_param(a, params, depth + 1)) or \
-            (op == "+" and ints(a) and _number(a) and _from_param(b, params, depth + 1))
-    if c.kind == CK.UNARY_OPERATOR and len(kids) == 1 and [t.spelling for t in c.get_tokens()][:1] == ["&"]:
-        sub = kids[0]
-        while sub.kind in (CK.UNEXPOSED_EXPR, CK.PAREN_EXPR):
-            inner = list(sub.get_children())
-            if len(inner) != 1:
-                return False
-            sub = inner[0]
-        if sub.kind == CK.ARRAY_SUBSCRIPT_EXPR:
-            parts = list(sub.get_children())
-            return len(parts) == 2 and _from_param(parts[0], params, depth + 1)
-    return False
+    converted (`(float *)p`) or in parentheses (shared_calls `_root`)?"""
+    r = _root(c)
+    ref = r.referenced if r is not None else None
+    return ref is not None and ref.kind == CK.PARM_DECL and ref.spelling in params and \
+        ref.type.get_canonical().kind == TK.POINTER
 
 
 def _named(c: cindex.Cursor) -> str:

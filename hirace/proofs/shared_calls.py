@@ -31,14 +31,13 @@ below.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from clang import cindex
 
 from instrument.frontend.query import BARRIERS, DESTROYED, Function, atomic_parts
 from .apart import DYNAMIC
-from .call_context import only_called
+from .call_context import extendable
 from .own_index import _bare, _number, address_taken, direct
 
 CK = cindex.CursorKind
@@ -326,26 +325,14 @@ def atomic_functions(facts) -> dict[str, AtomicFunction]:
     p = facts.p
     out: dict[str, AtomicFunction] = {}
     for f in p.definitions:
-        if f.kind != "device" or sum(1 for g in p.definitions if g.name == f.name) != 1 or not re.fullmatch(r"\w+", f.name):
+        eff = param_effects(facts, f) if f.kind == "device" else None
+        got = extendable(p, f) if eff and all(kinds == {"atomic"} for kinds in eff.values()) else None
+        if got is None:
             continue
-        cur = p.cursors.get((f.body.file, f.body.start))
-        if cur is None or cur.kind != CK.FUNCTION_DECL or cur.canonical is None or \
-                cur.canonical.location.file is None or cur.canonical.location.offset != cur.location.offset or \
-                cur.canonical.location.file.name != cur.location.file.name:
-            continue
-        eff = param_effects(facts, f)
-        if not eff or any(kinds != {"atomic"} for kinds in eff.values()):
-            continue
-        parms = [c for c in cur.get_children() if c.kind == CK.PARM_DECL]
+        cur, parms, insert_at = got
         if any(x.kind.is_expression() for c in parms for x in c.get_children()):
             continue   # (a default argument: a call that leaves it out would bind the arrays to it)
-        last = parms[-1].extent.end
-        if last.file is None or last.file.name != f.body.file:
-            continue
-        between = p.unit.source(f.body.file).text(last.offset, f.body.start)
-        if not re.match(r"\s*(?://[^\n]*\n\s*|/\*.*?\*/\s*)*\)", between, re.S) or not only_called(p, f.name):
-            continue
-        af = AtomicFunction(f, {i: parms[i].spelling for i in eff}, last.offset)
+        af = AtomicFunction(f, {i: parms[i].spelling for i in eff}, insert_at)
         names = {n: i for i, n in af.params.items()}
         for at in p.atomics:
             if _inside(at.span, f.body):
